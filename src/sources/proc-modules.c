@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/linereader.h"
+#include "util/macro.h"
+#include "util/parse-num.h"
+#include "proc-modules.h"
+
+#define PROC_MODULES "proc/modules"
+
+const char *module_state_name(enum module_state s)
+{
+	switch (s) {
+	case MODULE_LIVE:
+		return "Live";
+	case MODULE_LOADING:
+		return "Loading";
+	case MODULE_UNLOADING:
+		return "Unloading";
+	}
+	return "?";
+}
+
+void proc_module_done(struct proc_module *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	free(m->name);
+	for (i = 0; i < m->n_holders; i++)
+		free(m->holders[i]);
+	free(m->holders);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool valid_module_name(const char *s)
+{
+	/* The kernel allows any bytes but '/' (and '\0') before MODULE_NAME_LEN; keep what it keeps */
+	return s[0] && strlen(s) < 64 && !strchr(s, '/');
+}
+
+static int parse_holders(char *tok, struct proc_module *m, const char **reterr_what)
+{
+	char *save = NULL, *h;
+	size_t n = 0;
+
+	/* "-" (none), "dep1,dep2," or "[permanent]," (print_unload_info()) */
+	if (strcmp(tok, "-") == 0)
+		return 0;
+	for (char *p = tok; *p; p++)
+		if (*p == ',')
+			n++;
+	m->holders = calloc(n + 2, sizeof(char *));
+	if (!m->holders)
+		return -ENOMEM;
+	for (h = strtok_r(tok, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+		if (strcmp(h, "[permanent]") == 0) {
+			m->permanent = true;
+			continue;
+		}
+		if (!valid_module_name(h)) {
+			*reterr_what = "holder is not a module name";
+			return -EINVAL;
+		}
+		m->holders[m->n_holders] = strdup(h);
+		if (!m->holders[m->n_holders])
+			return -ENOMEM;
+		m->n_holders++;
+	}
+	return 0;
+}
+
+int proc_modules_parse_line(char *line, size_t len, struct proc_module *ret_mod,
+			    const char **reterr_what)
+{
+	struct proc_module m = {0};
+	char *tok[7] = {0};
+	char *save = NULL, *t;
+	size_t n = 0;
+	uint64_t v;
+	int r;
+
+	if (memchr(line, '\0', len)) {
+		*reterr_what = "line contains a NUL byte";
+		return -EINVAL;
+	}
+	for (t = strtok_r(line, " \t", &save); t && n < ARRAY_SIZE(tok);
+	     t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	if (n == 0) {
+		*reterr_what = "empty line";
+		return -EINVAL;
+	}
+	if (n < 5) {
+		*reterr_what = n < 2 ? "missing size" : n < 3 ? "missing refcount"
+			     : n < 4 ? "missing holders" : "missing state";
+		return -EINVAL;
+	}
+	if (!valid_module_name(tok[0])) {
+		*reterr_what = "invalid module name";
+		return -EINVAL;
+	}
+	if (parse_u64(tok[1], 10, &m.size) < 0) {
+		*reterr_what = "size is not a number";
+		return -EINVAL;
+	}
+	if (strcmp(tok[2], "-") == 0) {
+		m.refcount = -1;
+	} else if (parse_int(tok[2], &m.refcount) < 0) {
+		*reterr_what = "refcount is not a number";
+		return -EINVAL;
+	}
+	if (strcmp(tok[4], "Live") == 0)
+		m.state = MODULE_LIVE;
+	else if (strcmp(tok[4], "Loading") == 0)
+		m.state = MODULE_LOADING;
+	else if (strcmp(tok[4], "Unloading") == 0)
+		m.state = MODULE_UNLOADING;
+	else {
+		*reterr_what = "unknown module state";
+		return -EINVAL;
+	}
+	if (n >= 6) {
+		if (parse_u64(tok[5], 16, &v) < 0) {
+			*reterr_what = "address is not a hex number";
+			return -EINVAL;
+		}
+		m.address = v;
+	}
+	if (n >= 7) {
+		size_t tl = strlen(tok[6]);
+
+		if (tl < 2 || tok[6][0] != '(' || tok[6][tl - 1] != ')' ||
+		    tl - 2 >= sizeof(m.taint)) {
+			*reterr_what = "malformed taint flags";
+			return -EINVAL;
+		}
+		memcpy(m.taint, tok[6] + 1, tl - 2);
+		m.taint[tl - 2] = '\0';
+	}
+	m.name = strdup(tok[0]);
+	if (!m.name)
+		return -ENOMEM;
+	r = parse_holders(tok[3], &m, reterr_what);
+	if (r < 0) {
+		proc_module_done(&m);
+		return r;
+	}
+	*ret_mod = m;
+	return 0;
+}
+
+struct proc_modules *proc_modules_free(struct proc_modules *list)
+{
+	size_t i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; i < list->n; i++)
+		proc_module_done(&list->mods[i]);
+	free(list->mods);
+	free(list);
+	return NULL;
+}
+
+DEFINE_FREEP(struct proc_modules, proc_modules_free)
+
+int proc_modules_read_file(FILE *f, const char *path, struct proc_modules **ret_list,
+			   struct kt_err *reterr)
+{
+	_cleanup_(proc_modules_freep) struct proc_modules *list = NULL;
+	struct linereader lr;
+	size_t cap = 0, nonzero = 0;
+	char *line;
+	size_t len;
+	int r;
+
+	list = calloc(1, sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	linereader_init(&lr, f, 0);
+	while ((r = linereader_next(&lr, &line, &len)) != 0) {
+		const char *what = NULL;
+
+		if (r == -E2BIG || r == -EBADMSG) {
+			kt_err_set(reterr, path, lr.lineno,
+				   r == -E2BIG ? "line too long" : "line contains a NUL byte");
+			r = -EINVAL;
+			goto out;
+		}
+		if (r < 0)
+			goto out;
+		if (list->n == cap) {
+			struct proc_module *nm;
+
+			cap = cap ? cap * 2 : 64;
+			nm = realloc(list->mods, cap * sizeof(*nm));
+			if (!nm) {
+				r = -ENOMEM;
+				goto out;
+			}
+			list->mods = nm;
+		}
+		r = proc_modules_parse_line(line, len, &list->mods[list->n], &what);
+		if (r < 0) {
+			if (r == -EINVAL)
+				kt_err_set(reterr, path, lr.lineno, what);
+			goto out;
+		}
+		if (list->mods[list->n].address)
+			nonzero++;
+		list->n++;
+	}
+	list->addresses_hidden = list->n > 0 && nonzero == 0;
+	*ret_list = list;
+	list = NULL;
+	r = 0;
+out:
+	linereader_done(&lr);
+	return r;
+}
+
+int proc_modules_read(const struct kt_root *root, struct proc_modules **ret_list,
+		      struct kt_err *reterr)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	int r;
+
+	r = root_fopen(root, PROC_MODULES, &f);
+	if (r < 0) {
+		kt_err_set(reterr, PROC_MODULES, 0, NULL);
+		return r;
+	}
+	return proc_modules_read_file(f, PROC_MODULES, ret_list, reterr);
+}
+
+const struct proc_module *proc_modules_find(const struct proc_modules *list, const char *name)
+{
+	size_t i;
+
+	for (i = 0; list && i < list->n; i++)
+		if (strcmp(list->mods[i].name, name) == 0)
+			return &list->mods[i];
+	return NULL;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/kt-err.h"
+#include "util/root.h"
+
+/* The kind words vmalloc_info_show() prints after the numbers (mm/vmalloc.c). */
+enum {
+	VMA_IOREMAP = 1u << 0,
+	VMA_VMALLOC = 1u << 1,
+	VMA_VMAP = 1u << 2,
+	VMA_USER = 1u << 3,
+	VMA_VPAGES = 1u << 4,
+	VMA_SPARSE = 1u << 5,
+	VMA_DMA_COHERENT = 1u << 6,
+	VMA_VM_MAP_RAM = 1u << 7,	/* "vm_map_ram": no vm_struct */
+	VMA_UNPURGED = 1u << 8,		/* "unpurged vm_area": lazily freed */
+	VMA_UNKNOWN_FLAG = 1u << 15,	/* a word this parser does not know yet */
+};
+
+struct vmalloc_numa {
+	unsigned int node;
+	uint64_t pages;
+};
+
+struct vmalloc_area {
+	uint64_t start, end;	/* as printed: real, hashed (%pK) or zero */
+	uint64_t size;		/* includes the guard page */
+	char *caller;		/* symbol name, or NULL; "0x..." when unsymbolised */
+	uint64_t caller_off, caller_len;
+	char *caller_module;	/* "[mod]" suffix of %pS, without brackets, or NULL */
+	bool has_pages, has_phys;
+	uint64_t pages;
+	uint64_t phys;
+	unsigned int flags;
+	struct vmalloc_numa *numa;
+	size_t n_numa;
+};
+
+enum vmalloc_addr_mode {
+	VMALLOC_ADDR_REAL,	/* kernel addresses: root with kptr_restrict=1, or no_hash_pointers */
+	VMALLOC_ADDR_HASHED,	/* %pK hashed (kptr_restrict=0, the default) */
+	VMALLOC_ADDR_ZERO,	/* kptr_restrict=2, or no CAP_SYSLOG */
+	VMALLOC_ADDR_UNKNOWN,	/* empty file */
+};
+
+struct vmallocinfo {
+	struct vmalloc_area *areas;	/* in file order */
+	size_t n;
+	enum vmalloc_addr_mode addr_mode;
+	unsigned int unknown_flag_lines;
+};
+
+/* Parses one line in place. 0, or -EINVAL with *reterr_what, or -ENOMEM. */
+int vmallocinfo_parse_line(char *line, size_t len, struct vmalloc_area *ret_area,
+			   const char **reterr_what);
+void vmalloc_area_done(struct vmalloc_area *a);
+
+int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
+		     struct kt_err *reterr);
+int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
+			  struct kt_err *reterr);
+struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi);
+const char *vmalloc_addr_mode_name(enum vmalloc_addr_mode m);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+
+/* Length of a valid, printable UTF-8 sequence at @s, or 0. */
+static size_t utf8_valid_len(const unsigned char *s, size_t left)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return (s[0] >= 0x20 && s[0] != 0x7f && s[0] != '\\') ? 1 : 0;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n > left)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, out of range, and C1 controls (U+0080..U+009F) */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	/* bidi overrides and isolates can reorder what a terminal shows */
+	if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return n;
+}
+
+bool escape_needed(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n = utf8_valid_len(u + i, len - i);
+
+		if (!n)
+			return true;
+		i += n;
+	}
+	return false;
+}
+
+char *escape_dup(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *out, *p;
+	size_t i = 0;
+
+	if (len > (SIZE_MAX - 1) / 4)
+		return NULL;
+	out = malloc(len * 4 + 1);
+	if (!out)
+		return NULL;
+	p = out;
+	while (i < len) {
+		size_t n = utf8_valid_len(u + i, len - i);
+
+		if (n) {
+			memcpy(p, u + i, n);
+			p += n;
+			i += n;
+		} else if (u[i] == '\\') {
+			*p++ = '\\';
+			*p++ = '\\';
+			i++;
+		} else {
+			snprintf(p, 5, "\\x%02x", u[i]);
+			p += 4;
+			i++;
+		}
+	}
+	*p = '\0';
+	return out;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Names, comm and log text come from the kernel and from other machines' logs: before
+ * they reach a terminal, control characters (C0, DEL, C1), backslashes and invalid
+ * UTF-8 are written as \xNN / \\ so they can never drive the terminal. Valid
+ * printable UTF-8 passes through. Returns a new string or NULL on ENOMEM.
+ */
+char *escape_dup(const char *s, size_t len);
+/* True if escape_dup() would change @s. */
+bool escape_needed(const char *s, size_t len);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define LINEREADER_DEFAULT_MAX (64 * 1024)
+
+/*
+ * Line-at-a-time reading with a bound, unlike getline(): an over-long line is
+ * reported (-E2BIG) and skipped to its end, a line holding a NUL byte is reported
+ * (-EBADMSG); in both cases reading can go on with the next line.
+ */
+struct linereader {
+	FILE *f;		/* not owned */
+	char *buf;
+	size_t cap;
+	size_t max;
+	unsigned int lineno;	/* number of the line last returned (or refused) */
+	int missing_newline;	/* the last line had no '\n' (truncated file) */
+};
+
+void linereader_init(struct linereader *lr, FILE *f, size_t max);
+void linereader_done(struct linereader *lr);
+
+/*
+ * 1 with *ret_line (NUL-terminated, newline stripped, valid until the next call, may be
+ * modified by the caller) and *ret_len; 0 at end of file; -E2BIG, -EBADMSG, -ENOMEM, -EIO.
+ */
+int linereader_next(struct linereader *lr, char **ret_line, size_t *ret_len);

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "kt-err.h"
+#include "macro.h"
+
+/* The only writer to stderr. Messages are escaped: they may quote kernel text. */
+void log_error(const char *fmt, ...) _printf_format_(1, 2);
+void log_warn(const char *fmt, ...) _printf_format_(1, 2);
+void log_info(const char *fmt, ...) _printf_format_(1, 2);
+/* "kmodtop: 'proc/modules':17: size is not a number" */
+void log_kt_err(const struct kt_err *err, int r);
+/* Number of warnings logged so far (for exit summaries). */
+unsigned int log_warn_count(void);
+void log_set_quiet(int quiet);

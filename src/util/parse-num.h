@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdint.h>
+
+/*
+ * strtoull/strtoll with every check kmod does (nothing parsed, trailing junk, ERANGE),
+ * plus refusal of a leading '-' for unsigned values. 0 or -EINVAL/-ERANGE.
+ * Base 0 accepts 0x prefixes; base 16 accepts an optional "0x".
+ */
+int parse_u64(const char *s, int base, uint64_t *ret);
+int parse_i64(const char *s, int base, int64_t *ret);
+int parse_u32(const char *s, int base, uint32_t *ret);
+int parse_int(const char *s, int *ret);
