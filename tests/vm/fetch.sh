@@ -77,6 +77,9 @@ download() {
 	pkg=$1
 	ver=${2:-}
 	if [ -z "$ver" ]; then
+		ver=$(awk -v p="$pkg" '$1 == p {print $2; exit}' "$VM_CACHE/candidates" 2>/dev/null || true)
+	fi
+	if [ -z "$ver" ]; then
 		ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2; exit}')
 	fi
 	if [ -n "$ver" ] && [ "$ver" != "(none)" ]; then
@@ -152,7 +155,12 @@ fetch_series() {
 fetch_userland() {
 	u=$VM_CACHE/userland
 	debs=""
-	for p in busybox-static kmod libkmod2 libc6 liblzma5 libzstd1 libssl3; do
+	pkgs="busybox-static kmod libkmod2 libc6 liblzma5 libzstd1 libssl3"
+	# one apt-cache call for all candidates ("pkg version" lines)
+	apt-cache policy $pkgs 2>/dev/null |
+		awk '/^[^ ].*:$/ {p = substr($1, 1, length($1) - 1)} /Candidate:/ {print p, $2}' \
+		>"$VM_CACHE/candidates" || true
+	for p in $pkgs; do
 		d=$(download "$p") || skip "cannot download $p and none cached"
 		debs="$debs $d"
 	done
