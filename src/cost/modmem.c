@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/macro.h"
+#include "modmem.h"
+
+/*
+ * Callers vmallocinfo shows for module memory. It prints the allocator's caller after
+ * inlining, so the name depends on the kernel: load_module+ on Debian's 6.1 and 6.12
+ * (module_alloc()/execmem_alloc() inlined into it), move_module+ and
+ * module_memory_alloc+ on other builds, execmem_* on 6.10+.
+ */
+static const char *const module_callers[] = {
+	"load_module", "move_module", "module_alloc", "module_memory_alloc",
+	"layout_and_allocate", "execmem_alloc", "execmem_vmalloc", "module_memory_init",
+};
+
+static const struct {
+	const char *caller;
+	enum area_class cls;
+} load_callers[] = {
+	{ "kernel_read_file", AREA_KREAD },
+	{ "kernel_read_file_from_fd", AREA_KREAD },
+	{ "copy_module_from_user", AREA_USER_COPY },
+	{ "__do_sys_init_module", AREA_USER_COPY },
+	{ "__se_sys_init_module", AREA_USER_COPY },
+	{ "module_decompress", AREA_DECOMPRESS },
+	{ "module_extend_max_pages", AREA_DECOMPRESS },
+	{ "module_xz_decompress", AREA_DECOMPRESS },
+	{ "module_gzip_decompress", AREA_DECOMPRESS },
+	{ "module_zstd_decompress", AREA_DECOMPRESS },
+};
+
+enum area_class area_classify(const struct vmalloc_area *a)
+{
+	size_t i;
+
+	if (!a->caller || (a->flags & VMA_UNPURGED))
+		return AREA_OTHER;
+	for (i = 0; i < ARRAY_SIZE(module_callers); i++)
+		if (strcmp(a->caller, module_callers[i]) == 0)
+			return AREA_MODULE;
+	for (i = 0; i < ARRAY_SIZE(load_callers); i++)
+		if (strcmp(a->caller, load_callers[i].caller) == 0)
+			return load_callers[i].cls;
+	return AREA_OTHER;
+}
+
+const char *area_class_name(enum area_class c)
+{
+	switch (c) {
+	case AREA_MODULE:
+		return "module";
+	case AREA_KREAD:
+		return "kread";
+	case AREA_USER_COPY:
+		return "user-copy";
+	case AREA_DECOMPRESS:
+		return "decompress";
+	case AREA_OTHER:
+		break;
+	}
+	return "other";
+}
+
+const char *join_method_name(enum join_method m)
+{
+	switch (m) {
+	case JOIN_ADDRESS:
+		return "address";
+	case JOIN_CHAIN:
+		return "address-chain";
+	case JOIN_SIZE:
+		return "size";
+	case JOIN_NONE:
+		break;
+	}
+	return "none";
+}
+
+const char *join_confidence_name(enum join_confidence c)
+{
+	switch (c) {
+	case CONF_EXACT:
+		return "exact";
+	case CONF_HIGH:
+		return "high";
+	case CONF_MEDIUM:
+		return "medium";
+	case CONF_LOW:
+		return "low";
+	case CONF_NONE:
+		break;
+	}
+	return "none";
+}
+
+struct modmem *modmem_free(struct modmem *mm)
+{
+	if (!mm)
+		return NULL;
+	free(mm->areas);
+	free(mm->mods);
+	free(mm);
+	return NULL;
+}
+
+DEFINE_FREEP(struct modmem, modmem_free)
+
+struct ctx {
+	const struct proc_modules *pm;
+	const struct vmallocinfo *vi;
+	struct modmem *mm;
+	uint64_t *bases;	/* sorted module base addresses (non-zero) */
+	size_t n_bases;
+};
+
+static uint64_t area_mem(const struct vmalloc_area *a)
+{
+	return a->size > MODMEM_GUARD_SIZE ? a->size - MODMEM_GUARD_SIZE : 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_base(const struct ctx *c, uint64_t pos)
+{
+	return bsearch(&pos, c->bases, c->n_bases, sizeof(uint64_t), u64_cmp) != NULL;
+}
+
+/*
+ * Hashed addresses (%pK with kptr_restrict=0) still agree with each other: an area
+ * that ends where the next begins prints the same hash twice. Follow those links into
+ * chains, then slide each chain along the real module bases of proc/modules until the
+ * most area starts land on a base. That gives every area of an anchored chain its
+ * real address.
+ */
+struct vi_pos {
+	uint64_t start_tok;
+	size_t idx;
+};
+
+static int vi_pos_cmp(const void *a, const void *b)
+{
+	const struct vi_pos *x = a, *y = b;
+
+	return x->start_tok < y->start_tok ? -1 : x->start_tok > y->start_tok;
+}
+
+static int reconstruct_chains(struct ctx *c, uint64_t *pos, bool *known)
+{
+	const struct vmallocinfo *vi = c->vi;
+	_cleanup_free_ struct vi_pos *by_start = NULL;
+	_cleanup_free_ long *next = NULL;
+	_cleanup_free_ bool *has_prev = NULL;
+	_cleanup_free_ uint64_t *off = NULL;
+	_cleanup_free_ size_t *members = NULL;
+	size_t i, n = vi->n;
+
+	by_start = calloc(n ? n : 1, sizeof(*by_start));
+	next = calloc(n ? n : 1, sizeof(*next));
+	has_prev = calloc(n ? n : 1, sizeof(*has_prev));
+	off = calloc(n ? n : 1, sizeof(*off));
+	members = calloc(n ? n : 1, sizeof(*members));
+	if (!by_start || !next || !has_prev || !off || !members)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		by_start[i].start_tok = vi->areas[i].start;
+		by_start[i].idx = i;
+		next[i] = -1;
+	}
+	qsort(by_start, n, sizeof(*by_start), vi_pos_cmp);
+	for (i = 0; i < n; i++) {
+		const struct vmalloc_area *a = &vi->areas[i];
+		struct vi_pos key = { .start_tok = a->end }, *hit;
+
+		if (!a->end || a->flags & VMA_UNPURGED)
+			continue;
+		hit = bsearch(&key, by_start, n, sizeof(*by_start), vi_pos_cmp);
+		if (!hit)
+			continue;
+		/* a token seen twice as a start cannot be followed safely */
+		if ((hit > by_start && hit[-1].start_tok == key.start_tok) ||
+		    (hit + 1 < by_start + n && hit[1].start_tok == key.start_tok))
+			continue;
+		if (hit->idx == i || vi->areas[hit->idx].flags & VMA_UNPURGED)
+			continue;
+		next[i] = (long)hit->idx;
+		has_prev[hit->idx] = true;
+	}
+	for (i = 0; i < n; i++) {
+		size_t k = 0, j, best_hits = 0, best_ties = 0, m;
+		uint64_t best_origin = 0;
+		long a;
+
+		if (has_prev[i] || next[i] < 0)
+			continue;
+		/* collect the chain; bounded by n against cycles */
+		for (a = (long)i; a >= 0 && k < n; a = next[a]) {
+			members[k] = (size_t)a;
+			off[k] = k ? off[k - 1] + vi->areas[members[k - 1]].size : 0;
+			k++;
+		}
+		c->mm->n_chains++;
+		/* candidate origins: a module area of the chain placed on a module base */
+		for (j = 0; j < k; j++) {
+			if (area_classify(&vi->areas[members[j]]) != AREA_MODULE)
+				continue;
+			for (m = 0; m < c->n_bases; m++) {
+				uint64_t origin = c->bases[m] - off[j];
+				size_t hits = 0, q;
+
+				if (c->bases[m] < off[j])
+					continue;
+				for (q = 0; q < k; q++)
+					if (area_classify(&vi->areas[members[q]]) == AREA_MODULE &&
+					    is_base(c, origin + off[q]))
+						hits++;
+				if (hits > best_hits) {
+					best_hits = hits;
+					best_origin = origin;
+					best_ties = 1;
+				} else if (hits == best_hits && origin != best_origin) {
+					best_ties++;
+				}
+			}
+		}
+		/* one base in a chain fits anywhere: only two or more pin it down */
+		if (best_hits < 2 || best_ties != 1)
+			continue;
+		c->mm->n_chains_anchored++;
+		for (j = 0; j < k; j++) {
+			pos[members[j]] = best_origin + off[j];
+			known[members[j]] = true;
+		}
+	}
+	return 0;
+}
+
+struct sorted_area {
+	uint64_t pos;
+	size_t mi;	/* index into mm->areas */
+};
+
+static int sorted_area_cmp(const void *a, const void *b)
+{
+	const struct sorted_area *x = a, *y = b;
+
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Finds the unassigned module areas whose sizes add up to @want exactly, counting
+ * solutions up to two: only a unique one is evidence. Bounded, so hostile input with
+ * thousands of equal areas cannot make it explode.
+ */
+struct subset {
+	const struct ctx *c;
+	size_t *cand;
+	size_t n_cand;
+	bool *pick, *best;
+	unsigned int solutions;
+	unsigned long steps;
+};
+
+static void subset_dfs(struct subset *s, size_t i, uint64_t want)
+{
+	if (s->solutions >= 2 || ++s->steps > 200000)
+		return;
+	if (want == 0) {
+		if (s->solutions++ == 0)
+			memcpy(s->best, s->pick, s->n_cand * sizeof(bool));
+		return;
+	}
+	for (; i < s->n_cand && s->solutions < 2; i++) {
+		const struct modmem_area *ma = &s->c->mm->areas[s->cand[i]];
+		uint64_t sz = area_mem(&s->c->vi->areas[ma->area]);
+
+		if (sz == 0 || sz > want)
+			continue;
+		s->pick[i] = true;
+		subset_dfs(s, i + 1, want - sz);
+		s->pick[i] = false;
+	}
+}
+
+static int fill_deficit(struct ctx *c, size_t m, uint64_t want, bool *ret_found)
+{
+	struct modmem *mm = c->mm;
+	struct subset s = { .c = c };
+	int r = 0;
+
+	*ret_found = false;
+	s.cand = calloc(mm->n ? mm->n : 1, sizeof(size_t));
+	s.pick = calloc(mm->n ? mm->n : 1, sizeof(bool));
+	s.best = calloc(mm->n ? mm->n : 1, sizeof(bool));
+	if (!s.cand || !s.pick || !s.best) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < mm->n; i++)
+		if (mm->areas[i].cls == AREA_MODULE && mm->areas[i].module < 0 &&
+		    !mm->areas[i].is_base)
+			s.cand[s.n_cand++] = i;
+	subset_dfs(&s, 0, want);
+	if (s.solutions == 1 && s.steps <= 200000) {
+		for (size_t i = 0; i < s.n_cand; i++)
+			if (s.best[i])
+				mm->areas[s.cand[i]].module = (long)m;
+		*ret_found = true;
+	}
+out:
+	free(s.cand);
+	free(s.pick);
+	free(s.best);
+	return r;
+}
+
+/*
+ * From each module's base area, take the following module areas in address order
+ * while they stay below the module's size in proc/modules: the per mod_mem_type
+ * allocations (6.4+) of one load are made one after the other, first fit. Stop at
+ * another module's base. An area that went into an older hole (freed init memory)
+ * lies elsewhere: what is still missing is then looked for among the areas nobody
+ * claimed, by exact size.
+ */
+static int assign_by_position(struct ctx *c, enum join_method method)
+{
+	struct modmem *mm = c->mm;
+	_cleanup_free_ struct sorted_area *s = NULL;
+	_cleanup_free_ uint64_t *deficit = NULL;
+	size_t n = 0, i, m;
+	int r;
+
+	s = calloc(mm->n ? mm->n : 1, sizeof(*s));
+	deficit = calloc(c->pm->n ? c->pm->n : 1, sizeof(*deficit));
+	if (!s || !deficit)
+		return -ENOMEM;
+	for (i = 0; i < mm->n; i++)
+		if (mm->areas[i].cls == AREA_MODULE && mm->areas[i].pos_known) {
+			s[n].pos = mm->areas[i].pos;
+			s[n].mi = i;
+			n++;
+		}
+	qsort(s, n, sizeof(*s), sorted_area_cmp);
+	for (i = 0; i < n; i++)
+		mm->areas[s[i].mi].is_base = is_base(c, s[i].pos);
+
+	for (m = 0; m < c->pm->n; m++) {
+		const struct proc_module *pmod = &c->pm->mods[m];
+		struct sorted_area key = { .pos = pmod->address }, *hit;
+		size_t first, j;
+		uint64_t sum, next;
+
+		if (!pmod->address)
+			continue;
+		hit = bsearch(&key, s, n, sizeof(*s), sorted_area_cmp);
+		if (!hit || mm->areas[hit->mi].module >= 0)
+			continue;
+		first = (size_t)(hit - s);
+		sum = area_mem(&c->vi->areas[mm->areas[hit->mi].area]);
+		for (j = first + 1; sum < pmod->size && j < n; j++) {
+			struct modmem_area *ma = &mm->areas[s[j].mi];
+
+			next = area_mem(&c->vi->areas[ma->area]);
+			if (ma->is_base || ma->module >= 0 || sum + next > pmod->size)
+				break;
+			sum += next;
+		}
+		if (sum > pmod->size) {
+			j = first + 1;
+			sum = area_mem(&c->vi->areas[mm->areas[hit->mi].area]);
+		}
+		for (size_t q = first; q < j; q++)
+			mm->areas[s[q].mi].module = (long)m;
+		mm->mods[m].method = method;
+		mm->mods[m].confidence = sum == pmod->size ? (method == JOIN_ADDRESS ? CONF_EXACT
+											: CONF_HIGH)
+							   : CONF_LOW;
+		deficit[m] = sum < pmod->size ? pmod->size - sum : 0;
+	}
+
+	/* smallest gaps first: they have the fewest ways to be filled */
+	for (;;) {
+		size_t best = SIZE_MAX;
+		bool found;
+
+		for (m = 0; m < c->pm->n; m++)
+			if (deficit[m] && (best == SIZE_MAX || deficit[m] < deficit[best]))
+				best = m;
+		if (best == SIZE_MAX)
+			break;
+		r = fill_deficit(c, best, deficit[best], &found);
+		if (r < 0)
+			return r;
+		if (found)
+			mm->mods[best].confidence = method == JOIN_ADDRESS ? CONF_HIGH : CONF_MEDIUM;
+		deficit[best] = 0;
+	}
+	return 0;
+}
+
+/*
+ * Without usable addresses: before 6.4 a Live module is one core area of exactly its
+ * proc/modules size, so a size that only one module and one area have is evidence.
+ */
+static void assign_by_size(struct ctx *c)
+{
+	struct modmem *mm = c->mm;
+	size_t m, i;
+
+	for (m = 0; m < c->pm->n; m++) {
+		const struct proc_module *pmod = &c->pm->mods[m];
+		size_t same_mods = 0, same_areas = 0, hit = 0;
+
+		if (mm->mods[m].method != JOIN_NONE)
+			continue;
+		for (i = 0; i < c->pm->n; i++)
+			if (c->pm->mods[i].size == pmod->size && mm->mods[i].method == JOIN_NONE)
+				same_mods++;
+		for (i = 0; i < mm->n; i++)
+			if (mm->areas[i].cls == AREA_MODULE && mm->areas[i].module < 0 &&
+			    area_mem(&c->vi->areas[mm->areas[i].area]) == pmod->size) {
+				same_areas++;
+				hit = i;
+			}
+		if (same_areas == 0)
+			continue;
+		if (same_mods == 1 && same_areas == 1) {
+			mm->areas[hit].module = (long)m;
+			mm->mods[m].method = JOIN_SIZE;
+			mm->mods[m].confidence = CONF_MEDIUM;
+		} else {
+			/* several candidates: say which size, claim no area */
+			mm->mods[m].method = JOIN_SIZE;
+			mm->mods[m].confidence = CONF_LOW;
+		}
+	}
+}
+
+int modmem_join(const struct proc_modules *pm, const struct vmallocinfo *vi,
+		const struct loadpath *lp, struct modmem **ret)
+{
+	_cleanup_(modmem_freep) struct modmem *mm = NULL;
+	_cleanup_free_ uint64_t *pos = NULL;
+	_cleanup_free_ bool *known = NULL;
+	struct ctx c = { .pm = pm, .vi = vi };
+	size_t i;
+	int r;
+
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return -ENOMEM;
+	c.mm = mm;
+	mm->n_mods = pm ? pm->n : 0;
+	mm->mods = calloc(mm->n_mods ? mm->n_mods : 1, sizeof(*mm->mods));
+	mm->areas = calloc(vi->n ? vi->n : 1, sizeof(*mm->areas));
+	pos = calloc(vi->n ? vi->n : 1, sizeof(*pos));
+	known = calloc(vi->n ? vi->n : 1, sizeof(*known));
+	c.bases = calloc(mm->n_mods ? mm->n_mods : 1, sizeof(*c.bases));
+	if (!mm->mods || !mm->areas || !pos || !known || !c.bases) {
+		free(c.bases);
+		return -ENOMEM;
+	}
+	for (i = 0; i < mm->n_mods; i++)
+		if (pm->mods[i].address)
+			c.bases[c.n_bases++] = pm->mods[i].address;
+	qsort(c.bases, c.n_bases, sizeof(*c.bases), u64_cmp);
+
+	if (vi->addr_mode == VMALLOC_ADDR_REAL) {
+		for (i = 0; i < vi->n; i++) {
+			pos[i] = vi->areas[i].start;
+			known[i] = true;
+		}
+		mm->method = c.n_bases ? JOIN_ADDRESS : JOIN_SIZE;
+	} else if (vi->addr_mode == VMALLOC_ADDR_HASHED && c.n_bases) {
+		/* quadratic in chain length x modules: refuse absurd inputs instead of hanging */
+		if ((uint64_t)vi->n * c.n_bases <= 4000000) {
+			r = reconstruct_chains(&c, pos, known);
+			if (r < 0) {
+				free(c.bases);
+				return r;
+			}
+		}
+		mm->method = mm->n_chains_anchored ? JOIN_CHAIN : JOIN_SIZE;
+	} else {
+		mm->method = JOIN_SIZE;
+	}
+
+	for (i = 0; i < vi->n; i++) {
+		enum area_class cls = area_classify(&vi->areas[i]);
+		struct modmem_area *ma;
+
+		if (cls == AREA_OTHER)
+			continue;
+		ma = &mm->areas[mm->n++];
+		ma->area = i;
+		ma->cls = cls;
+		ma->module = -1;
+		ma->pos_known = known[i];
+		ma->pos = pos[i];
+	}
+
+	if (mm->method == JOIN_ADDRESS || mm->method == JOIN_CHAIN) {
+		r = assign_by_position(&c, mm->method);
+		if (r < 0) {
+			free(c.bases);
+			return r;
+		}
+	}
+	if (!lp->per_type_alloc)
+		assign_by_size(&c);
+	free(c.bases);
+
+	for (i = 0; i < mm->n; i++) {
+		const struct modmem_area *ma = &mm->areas[i];
+		const struct vmalloc_area *a = &vi->areas[ma->area];
+
+		if (ma->cls != AREA_MODULE) {
+			mm->n_leftover++;
+			mm->leftover_bytes += a->size;
+			continue;
+		}
+		mm->n_module_areas++;
+		mm->module_area_bytes += a->size;
+		if (ma->module < 0) {
+			mm->n_unjoined++;
+			mm->unjoined_bytes += a->size;
+			continue;
+		}
+		mm->mods[ma->module].n_areas++;
+		mm->mods[ma->module].area_bytes += a->size;
+		mm->mods[ma->module].mem_bytes += area_mem(a);
+	}
+	for (i = 0; i < mm->n_mods; i++)
+		mm->mods[i].size_matches = mm->mods[i].n_areas &&
+					   mm->mods[i].mem_bytes == pm->mods[i].size;
+	*ret = mm;
+	mm = NULL;
+	return 0;
+}

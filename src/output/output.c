@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/escape.h"
+#include "color.h"
+#include "output.h"
+#include "units.h"
+
+#define MAX_DEPTH 16
+#define LABEL_WIDTH 30
+
+struct out {
+	enum out_format fmt;
+	bool pretty;
+	FILE *f;
+	int err;
+	int depth;
+	json_object *stack[MAX_DEPTH + 1];
+	bool first_section;
+};
+
+int out_new(enum out_format fmt, bool pretty, FILE *f, struct out **ret)
+{
+	struct out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->fmt = fmt;
+	o->pretty = pretty;
+	o->f = f;
+	o->first_section = true;
+	if (fmt == OUT_JSON) {
+		o->stack[0] = json_object_new_object();
+		if (!o->stack[0]) {
+			free(o);
+			return -ENOMEM;
+		}
+	}
+	*ret = o;
+	return 0;
+}
+
+struct out *out_free(struct out *o)
+{
+	if (!o)
+		return NULL;
+	if (o->fmt == OUT_JSON)
+		json_object_put(o->stack[0]);
+	free(o);
+	return NULL;
+}
+
+enum out_format out_format(const struct out *o)
+{
+	return o->fmt;
+}
+
+static void json_add(struct out *o, const char *key, json_object *v)
+{
+	if (!key) {
+		json_object_put(v);
+		return;
+	}
+	if (!v) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	if (json_object_object_add(o->stack[o->depth], key, v) < 0) {
+		json_object_put(v);
+		o->err = o->err ? o->err : -ENOMEM;
+	}
+}
+
+static void text_field(struct out *o, const char *label, const char *value)
+{
+	int indent = o->depth > 0 ? 2 : 0;
+	char *esc;
+
+	if (!label)
+		return;
+	esc = escape_dup(value, strlen(value));
+	if (!esc) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	fprintf(o->f, "%*s%-*s %s\n", indent, "", LABEL_WIDTH - indent, label, esc);
+	free(esc);
+}
+
+void out_section_begin(struct out *o, const char *key, const char *title)
+{
+	if (o->depth >= MAX_DEPTH) {
+		o->err = o->err ? o->err : -E2BIG;
+		return;
+	}
+	if (o->fmt == OUT_JSON) {
+		json_object *obj;
+
+		/* no key: the section's fields go into the enclosing object */
+		if (!key) {
+			o->stack[o->depth + 1] = json_object_get(o->stack[o->depth]);
+			o->depth++;
+			return;
+		}
+		obj = json_object_new_object();
+		if (!obj) {
+			o->err = o->err ? o->err : -ENOMEM;
+			return;
+		}
+		json_add(o, key, json_object_get(obj));
+		o->stack[++o->depth] = obj;
+		return;
+	}
+	o->depth++;
+	if (!title)
+		return;
+	if (!o->first_section)
+		fputc('\n', o->f);
+	o->first_section = false;
+	fprintf(o->f, "%s%s%s\n", color_bold(), title, color_reset());
+}
+
+void out_section_end(struct out *o)
+{
+	if (o->depth == 0)
+		return;
+	if (o->fmt == OUT_JSON)
+		json_object_put(o->stack[o->depth]);
+	o->depth--;
+}
+
+void out_str(struct out *o, const char *key, const char *label, const char *v)
+{
+	if (o->fmt == OUT_JSON)
+		json_add(o, key, v ? json_object_new_string(v) : json_object_new_null());
+	else
+		text_field(o, label, v ? v : "-");
+}
+
+void out_u64(struct out *o, const char *key, const char *label, uint64_t v)
+{
+	char buf[32];
+
+	if (o->fmt == OUT_JSON) {
+		json_add(o, key, json_object_new_uint64(v));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	text_field(o, label, buf);
+}
+
+void out_i64(struct out *o, const char *key, const char *label, int64_t v)
+{
+	char buf[32];
+
+	if (o->fmt == OUT_JSON) {
+		json_add(o, key, json_object_new_int64(v));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	text_field(o, label, buf);
+}
+
+void out_bytes(struct out *o, const char *key, const char *label, uint64_t v)
+{
+	char buf[32];
+
+	if (o->fmt == OUT_JSON) {
+		json_add(o, key, json_object_new_uint64(v));
+		return;
+	}
+	text_field(o, label, format_bytes(v, buf, sizeof(buf)));
+}
+
+void out_bool(struct out *o, const char *key, const char *label, bool v)
+{
+	if (o->fmt == OUT_JSON)
+		json_add(o, key, json_object_new_boolean(v));
+	else
+		text_field(o, label, v ? "yes" : "no");
+}
+
+void out_null(struct out *o, const char *key, const char *label, const char *text)
+{
+	if (o->fmt == OUT_JSON)
+		json_add(o, key, json_object_new_null());
+	else
+		text_field(o, label, text ? text : "-");
+}
+
+void out_note(struct out *o, const char *text)
+{
+	json_object *notes;
+	char *esc;
+
+	if (o->fmt == OUT_JSON) {
+		json_object *cur = o->stack[o->depth];
+
+		if (!json_object_object_get_ex(cur, "notes", &notes)) {
+			notes = json_object_new_array();
+			if (!notes || json_object_object_add(cur, "notes", notes) < 0) {
+				json_object_put(notes);
+				o->err = o->err ? o->err : -ENOMEM;
+				return;
+			}
+		}
+		if (json_object_array_add(notes, json_object_new_string(text)) < 0)
+			o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	esc = escape_dup(text, strlen(text));
+	if (!esc) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	fprintf(o->f, "%*s%s%s%s\n", o->depth > 0 ? 2 : 0, "", color_warn(), esc, color_reset());
+	free(esc);
+}
+
+static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
+{
+	char buf[32];
+
+	if (!c->set)
+		return json_object_new_null();
+	switch (d->kind) {
+	case COL_STR:
+		return json_object_new_string(c->s);
+	case COL_U64:
+	case COL_BYTES:
+		return json_object_new_uint64(c->u);
+	case COL_I64:
+		return json_object_new_int64(c->i);
+	case COL_BOOL:
+		return json_object_new_boolean(c->b);
+	case COL_FLOAT:
+		return json_object_new_double(c->f);
+	case COL_HEX:
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, c->u);
+		return json_object_new_string(buf);
+	case COL_STRV: {
+		json_object *a = json_object_new_array();
+
+		if (!a)
+			return NULL;
+		for (char **s = c->v; *s; s++)
+			json_object_array_add(a, json_object_new_string(*s));
+		return a;
+	}
+	}
+	return json_object_new_null();
+}
+
+static void table_json(struct out *o, const char *key, const struct table *t)
+{
+	json_object *arr = json_object_new_array();
+
+	if (!arr) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		json_object *row = json_object_new_object();
+
+		if (!row || json_object_array_add(arr, row) < 0) {
+			json_object_put(row);
+			o->err = o->err ? o->err : -ENOMEM;
+			break;
+		}
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct col_desc *d = &t->cols[c];
+
+			if (d->flags & COL_NOJSON)
+				continue;
+			json_object_object_add(row, d->json_key, cell_to_json(d, table_cell(t, r, c)));
+		}
+	}
+	json_add(o, key, arr);
+}
+
+static void table_text(struct out *o, const char *title, const struct table *t)
+{
+	size_t *w = calloc(t->ncols, sizeof(size_t));
+	char **txt = calloc(t->nrows * t->ncols + 1, sizeof(char *));
+	int indent = o->depth > 0 ? 2 : 0;
+
+	if (!w || !txt) {
+		o->err = o->err ? o->err : -ENOMEM;
+		goto out;
+	}
+	for (size_t c = 0; c < t->ncols; c++)
+		w[c] = strlen(t->cols[c].header);
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++) {
+			char *s;
+
+			if (t->cols[c].flags & COL_NOTEXT)
+				continue;
+			s = cell_to_text(&t->cols[c], table_cell(t, r, c));
+			if (!s) {
+				o->err = o->err ? o->err : -ENOMEM;
+				goto out;
+			}
+			txt[r * t->ncols + c] = s;
+			/* display width: count UTF-8 lead bytes only */
+			size_t len = 0;
+			for (const char *p = s; *p; p++)
+				len += ((unsigned char)*p & 0xc0) != 0x80;
+			if (len > w[c])
+				w[c] = len;
+		}
+	if (title)
+		fprintf(o->f, "%*s%s%s%s\n", indent, "", color_bold(), title, color_reset());
+	fprintf(o->f, "%*s", indent, "");
+	for (size_t c = 0, first = 1; c < t->ncols; c++) {
+		const struct col_desc *d = &t->cols[c];
+
+		if (d->flags & COL_NOTEXT)
+			continue;
+		fprintf(o->f, "%s%s%*s%s", first ? "" : "  ", color_dim(),
+			(d->flags & COL_RIGHT) ? (int)w[c] : -(int)w[c], d->header, color_reset());
+		first = 0;
+	}
+	fputc('\n', o->f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		size_t last = t->ncols;
+
+		while (last > 0 && (t->cols[last - 1].flags & COL_NOTEXT))
+			last--;
+		fprintf(o->f, "%*s", indent, "");
+		for (size_t c = 0, first = 1; c < t->ncols; c++) {
+			const struct col_desc *d = &t->cols[c];
+			const char *s = txt[r * t->ncols + c];
+			size_t len = 0;
+			int pad;
+
+			if (d->flags & COL_NOTEXT)
+				continue;
+			for (const char *p = s; *p; p++)
+				len += ((unsigned char)*p & 0xc0) != 0x80;
+			pad = (int)(w[c] - len);
+			if (!first)
+				fputs("  ", o->f);
+			first = 0;
+			if (d->flags & COL_RIGHT)
+				fprintf(o->f, "%*s%s", pad, "", s);
+			else if (c + 1 == last)
+				fputs(s, o->f);
+			else
+				fprintf(o->f, "%s%*s", s, pad, "");
+		}
+		fputc('\n', o->f);
+	}
+out:
+	if (txt)
+		for (size_t i = 0; i < t->nrows * t->ncols; i++)
+			free(txt[i]);
+	free(txt);
+	free(w);
+}
+
+void out_table(struct out *o, const char *key, const char *title, const struct table *t)
+{
+	if (o->fmt == OUT_JSON)
+		table_json(o, key, t);
+	else
+		table_text(o, title, t);
+}
+
+int out_finish(struct out *o)
+{
+	if (o->fmt == OUT_JSON && !o->err) {
+		int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+			    (o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+				       : JSON_C_TO_STRING_PLAIN);
+		const char *s = json_object_to_json_string_ext(o->stack[0], flags);
+
+		if (!s)
+			return -ENOMEM;
+		fputs(s, o->f);
+		fputc('\n', o->f);
+	}
+	if (fflush(o->f) != 0 || ferror(o->f))
+		return o->err ? o->err : -EIO;
+	return o->err;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/escape.h"
+#include "table.h"
+#include "units.h"
+
+int table_new(const struct col_desc *cols, size_t ncols, struct table **ret)
+{
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->cols = cols;
+	t->ncols = ncols;
+	*ret = t;
+	return 0;
+}
+
+static void cell_clear(const struct col_desc *d, struct cell *c)
+{
+	if (!c->set)
+		return;
+	if (d->kind == COL_STR)
+		free(c->s);
+	if (d->kind == COL_STRV && c->v) {
+		for (char **p = c->v; *p; p++)
+			free(*p);
+		free(c->v);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+struct table *table_free(struct table *t)
+{
+	if (!t)
+		return NULL;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++)
+			cell_clear(&t->cols[c], &t->cells[r * t->ncols + c]);
+	free(t->cells);
+	free(t);
+	return NULL;
+}
+
+int table_add_row(struct table *t, size_t *ret_row)
+{
+	if (t->nrows == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 32;
+		struct cell *nc = realloc(t->cells, ncap * t->ncols * sizeof(*nc));
+
+		if (!nc)
+			return -ENOMEM;
+		t->cells = nc;
+		t->cap = ncap;
+	}
+	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(struct cell));
+	*ret_row = t->nrows++;
+	return 0;
+}
+
+static struct cell *cell_at(struct table *t, size_t row, size_t col)
+{
+	struct cell *c = &t->cells[row * t->ncols + col];
+
+	cell_clear(&t->cols[col], c);
+	return c;
+}
+
+int table_set_str(struct table *t, size_t row, size_t col, const char *s)
+{
+	struct cell *c = cell_at(t, row, col);
+
+	if (!s)
+		return 0;
+	c->s = strdup(s);
+	if (!c->s)
+		return -ENOMEM;
+	c->set = true;
+	return 0;
+}
+
+void table_set_u64(struct table *t, size_t row, size_t col, uint64_t v)
+{
+	struct cell *c = cell_at(t, row, col);
+
+	c->u = v;
+	c->set = true;
+}
+
+void table_set_i64(struct table *t, size_t row, size_t col, int64_t v)
+{
+	struct cell *c = cell_at(t, row, col);
+
+	c->i = v;
+	c->set = true;
+}
+
+void table_set_bool(struct table *t, size_t row, size_t col, bool v)
+{
+	struct cell *c = cell_at(t, row, col);
+
+	c->b = v;
+	c->set = true;
+}
+
+void table_set_float(struct table *t, size_t row, size_t col, double v)
+{
+	struct cell *c = cell_at(t, row, col);
+
+	c->f = v;
+	c->set = true;
+}
+
+int table_set_strv(struct table *t, size_t row, size_t col, char *const *v, size_t n)
+{
+	struct cell *c = cell_at(t, row, col);
+	char **copy = calloc(n + 1, sizeof(char *));
+
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = strdup(v[i]);
+		if (!copy[i]) {
+			for (size_t j = 0; j < i; j++)
+				free(copy[j]);
+			free(copy);
+			return -ENOMEM;
+		}
+	}
+	c->v = copy;
+	c->set = true;
+	return 0;
+}
+
+const struct cell *table_cell(const struct table *t, size_t row, size_t col)
+{
+	return &t->cells[row * t->ncols + col];
+}
+
+char *cell_to_text(const struct col_desc *d, const struct cell *c)
+{
+	char buf[64];
+	char *out = NULL;
+
+	if (!c->set)
+		return strdup("-");
+	switch (d->kind) {
+	case COL_STR:
+		return escape_dup(c->s, strlen(c->s));
+	case COL_U64:
+		snprintf(buf, sizeof(buf), "%" PRIu64, c->u);
+		break;
+	case COL_I64:
+		snprintf(buf, sizeof(buf), "%" PRId64, c->i);
+		break;
+	case COL_BYTES:
+		format_bytes(c->u, buf, sizeof(buf));
+		break;
+	case COL_BOOL:
+		snprintf(buf, sizeof(buf), "%s", c->b ? "yes" : "no");
+		break;
+	case COL_HEX:
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, c->u);
+		break;
+	case COL_FLOAT:
+		snprintf(buf, sizeof(buf), "%.6f", c->f);
+		break;
+	case COL_STRV: {
+		size_t len = 0;
+		char *p;
+
+		for (char **s = c->v; *s; s++)
+			len += strlen(*s) * 4 + 1;
+		if (!c->v[0])
+			return strdup("-");
+		out = malloc(len + 1);
+		if (!out)
+			return NULL;
+		p = out;
+		for (char **s = c->v; *s; s++) {
+			char *e = escape_dup(*s, strlen(*s));
+
+			if (!e) {
+				free(out);
+				return NULL;
+			}
+			p += sprintf(p, "%s%s", s == c->v ? "" : ",", e);
+			free(e);
+		}
+		return out;
+	}
+	}
+	return strdup(buf);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Columns are described once (util-linux coldescs[]): the same descriptor gives the
+ * text header, the JSON key and type, alignment, and the help text.
+ */
+enum col_kind {
+	COL_STR,
+	COL_U64,
+	COL_I64,
+	COL_BYTES,	/* "1.5 MiB" in text, exact integer in JSON */
+	COL_BOOL,
+	COL_HEX,	/* addresses: "0xffffffffc0000000" in text and as a JSON string */
+	COL_STRV,	/* "a,b" in text, an array in JSON */
+	COL_FLOAT,	/* seconds: "%.6f" in text, a number in JSON */
+};
+
+enum {
+	COL_RIGHT = 1u << 0,
+	COL_NOTEXT = 1u << 1,	/* JSON only */
+	COL_NOJSON = 1u << 2,	/* text only */
+};
+
+struct col_desc {
+	const char *header;
+	const char *json_key;
+	enum col_kind kind;
+	unsigned int flags;
+	const char *help;
+};
+
+struct cell {
+	bool set;
+	union {
+		char *s;
+		uint64_t u;
+		int64_t i;
+		bool b;
+		double f;
+		char **v;	/* NULL-terminated */
+	};
+};
+
+struct table {
+	const struct col_desc *cols;	/* not owned: static descriptor tables */
+	size_t ncols;
+	struct cell *cells;		/* nrows * ncols */
+	size_t nrows, cap;
+};
+
+int table_new(const struct col_desc *cols, size_t ncols, struct table **ret);
+struct table *table_free(struct table *t);
+/* Appends an empty row; every cell unset (printed "-" / null). */
+int table_add_row(struct table *t, size_t *ret_row);
+/* Copies @s (NULL leaves the cell unset). */
+int table_set_str(struct table *t, size_t row, size_t col, const char *s);
+void table_set_u64(struct table *t, size_t row, size_t col, uint64_t v);
+void table_set_i64(struct table *t, size_t row, size_t col, int64_t v);
+void table_set_bool(struct table *t, size_t row, size_t col, bool v);
+void table_set_float(struct table *t, size_t row, size_t col, double v);
+/* Copies @n strings. */
+int table_set_strv(struct table *t, size_t row, size_t col, char *const *v, size_t n);
+const struct cell *table_cell(const struct table *t, size_t row, size_t col);
+
+/* Text of one cell as the text renderer shows it (escaped). Caller frees. */
+char *cell_to_text(const struct col_desc *d, const struct cell *c);

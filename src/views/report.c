@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sources/tainted.h"
+#include "util/macro.h"
+#include "output/units.h"
+#include "report.h"
+
+enum {
+	MCOL_NAME,
+	MCOL_STATE,
+	MCOL_SIZE,
+	MCOL_CORE,
+	MCOL_INIT,
+	MCOL_INITSTATE,
+	MCOL_REFS,
+	MCOL_HOLDERS,
+	MCOL_TAINT,
+	MCOL_ADDR,
+	MCOL_AREAS,
+	MCOL_VMAP,
+	MCOL_JOIN,
+	MCOL_CONF,
+	_MCOL_MAX,
+};
+
+/* jc's proc_modules names where they exist (used, used_by, status, location) */
+static const struct col_desc module_cols[_MCOL_MAX] = {
+	[MCOL_NAME] = { "MODULE", "name", COL_STR, 0, "module name" },
+	[MCOL_STATE] = { "STATE", "status", COL_STR, 0, "Live, Loading or Unloading" },
+	[MCOL_SIZE] = { "SIZE", "size", COL_BYTES, COL_RIGHT, "size in proc/modules" },
+	[MCOL_CORE] = { "CORE", "coresize", COL_BYTES, COL_RIGHT, "sys/module/NAME/coresize" },
+	[MCOL_INIT] = { "INIT", "initsize", COL_BYTES, COL_RIGHT, "sys/module/NAME/initsize" },
+	[MCOL_INITSTATE] = { "INITSTATE", "initstate", COL_STR, COL_NOTEXT,
+			     "sys/module/NAME/initstate" },
+	[MCOL_REFS] = { "REFS", "used", COL_I64, COL_RIGHT, "reference count" },
+	[MCOL_HOLDERS] = { "HOLDERS", "used_by", COL_STRV, 0, "modules that use this one" },
+	[MCOL_TAINT] = { "TAINT", "taint", COL_STR, 0, "per-module taint letters" },
+	[MCOL_ADDR] = { "ADDRESS", "location", COL_HEX, COL_NOTEXT, "base address (text)" },
+	[MCOL_AREAS] = { "AREAS", "vmalloc_areas", COL_U64, COL_RIGHT,
+			 "vmallocinfo areas joined to the module" },
+	[MCOL_VMAP] = { "VMAP", "vmalloc_bytes", COL_BYTES, COL_RIGHT,
+			"bytes of those areas, guard pages included" },
+	[MCOL_JOIN] = { "JOIN", "join", COL_STR, 0, "how the areas were joined" },
+	[MCOL_CONF] = { "CONFIDENCE", "confidence", COL_STR, 0, "how sure the join is" },
+};
+
+enum {
+	ACOL_START,
+	ACOL_END,
+	ACOL_SIZE,
+	ACOL_PAGES,
+	ACOL_CALLER,
+	ACOL_CLASS,
+	ACOL_MODULE,
+	ACOL_BASE,
+	ACOL_OPTIONS,
+	_ACOL_MAX,
+};
+
+/* jc's vmallocinfo names (start, end, size, caller, options, pages) */
+static const struct col_desc area_cols[_ACOL_MAX] = {
+	[ACOL_START] = { "START", "start", COL_HEX, 0, "start as printed (real or hashed)" },
+	[ACOL_END] = { "END", "end", COL_HEX, COL_NOTEXT, "end as printed" },
+	[ACOL_SIZE] = { "SIZE", "size", COL_BYTES, COL_RIGHT, "area size, guard page included" },
+	[ACOL_PAGES] = { "PAGES", "pages", COL_U64, COL_RIGHT, "pages= count" },
+	[ACOL_CALLER] = { "CALLER", "caller", COL_STR, 0, "allocating function" },
+	[ACOL_CLASS] = { "CLASS", "class", COL_STR, 0,
+			 "module, kread, user-copy or decompress" },
+	[ACOL_MODULE] = { "MODULE", "module", COL_STR, 0, "module the area belongs to" },
+	[ACOL_BASE] = { "BASE", "is_base", COL_BOOL, 0, "starts at the module's base address" },
+	[ACOL_OPTIONS] = { "OPTIONS", "options", COL_STRV, COL_NOTEXT, "kind flags" },
+};
+
+static void render_sources(const struct report_data *d, struct out *o)
+{
+	if (out_format(o) != OUT_JSON)
+		return;
+	out_section_begin(o, "sources", NULL);
+	for (size_t i = 0; i < _SRC_MAX; i++) {
+		const struct source_status *s = &d->src[i];
+
+		if (!s->key)
+			continue;
+		out_section_begin(o, s->key, NULL);
+		out_str(o, "path", NULL, s->path);
+		out_bool(o, "ok", NULL, s->err == 0);
+		if (s->err) {
+			out_str(o, "error", NULL, s->what ? "EINVAL" : strerrorname_np(-s->err));
+			if (s->what)
+				out_str(o, "reason", NULL, s->what);
+			if (s->line)
+				out_u64(o, "line", NULL, s->line);
+		}
+		out_section_end(o);
+	}
+	out_section_end(o);
+}
+
+static const char *kconfig_compression(const struct kconfig *kc)
+{
+	if (!kc)
+		return NULL;
+	if (kconfig_enabled(kc, "CONFIG_MODULE_COMPRESS_XZ"))
+		return "xz";
+	if (kconfig_enabled(kc, "CONFIG_MODULE_COMPRESS_ZSTD"))
+		return "zstd";
+	if (kconfig_enabled(kc, "CONFIG_MODULE_COMPRESS_GZIP"))
+		return "gzip";
+	if (kconfig_get(kc, "CONFIG_MODULE_COMPRESS_NONE") ||
+	    kconfig_get(kc, "CONFIG_MODULE_COMPRESS"))
+		return "none";
+	return NULL;
+}
+
+/* In-kernel decompression: the config says so, or the kernel advertises its format */
+static bool in_kernel_decompression(const struct report_data *d)
+{
+	if (d->sysfs_compression)
+		return true;
+	return d->kc && kconfig_enabled(d->kc, "CONFIG_MODULE_DECOMPRESS") &&
+	       d->lp.decompress_capable;
+}
+
+static void render_kernel(const struct report_data *d, struct out *o)
+{
+	char letters[80], line[160];
+	const char *comp = kconfig_compression(d->kc);
+	const char *files = d->has_moduledir ? moduledir_compression(&d->mds) : NULL;
+
+	out_section_begin(o, "kernel", "Kernel");
+	out_str(o, "release", "release:", d->release);
+	out_str(o, "release_from", NULL, d->release_from);
+	out_str(o, "root", "root:", d->root);
+	out_bool(o, "live", NULL, d->live);
+	out_bool(o, "module_support", "module support:", d->pm != NULL);
+	if (d->kc)
+		out_str(o, "config", "configuration:", d->kc->source);
+	else
+		out_null(o, "config", "configuration:", "not found");
+	out_str(o, "module_compression", "module compression (config):", comp);
+	out_str(o, "module_files_compression", "module files:", files);
+	out_bool(o, "in_kernel_decompression", "in-kernel decompression:",
+		 in_kernel_decompression(d));
+	out_str(o, "decompression_format", "decompresses:", d->sysfs_compression);
+	if (d->kc) {
+		out_bool(o, "module_signing", "module signatures:",
+			 kconfig_enabled(d->kc, "CONFIG_MODULE_SIG"));
+		out_bool(o, "module_signing_enforced", "signatures enforced:",
+			 kconfig_enabled(d->kc, "CONFIG_MODULE_SIG_FORCE"));
+	}
+	out_bool(o, "module_stats", "MODULE_STATS:", d->ms != NULL);
+	if (d->has_tainted) {
+		tainted_letters(d->tainted, letters, sizeof(letters));
+		snprintf(line, sizeof(line), "%" PRIu64 "%s%s%s", d->tainted, letters[0] ? " (" : "",
+			 letters, letters[0] ? ")" : "");
+		out_u64(o, "tainted", NULL, d->tainted);
+		out_str(o, "taint_flags", NULL, letters);
+		out_str(o, NULL, "tainted:", line);
+	}
+
+	out_section_begin(o, "load_path", NULL);
+	if (d->lp.known) {
+		char era[2] = { d->lp.era, 0 };
+
+		out_str(o, "era", NULL, era);
+		out_str(o, "summary", "load path:", loadpath_summary(&d->lp));
+		out_bool(o, "early_duplicate_check", "duplicate check before layout:",
+			 d->lp.early_dup_check);
+		out_bool(o, "idempotent_finit_module", "idempotent finit_module:",
+			 d->lp.idempotent_finit);
+		out_bool(o, "per_type_allocation", "one area per memory type:",
+			 d->lp.per_type_alloc);
+		out_bool(o, "busy_on_going", NULL, d->lp.busy_on_going);
+		out_bool(o, "execmem", NULL, d->lp.execmem);
+		out_bool(o, "decompression_capable", NULL, d->lp.decompress_capable);
+	} else {
+		out_null(o, "era", "load path:", "unknown (release does not parse)");
+	}
+	out_section_end(o);
+	out_section_end(o);
+}
+
+static const char *module_name_of(const struct report_data *d, long m)
+{
+	return m >= 0 && (size_t)m < d->pm->n ? d->pm->mods[m].name : NULL;
+}
+
+static int render_modules(const struct report_data *d, struct out *o)
+{
+	struct table *t;
+	int r;
+
+	r = table_new(module_cols, _MCOL_MAX, &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < d->pm->n; i++) {
+		const struct proc_module *m = &d->pm->mods[i];
+		const struct sys_module *s = d->sm ? &d->sm[i] : NULL;
+		const struct modmem_module *mm = d->mm ? &d->mm->mods[i] : NULL;
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			goto out;
+		r = table_set_str(t, row, MCOL_NAME, m->name);
+		if (r >= 0)
+			r = table_set_str(t, row, MCOL_STATE, module_state_name(m->state));
+		table_set_u64(t, row, MCOL_SIZE, m->size);
+		if (s && s->has_coresize)
+			table_set_u64(t, row, MCOL_CORE, s->coresize);
+		if (s && s->has_initsize)
+			table_set_u64(t, row, MCOL_INIT, s->initsize);
+		if (r >= 0 && s && s->initstate[0])
+			r = table_set_str(t, row, MCOL_INITSTATE, s->initstate);
+		if (m->refcount >= 0)
+			table_set_i64(t, row, MCOL_REFS, m->refcount);
+		if (r >= 0)
+			r = table_set_strv(t, row, MCOL_HOLDERS, m->holders, m->n_holders);
+		if (r >= 0)
+			r = table_set_str(t, row, MCOL_TAINT, m->taint);
+		if (m->address)
+			table_set_u64(t, row, MCOL_ADDR, m->address);
+		if (mm) {
+			table_set_u64(t, row, MCOL_AREAS, mm->n_areas);
+			table_set_u64(t, row, MCOL_VMAP, mm->area_bytes);
+			if (r >= 0)
+				r = table_set_str(t, row, MCOL_JOIN, join_method_name(mm->method));
+			if (r >= 0)
+				r = table_set_str(t, row, MCOL_CONF,
+						  join_confidence_name(mm->confidence));
+		}
+		if (r < 0)
+			goto out;
+	}
+	out_table(o, "modules", "Loaded modules", t);
+	r = 0;
+out:
+	table_free(t);
+	return r;
+}
+
+static int area_table(const struct report_data *d, bool module_class, struct table **ret)
+{
+	static const char *const flag_names[] = { "ioremap", "vmalloc", "vmap", "user", "vpages",
+						  "sparse", "dma-coherent", "vm_map_ram",
+						  "unpurged" };
+	struct table *t;
+	int r;
+
+	r = table_new(area_cols, _ACOL_MAX, &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < d->mm->n; i++) {
+		const struct modmem_area *ma = &d->mm->areas[i];
+		const struct vmalloc_area *a = &d->vi->areas[ma->area];
+		char *opts[ARRAY_SIZE(flag_names)];
+		size_t row, n = 0;
+
+		if ((ma->cls == AREA_MODULE) != module_class)
+			continue;
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		table_set_u64(t, row, ACOL_START, a->start);
+		table_set_u64(t, row, ACOL_END, a->end);
+		table_set_u64(t, row, ACOL_SIZE, a->size);
+		if (a->has_pages)
+			table_set_u64(t, row, ACOL_PAGES, a->pages);
+		r = table_set_str(t, row, ACOL_CALLER, a->caller);
+		if (r >= 0)
+			r = table_set_str(t, row, ACOL_CLASS, area_class_name(ma->cls));
+		if (r >= 0)
+			r = table_set_str(t, row, ACOL_MODULE, module_name_of(d, ma->module));
+		if (module_class)
+			table_set_bool(t, row, ACOL_BASE, ma->is_base);
+		for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
+			if (a->flags & (1u << f))
+				opts[n++] = (char *)flag_names[f];
+		if (r >= 0)
+			r = table_set_strv(t, row, ACOL_OPTIONS, opts, n);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		table_free(t);
+		return r;
+	}
+	*ret = t;
+	return 0;
+}
+
+static int render_module_memory(const struct report_data *d, struct out *o)
+{
+	const struct modmem *mm = d->mm;
+	struct table *t = NULL;
+	size_t n_exact = 0, n_high = 0, n_medium = 0, n_low = 0, n_none = 0;
+	char buf[256], b1[32];
+	int r;
+
+	out_section_begin(o, "module_memory", "Module memory in vmalloc space");
+	if (d->mi && d->mi->has_vmalloc_total)
+		out_bytes(o, "vmalloc_total", "VmallocTotal:", d->mi->vmalloc_total);
+	if (d->mi && d->mi->has_vmalloc_used)
+		out_bytes(o, "vmalloc_used", "VmallocUsed:", d->mi->vmalloc_used);
+	if (!mm) {
+		out_null(o, "areas", "module areas:", "vmallocinfo not readable");
+		out_section_end(o);
+		return 0;
+	}
+	out_str(o, "address_mode", "vmallocinfo addresses:",
+		vmalloc_addr_mode_name(d->vi->addr_mode));
+	out_str(o, "join", "join:", join_method_name(mm->method));
+	out_u64(o, "module_areas", "module areas:", mm->n_module_areas);
+	out_bytes(o, "module_bytes", "module memory:", mm->module_area_bytes);
+	if (d->mi && d->mi->has_vmalloc_total && d->mi->vmalloc_total) {
+		/* parts per million: exact in JSON, a percentage in text */
+		uint64_t ppm = mm->module_area_bytes * 1000000.0 / d->mi->vmalloc_total;
+
+		snprintf(buf, sizeof(buf), "%.6f%% of VmallocTotal",
+			 100.0 * mm->module_area_bytes / d->mi->vmalloc_total);
+		out_u64(o, "module_share_ppm", NULL, ppm);
+		out_str(o, NULL, "module share:", buf);
+	}
+	if (d->mi && d->mi->has_vmalloc_used && d->mi->vmalloc_used) {
+		snprintf(buf, sizeof(buf), "%.1f%% of VmallocUsed",
+			 100.0 * mm->module_area_bytes / d->mi->vmalloc_used);
+		out_str(o, NULL, "module share of used:", buf);
+	}
+	out_u64(o, "unjoined_areas", "areas tied to no module:", mm->n_unjoined);
+	out_bytes(o, "unjoined_bytes", NULL, mm->unjoined_bytes);
+	if (mm->n_chains) {
+		out_u64(o, "chains", NULL, mm->n_chains);
+		out_u64(o, "chains_anchored", NULL, mm->n_chains_anchored);
+	}
+	for (size_t i = 0; i < mm->n_mods; i++) {
+		switch (mm->mods[i].confidence) {
+		case CONF_EXACT:
+			n_exact++;
+			break;
+		case CONF_HIGH:
+			n_high++;
+			break;
+		case CONF_MEDIUM:
+			n_medium++;
+			break;
+		case CONF_LOW:
+			n_low++;
+			break;
+		case CONF_NONE:
+			n_none++;
+			break;
+		}
+	}
+	out_section_begin(o, "confidence", NULL);
+	out_u64(o, "exact", NULL, n_exact);
+	out_u64(o, "high", NULL, n_high);
+	out_u64(o, "medium", NULL, n_medium);
+	out_u64(o, "low", NULL, n_low);
+	out_u64(o, "none", NULL, n_none);
+	snprintf(buf, sizeof(buf), "%zu exact, %zu high, %zu medium, %zu low, %zu none", n_exact,
+		 n_high, n_medium, n_low, n_none);
+	out_str(o, NULL, "modules joined:", buf);
+	out_section_end(o);
+
+	if (d->pm && d->pm->addresses_hidden)
+		out_note(o, "proc/modules shows every address as 0 (no CAP_SYSLOG, or "
+			    "kernel.kptr_restrict=2): the address join needs root");
+	switch (d->vi->addr_mode) {
+	case VMALLOC_ADDR_REAL:
+		out_note(o, "vmallocinfo shows real addresses: areas joined to modules by address; "
+			    "'exact' when the areas from the base add up to the module's size");
+		break;
+	case VMALLOC_ADDR_HASHED:
+		snprintf(buf, sizeof(buf),
+			 "vmallocinfo addresses are hashed (kernel.kptr_restrict=0): areas joined by "
+			 "chaining adjacent areas and anchoring %zu of %zu chains on module base "
+			 "addresses; 'high' when the sizes add up",
+			 mm->n_chains_anchored, mm->n_chains);
+		out_note(o, buf);
+		break;
+	case VMALLOC_ADDR_ZERO:
+		out_note(o, "vmallocinfo addresses are all zero (kernel.kptr_restrict=2, or no "
+			    "CAP_SYSLOG): areas joined by size only");
+		break;
+	case VMALLOC_ADDR_UNKNOWN:
+		break;
+	}
+
+	r = area_table(d, true, &t);
+	if (r < 0)
+		return r;
+	out_table(o, "areas", "Module areas", t);
+	t = table_free(t);
+
+	/* kernel_read_file/module_decompress areas outlive no load: one is in flight */
+	out_u64(o, "load_areas", "areas of loads in flight:", mm->n_leftover);
+	out_bytes(o, "load_bytes", NULL, mm->leftover_bytes);
+	if (mm->n_leftover) {
+		snprintf(buf, sizeof(buf), "%zu area(s), %s, of module loading are mapped: a load "
+			 "is in flight (or a snapshot was taken during one)",
+			 mm->n_leftover, format_bytes(mm->leftover_bytes, b1, sizeof(b1)));
+		out_note(o, buf);
+	}
+	r = area_table(d, false, &t);
+	if (r < 0)
+		return r;
+	if (out_format(o) == OUT_JSON || t->nrows)
+		out_table(o, "load_areas_list", "Areas of loads in flight", t);
+	table_free(t);
+	out_section_end(o);
+	return 0;
+}
+
+static const struct col_desc dup_cols[] = {
+	{ "MODULE", "name", COL_STR, 0, "module name" },
+	{ "TIMES", "count", COL_U64, COL_RIGHT, "How-many-times" },
+	{ "REASON", "reason", COL_STR, 0, "Becoming, Load, or Becoming & Load" },
+};
+
+static int render_modstats(const struct report_data *d, struct out *o)
+{
+	const struct modstats *ms = d->ms;
+	struct table *t;
+	char label[64];
+	int r;
+
+	if (!ms) {
+		if (out_format(o) == OUT_JSON)
+			out_null(o, "module_stats", NULL, NULL);
+		return 0;
+	}
+	out_section_begin(o, "module_stats", "MODULE_STATS (sys/kernel/debug/modules/stats)");
+	for (int c = 0; c < _MODSTAT_MAX; c++) {
+		bool bytes;
+
+		if (!ms->has[c])
+			continue;
+		snprintf(label, sizeof(label), "%s:", modstat_label(c));
+		bytes = strstr(modstat_key(c), "bytes") || strstr(modstat_key(c), "size");
+		if (bytes)
+			out_bytes(o, modstat_key(c), label, ms->v[c]);
+		else
+			out_u64(o, modstat_key(c), label, ms->v[c]);
+	}
+	if (ms->n_extra) {
+		out_section_begin(o, "other", NULL);
+		for (size_t i = 0; i < ms->n_extra; i++) {
+			snprintf(label, sizeof(label), "%s:", ms->extra[i].label);
+			out_u64(o, ms->extra[i].label, label, ms->extra[i].value);
+		}
+		out_section_end(o);
+	}
+	r = table_new(dup_cols, ARRAY_SIZE(dup_cols), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ms->n_dups && r >= 0; i++) {
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		r = table_set_str(t, row, 0, ms->dups[i].name);
+		table_set_u64(t, row, 1, ms->dups[i].count);
+		if (r >= 0)
+			r = table_set_str(t, row, 2, ms->dups[i].reason);
+	}
+	if (r >= 0 && (out_format(o) == OUT_JSON || t->nrows))
+		out_table(o, "duplicates", "Duplicate failed modules", t);
+	table_free(t);
+	out_section_end(o);
+	return r < 0 ? r : 0;
+}
+
+int report_render(const struct report_data *d, struct out *o)
+{
+	int r;
+
+	out_u64(o, "schema_version", NULL, 1);
+	render_sources(d, o);
+	render_kernel(d, o);
+	if (d->pm) {
+		r = render_modules(d, o);
+		if (r < 0)
+			return r;
+	}
+	r = render_module_memory(d, o);
+	if (r < 0)
+		return r;
+	return render_modstats(d, o);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost/loadpath.h"
+#include "cost/modmem.h"
+#include "output/output.h"
+#include "sources/kconfig.h"
+#include "sources/meminfo.h"
+#include "sources/moduledir.h"
+#include "sources/modstats.h"
+#include "sources/proc-modules.h"
+#include "sources/sys-module.h"
+#include "sources/vmallocinfo.h"
+
+/* How one kernel interface went: read, absent, or refused. */
+struct source_status {
+	const char *key;	/* JSON key: "proc_modules" */
+	const char *path;	/* root-relative, or absolute for --moduledir */
+	int err;		/* 0, or -errno */
+	const char *what;	/* parse error text, or NULL */
+	unsigned int line;
+};
+
+enum {
+	SRC_PROC_MODULES,
+	SRC_SYS_MODULE,
+	SRC_VMALLOCINFO,
+	SRC_MEMINFO,
+	SRC_TAINTED,
+	SRC_MODSTATS,
+	SRC_KCONFIG,
+	SRC_COMPRESSION,
+	SRC_MODULEDIR,
+	_SRC_MAX,
+};
+
+/* Everything `report` shows, collected by cmd-report.c; the view only renders it. */
+struct report_data {
+	const char *root;
+	bool live;
+	const char *release;
+	const char *release_from;	/* "proc/sys/kernel/osrelease", "uname", "--kernel-release" */
+	const char *moduledir;
+	struct source_status src[_SRC_MAX];
+
+	struct loadpath lp;
+	const struct proc_modules *pm;
+	const struct sys_module *sm;	/* parallel to pm->mods; has_* false when unread */
+	const struct vmallocinfo *vi;
+	const struct meminfo *mi;
+	bool has_tainted;
+	uint64_t tainted;
+	const struct modstats *ms;
+	const struct kconfig *kc;
+	const char *sysfs_compression;	/* sys/module/compression, or NULL */
+	bool has_moduledir;
+	struct moduledir_stats mds;
+	const struct modmem *mm;
+};
+
+int report_render(const struct report_data *d, struct out *o);
