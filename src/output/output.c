@@ -59,13 +59,14 @@ enum out_format out_format(const struct out *o)
 	return o->fmt;
 }
 
-static void json_add(struct out *o, const char *key, json_object *v)
+/* json-c spells JSON null as a NULL object: only @is_null tells it from ENOMEM */
+static void json_add_v(struct out *o, const char *key, json_object *v, bool is_null)
 {
 	if (!key) {
 		json_object_put(v);
 		return;
 	}
-	if (!v) {
+	if (!v && !is_null) {
 		o->err = o->err ? o->err : -ENOMEM;
 		return;
 	}
@@ -73,6 +74,11 @@ static void json_add(struct out *o, const char *key, json_object *v)
 		json_object_put(v);
 		o->err = o->err ? o->err : -ENOMEM;
 	}
+}
+
+static void json_add(struct out *o, const char *key, json_object *v)
+{
+	json_add_v(o, key, v, false);
 }
 
 static void text_field(struct out *o, const char *label, const char *value)
@@ -136,7 +142,7 @@ void out_section_end(struct out *o)
 void out_str(struct out *o, const char *key, const char *label, const char *v)
 {
 	if (o->fmt == OUT_JSON)
-		json_add(o, key, v ? json_object_new_string(v) : json_object_new_null());
+		json_add_v(o, key, v ? json_object_new_string(v) : NULL, !v);
 	else
 		text_field(o, label, v ? v : "-");
 }
@@ -187,7 +193,7 @@ void out_bool(struct out *o, const char *key, const char *label, bool v)
 void out_null(struct out *o, const char *key, const char *label, const char *text)
 {
 	if (o->fmt == OUT_JSON)
-		json_add(o, key, json_object_new_null());
+		json_add_v(o, key, NULL, true);
 	else
 		text_field(o, label, text ? text : "-");
 }
@@ -316,13 +322,18 @@ static void table_text(struct out *o, const char *title, const struct table *t)
 	if (title)
 		fprintf(o->f, "%*s%s%s%s\n", indent, "", color_bold(), title, color_reset());
 	fprintf(o->f, "%*s", indent, "");
+	size_t last_col = t->ncols;
+
+	while (last_col > 0 && (t->cols[last_col - 1].flags & COL_NOTEXT))
+		last_col--;
 	for (size_t c = 0, first = 1; c < t->ncols; c++) {
 		const struct col_desc *d = &t->cols[c];
+		int width = (d->flags & COL_RIGHT) ? (int)w[c] : c + 1 == last_col ? 0 : -(int)w[c];
 
 		if (d->flags & COL_NOTEXT)
 			continue;
-		fprintf(o->f, "%s%s%*s%s", first ? "" : "  ", color_dim(),
-			(d->flags & COL_RIGHT) ? (int)w[c] : -(int)w[c], d->header, color_reset());
+		fprintf(o->f, "%s%s%*s%s", first ? "" : "  ", color_dim(), width, d->header,
+			color_reset());
 		first = 0;
 	}
 	fputc('\n', o->f);

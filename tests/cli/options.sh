@@ -1,0 +1,89 @@
+#!/bin/sh
+# The command line: help, version, exit codes, colour, JSON switches, and the man page
+# agreeing with --help.
+. "$TS_SRCDIR/lib/ts.sh"
+ts_init options
+ts_need jq
+
+fx=$FIXTURES/debian-6.12-xz
+
+ts_run --help
+ts_expect_rc 0 "--help"
+grep '^Usage: kmodtop' "$TS_TMP/out" >/dev/null || ts_fail "--help not on stdout"
+[ -s "$TS_TMP/err" ] && ts_fail "--help wrote to stderr"
+cp "$TS_TMP/out" "$TS_TMP/help"
+
+ts_run -h
+ts_expect_rc 0 "-h"
+ts_run --version
+ts_expect_rc 0 "--version"
+grep -E '^kmodtop [0-9]+\.[0-9]+' "$TS_TMP/out" >/dev/null || ts_fail "--version output"
+ts_run -V
+ts_expect_rc 0 "-V"
+ts_run report --help
+ts_expect_rc 0 "report --help"
+grep 'Usage: kmodtop .*report' "$TS_TMP/out" >/dev/null || ts_fail "report --help text"
+
+# commands that do not exist yet are not offered
+for c in top ci record; do
+	grep -E "^  $c " "$TS_TMP/help" >/dev/null && ts_fail "--help lists '$c' before it works"
+done
+
+ts_run --bogus
+ts_expect_rc 2 "unknown option"
+grep -- "--bogus" "$TS_TMP/err" >/dev/null || ts_fail "unknown option not named"
+ts_run frobnicate
+ts_expect_rc 2 "unknown command"
+ts_run report extra
+ts_expect_rc 2 "stray argument"
+ts_run --color=sometimes report
+ts_expect_rc 2 "bad --color"
+ts_run --root
+ts_expect_rc 2 "--root without DIR"
+
+# -p implies -j; options also work after the command
+ts_run --root "$fx" report -p
+ts_expect_rc 0 "report -p"
+jq -e .modules "$TS_TMP/out" >/dev/null || ts_fail "-p is not JSON"
+[ "$(wc -l <"$TS_TMP/out")" -gt 10 ] || ts_fail "-p is not indented"
+ts_run report --root "$fx" -j
+ts_expect_rc 0 "global options after the command"
+[ "$(wc -l <"$TS_TMP/out")" = 1 ] || ts_fail "-j is not one line"
+ts_run --pretty --root "$fx"
+ts_expect_rc 0 "no command means report"
+jq -e .modules "$TS_TMP/out" >/dev/null || ts_fail "default command"
+
+# colour: never on a pipe unless asked; NO_COLOR does not override an explicit --color
+esc=$(printf '\033')
+ts_run --root "$fx" report
+grep "$esc" "$TS_TMP/out" >/dev/null && ts_fail "colour on a pipe"
+ts_run --root "$fx" --color=always report
+grep "$esc\[1m" "$TS_TMP/out" >/dev/null || ts_fail "--color=always gave no colour"
+NO_COLOR=1 "$KMODTOP" --root "$fx" --color=never report >"$TS_TMP/out" 2>&1
+grep "$esc" "$TS_TMP/out" >/dev/null && ts_fail "--color=never gave colour"
+ts_run --root "$fx" --color=always report -j
+grep "$esc" "$TS_TMP/out" >/dev/null && ts_fail "colour inside JSON"
+if command -v script >/dev/null 2>&1; then
+	NO_COLOR=1 script -qec "'$KMODTOP' --root '$fx' report" /dev/null >"$TS_TMP/tty" 2>&1
+	grep "$esc\[1m" "$TS_TMP/tty" >/dev/null && ts_fail "NO_COLOR ignored on a terminal"
+	env -u NO_COLOR TERM=xterm script -qec "'$KMODTOP' --root '$fx' report" /dev/null >"$TS_TMP/tty" 2>&1
+	grep "$esc\[1m" "$TS_TMP/tty" >/dev/null || ts_fail "no colour on a terminal"
+fi
+
+# --kernel-release overrides the root's release; --moduledir the module tree
+ts_run --root "$fx" --kernel-release 6.1.0-99-amd64 report -j
+ts_expect_rc 0 "--kernel-release"
+[ "$(jq -r '.kernel.release + " " + .kernel.load_path.era' "$TS_TMP/out")" = "6.1.0-99-amd64 B" ] ||
+	ts_fail "--kernel-release not used for the load path"
+ts_run --root "$fx" --moduledir "$FIXTURES/debian-6.1-plain/lib/modules/6.1.0-57-amd64" report -j
+[ "$(jq -r .kernel.module_files_compression "$TS_TMP/out")" = none ] || ts_fail "--moduledir ignored"
+
+# every long option in --help is in the man page, and the other way round
+: "${MAN_SCD:=$TS_SRCDIR/../man/kmodtop.8.scd}"
+for o in $(grep -oE -- '--[a-z][a-z-]+' "$TS_TMP/help" | sort -u); do
+	grep -F -- "*$o*" "$MAN_SCD" >/dev/null || ts_fail "man page lacks $o"
+done
+for o in $(grep -oE -- '^\*-(-[a-z][a-z-]+|[a-zA-Z])\*' "$MAN_SCD" | tr -d '*' | sort -u); do
+	case $o in --*) grep -F -- "$o" "$TS_TMP/help" >/dev/null || ts_fail "man page has $o, --help does not" ;; esac
+done
+ts_finalize

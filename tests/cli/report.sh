@@ -1,0 +1,149 @@
+#!/bin/sh
+# kmodtop report on each captured root: golden text and JSON, then invariants
+# checked against the root's own files (not against numbers copied into the test).
+. "$TS_SRCDIR/lib/ts.sh"
+ts_init report
+ts_need jq awk
+
+for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+	root=$FIXTURES/$fx
+	ts_golden "report/$fx.txt" --root "fixtures/$fx" report
+	ts_golden "report/$fx.json" --root "fixtures/$fx" report -p
+
+	ts_run --root "$root" report -j
+	ts_expect_rc 0 "$fx: report -j" || continue
+	json=$TS_TMP/$fx.json
+	cp "$TS_TMP/out" "$json"
+	ts_check "$fx: JSON parses" jq -e . "$json" >/dev/null
+
+	# every module of proc/modules, with its size, state, refcount and holders
+	while read -r name size refs holders state addr rest; do
+		want_holders=$(printf '%s' "$holders" | tr ',' '\n' | grep -v '^-$' | grep -v '^$' |
+			grep -v '^\[permanent\]$' | sort | tr '\n' ' ')
+		got=$(jq -r --arg n "$name" '.modules[] | select(.name == $n) |
+			"\(.size) \(.status) \(.used) \(.location)"' "$json")
+		want="$size $state $refs $(printf '0x%016x' "$addr")"
+		[ "$got" = "$want" ] || ts_fail "$fx: module $name: got '$got', want '$want'"
+		got_holders=$(jq -r --arg n "$name" '.modules[] | select(.name == $n) | .used_by[]' \
+			"$json" | sort | tr '\n' ' ')
+		[ "$got_holders" = "$want_holders" ] ||
+			ts_fail "$fx: module $name holders: got '$got_holders', want '$want_holders'"
+		# sys/module attributes as the kernel wrote them
+		core=$(cat "$root/sys/module/$name/coresize")
+		init=$(cat "$root/sys/module/$name/initsize")
+		got=$(jq -r --arg n "$name" '.modules[] | select(.name == $n) |
+			"\(.coresize) \(.initsize) \(.initstate)"' "$json")
+		[ "$got" = "$core $init $(cat "$root/sys/module/$name/initstate")" ] ||
+			ts_fail "$fx: module $name sysfs: got '$got'"
+		ts_ok
+	done <"$root/proc/modules"
+	n=$(wc -l <"$root/proc/modules")
+	[ "$(jq '.modules | length' "$json")" = "$n" ] || ts_fail "$fx: module count"
+
+	# module memory: every area vmallocinfo attributes to load_module is counted,
+	# and the joined areas of each module add up to its proc/modules size
+	want_areas=$(grep -c ' load_module+' "$root/proc/vmallocinfo")
+	want_bytes=$(awk '$3 ~ /^load_module\+/ { s += $2 } END { print s + 0 }' "$root/proc/vmallocinfo")
+	got=$(jq -r '"\(.module_memory.module_areas) \(.module_memory.module_bytes)"' "$json")
+	[ "$got" = "$want_areas $want_bytes" ] ||
+		ts_fail "$fx: module areas/bytes: got '$got', want '$want_areas $want_bytes'"
+	[ "$(jq '.module_memory.unjoined_areas' "$json")" = 0 ] ||
+		ts_fail "$fx: some module areas were joined to no module"
+	bad=$(jq -r '.modules[] | select(.vmalloc_bytes - 4096 * .vmalloc_areas != .size) | .name' "$json")
+	[ -z "$bad" ] || ts_fail "$fx: joined areas do not add up for: $bad"
+	# areas listed per module agree with the per-module counts
+	bad=$(jq -r '.modules[] as $m | [.module_memory.areas[] | select(.module == $m.name)] |
+		select(length != $m.vmalloc_areas) | $m.name' "$json")
+	[ -z "$bad" ] || ts_fail "$fx: area list disagrees with counts for: $bad"
+
+	# the join used, and how sure it is, follow from how vmallocinfo prints addresses
+	first=$(awk 'NR == 1 { split($1, a, "-"); print a[1] }' "$root/proc/vmallocinfo")
+	case $first in
+	0xffff*)
+		[ "$(jq -r '.module_memory.address_mode + " " + .module_memory.join' "$json")" = "real address" ] ||
+			ts_fail "$fx: expected an address join"
+		bad=$(jq -r '.modules[] | select(.confidence != "exact") | .name' "$json")
+		[ -z "$bad" ] || ts_fail "$fx: address join not exact for: $bad"
+		;;
+	*)
+		[ "$(jq -r '.module_memory.address_mode + " " + .module_memory.join' "$json")" = "hashed address-chain" ] ||
+			ts_fail "$fx: expected an address-chain join"
+		bad=$(jq -r '.modules[] | select(.confidence != "high" and .confidence != "medium") | .name' "$json")
+		[ -z "$bad" ] || ts_fail "$fx: hashed join below medium for: $bad"
+		;;
+	esac
+	ts_ok
+
+	# kernel generation and decompression, from the release and the config
+	rel=$(cat "$root/proc/sys/kernel/osrelease")
+	[ "$(jq -r .kernel.release "$json")" = "$rel" ] || ts_fail "$fx: release"
+	major=${rel%%.*}
+	minor=${rel#*.}
+	minor=${minor%%[!0-9]*}
+	early=false idem=false
+	[ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 4 ]; } && early=true
+	[ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 5 ]; } && idem=true
+	got=$(jq -r '"\(.kernel.load_path.early_duplicate_check) \(.kernel.load_path.idempotent_finit_module)"' "$json")
+	[ "$got" = "$early $idem" ] || ts_fail "$fx: load path: got '$got', want '$early $idem'"
+	decomp=false
+	grep -qx 'CONFIG_MODULE_DECOMPRESS=y' "$root/boot/config-$rel" && decomp=true
+	[ "$(jq -r .kernel.in_kernel_decompression "$json")" = "$decomp" ] ||
+		ts_fail "$fx: in-kernel decompression should be $decomp"
+	stats=false
+	[ -f "$root/sys/kernel/debug/modules/stats" ] && stats=true
+	[ "$(jq -r .kernel.module_stats "$json")" = "$stats" ] || ts_fail "$fx: module_stats flag"
+	ts_ok
+
+	# MODULE_STATS: every counter line of the file, by its label
+	if [ "$stats" = true ]; then
+		f=$root/sys/kernel/debug/modules/stats
+		sed -n '/^Duplicate failed modules:/q;p' "$f" | while IFS="$(printf '\t')" read -r label value; do
+			label=$(echo "$label" | sed 's/^ *//')
+			case $label in
+			"Mods ever loaded") key=mods_loaded ;;
+			"Mods failed on kread") key=failed_kread ;;
+			"Mods failed on decompress") key=failed_decompress ;;
+			"Mods failed on becoming") key=failed_becoming ;;
+			"Mods failed on load") key=failed_load ;;
+			"Total module size") key=total_size ;;
+			"Total mod text size") key=total_text_size ;;
+			"Failed kread bytes") key=failed_kread_bytes ;;
+			"Failed decompress bytes") key=failed_decompress_bytes ;;
+			"Failed becoming bytes") key=failed_becoming_bytes ;;
+			"Failed kmod bytes") key=failed_kmod_bytes ;;
+			"Virtual mem wasted bytes") key=virtual_mem_wasted_bytes ;;
+			"Average mod size") key=average_mod_size ;;
+			"Average mod text size") key=average_mod_text_size ;;
+			"Avg fail becoming bytes") key=avg_fail_becoming_bytes ;;
+			"Average fail load bytes") key=average_fail_load_bytes ;;
+			*) key= ;;
+			esac
+			[ -n "$key" ] || { echo "FAIL: $fx: unknown MODULE_STATS label '$label'"; continue; }
+			got=$(jq -r ".module_stats.$key" "$json")
+			[ "$got" = "$value" ] || echo "FAIL: $fx: MODULE_STATS $key: got $got, want $value"
+		done >"$TS_TMP/stats.fail"
+		if [ -s "$TS_TMP/stats.fail" ]; then
+			cat "$TS_TMP/stats.fail"
+			ts_fail "$fx: MODULE_STATS counters"
+		fi
+		sed -n '/^Duplicate failed modules:/,$p' "$f" | tail -n +3 | tr -s ' \t' ' ' |
+			sed 's/^ //' | while read -r name count reason; do
+			got=$(jq -r --arg n "$name" '.module_stats.duplicates[] | select(.name == $n) |
+				"\(.count) \(.reason)"' "$json")
+			[ "$got" = "$count $reason" ] || echo "FAIL: $fx: duplicate $name: got '$got'"
+		done >"$TS_TMP/dups.fail"
+		if [ -s "$TS_TMP/dups.fail" ]; then
+			cat "$TS_TMP/dups.fail"
+			ts_fail "$fx: MODULE_STATS duplicates"
+		fi
+		# the text report shows them too
+		ts_run --root "$root" report
+		grep "Virtual mem wasted bytes:" "$TS_TMP/out" >/dev/null ||
+			ts_fail "$fx: text report lacks MODULE_STATS"
+		ts_ok
+	else
+		[ "$(jq -r .module_stats "$json")" = null ] || ts_fail "$fx: module_stats should be null"
+	fi
+done
+
+ts_finalize
