@@ -13,14 +13,20 @@
  *   TRUTH mount  pid= tid= source= target= type= ret= errno= t=
  * (t = CLOCK_MONOTONIC seconds when the call returned; tid = thread index in the step).
  * Child programs (modprobe, rmmod, mount) write their stderr to the same log.
+ * DIR/workload-steps.log gets "STEP name start= end=" per step, in the clock of t=, so
+ * that a checker can put every TRUTH line in its step exactly.
  *
  * Each step runs in a child process renamed with prctl(PR_SET_NAME) after a plausible
  * requester ("-c daemons", the default: systemd-udevd, mount.nfs, dkms, NetworkManager,
  * charon, bluetoothd, udisksd) or all named "storm" ("-c storm", like the first captures).
  *
- * Usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-s step,step,...] [-l]
+ * Usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...] [-l]
+ *        workload -K FILE   copy the kernel log records (/dev/kmsg) to FILE and exit
  *   -o DIR     where workload.log, steps.log and snapshots/ go (default .)
  *   -m MODDIR  module tree (default /lib/modules/$(uname -r))
+ *   -M PROG    modprobe program of the modprobe-xfs steps (default: the first modprobe in
+ *              /sbin, /usr/sbin, /bin, /usr/bin — Debian's kmod in the test bed; busybox's
+ *              modprobe tries finit_module(fd, 0) before decompressing, kmod 30 does not)
  *   -s LIST    run only these steps (markers are still written for them only)
  *   -l         list the steps and exit
  * Exit status: 0 when every step ran (syscall failures are expected and logged), 1 on
@@ -63,8 +69,10 @@ static const char *outdir = ".";
 static char moddir[512];
 static int logfd = -1;
 static int steps_fd = -1;
+static int bounds_fd = -1;
 static int comm_storm;
 static char *only_steps;
+static const char *modprobe_prog;
 
 static char xfs_path[700], nfs_path[700];
 static int xfs_flags, nfs_flags;
@@ -454,9 +462,9 @@ static void snapshot(const char *src, const char *name)
 
 static void step_modprobe_xfs(void)
 {
-	char *argv[] = { (char *)find_tool("modprobe"), "xfs", NULL };
+	char *argv[] = { (char *)(modprobe_prog ? modprobe_prog : find_tool("modprobe")), "xfs", NULL };
 	int st = run(NULL, argv);
-	say("modprobe xfs: exit %d", st);
+	say("%s xfs: exit %d", argv[0], st);
 }
 
 static void step_storm_xfs(int seconds, const char *daemon)
@@ -638,10 +646,40 @@ static int wanted(const char *name)
 	return 0;
 }
 
+/* copy every /dev/kmsg record ("prio,seq,usec,flags;message") to a file */
+static int dump_kmsg(const char *dst)
+{
+	char buf[8192];
+	int in = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (in < 0 || out < 0) {
+		fprintf(stderr, "workload: kmsg: %s\n", strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n > 0) {
+			if (write(out, buf, n) != n)
+				return 1;
+			continue;
+		}
+		if (n < 0 && errno == EPIPE) /* records overwritten: go on */
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	close(in);
+	close(out);
+	return 0;
+}
+
 static void usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
-		"usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-s step,...] [-l]\n");
+		"usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...] [-l]\n"
+		"       workload -K FILE\n");
 	exit(rc);
 }
 
@@ -653,7 +691,7 @@ int main(int argc, char **argv)
 	int c;
 
 	moddir[0] = 0;
-	while ((c = getopt(argc, argv, "o:m:c:s:lh")) != -1) {
+	while ((c = getopt(argc, argv, "o:m:c:M:s:lhK:")) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'm': snprintf(moddir, sizeof(moddir), "%s", optarg); break;
@@ -664,11 +702,13 @@ int main(int argc, char **argv)
 				usage(2);
 			break;
 		case 's': only_steps = optarg; break;
+		case 'M': modprobe_prog = optarg; break;
 		case 'l':
 			for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 				printf("%s\n", steps[i].name);
 			return 0;
 		case 'h': usage(0); break;
+		case 'K': return dump_kmsg(optarg);
 		default: usage(2);
 		}
 	}
@@ -687,7 +727,9 @@ int main(int argc, char **argv)
 	logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	snprintf(path, sizeof(path), "%s/steps.log", outdir);
 	steps_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (logfd < 0 || steps_fd < 0) {
+	snprintf(path, sizeof(path), "%s/workload-steps.log", outdir);
+	bounds_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (logfd < 0 || steps_fd < 0 || bounds_fd < 0) {
 		fprintf(stderr, "workload: cannot open logs in %s: %s\n", outdir, strerror(errno));
 		return 1;
 	}
@@ -701,10 +743,13 @@ int main(int argc, char **argv)
 	    nfs_flags, comm_storm ? "storm" : "daemons");
 
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		double t0;
 		if (!wanted(steps[i].name))
 			continue;
+		t0 = now_mono();
 		marker(steps[i].name);
 		steps[i].fn();
+		dprintf(bounds_fd, "STEP %s start=%.6f end=%.6f\n", steps[i].name, t0, now_mono());
 	}
 	marker("done");
 	return 0;

@@ -1,0 +1,12 @@
+#!/bin/bash
+# tests/vm/check-run.sh ROOT... — check test-bed captures (see check-run.py).
+# Exit status: 0 all pass, 1 a check failed, 77 no python3.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+command -v python3 >/dev/null 2>&1 || { echo "check-run: SKIP: python3 not found" >&2; exit 77; }
+[ $# -gt 0 ] || { echo "usage: $0 ROOT..." >&2; exit 2; }
+rc=0
+for r in "$@"; do
+	python3 "$here/check-run.py" "$r" || rc=1
+done
+exit $rc

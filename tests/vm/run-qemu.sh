@@ -1,0 +1,139 @@
+#!/bin/bash
+# tests/vm/run-qemu.sh — boot one Debian kernel under qemu, run the workload, bring
+# the capture back and check it.
+#
+# Usage: tests/vm/run-qemu.sh 6.1|6.12|KERNEL_RELEASE [more...]
+#
+# For each kernel: fetch.sh (cached), mkinitramfs.sh, boot
+#   qemu-system-x86_64 -nographic -no-reboot -m 2G -smp 2 (TCG; KVM when /dev/kvm works)
+# with a timeout, decode the capture the guest sends on its second serial port, lay it
+# out in $VM_BUILDDIR/vm-out/RELEASE/ (the layout of tests/fixtures/<name>/, plus
+# lib/modules and boot/config from the initramfs), compute capture/measured.json with
+# measure.py and compare the trace with the workload's own log (check-run.sh).
+#
+# Environment:
+#   VM_BUILDDIR        output root (default: <top>/build-vm)
+#   VM_CACHE           download cache (default: tests/vm/.cache)
+#   VM_TIMEOUT         seconds before the guest is killed (default 600)
+#   VM_APPEND          extra kernel command line (e.g. kmt.steps=... kmt.comm=storm)
+#   VM_KPTR_RESTRICT   kptr_restrict in the guest (default 1 on 6.1, 0 otherwise)
+#   VM_QUIET=1         do not copy the guest console to stdout (it is always in
+#                      vm-out/RELEASE.console.log)
+#   VM_CHECK=0         skip check-run.sh
+#   KMODTOP, KMODTOP_LIVE_ARGS, KMODTOP_POST_ARGS: see mkinitramfs.sh
+# Exit status: 0 ok, 77 prerequisite missing (qemu, packages), 1 failure.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+VM_BUILDDIR=${VM_BUILDDIR:-$top/build-vm}
+VM_CACHE=${VM_CACHE:-$here/.cache}
+VM_TIMEOUT=${VM_TIMEOUT:-600}
+export VM_CACHE
+
+msg() { printf 'run-qemu: %s\n' "$*" >&2; }
+skip() { msg "SKIP: $*"; exit 77; }
+die() { msg "ERROR: $*"; exit 1; }
+
+[ $# -ge 1 ] || die "usage: $0 6.1|6.12|KERNEL_RELEASE [...]"
+QEMU=${QEMU:-qemu-system-x86_64}
+command -v "$QEMU" >/dev/null 2>&1 || skip "$QEMU not found (apt-get install qemu-system-x86)"
+for t in timeout base64 md5sum tar; do
+	command -v $t >/dev/null 2>&1 || skip "$t not found"
+done
+
+accel="-accel tcg"
+if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
+	accel="-enable-kvm"
+fi
+
+run_one() {
+	local want=$1 rel rc t0 t1 out con ser stage cpio kptr
+	t0=$(date +%s)
+	rc=0
+	"$here/fetch.sh" "$want" || rc=$?
+	[ $rc -eq 0 ] || { [ $rc -eq 77 ] && exit 77; die "fetch.sh $want failed"; }
+	rel=$("$here/fetch.sh" --release "$want")
+	out=$VM_BUILDDIR/vm-out/$rel
+	con=$VM_BUILDDIR/vm-out/$rel.console.log
+	ser=$VM_BUILDDIR/vm-out/$rel.ttyS1
+	stage=$VM_BUILDDIR/vm-initramfs/$rel.d
+	cpio=$VM_BUILDDIR/vm-initramfs/$rel.cpio
+	mkdir -p "$VM_BUILDDIR/vm-out" "$VM_BUILDDIR/vm-initramfs"
+
+	rc=0
+	"$here/mkinitramfs.sh" "$rel" "$cpio" "$stage" || rc=$?
+	[ $rc -eq 0 ] || { [ $rc -eq 77 ] && exit 77; die "mkinitramfs.sh $rel failed"; }
+
+	case $rel in
+	6.1.*) kptr=${VM_KPTR_RESTRICT:-1} ;;
+	*) kptr=${VM_KPTR_RESTRICT:-0} ;;
+	esac
+	rm -f "$ser" "$con"
+	msg "booting $rel ($accel, timeout ${VM_TIMEOUT}s); console in $con"
+	local t_boot=$(date +%s)
+	set +e
+	if [ "${VM_QUIET:-0}" = 1 ]; then
+		timeout -k 10 "$VM_TIMEOUT" "$QEMU" $accel -nographic -no-reboot -m 2G -smp 2 \
+			-kernel "$VM_CACHE/kernel/$rel/boot/vmlinuz-$rel" -initrd "$cpio" \
+			-append "console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}" \
+			-serial mon:stdio -serial "file:$ser" -net none </dev/null >"$con" 2>&1
+		rc=$?
+	else
+		timeout -k 10 "$VM_TIMEOUT" "$QEMU" $accel -nographic -no-reboot -m 2G -smp 2 \
+			-kernel "$VM_CACHE/kernel/$rel/boot/vmlinuz-$rel" -initrd "$cpio" \
+			-append "console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}" \
+			-serial mon:stdio -serial "file:$ser" -net none </dev/null 2>&1 | tee "$con"
+		rc=${PIPESTATUS[0]}
+	fi
+	set -e
+	t1=$(date +%s)
+	[ $rc -ne 124 ] && [ $rc -ne 137 ] || die "$rel: guest did not finish in ${VM_TIMEOUT}s (console: $con)"
+	[ $rc -eq 0 ] || die "$rel: qemu exited with $rc (console: $con)"
+	msg "$rel: guest ran $((t1 - t_boot)) s"
+
+	# ---- decode the capture ----
+	[ -s "$ser" ] || die "$rel: nothing on the second serial port ($ser); console: $con"
+	local hdr size sum
+	hdr=$(tr -d '\r' <"$ser" | grep -a -m 1 '^=====KMT-CAPTURE-BEGIN ' || true)
+	[ -n "$hdr" ] || die "$rel: no capture marker in $ser; console: $con"
+	grep -aq '^=====KMT-CAPTURE-END=====' "$ser" || die "$rel: capture truncated (no end marker) in $ser"
+	size=$(echo "$hdr" | sed -n 's/.*size=\([0-9]*\).*/\1/p')
+	sum=$(echo "$hdr" | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
+	tr -d '\r' <"$ser" | sed -n '/^=====KMT-CAPTURE-BEGIN /,/^=====KMT-CAPTURE-END=====/p' |
+		sed '1d;$d' | base64 -d >"$VM_BUILDDIR/vm-out/$rel.tar.gz" ||
+		die "$rel: capture does not decode"
+	[ "$(wc -c <"$VM_BUILDDIR/vm-out/$rel.tar.gz")" = "$size" ] || die "$rel: capture size mismatch"
+	[ "$(md5sum <"$VM_BUILDDIR/vm-out/$rel.tar.gz" | cut -d' ' -f1)" = "$sum" ] ||
+		die "$rel: capture checksum mismatch"
+	rm -rf "$out"
+	mkdir -p "$out"
+	tar -C "$out" -xzf "$VM_BUILDDIR/vm-out/$rel.tar.gz"
+	# the module files the workload touched, with depmod's indexes, and the config
+	mkdir -p "$out/lib/modules" "$out/boot"
+	cp -a "$stage/lib/modules/$rel" "$out/lib/modules/"
+	cp "$stage/boot/config-$rel" "$out/boot/"
+	grep -E "^(linux-image-$rel-unsigned|busybox-static|kmod) " "$VM_CACHE/versions.txt" \
+		>"$out/capture/versions.txt" || true
+	cp "$con" "$out/capture/console.log"
+
+	if command -v python3 >/dev/null 2>&1; then
+		python3 "$here/measure.py" "$out" >"$out/capture/measured.json" ||
+			die "$rel: measure.py failed"
+	else
+		msg "python3 not found: no measured.json"
+	fi
+	msg "$rel: capture in $out"
+	if [ "${VM_CHECK:-1}" != 0 ] && [ -x "$here/check-run.sh" ]; then
+		"$here/check-run.sh" "$out" || { msg "$rel: check FAILED (artifacts in $out)"; return 1; }
+	fi
+	msg "$rel: done in $(( $(date +%s) - t0 )) s (guest $((t1 - t_boot)) s)"
+}
+
+status=0
+start=$(date +%s)
+for k in "$@"; do
+	run_one "$k" || status=1
+done
+msg "total $(( $(date +%s) - start )) s"
+exit $status
