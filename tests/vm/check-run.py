@@ -14,7 +14,8 @@ build-vm/vm-out/RELEASE/). Checks:
              with the expected call site
   lost       no trace events were lost (capture/trace-stats.txt)
   vmap       the vmap measurement exists (a stack under allocations inside calls)
-  kmodtop    when the guest ran kmodtop (ROOT/kmodtop/): it exited 0, left no tracefs
+  kmodtop    when kmodtop ran (ROOT/kmodtop/: live and post in the guest, host on the
+             capture as a bundle): it exited 0, left no tracefs
              instance or kprobe group, and, when its JSON has attempts[] with start
              times, its attempts per step equal the trace's calls and return values
 
@@ -217,7 +218,7 @@ def main(argv):
     # ---- kmodtop ----
     kd = root + '/kmodtop'
     if os.path.isdir(kd):
-        for run in ('live', 'post'):
+        for run in ('live', 'post', 'host'):
             rc = read('%s/%s.rc' % (kd, run))
             if rc is not None:
                 check(rc.strip() == '0', '-', 'kmodtop %s exit status' % run, 0, rc.strip())
@@ -229,7 +230,7 @@ def main(argv):
         if kp is not None:
             left = [x for x in kp.splitlines() if 'kmodtop' in x]
             check(not left, '-', 'kprobe events left by kmodtop', 'none', len(left))
-        for run in ('live', 'post'):
+        for run in ('live', 'post', 'host'):
             out = read('%s/%s.out' % (kd, run))
             if not out:
                 continue

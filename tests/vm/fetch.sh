@@ -1,8 +1,10 @@
 #!/bin/bash
 # tests/vm/fetch.sh — download and unpack what the VM test bed boots.
 #
-# Usage: tests/vm/fetch.sh [6.1|6.12|all|RELEASE...]      (default: all)
+# Usage: tests/vm/fetch.sh [6.1|6.12|all|userland|RELEASE...]   (default: all)
 #        tests/vm/fetch.sh --release 6.12                  print the cached release
+# ("userland" fetches busybox and kmod only: for a kernel tree put in the cache by hand,
+#  $VM_CACHE/kernel/RELEASE/{boot/vmlinuz-RELEASE,boot/config-RELEASE,lib/modules/RELEASE})
 #
 # Downloads with `apt-get download` (Debian archives only) into $VM_CACHE
 # (default tests/vm/.cache, git-ignored):
@@ -185,6 +187,7 @@ for what in "$@"; do
 	case $what in
 	all) fetch_series 6.1; fetch_series 6.12 ;;
 	6.1|6.12) fetch_series "$what" ;;
+	userland) ;;
 	*) fetch_kernel_pkg "linux-image-$what-unsigned" ;;
 	esac
 done

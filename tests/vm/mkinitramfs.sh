@@ -161,7 +161,7 @@ for f in modules.order modules.builtin modules.builtin.modinfo; do
 	[ -f "$src/$f" ] && cp "$src/$f" "lib/modules/$rel/$f"
 done
 "$DEPMOD" -b "$stage" "$rel"
-cp "$kdir/boot/config-$rel" "boot/config-$rel"
+[ -f "$kdir/boot/config-$rel" ] && cp "$kdir/boot/config-$rel" "boot/config-$rel"
 msg "$n module files for $rel"
 
 # ---- archive ---------------------------------------------------------------------
