@@ -248,6 +248,25 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 	case COL_HEX:
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64, c->u);
 		return json_object_new_string(buf);
+	case COL_COUNTS: {
+		json_object *obj = json_object_new_object();
+
+		if (!obj)
+			return NULL;
+		for (char **s = c->v; *s; s++) {
+			const char *eq = strrchr(*s, '=');
+			char *key;
+
+			if (!eq)
+				continue;
+			key = strndup(*s, eq - *s);
+			if (key)
+				json_object_object_add(obj, key,
+						       json_object_new_uint64(strtoull(eq + 1, NULL, 10)));
+			free(key);
+		}
+		return obj;
+	}
 	case COL_STRV: {
 		json_object *a = json_object_new_array();
 
@@ -259,6 +278,34 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 	}
 	}
 	return json_object_new_null();
+}
+
+/* "attempts.total" goes into {"attempts": {"total": ...}} */
+static void json_put_dotted(json_object *obj, const char *key, json_object *v)
+{
+	const char *dot = strchr(key, '.');
+	json_object *sub;
+	char *head;
+
+	if (!dot) {
+		json_object_object_add(obj, key, v);
+		return;
+	}
+	head = strndup(key, dot - key);
+	if (!head) {
+		json_object_put(v);
+		return;
+	}
+	if (!json_object_object_get_ex(obj, head, &sub)) {
+		sub = json_object_new_object();
+		json_object_object_add(obj, head, sub);
+	}
+	free(head);
+	if (!sub) {
+		json_object_put(v);
+		return;
+	}
+	json_put_dotted(sub, dot + 1, v);
 }
 
 static void table_json(struct out *o, const char *key, const struct table *t)
@@ -282,84 +329,79 @@ static void table_json(struct out *o, const char *key, const struct table *t)
 
 			if (d->flags & COL_NOJSON)
 				continue;
-			json_object_object_add(row, d->json_key, cell_to_json(d, table_cell(t, r, c)));
+			json_put_dotted(row, d->json_key, cell_to_json(d, table_cell(t, r, c)));
 		}
 	}
 	json_add(o, key, arr);
 }
 
-static void table_text(struct out *o, const char *title, const struct table *t)
+static size_t display_width(const char *s)
 {
-	size_t *w = calloc(t->ncols, sizeof(size_t));
-	char **txt = calloc(t->nrows * t->ncols + 1, sizeof(char *));
+	size_t len = 0;
+
+	/* count UTF-8 lead bytes: escaped text is printable, one column each */
+	for (; *s; s++)
+		len += ((unsigned char)*s & 0xc0) != 0x80;
+	return len;
+}
+
+/* Text of the columns @cols (n_cols of them) of the rows @rows selects (NULL: all). */
+static void table_text(struct out *o, const char *title, const struct table *t,
+		       const size_t *cols, size_t n_cols, const bool *rows)
+{
+	size_t *w = calloc(n_cols ? n_cols : 1, sizeof(size_t));
+	char **txt = calloc(t->nrows * n_cols + 1, sizeof(char *));
 	int indent = o->depth > 0 ? 2 : 0;
 
 	if (!w || !txt) {
 		o->err = o->err ? o->err : -ENOMEM;
 		goto out;
 	}
-	for (size_t c = 0; c < t->ncols; c++)
-		w[c] = strlen(t->cols[c].header);
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t c = 0; c < t->ncols; c++) {
-			char *s;
+	for (size_t c = 0; c < n_cols; c++)
+		w[c] = strlen(t->cols[cols[c]].header);
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (rows && !rows[r])
+			continue;
+		for (size_t c = 0; c < n_cols; c++) {
+			char *s = cell_to_text(&t->cols[cols[c]], table_cell(t, r, cols[c]));
 
-			if (t->cols[c].flags & COL_NOTEXT)
-				continue;
-			s = cell_to_text(&t->cols[c], table_cell(t, r, c));
 			if (!s) {
 				o->err = o->err ? o->err : -ENOMEM;
 				goto out;
 			}
-			txt[r * t->ncols + c] = s;
-			/* display width: count UTF-8 lead bytes only */
-			size_t len = 0;
-			for (const char *p = s; *p; p++)
-				len += ((unsigned char)*p & 0xc0) != 0x80;
-			if (len > w[c])
-				w[c] = len;
+			txt[r * n_cols + c] = s;
+			if (display_width(s) > w[c])
+				w[c] = display_width(s);
 		}
+	}
+	if (!o->first_section)
+		fputc('\n', o->f);
+	o->first_section = false;
 	if (title)
 		fprintf(o->f, "%*s%s%s%s\n", indent, "", color_bold(), title, color_reset());
 	fprintf(o->f, "%*s", indent, "");
-	size_t last_col = t->ncols;
+	for (size_t c = 0; c < n_cols; c++) {
+		const struct col_desc *d = &t->cols[cols[c]];
+		int width = (d->flags & COL_RIGHT) ? (int)w[c] : c + 1 == n_cols ? 0 : -(int)w[c];
 
-	while (last_col > 0 && (t->cols[last_col - 1].flags & COL_NOTEXT))
-		last_col--;
-	for (size_t c = 0, first = 1; c < t->ncols; c++) {
-		const struct col_desc *d = &t->cols[c];
-		int width = (d->flags & COL_RIGHT) ? (int)w[c] : c + 1 == last_col ? 0 : -(int)w[c];
-
-		if (d->flags & COL_NOTEXT)
-			continue;
-		fprintf(o->f, "%s%s%*s%s", first ? "" : "  ", color_dim(), width, d->header,
+		fprintf(o->f, "%s%s%*s%s", c ? "  " : "", color_dim(), width, d->header,
 			color_reset());
-		first = 0;
 	}
 	fputc('\n', o->f);
 	for (size_t r = 0; r < t->nrows; r++) {
-		size_t last = t->ncols;
-
-		while (last > 0 && (t->cols[last - 1].flags & COL_NOTEXT))
-			last--;
+		if (rows && !rows[r])
+			continue;
 		fprintf(o->f, "%*s", indent, "");
-		for (size_t c = 0, first = 1; c < t->ncols; c++) {
-			const struct col_desc *d = &t->cols[c];
-			const char *s = txt[r * t->ncols + c];
-			size_t len = 0;
-			int pad;
+		for (size_t c = 0; c < n_cols; c++) {
+			const struct col_desc *d = &t->cols[cols[c]];
+			const char *s = txt[r * n_cols + c];
+			int pad = (int)(w[c] - display_width(s));
 
-			if (d->flags & COL_NOTEXT)
-				continue;
-			for (const char *p = s; *p; p++)
-				len += ((unsigned char)*p & 0xc0) != 0x80;
-			pad = (int)(w[c] - len);
-			if (!first)
+			if (c)
 				fputs("  ", o->f);
-			first = 0;
 			if (d->flags & COL_RIGHT)
 				fprintf(o->f, "%*s%s", pad, "", s);
-			else if (c + 1 == last)
+			else if (c + 1 == n_cols)
 				fputs(s, o->f);
 			else
 				fprintf(o->f, "%s%*s", s, pad, "");
@@ -368,18 +410,38 @@ static void table_text(struct out *o, const char *title, const struct table *t)
 	}
 out:
 	if (txt)
-		for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		for (size_t i = 0; i < t->nrows * n_cols; i++)
 			free(txt[i]);
 	free(txt);
 	free(w);
 }
 
+void out_table_text(struct out *o, const char *title, const struct table *t, const size_t *cols,
+		    size_t n_cols, const bool *rows)
+{
+	if (o->fmt == OUT_TEXT)
+		table_text(o, title, t, cols, n_cols, rows);
+}
+
 void out_table(struct out *o, const char *key, const char *title, const struct table *t)
 {
-	if (o->fmt == OUT_JSON)
-		table_json(o, key, t);
-	else
-		table_text(o, title, t);
+	size_t *cols, n = 0;
+
+	if (o->fmt == OUT_JSON) {
+		if (key)
+			table_json(o, key, t);
+		return;
+	}
+	cols = calloc(t->ncols ? t->ncols : 1, sizeof(size_t));
+	if (!cols) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	for (size_t c = 0; c < t->ncols; c++)
+		if (!(t->cols[c].flags & COL_NOTEXT))
+			cols[n++] = c;
+	table_text(o, title, t, cols, n, NULL);
+	free(cols);
 }
 
 int out_finish(struct out *o)

@@ -36,8 +36,15 @@ void out_null(struct out *o, const char *key, const char *label, const char *tex
 /* A line of prose in text; in JSON an element of the enclosing object's "notes". */
 void out_note(struct out *o, const char *text);
 
-/* A table: text columns under @title, or a JSON array of objects under @key. */
+/* A table: text columns under @title, or a JSON array of objects under @key (NULL: text only). */
 void out_table(struct out *o, const char *key, const char *title, const struct table *t);
+
+/*
+ * Text only: the columns @cols of the rows @rows selects (NULL: every row), so that one
+ * table can be shown as several. Nothing in JSON.
+ */
+void out_table_text(struct out *o, const char *title, const struct table *t, const size_t *cols,
+		    size_t n_cols, const bool *rows);
 
 /* Prints the JSON document (text is streamed). 0 or the first error. */
 int out_finish(struct out *o);

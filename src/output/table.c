@@ -27,7 +27,7 @@ static void cell_clear(const struct col_desc *d, struct cell *c)
 		return;
 	if (d->kind == COL_STR)
 		free(c->s);
-	if (d->kind == COL_STRV && c->v) {
+	if ((d->kind == COL_STRV || d->kind == COL_COUNTS) && c->v) {
 		for (char **p = c->v; *p; p++)
 			free(*p);
 		free(c->v);
@@ -137,6 +137,27 @@ int table_set_strv(struct table *t, size_t row, size_t col, char *const *v, size
 	return 0;
 }
 
+int table_add_count(struct table *t, size_t row, size_t col, const char *key, uint64_t n)
+{
+	struct cell *c = &t->cells[row * t->ncols + col];
+	size_t k = 0;
+	char **nv;
+
+	while (c->set && c->v && c->v[k])
+		k++;
+	nv = realloc(c->set ? c->v : NULL, (k + 2) * sizeof(char *));
+	if (!nv)
+		return -ENOMEM;
+	c->v = nv;
+	c->set = true;
+	if (asprintf(&nv[k], "%s=%" PRIu64, key, n) < 0) {
+		nv[k] = NULL;
+		return -ENOMEM;
+	}
+	nv[k + 1] = NULL;
+	return 0;
+}
+
 const struct cell *table_cell(const struct table *t, size_t row, size_t col)
 {
 	return &t->cells[row * t->ncols + col];
@@ -170,7 +191,8 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 	case COL_FLOAT:
 		snprintf(buf, sizeof(buf), "%.6f", c->f);
 		break;
-	case COL_STRV: {
+	case COL_STRV:
+	case COL_COUNTS: {
 		size_t len = 0;
 		char *p;
 
@@ -188,6 +210,12 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 			if (!e) {
 				free(out);
 				return NULL;
+			}
+			if (d->kind == COL_COUNTS) {
+				char *eq = strrchr(e, '=');
+
+				if (eq)
+					*eq = ':';
 			}
 			p += sprintf(p, "%s%s", s == c->v ? "" : ",", e);
 			free(e);

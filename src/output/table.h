@@ -18,6 +18,7 @@ enum col_kind {
 	COL_HEX,	/* addresses: "0xffffffffc0000000" in text and as a JSON string */
 	COL_STRV,	/* "a,b" in text, an array in JSON */
 	COL_FLOAT,	/* seconds: "%.6f" in text, a number in JSON */
+	COL_COUNTS,	/* "KEY=N" strings: "EEXIST:3,EBUSY:1" in text, {"EEXIST": 3} in JSON */
 };
 
 enum {
@@ -28,7 +29,7 @@ enum {
 
 struct col_desc {
 	const char *header;
-	const char *json_key;
+	const char *json_key;	/* "a.b" nests: {"a": {"b": ...}} */
 	enum col_kind kind;
 	unsigned int flags;
 	const char *help;
@@ -65,6 +66,8 @@ void table_set_bool(struct table *t, size_t row, size_t col, bool v);
 void table_set_float(struct table *t, size_t row, size_t col, double v);
 /* Copies @n strings. */
 int table_set_strv(struct table *t, size_t row, size_t col, char *const *v, size_t n);
+/* COL_COUNTS: appends one KEY=N pair. */
+int table_add_count(struct table *t, size_t row, size_t col, const char *key, uint64_t n);
 const struct cell *table_cell(const struct table *t, size_t row, size_t col);
 
 /* Text of one cell as the text renderer shows it (escaped). Caller frees. */

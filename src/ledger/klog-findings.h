@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Kernel log messages that say something about module loads, recognised by the
+ * printk format strings the kernel source uses (kernel/module/*.c, kernel/kmod.c,
+ * mm/vmalloc.c, drivers/base/dd.c, ...; ../shared/notes/kernel-model.md section 5),
+ * plus kmod's own modprobe/insmod error lines, which CI logs carry too.
+ *
+ * Which fields a kind fills (strings point into the message):
+ *   UNKNOWN_SYMBOL       module, symbol, num[0] = err ("(err -2)")
+ *   SYMBOL_VERSION       module, symbol ("disagrees about version of symbol")
+ *   NO_SYMBOL_VERSION    module, symbol
+ *   SYMBOL_NAMESPACE     module, symbol, text = namespace
+ *   AUTOLOAD_DUPLICATE   module = the requested name (an alias or a module)
+ *   KMOD_THROTTLED       module, num[0] = kmod_concurrent_max, num[1] = max_modprobes
+ *   KMOD_BUSY            module, num[0] = threads, num[1] = seconds
+ *   KMOD_GAVE_UP         module (sigkill sent / runaway loop)
+ *   FS_STILL_MISSING     module = the filesystem name
+ *   VMAP_FAILED          num[0] = size (with the guard page)
+ *   VMALLOC_ERROR        text = comm, num[0] = size, num[1] = order/array size if printed
+ *   EXECMEM_FAILED       -
+ *   PROBE_FAILED         module = driver, text = device, num[0] = error
+ *   SIG_MISSING          module (unsigned module accepted, kernel tainted)
+ *   SIG_REJECTED         module if printed, text = reason
+ *   BAD_ELF              module if printed, num[] per format
+ *   THIS_MODULE_SIZE     module (struct module size mismatch)
+ *   BLACKLISTED          module
+ *   VERMAGIC             module, text = the module's magic, text2 = the kernel's
+ *   FORCED_LOAD          module, text = reason
+ *   TAINT                module, text = license / other module when printed
+ *   ALREADY_LOADED       module
+ *   INIT_BAD_RETURN      module, text = init function, num[0] = returned value
+ *   LOAD_ERROR           module, symbol/text/num[] per format
+ *   LOAD_WARNING         module, text per format
+ *   DECOMPRESS_FAILED    num[0] = status when printed
+ *   MODPROBE_ERROR       module, text = reason or directory (userspace kmod)
+ *   UDEV_WORKER_TIMEOUT  text = device, num[0] = worker pid, num[1] = SEQNUM
+ */
+enum klog_finding_kind {
+	KLOG_FINDING_NONE,
+	KLOG_FINDING_UNKNOWN_SYMBOL,
+	KLOG_FINDING_SYMBOL_VERSION,
+	KLOG_FINDING_NO_SYMBOL_VERSION,
+	KLOG_FINDING_SYMBOL_NAMESPACE,
+	KLOG_FINDING_AUTOLOAD_DUPLICATE,
+	KLOG_FINDING_KMOD_THROTTLED,
+	KLOG_FINDING_KMOD_BUSY,
+	KLOG_FINDING_KMOD_GAVE_UP,
+	KLOG_FINDING_FS_STILL_MISSING,
+	KLOG_FINDING_VMAP_FAILED,
+	KLOG_FINDING_VMALLOC_ERROR,
+	KLOG_FINDING_EXECMEM_FAILED,
+	KLOG_FINDING_PROBE_FAILED,
+	KLOG_FINDING_SIG_MISSING,
+	KLOG_FINDING_SIG_REJECTED,
+	KLOG_FINDING_BAD_ELF,
+	KLOG_FINDING_THIS_MODULE_SIZE,
+	KLOG_FINDING_BLACKLISTED,
+	KLOG_FINDING_VERMAGIC,
+	KLOG_FINDING_FORCED_LOAD,
+	KLOG_FINDING_TAINT,
+	KLOG_FINDING_ALREADY_LOADED,
+	KLOG_FINDING_INIT_BAD_RETURN,
+	KLOG_FINDING_LOAD_ERROR,
+	KLOG_FINDING_LOAD_WARNING,
+	KLOG_FINDING_DECOMPRESS_FAILED,
+	KLOG_FINDING_MODPROBE_ERROR,
+	KLOG_FINDING_UDEV_WORKER_TIMEOUT,
+	KLOG_FINDING__MAX
+};
+
+#define KLOG_FINDING_NUMS 3
+
+struct klog_finding {
+	enum klog_finding_kind kind;
+	const char *format;		/* the source's format string that matched (static) */
+	const char *source;		/* where it is printed: "kernel/module/main.c" (static) */
+	int err;			/* errno the load fails with (ENOEXEC); 0 if none or not known */
+	const char *module;		/* into the message, not NUL-terminated; NULL if absent */
+	size_t module_len;
+	const char *symbol;
+	size_t symbol_len;
+	const char *text;
+	size_t text_len;
+	const char *text2;
+	size_t text2_len;
+	int64_t num[KLOG_FINDING_NUMS];
+	unsigned int n_num;
+};
+
+/*
+ * Classifies one kernel log message (as struct klog_rec's msg: no timestamp, raw
+ * bytes, a trailing newline is ignored; kmsg's "\x7f" style escapes may be decoded or
+ * not). Pure: no allocation, no state. 1 with *ret filled, or 0 when the message is
+ * not a finding (*ret untouched).
+ */
+int klog_classify(const char *msg, size_t len, struct klog_finding *ret);
+
+/* "unknown-symbol", ...: stable names for JSON. */
+const char *klog_finding_kind_name(enum klog_finding_kind kind);
+
+/* The format table, for tests and --help: *ret_n entries. */
+struct klog_format_entry {
+	enum klog_finding_kind kind;
+	const char *format;
+	const char *source;
+	int err;
+	const char *slots;		/* what each conversion fills, see klog-findings.c */
+	unsigned int flags;
+};
+const struct klog_format_entry *klog_formats(size_t *ret_n);

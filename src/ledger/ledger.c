@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/macro.h"
+#include "ledger.h"
+#include "proctab.h"
+
+/*
+ * A waiter of 6.5+ idempotent finit_module() is woken when its leader finishes:
+ * its exit follows the leader's by scheduling latency only.
+ */
+#define WAITER_EXIT_SLACK 0.010
+/* A log line belongs to a call if printed inside it (plus printk/trace clock skew). */
+#define KLOG_SLACK 0.002
+/* kmod's fallback: init_module right after its finit_module failed with ENOEXEC */
+#define FALLBACK_GAP 2.0
+/* The kernel starts modprobe for a request at once; allow a loaded machine */
+#define REQUEST_TO_MODPROBE 30.0
+
+struct open_call {
+	int pid;
+	size_t attempt;
+};
+
+struct live_event {
+	char *name;
+	double ts;
+	bool live;
+};
+
+struct priv {
+	struct open_call *open;
+	size_t n_open, cap_open;
+	size_t cap_attempts, cap_requests, cap_steps, cap_klog;
+	struct live_event *live;
+	size_t n_live, cap_live;
+	struct proctab *procs;
+};
+
+static const char *const outcome_names[_OUTCOME_MAX] = {
+	[OUTCOME_LOADED] = "loaded",
+	[OUTCOME_DUP_LIVE] = "duplicate-live",
+	[OUTCOME_DUP_CONCURRENT] = "duplicate-concurrent",
+	[OUTCOME_WAITER] = "idempotent-waiter",
+	[OUTCOME_MISSING_DEP] = "missing-dependency",
+	[OUTCOME_BAD_FORMAT] = "bad-format",
+	[OUTCOME_FALLBACK] = "userspace-decompression-fallback",
+	[OUTCOME_SIG_REJECTED] = "signature-rejected",
+	[OUTCOME_INIT_FAILED] = "init-failed",
+	[OUTCOME_DENIED] = "denied",
+	[OUTCOME_OTHER_ERROR] = "other-error",
+	[OUTCOME_INCOMPLETE] = "incomplete",
+};
+
+const char *attempt_outcome_name(enum attempt_outcome o)
+{
+	return o < _OUTCOME_MAX ? outcome_names[o] : "?";
+}
+
+const char *name_source_name(enum name_source s)
+{
+	static const char *const n[_NAME_MAX] = {
+		[NAME_NONE] = "none",
+		[NAME_MODULE_LOAD] = "module_load",
+		[NAME_LEADER] = "leader",
+		[NAME_FALLBACK_PAIR] = "fallback-pair",
+		[NAME_KLOG] = "kernel-log",
+		[NAME_LIVE] = "live",
+	};
+	return s < _NAME_MAX ? n[s] : "?";
+}
+
+const char *vmap_class_name(enum vmap_class c)
+{
+	static const char *const n[_VMAP_MAX] = {
+		[VMAP_KREAD] = "kread",
+		[VMAP_DECOMPRESS] = "decompress",
+		[VMAP_LAYOUT] = "layout",
+		[VMAP_USER_COPY] = "user-copy",
+		[VMAP_OTHER_LOAD] = "other-load",
+	};
+	return c < _VMAP_MAX ? n[c] : "?";
+}
+
+static bool sym_is(const struct tracefs_frame *f, const char *name)
+{
+	size_t n = strlen(name);
+
+	return f->fn.sym.len == n && memcmp(f->fn.sym.s, name, n) == 0;
+}
+
+int vmap_class_from_frames(const struct tracefs_frame *frames, size_t n)
+{
+	/* top-down: the first load-path function under the allocator decides */
+	for (size_t i = 0; i < n; i++) {
+		const struct tracefs_frame *f = &frames[i];
+
+		if (f->user)
+			break;
+		if (sym_is(f, "module_decompress") || sym_is(f, "module_extend_max_pages"))
+			return VMAP_DECOMPRESS;
+		if (sym_is(f, "kernel_read_file") || sym_is(f, "kernel_read_file_from_fd"))
+			return VMAP_KREAD;
+		if (sym_is(f, "module_alloc") || sym_is(f, "execmem_alloc") ||
+		    sym_is(f, "move_module") || sym_is(f, "module_memory_alloc"))
+			return VMAP_LAYOUT;
+		if (sym_is(f, "load_module"))
+			return VMAP_OTHER_LOAD;
+		if (sym_is(f, "copy_module_from_user") || sym_is(f, "__do_sys_init_module"))
+			return VMAP_USER_COPY;
+	}
+	return -1;
+}
+
+bool attempt_is_duplicate(const struct attempt *a)
+{
+	return a->outcome == OUTCOME_DUP_LIVE || a->outcome == OUTCOME_DUP_CONCURRENT ||
+	       (a->outcome == OUTCOME_WAITER && a->err != 0);
+}
+
+bool attempt_is_failure(const struct attempt *a)
+{
+	return a->complete && a->err != 0;
+}
+
+int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledger **ret)
+{
+	struct ledger *l = calloc(1, sizeof(*l));
+	struct priv *p = calloc(1, sizeof(*p));
+
+	if (!l || !p || proctab_new(&p->procs) < 0) {
+		free(l);
+		free(p);
+		return -ENOMEM;
+	}
+	if (ops)
+		l->ops = *ops;
+	l->idempotent_kernel = idempotent_kernel;
+	l->priv = p;
+	*ret = l;
+	return 0;
+}
+
+struct ledger *ledger_free(struct ledger *l)
+{
+	struct priv *p;
+
+	if (!l)
+		return NULL;
+	p = l->priv;
+	for (size_t i = 0; i < l->n_attempts; i++)
+		free(l->attempts[i].module);
+	for (size_t i = 0; i < l->n_requests; i++) {
+		free(l->requests[i].alias);
+		free(l->requests[i].call_site);
+		if (l->requests[i].resolved && l->ops.names_free)
+			l->ops.names_free(l->requests[i].resolved);
+	}
+	for (size_t i = 0; i < l->n_steps; i++)
+		free(l->steps[i].name);
+	for (size_t i = 0; i < l->n_klog; i++)
+		free(l->klog[i].module);
+	for (size_t i = 0; p && i < p->n_live; i++)
+		free(p->live[i].name);
+	if (p) {
+		free(p->open);
+		free(p->live);
+		proctab_free(p->procs);
+		free(p);
+	}
+	free(l->attempts);
+	free(l->requests);
+	free(l->steps);
+	free(l->klog);
+	free(l);
+	return NULL;
+}
+
+/* Grows *arr (elements of @size) to hold one more; 0 or -ENOMEM. */
+static int grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	void *na;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	na = realloc(*arr, ncap * size);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+static char *strndup_tf(const struct tracefs_str *s)
+{
+	return strndup(s->s, s->len);
+}
+
+static void copy_comm(char *dst, size_t dsz, const struct tracefs_str *s)
+{
+	size_t n = s->len < dsz - 1 ? s->len : dsz - 1;
+
+	memcpy(dst, s->s, n);
+	dst[n] = '\0';
+}
+
+static long open_find(struct priv *p, int pid)
+{
+	for (size_t i = 0; i < p->n_open; i++)
+		if (p->open[i].pid == pid)
+			return (long)i;
+	return -1;
+}
+
+static void open_remove(struct priv *p, size_t i)
+{
+	p->open[i] = p->open[--p->n_open];
+}
+
+static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attempt_syscall sc)
+{
+	struct priv *p = l->priv;
+	struct attempt *a;
+	long o;
+	int r;
+
+	o = open_find(p, ev->pid);
+	if (o >= 0) {
+		/* the exit was lost (or dropped): the earlier call stays incomplete */
+		l->stats.nested_enters++;
+		open_remove(p, (size_t)o);
+	}
+	r = grow((void **)&l->attempts, l->n_attempts, &p->cap_attempts, sizeof(*l->attempts));
+	if (r < 0)
+		return r;
+	r = grow((void **)&p->open, p->n_open, &p->cap_open, sizeof(*p->open));
+	if (r < 0)
+		return r;
+	a = &l->attempts[l->n_attempts];
+	memset(a, 0, sizeof(*a));
+	a->syscall = sc;
+	a->fd = -1;
+	if (sc == ATTEMPT_FINIT) {
+		a->fd = ev->finit_module.fd;
+		a->flags = ev->finit_module.flags;
+	} else {
+		a->len = ev->init_module.len;
+	}
+	copy_comm(a->comm, sizeof(a->comm), &ev->comm);
+	a->pid = ev->pid;
+	a->tgid = ev->tgid;
+	a->start = a->end = ev->ts;
+	a->outcome = OUTCOME_INCOMPLETE;
+	a->leader = -1;
+	a->request = -1;
+	a->step = (long)l->n_steps - 1;
+	a->measured = l->saw_vmap_events;
+	p->open[p->n_open].pid = ev->pid;
+	p->open[p->n_open].attempt = l->n_attempts;
+	p->n_open++;
+	l->n_attempts++;
+	return proctab_set_comm(p->procs, ev->pid, a->comm);
+}
+
+static enum attempt_outcome outcome_from(const struct attempt *a)
+{
+	if (a->err == 0)
+		return OUTCOME_LOADED;
+	/* the module was formed and ran its init: the error is its init function's */
+	if (a->module_load_seen)
+		return OUTCOME_INIT_FAILED;
+	switch (a->err) {
+	case EEXIST:
+		return OUTCOME_DUP_LIVE;
+	case EBUSY:
+		return OUTCOME_DUP_CONCURRENT;
+	case ENOENT:
+		return OUTCOME_MISSING_DEP;
+	case ENOEXEC:
+		return OUTCOME_BAD_FORMAT;
+	case EKEYREJECTED:
+	case ENOKEY:
+	case EBADMSG:
+		return OUTCOME_SIG_REJECTED;
+	case EPERM:
+		return OUTCOME_DENIED;
+	}
+	return OUTCOME_OTHER_ERROR;
+}
+
+static int on_exit_(struct ledger *l, const struct tracefs_event *ev, enum attempt_syscall sc)
+{
+	struct priv *p = l->priv;
+	struct attempt *a;
+	long o = open_find(p, ev->pid);
+
+	if (o < 0 || l->attempts[p->open[o].attempt].syscall != sc) {
+		l->stats.orphan_exits++;
+		return 0;
+	}
+	a = &l->attempts[p->open[o].attempt];
+	open_remove(p, (size_t)o);
+	a->end = ev->ts;
+	a->complete = true;
+	a->ret = ev->sys_exit.ret;
+	/* the raw syscall return: -errno in [-4095, -1] */
+	a->err = a->ret < 0 && a->ret >= -4095 ? (int)-a->ret : 0;
+	a->outcome = outcome_from(a);
+	return 0;
+}
+
+static int live_add(struct ledger *l, const struct tracefs_str *name, double ts, bool live)
+{
+	struct priv *p = l->priv;
+	int r = grow((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
+
+	if (r < 0)
+		return r;
+	p->live[p->n_live].name = strndup_tf(name);
+	if (!p->live[p->n_live].name)
+		return -ENOMEM;
+	p->live[p->n_live].ts = ts;
+	p->live[p->n_live].live = live;
+	p->n_live++;
+	return 0;
+}
+
+static int on_module_load(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	long o = open_find(p, ev->pid);
+
+	if (o >= 0) {
+		struct attempt *a = &l->attempts[p->open[o].attempt];
+
+		a->module_load_seen = true;
+		if (!a->module) {
+			a->module = strndup_tf(&ev->module_load.name);
+			if (!a->module)
+				return -ENOMEM;
+			a->name_source = NAME_MODULE_LOAD;
+		}
+	}
+	return live_add(l, &ev->module_load.name, ev->ts, true);
+}
+
+static int on_request(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	struct autoload_request *rq;
+	int r;
+
+	r = grow((void **)&l->requests, l->n_requests, &p->cap_requests, sizeof(*l->requests));
+	if (r < 0)
+		return r;
+	rq = &l->requests[l->n_requests];
+	memset(rq, 0, sizeof(*rq));
+	rq->alias = strndup_tf(&ev->module_request.name);
+	rq->call_site = strndup(ev->module_request.call_site.sym.s,
+				ev->module_request.call_site.sym.len);
+	if (!rq->alias || !rq->call_site) {
+		free(rq->alias);
+		free(rq->call_site);
+		return -ENOMEM;
+	}
+	copy_comm(rq->comm, sizeof(rq->comm), &ev->comm);
+	rq->pid = ev->pid;
+	rq->wait = ev->module_request.wait;
+	rq->ts = ev->ts;
+	rq->step = (long)l->n_steps - 1;
+	l->n_requests++;
+	return proctab_set_comm(p->procs, ev->pid, rq->comm);
+}
+
+static int on_marker(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	int r;
+
+	l->stats.markers++;
+	/* only "STEP name" markers split the run; other markers are counted */
+	if (!ev->marker.step.len)
+		return 0;
+	r = grow((void **)&l->steps, l->n_steps, &p->cap_steps, sizeof(*l->steps));
+	if (r < 0)
+		return r;
+	l->steps[l->n_steps].name = strndup_tf(&ev->marker.step);
+	if (!l->steps[l->n_steps].name)
+		return -ENOMEM;
+	l->steps[l->n_steps].ts = ev->ts;
+	l->n_steps++;
+	return 0;
+}
+
+static int on_vmap_alloc(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	long o = open_find(p, ev->pid);
+	int cls;
+
+	l->stats.vmap_allocs++;
+	if (!l->saw_vmap_events) {
+		/* calls already open when the first allocation event arrives are measured too */
+		l->saw_vmap_events = true;
+		for (size_t i = 0; i < p->n_open; i++)
+			l->attempts[p->open[i].attempt].measured = true;
+	}
+	if (o < 0) {
+		l->stats.vmap_allocs_outside++;
+		return 0;
+	}
+	if (ev->vmap_alloc.has_result && ev->vmap_alloc.failed)
+		return 0;
+	cls = vmap_class_from_frames(ev->frames, ev->n_frames);
+	/* no stack: inside a load call, the allocation is the load's, class unknown */
+	if (cls < 0)
+		cls = ev->n_frames ? -1 : VMAP_OTHER_LOAD;
+	if (cls < 0)
+		return 0;
+	l->attempts[p->open[o].attempt].vmap[cls] += ev->vmap_alloc.size;
+	l->attempts[p->open[o].attempt].n_allocs++;
+	return 0;
+}
+
+int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	char comm[32];
+
+	l->stats.events++;
+	switch (ev->kind) {
+	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+		return on_enter(l, ev, ATTEMPT_FINIT);
+	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+		return on_enter(l, ev, ATTEMPT_INIT);
+	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
+		return on_exit_(l, ev, ATTEMPT_FINIT);
+	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
+		return on_exit_(l, ev, ATTEMPT_INIT);
+	case TRACEFS_EV_MODULE_LOAD:
+		return on_module_load(l, ev);
+	case TRACEFS_EV_MODULE_FREE:
+		return live_add(l, &ev->module_load.name, ev->ts, false);
+	case TRACEFS_EV_MODULE_REQUEST:
+		return on_request(l, ev);
+	case TRACEFS_EV_MARKER:
+		return on_marker(l, ev);
+	case TRACEFS_EV_ALLOC_VMAP_AREA:
+	case TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE:
+		return on_vmap_alloc(l, ev);
+	case TRACEFS_EV_SCHED_PROCESS_FORK:
+		copy_comm(comm, sizeof(comm), &ev->fork.child_comm);
+		return proctab_fork(p->procs, ev->fork.pid, ev->fork.child_pid, comm);
+	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+		copy_comm(comm, sizeof(comm), &ev->comm);
+		return proctab_set_comm(p->procs, ev->pid, comm);
+	case TRACEFS_EV_LOST:
+		l->stats.lost_events += ev->lost.count;
+		return 0;
+	case TRACEFS_EV_UNKNOWN:
+	case TRACEFS_EV_KPROBE:
+		l->stats.unknown_events++;
+		return 0;
+	default:
+		l->stats.ignored_events++;
+		return 0;
+	}
+}
+
+int ledger_add_klog(struct ledger *l, double ts, const char *module, int kind, int err)
+{
+	struct priv *p = l->priv;
+	int r = grow((void **)&l->klog, l->n_klog, &p->cap_klog, sizeof(*l->klog));
+
+	if (r < 0)
+		return r;
+	l->klog[l->n_klog].ts = ts;
+	l->klog[l->n_klog].module = module ? strdup(module) : NULL;
+	if (module && !l->klog[l->n_klog].module)
+		return -ENOMEM;
+	l->klog[l->n_klog].kind = kind;
+	l->klog[l->n_klog].err = err;
+	l->n_klog++;
+	return 0;
+}
+
+static bool has_load_allocation(const struct attempt *a)
+{
+	return a->vmap[VMAP_KREAD] || a->vmap[VMAP_DECOMPRESS] || a->vmap[VMAP_LAYOUT] ||
+	       a->vmap[VMAP_OTHER_LOAD];
+}
+
+static bool names_compatible(const struct attempt *a, const struct attempt *b)
+{
+	return !a->module || !b->module || strcmp(a->module, b->module) == 0;
+}
+
+/*
+ * 6.5+ (9b9879fc0327): finit_module() calls on one inode that overlap are merged; the
+ * first does the work, the others sleep and return its result. A waiter started while
+ * its leader ran, left right after it with the same result, and (when vmap events were
+ * traced) allocated nothing. The leader did the reading (or loaded the module).
+ */
+static void find_waiters(struct ledger *l)
+{
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+		long best = -1;
+
+		if (a->syscall != ATTEMPT_FINIT || !a->complete || a->module_load_seen)
+			continue;
+		if (a->measured && a->n_allocs)
+			continue;
+		for (size_t j = 0; j < l->n_attempts; j++) {
+			const struct attempt *b = &l->attempts[j];
+
+			if (j == i || b->syscall != ATTEMPT_FINIT || !b->complete ||
+			    b->outcome == OUTCOME_WAITER || b->ret != a->ret)
+				continue;
+			if (b->start > a->start || b->end > a->end ||
+			    a->end - b->end > WAITER_EXIT_SLACK || !names_compatible(a, b))
+				continue;
+			if (b->measured ? !has_load_allocation(b)
+					: !(b->module_load_seen || b->err))
+				continue;
+			if (best < 0 || b->end > l->attempts[best].end)
+				best = (long)j;
+		}
+		if (best < 0)
+			continue;
+		a->outcome = OUTCOME_WAITER;
+		a->leader = best;
+		a->waiter_by_timing = !a->measured;
+		if (!a->module && l->attempts[best].module) {
+			a->module = strdup(l->attempts[best].module);
+			if (a->module)
+				a->name_source = NAME_LEADER;
+		}
+	}
+	/* a leader named later (by the log) names its waiters too */
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+
+		if (a->outcome == OUTCOME_WAITER && !a->module && l->attempts[a->leader].module) {
+			a->module = strdup(l->attempts[a->leader].module);
+			if (a->module)
+				a->name_source = NAME_LEADER;
+		}
+	}
+}
+
+/*
+ * kmod before 31 tries finit_module(fd, 0) on a compressed file; the kernel reads it all
+ * and says ENOEXEC; kmod then decompresses it itself and calls init_module(). Same
+ * thread, one after the other.
+ */
+static void find_fallbacks(struct ledger *l)
+{
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+
+		if (a->syscall != ATTEMPT_FINIT || a->err != ENOEXEC ||
+		    (a->flags & 4 /* MODULE_INIT_COMPRESSED_FILE */))
+			continue;
+		for (size_t j = i + 1; j < l->n_attempts; j++) {
+			struct attempt *b = &l->attempts[j];
+
+			if (b->pid != a->pid)
+				continue;
+			if (b->syscall != ATTEMPT_INIT || b->start - a->end > FALLBACK_GAP)
+				break;
+			a->outcome = OUTCOME_FALLBACK;
+			if (!a->module && b->module) {
+				a->module = strdup(b->module);
+				if (a->module)
+					a->name_source = NAME_FALLBACK_PAIR;
+			}
+			break;
+		}
+	}
+}
+
+/* A log line printed inside a failed call, naming one module, names the call */
+static void names_from_klog(struct ledger *l)
+{
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+		const char *found = NULL;
+		bool ambiguous = false;
+
+		if (a->module || !a->complete || !a->err)
+			continue;
+		for (size_t k = 0; k < l->n_klog; k++) {
+			const struct ledger_klog *g = &l->klog[k];
+
+			if (!g->module || g->ts < a->start - KLOG_SLACK || g->ts > a->end + KLOG_SLACK)
+				continue;
+			if (g->err && g->err != a->err)
+				continue;
+			if (found && strcmp(found, g->module) != 0)
+				ambiguous = true;
+			found = g->module;
+		}
+		if (!found || ambiguous)
+			continue;
+		/* another failed call of a different module open at the same time: can't tell */
+		for (size_t j = 0; j < l->n_attempts && !ambiguous; j++) {
+			const struct attempt *b = &l->attempts[j];
+
+			if (j != i && b->complete && b->err == a->err && b->start < a->end &&
+			    b->end > a->start && b->module && strcmp(b->module, found) != 0)
+				ambiguous = true;
+		}
+		if (ambiguous)
+			continue;
+		a->module = strdup(found);
+		if (a->module)
+			a->name_source = NAME_KLOG;
+	}
+}
+
+static bool names_contain(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+static bool module_live_at(struct ledger *l, const char *name, double ts)
+{
+	struct priv *p = l->priv;
+	bool seen = false, first_state = false, state = false;
+
+	for (size_t i = 0; i < p->n_live; i++) {
+		if (strcmp(p->live[i].name, name) != 0)
+			continue;
+		if (!seen) {
+			seen = true;
+			/* the first event tells the state before it: a load means it was absent */
+			first_state = !p->live[i].live;
+			state = first_state;
+		}
+		if (p->live[i].ts > ts)
+			break;
+		state = p->live[i].live;
+	}
+	if (!seen)
+		return l->ops.live_at_start && l->ops.live_at_start(l->ops.userdata, name);
+	return state;
+}
+
+static int resolve_requests(struct ledger *l)
+{
+	for (size_t i = 0; i < l->n_requests; i++) {
+		struct autoload_request *rq = &l->requests[i];
+		int r;
+
+		if (!l->ops.resolve_alias) {
+			rq->resolve_failed = true;
+			continue;
+		}
+		r = l->ops.resolve_alias(l->ops.userdata, rq->alias, &rq->resolved, &rq->n_resolved);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			rq->resolve_failed = true;
+			continue;
+		}
+		/* modprobe finds the module Live and makes no syscall: a needless request */
+		rq->needless = rq->n_resolved > 0;
+		for (size_t k = 0; k < rq->n_resolved && rq->needless; k++)
+			rq->needless = module_live_at(l, rq->resolved[k], rq->ts);
+	}
+	return 0;
+}
+
+/* Is every named attempt of @pid one modprobe could make for @rq? */
+static int request_fits(struct ledger *l, const struct autoload_request *rq, int pid,
+			bool *ret_fits)
+{
+	char **closure = NULL;
+	size_t n = 0;
+	bool fits = true;
+	int r;
+
+	*ret_fits = false;
+	if (!rq->n_resolved)
+		return 0;
+	for (size_t k = 0; k < rq->n_resolved; k++) {
+		char **c = NULL;
+		size_t cn = 0;
+
+		if (!l->ops.module_closure)
+			break;
+		r = l->ops.module_closure(l->ops.userdata, rq->resolved[k], &c, &cn);
+		if (r == -ENOMEM) {
+			if (closure)
+				l->ops.names_free(closure);
+			return r;
+		}
+		if (r < 0)
+			continue;
+		if (!closure) {
+			closure = c;
+			n = cn;
+		} else {
+			for (size_t q = 0; q < cn && fits; q++) {
+				char **nc;
+
+				if (names_contain(closure, n, c[q]))
+					continue;
+				nc = realloc(closure, (n + 2) * sizeof(char *));
+				if (!nc) {
+					l->ops.names_free(c);
+					l->ops.names_free(closure);
+					return -ENOMEM;
+				}
+				closure = nc;
+				closure[n] = strdup(c[q]);
+				closure[++n] = NULL;
+			}
+			l->ops.names_free(c);
+		}
+	}
+	for (size_t i = 0; i < l->n_attempts && fits; i++) {
+		const struct attempt *a = &l->attempts[i];
+
+		if (a->pid != pid || !a->module)
+			continue;
+		fits = names_contain(rq->resolved, rq->n_resolved, a->module) ||
+		       (closure && names_contain(closure, n, a->module));
+	}
+	if (closure)
+		l->ops.names_free(closure);
+	*ret_fits = fits;
+	return 0;
+}
+
+/*
+ * request_module() in task T makes the kernel run modprobe (a usermode helper, child of
+ * a kworker). Each modprobe that makes syscalls is tied to the oldest unanswered request
+ * before it whose module (or dependencies) it loads. Requests whose module is Live, or
+ * that resolve to no module, start a modprobe that makes no syscall: they stay unlinked.
+ */
+static int link_modprobes(struct ledger *l)
+{
+	struct priv *p = l->priv;
+
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+		bool first = true;
+		int r;
+
+		if (strcmp(a->comm, "modprobe") != 0 || a->request >= 0)
+			continue;
+		/* the process's first attempt decides; later ones follow it */
+		for (size_t j = 0; j < i && first; j++)
+			if (l->attempts[j].pid == a->pid)
+				first = false;
+		if (!first)
+			continue;
+		/* a modprobe whose parent is known and is not a kernel thread was run by hand */
+		if (proctab_parent_is_user(p->procs, a->pid))
+			continue;
+		for (size_t k = 0; k < l->n_requests; k++) {
+			struct autoload_request *rq = &l->requests[k];
+			bool fits;
+
+			if (rq->modprobe_pid || rq->ts > a->start ||
+			    a->start - rq->ts > REQUEST_TO_MODPROBE || rq->needless)
+				continue;
+			r = request_fits(l, rq, a->pid, &fits);
+			if (r < 0)
+				return r;
+			if (!fits)
+				continue;
+			rq->modprobe_pid = a->pid;
+			for (size_t j = i; j < l->n_attempts; j++)
+				if (l->attempts[j].pid == a->pid && l->attempts[j].request < 0) {
+					l->attempts[j].request = (long)k;
+					rq->n_attempts++;
+				}
+			break;
+		}
+	}
+	return 0;
+}
+
+int ledger_finish(struct ledger *l)
+{
+	int r;
+
+	names_from_klog(l);
+	find_fallbacks(l);
+	if (l->idempotent_kernel)
+		find_waiters(l);
+	names_from_klog(l);
+	find_fallbacks(l);
+	r = resolve_requests(l);
+	if (r < 0)
+		return r;
+	return link_modprobes(l);
+}
+
+const struct proctab *ledger_proctab(const struct ledger *l)
+{
+	return ((const struct priv *)l->priv)->procs;
+}

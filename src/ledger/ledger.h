@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sources/tracefs-events.h"
+
+/*
+ * The load-attempt ledger: trace events (and kernel log lines) in, one attempt per
+ * finit_module()/init_module() syscall out, each with a module, an outcome and the
+ * requester who caused it. Sources feed it in input order; ledger_finish() links what
+ * needs the whole picture (idempotent waiters, the kmod fallback, autoload requests).
+ */
+
+enum attempt_syscall {
+	ATTEMPT_FINIT,
+	ATTEMPT_INIT,
+};
+
+enum attempt_outcome {
+	OUTCOME_LOADED,
+	OUTCOME_DUP_LIVE,		/* EEXIST: a module of that name is Live */
+	OUTCOME_DUP_CONCURRENT,		/* EBUSY: it was loading, or going away */
+	OUTCOME_WAITER,			/* 6.5+ idempotent finit_module: returned another
+					 * attempt's result without loading anything */
+	OUTCOME_MISSING_DEP,		/* ENOENT: unknown symbol, a dependency not loaded */
+	OUTCOME_BAD_FORMAT,		/* ENOEXEC: not a module, raw compressed bytes, ... */
+	OUTCOME_FALLBACK,		/* ENOEXEC finit_module, then init_module of the same
+					 * module on the same thread: userspace decompression */
+	OUTCOME_SIG_REJECTED,		/* EKEYREJECTED, ENOKEY, EBADMSG: signature or key */
+	OUTCOME_INIT_FAILED,		/* the module loaded, its init function failed */
+	OUTCOME_DENIED,			/* EPERM: no CAP_SYS_MODULE, modules_disabled */
+	OUTCOME_OTHER_ERROR,
+	OUTCOME_INCOMPLETE,		/* no exit seen: the trace ended inside the call */
+	_OUTCOME_MAX,
+};
+
+/* How an attempt's module name was found (house rule: never guessed). */
+enum name_source {
+	NAME_NONE,
+	NAME_MODULE_LOAD,		/* module:module_load in the same thread, inside the call */
+	NAME_LEADER,			/* an idempotent waiter: its leader's name */
+	NAME_FALLBACK_PAIR,		/* ENOEXEC finit followed by a named init_module */
+	NAME_KLOG,			/* a kernel log line naming the module, inside the call */
+	NAME_LIVE,			/* live mode: /proc/PID/fd or a kprobe (not offline) */
+	_NAME_MAX,
+};
+
+/* Allocation classes, by the kernel stack under each vmap area allocation */
+enum vmap_class {
+	VMAP_KREAD,			/* kernel_read_file: the file copy (finit_module) */
+	VMAP_DECOMPRESS,		/* module_decompress: the xz dictionary, the vmap */
+	VMAP_LAYOUT,			/* module_alloc/execmem_alloc: the final memory */
+	VMAP_USER_COPY,			/* init_module's copy of the user buffer */
+	VMAP_OTHER_LOAD,		/* elsewhere under load_module */
+	_VMAP_MAX,
+};
+
+struct attempt {
+	enum attempt_syscall syscall;
+	char *module;			/* NULL: unnamed */
+	enum name_source name_source;
+	int fd;				/* finit_module */
+	unsigned int flags;		/* MODULE_INIT_* (finit_module) */
+	uint64_t len;			/* init_module buffer length */
+	char comm[32];			/* the thread that made the syscall, raw bytes */
+	int pid;
+	int tgid;			/* -1 when unknown */
+	double start, end;
+	bool complete;
+	int64_t ret;
+	int err;			/* positive errno, 0 on success */
+	enum attempt_outcome outcome;
+	long leader;			/* WAITER: index of the attempt it waited for */
+	bool waiter_by_timing;		/* WAITER inferred from timing, no vmap trace */
+	long request;			/* index into ledger requests, -1: not an autoload */
+	long step;			/* index into ledger steps, -1 before the first marker */
+	bool measured;			/* vmap allocation events were traced */
+	uint64_t vmap[_VMAP_MAX];	/* bytes allocated inside the call, by class */
+	unsigned int n_allocs;
+	bool module_load_seen;
+};
+
+struct autoload_request {
+	char *alias;
+	char *call_site;		/* function name, without offset */
+	char comm[32];			/* the requesting task */
+	int pid;
+	bool wait;
+	double ts;
+	long step;
+	char **resolved;		/* modules the alias resolves to; NULL-terminated */
+	size_t n_resolved;
+	bool resolve_failed;		/* no module index to ask */
+	bool needless;			/* the resolved module was already Live */
+	int modprobe_pid;		/* the modprobe linked to it, 0 if none */
+	size_t n_attempts;
+};
+
+struct ledger_step {
+	char *name;
+	double ts;
+};
+
+/* Kernel log findings are recorded by the caller with ledger_add_klog(). */
+struct ledger_klog {
+	double ts;			/* seconds since boot */
+	char *module;			/* NULL when the line names none */
+	int kind;			/* caller's finding kind */
+	int err;			/* positive errno the line reports, 0 if none */
+};
+
+/* Lookups the ledger needs from the module tree; all optional. */
+struct ledger_ops {
+	/* modules an alias resolves to (may be none); names owned by the caller's list */
+	int (*resolve_alias)(void *userdata, const char *alias, char ***ret_names,
+			     size_t *ret_n);
+	/* a module and what modprobe loads with it */
+	int (*module_closure)(void *userdata, const char *module, char ***ret_names,
+			      size_t *ret_n);
+	void (*names_free)(char **names);
+	/* was the module Live before the trace began (final proc/modules, no events)? */
+	bool (*live_at_start)(void *userdata, const char *module);
+	void *userdata;
+};
+
+struct ledger_stats {
+	uint64_t events;
+	uint64_t ignored_events;	/* known events the ledger does not use */
+	uint64_t unknown_events;
+	uint64_t orphan_exits;		/* an exit with no enter (trace started mid-call) */
+	uint64_t nested_enters;		/* an enter while the thread's previous was open */
+	uint64_t vmap_allocs;
+	uint64_t vmap_allocs_outside;	/* vmap allocations outside any load attempt */
+	uint64_t lost_events;
+	uint64_t markers;
+};
+
+struct ledger {
+	struct attempt *attempts;	/* in syscall-entry order */
+	size_t n_attempts;
+	struct autoload_request *requests;
+	size_t n_requests;
+	struct ledger_step *steps;
+	size_t n_steps;
+	struct ledger_klog *klog;
+	size_t n_klog;
+	struct ledger_stats stats;
+	bool idempotent_kernel;		/* set by the caller: kernel merges concurrent finits */
+	bool saw_vmap_events;
+	struct ledger_ops ops;
+	/* private */
+	void *priv;
+};
+
+int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledger **ret);
+struct ledger *ledger_free(struct ledger *l);
+
+/* One trace event, in input order. 0 or -ENOMEM. */
+int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev);
+/* A kernel log line that names a module, or reports a failure; @module may be NULL. */
+int ledger_add_klog(struct ledger *l, double ts, const char *module, int kind, int err);
+/* Links waiters, the kmod fallback, names from the log, and autoload requests. */
+int ledger_finish(struct ledger *l);
+
+const char *attempt_outcome_name(enum attempt_outcome o);
+const char *name_source_name(enum name_source s);
+const char *vmap_class_name(enum vmap_class c);
+/* The class of one allocation from its stack (frames top-down), or -1: not a load */
+int vmap_class_from_frames(const struct tracefs_frame *frames, size_t n);
+/* Is the outcome a duplicate (live, concurrent, or idempotent waiter)? */
+bool attempt_is_duplicate(const struct attempt *a);
+bool attempt_is_failure(const struct attempt *a);
+
+struct proctab;
+/* The processes the trace showed. Owned by @l. */
+const struct proctab *ledger_proctab(const struct ledger *l);

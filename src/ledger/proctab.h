@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Processes seen in the trace: comm and parent (sched_process_fork), by pid. */
+struct proctab;
+
+int proctab_new(struct proctab **ret);
+struct proctab *proctab_free(struct proctab *pt);
+int proctab_set_comm(struct proctab *pt, int pid, const char *comm);
+int proctab_fork(struct proctab *pt, int parent, int child, const char *child_comm);
+/* The parent pid, or 0 when no fork of @pid was seen. */
+int proctab_parent(const struct proctab *pt, int pid);
+const char *proctab_comm(const struct proctab *pt, int pid);
+/* Known parent that is neither a kernel thread nor kthreadd: run by a user process */
+bool proctab_parent_is_user(const struct proctab *pt, int pid);
+/*
+ * The ancestors of @pid as a list of comm and pid, parent first; up to @max entries.
+ * Returns the number written. Strings are owned by @pt.
+ */
+size_t proctab_chain(const struct proctab *pt, int pid, const char **ret_comms, int *ret_pids,
+		     size_t max);

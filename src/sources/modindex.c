@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <libkmod.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/macro.h"
+#include "modindex.h"
+
+struct modindex {
+	struct kmod_ctx *ctx;
+	char *config[5];
+};
+
+static const char *const config_dirs[] = {
+	"etc/modprobe.d", "run/modprobe.d", "usr/lib/modprobe.d", "lib/modprobe.d",
+};
+
+static void silent_log(void *data, int priority, const char *file, int line, const char *fn,
+		       const char *format, va_list args)
+{
+	/* library code logs nothing: errors come back as return values */
+}
+
+int modindex_new(const struct kt_root *root, const char *moduledir, struct modindex **ret)
+{
+	struct modindex *idx = calloc(1, sizeof(*idx));
+	size_t n = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	/* only the root's modprobe.d: never the host's when reading a captured tree */
+	for (size_t i = 0; i < ARRAY_SIZE(config_dirs); i++) {
+		if (!root_exists(root, config_dirs[i]))
+			continue;
+		if (root_abspath(root, config_dirs[i], &idx->config[n]) < 0) {
+			modindex_free(idx);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	idx->ctx = kmod_new(moduledir, (const char *const *)idx->config);
+	if (!idx->ctx) {
+		modindex_free(idx);
+		return -ENOMEM;
+	}
+	kmod_set_log_fn(idx->ctx, silent_log, NULL);
+	*ret = idx;
+	return 0;
+}
+
+struct modindex *modindex_free(struct modindex *idx)
+{
+	if (!idx)
+		return NULL;
+	kmod_unref(idx->ctx);
+	for (size_t i = 0; i < ARRAY_SIZE(idx->config); i++)
+		free(idx->config[i]);
+	free(idx);
+	return NULL;
+}
+
+void modindex_names_free(char **names)
+{
+	if (!names)
+		return;
+	for (char **p = names; *p; p++)
+		free(*p);
+	free(names);
+}
+
+static int names_add(char ***names, size_t *n, const char *name)
+{
+	char **nn;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return 0;
+	nn = realloc(*names, (*n + 2) * sizeof(char *));
+	if (!nn)
+		return -ENOMEM;
+	*names = nn;
+	nn[*n] = strdup(name);
+	if (!nn[*n])
+		return -ENOMEM;
+	nn[++*n] = NULL;
+	return 0;
+}
+
+static int names_from_list(struct kmod_list *list, char ***ret_names, size_t *ret_n)
+{
+	struct kmod_list *l;
+	char **names = calloc(1, sizeof(char *));
+	size_t n = 0;
+	int r = 0;
+
+	if (!names)
+		return -ENOMEM;
+	kmod_list_foreach(l, list) {
+		struct kmod_module *m = kmod_module_get_module(l);
+
+		r = names_add(&names, &n, kmod_module_get_name(m));
+		kmod_module_unref(m);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		modindex_names_free(names);
+		return r;
+	}
+	*ret_names = names;
+	*ret_n = n;
+	return 0;
+}
+
+int modindex_lookup(struct modindex *idx, const char *alias, char ***ret_names, size_t *ret_n)
+{
+	struct kmod_list *list = NULL;
+	int r;
+
+	r = kmod_module_new_from_lookup(idx->ctx, alias, &list);
+	if (r < 0)
+		return r;
+	r = names_from_list(list, ret_names, ret_n);
+	kmod_module_unref_list(list);
+	return r;
+}
+
+int modindex_deps(struct modindex *idx, const char *name, char ***ret_names, size_t *ret_n)
+{
+	struct kmod_module *mod = NULL;
+	struct kmod_list *deps, *pre = NULL, *post = NULL, *l;
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	r = kmod_module_new_from_name(idx->ctx, name, &mod);
+	if (r < 0)
+		return r;
+	deps = kmod_module_get_dependencies(mod);
+	r = names_from_list(deps, &names, &n);
+	kmod_module_unref_list(deps);
+	if (r < 0)
+		goto out;
+	if (kmod_module_get_softdeps(mod, &pre, &post) == 0) {
+		kmod_list_foreach(l, pre) {
+			struct kmod_module *m = kmod_module_get_module(l);
+
+			r = names_add(&names, &n, kmod_module_get_name(m));
+			kmod_module_unref(m);
+			if (r < 0)
+				break;
+		}
+		kmod_module_unref_list(pre);
+		kmod_module_unref_list(post);
+	}
+	if (r < 0)
+		goto out;
+	*ret_names = names;
+	*ret_n = n;
+	names = NULL;
+out:
+	modindex_names_free(names);
+	kmod_module_unref(mod);
+	return r;
+}
+
+int modindex_path(struct modindex *idx, const char *name, char **ret_path)
+{
+	struct kmod_module *mod = NULL;
+	const char *p;
+	int r;
+
+	r = kmod_module_new_from_name(idx->ctx, name, &mod);
+	if (r < 0)
+		return r;
+	p = kmod_module_get_path(mod);
+	r = p ? 0 : -ENOENT;
+	if (p) {
+		*ret_path = strdup(p);
+		if (!*ret_path)
+			r = -ENOMEM;
+	}
+	kmod_module_unref(mod);
+	return r;
+}
