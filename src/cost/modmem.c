@@ -421,8 +421,10 @@ static void assign_by_size(struct ctx *c)
 
 		if (mm->mods[m].method != JOIN_NONE)
 			continue;
+		/* a namesake judged earlier in this loop (JOIN_SIZE) still makes the size ambiguous */
 		for (i = 0; i < c->pm->n; i++)
-			if (c->pm->mods[i].size == pmod->size && mm->mods[i].method == JOIN_NONE)
+			if (c->pm->mods[i].size == pmod->size &&
+			    (mm->mods[i].method == JOIN_NONE || mm->mods[i].method == JOIN_SIZE))
 				same_mods++;
 		for (i = 0; i < mm->n; i++)
 			if (mm->areas[i].cls == AREA_MODULE && mm->areas[i].module < 0 &&

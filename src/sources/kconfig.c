@@ -175,8 +175,15 @@ static int read_gz(const struct kt_root *root, const char *path, char **ret_buf,
 			r = -EBADMSG;
 			break;
 		}
-		if (n == 0)
+		if (n == 0) {
+			int err;
+
+			/* a truncated stream ends like EOF; only gzerror() says Z_BUF_ERROR */
+			gzerror(gz, &err);
+			if (err != Z_OK)
+				r = -EBADMSG;
 			break;
+		}
 		len += n;
 	}
 	gzclose(gz);

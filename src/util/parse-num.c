@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -18,7 +19,8 @@ int parse_u64(const char *s, int base, uint64_t *ret)
 	char *end;
 
 	s = skip_ws(s);
-	if (*s == '-' || *s == '+' || *s == '\0')
+	/* strto*() would skip \n\v\f\r itself, and a '-' behind them would wrap around */
+	if (*s == '-' || *s == '+' || *s == '\0' || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, base);
@@ -39,7 +41,7 @@ int parse_i64(const char *s, int base, int64_t *ret)
 	char *end;
 
 	s = skip_ws(s);
-	if (*s == '\0' || *s == '+')
+	if (*s == '\0' || *s == '+' || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, base);

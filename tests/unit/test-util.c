@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "output/units.h"
+#include "util/escape.h"
+#include "util/linereader.h"
+#include "util/parse-num.h"
+#include "util/root.h"
+#include "util/version.h"
+
+/* ---- helpers --------------------------------------------------------------------- */
+
+static FILE *mem_file(const void *data, size_t len)
+{
+	FILE *f;
+
+	/* fmemopen() refuses a zero size before glibc 2.22; an empty file is /dev/null */
+	f = len ? fmemopen((void *)data, len, "r") : fopen("/dev/null", "re");
+	assert_non_null(f);
+	return f;
+}
+
+static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static char *make_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *d;
+
+	assert_true(asprintf(&d, "%s/kmodtop-test-XXXXXX", t && t[0] ? t : "/tmp") > 0);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void remove_tree(char *d)
+{
+	nftw(d, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	free(d);
+}
+
+static void write_file(const char *dir, const char *rel, const void *data, size_t len)
+{
+	char *p;
+	FILE *f;
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	f = fopen(p, "we");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	free(p);
+}
+
+/* ---- linereader ------------------------------------------------------------------ */
+
+static void test_linereader_lines(void **state)
+{
+	static const char text[] = "first\n\nthird line\n";
+	struct linereader lr;
+	FILE *f = mem_file(text, sizeof(text) - 1);
+	char *line;
+	size_t len;
+
+	linereader_init(&lr, f, 0);
+	assert_int_equal(lr.max, LINEREADER_DEFAULT_MAX);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "first");
+	assert_int_equal(len, 5);
+	assert_int_equal(lr.lineno, 1);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "");
+	assert_int_equal(len, 0);
+	assert_int_equal(lr.lineno, 2);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "third line");
+	assert_int_equal(len, 10);
+	assert_int_equal(lr.lineno, 3);
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	assert_int_equal(lr.lineno, 3);
+	assert_false(lr.missing_newline);
+	linereader_done(&lr);
+	linereader_done(&lr);	/* idempotent */
+	fclose(f);
+}
+
+static void test_linereader_missing_newline(void **state)
+{
+	static const char text[] = "a\nlast";
+	struct linereader lr;
+	FILE *f = mem_file(text, sizeof(text) - 1);
+	char *line;
+	size_t len;
+
+	linereader_init(&lr, f, 0);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "a");
+	assert_false(lr.missing_newline);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "last");
+	assert_int_equal(len, 4);
+	assert_int_equal(lr.lineno, 2);
+	assert_true(lr.missing_newline);
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	linereader_done(&lr);
+	fclose(f);
+}
+
+static void test_linereader_empty(void **state)
+{
+	struct linereader lr;
+	FILE *f = mem_file("", 0);
+	char *line = NULL;
+	size_t len = 99;
+
+	linereader_init(&lr, f, 0);
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	assert_int_equal(lr.lineno, 0);
+	assert_null(line);
+	assert_int_equal(len, 99);
+	linereader_done(&lr);
+	fclose(f);
+}
+
+static void test_linereader_long_line(void **state)
+{
+	size_t big = 1 << 20, n = 0;
+	char *text = malloc(big + 64);
+	struct linereader lr;
+	char *line;
+	size_t len;
+	FILE *f;
+
+	assert_non_null(text);
+	n += sprintf(text, "short\n");
+	memset(text + n, 'x', big);
+	n += big;
+	n += sprintf(text + n, "\nnext\n");
+	f = mem_file(text, n);
+
+	linereader_init(&lr, f, 0);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "short");
+	assert_int_equal(linereader_next(&lr, &line, &len), -E2BIG);
+	assert_int_equal(lr.lineno, 2);
+	/* the rest of the long line was skipped, not returned as lines */
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "next");
+	assert_int_equal(lr.lineno, 3);
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	/* the buffer never grew past the bound */
+	assert_true(lr.cap <= LINEREADER_DEFAULT_MAX + 1);
+	linereader_done(&lr);
+	fclose(f);
+	free(text);
+}
+
+static void test_linereader_max_boundary(void **state)
+{
+	static const char text[] = "abcd\nabcde\nab";
+	struct linereader lr;
+	FILE *f = mem_file(text, sizeof(text) - 1);
+	char *line;
+	size_t len;
+
+	linereader_init(&lr, f, 4);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "abcd");
+	assert_int_equal(linereader_next(&lr, &line, &len), -E2BIG);
+	assert_int_equal(lr.lineno, 2);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "ab");
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	linereader_done(&lr);
+	fclose(f);
+
+	/* an over-long last line without newline is still reported once */
+	f = mem_file("abcdefgh", 8);
+	linereader_init(&lr, f, 4);
+	assert_int_equal(linereader_next(&lr, &line, &len), -E2BIG);
+	assert_int_equal(lr.lineno, 1);
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	linereader_done(&lr);
+	fclose(f);
+}
+
+static void test_linereader_nul(void **state)
+{
+	static const char text[] = "ok\nbad\0byte\nafter\n\0";
+	struct linereader lr;
+	FILE *f = mem_file(text, sizeof(text) - 1);
+	char *line;
+	size_t len;
+
+	linereader_init(&lr, f, 0);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "ok");
+	assert_int_equal(linereader_next(&lr, &line, &len), -EBADMSG);
+	assert_int_equal(lr.lineno, 2);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_string_equal(line, "after");
+	assert_int_equal(lr.lineno, 3);
+	/* a lone NUL as the unterminated last line */
+	assert_int_equal(linereader_next(&lr, &line, &len), -EBADMSG);
+	assert_int_equal(lr.lineno, 4);
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	linereader_done(&lr);
+	fclose(f);
+}
+
+static void test_linereader_crlf(void **state)
+{
+	static const char text[] = "dos\r\n\r\n";
+	struct linereader lr;
+	FILE *f = mem_file(text, sizeof(text) - 1);
+	char *line;
+	size_t len;
+
+	linereader_init(&lr, f, 0);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_int_equal(len, 4);
+	assert_memory_equal(line, "dos\r", 5);
+	assert_int_equal(linereader_next(&lr, &line, &len), 1);
+	assert_int_equal(len, 1);
+	assert_string_equal(line, "\r");
+	assert_int_equal(linereader_next(&lr, &line, &len), 0);
+	linereader_done(&lr);
+	fclose(f);
+}
+
+/* ---- parse-num ------------------------------------------------------------------- */
+
+static void test_parse_u64(void **state)
+{
+	uint64_t v = 7;
+
+	assert_int_equal(parse_u64("0", 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse_u64("24576", 10, &v), 0);
+	assert_int_equal(v, 24576);
+	assert_int_equal(parse_u64("18446744073709551615", 10, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(parse_u64(" \t42 \t", 10, &v), 0);
+	assert_int_equal(v, 42);
+
+	v = 7;
+	assert_int_equal(parse_u64("18446744073709551616", 10, &v), -ERANGE);
+	assert_int_equal(parse_u64("99999999999999999999999", 10, &v), -ERANGE);
+	assert_int_equal(parse_u64("", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("   ", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("-", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("-1", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64(" -1", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("+1", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("abc", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("12abc", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("1 2", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("12\n", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("1.5", 10, &v), -EINVAL);
+	/* strtoull() skips \n, \v, \f, \r itself: a '-' behind them must not wrap around */
+	assert_int_equal(parse_u64("\n-1", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("\v-1", 16, &v), -EINVAL);
+	assert_int_equal(parse_u64("\r\f-5", 0, &v), -EINVAL);
+	assert_int_equal(v, 7);	/* untouched on failure */
+
+	/* base 10 does not take a prefix, base 0 and 16 do */
+	assert_int_equal(parse_u64("0x10", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("0x10", 0, &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(parse_u64("010", 0, &v), 0);
+	assert_int_equal(v, 8);
+	assert_int_equal(parse_u64("0x10", 16, &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(parse_u64("ffffffffc0476000", 16, &v), 0);
+	assert_true(v == 0xffffffffc0476000ull);
+	assert_int_equal(parse_u64("0xffffffffffffffff", 16, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(parse_u64("0x10000000000000000", 16, &v), -ERANGE);
+	assert_int_equal(parse_u64("0x", 16, &v), -EINVAL);
+	assert_int_equal(parse_u64("0xg", 16, &v), -EINVAL);
+	assert_int_equal(parse_u64("0x-1", 16, &v), -EINVAL);
+}
+
+static void test_parse_i64(void **state)
+{
+	int64_t v = 7;
+
+	assert_int_equal(parse_i64("-1", 10, &v), 0);
+	assert_int_equal(v, -1);
+	assert_int_equal(parse_i64(" 123 ", 10, &v), 0);
+	assert_int_equal(v, 123);
+	assert_int_equal(parse_i64("9223372036854775807", 10, &v), 0);
+	assert_true(v == INT64_MAX);
+	assert_int_equal(parse_i64("-9223372036854775808", 10, &v), 0);
+	assert_true(v == INT64_MIN);
+	assert_int_equal(parse_i64("-0x10", 0, &v), 0);
+	assert_int_equal(v, -16);
+
+	v = 7;
+	assert_int_equal(parse_i64("9223372036854775808", 10, &v), -ERANGE);
+	assert_int_equal(parse_i64("-9223372036854775809", 10, &v), -ERANGE);
+	assert_int_equal(parse_i64("18446744073709551616", 10, &v), -ERANGE);
+	assert_int_equal(parse_i64("", 10, &v), -EINVAL);
+	assert_int_equal(parse_i64("-", 10, &v), -EINVAL);
+	assert_int_equal(parse_i64("--1", 10, &v), -EINVAL);
+	assert_int_equal(parse_i64("+1", 10, &v), -EINVAL);
+	assert_int_equal(parse_i64("\n+1", 10, &v), -EINVAL);
+	assert_int_equal(parse_i64("1x", 10, &v), -EINVAL);
+	assert_int_equal(parse_i64("0x10", 10, &v), -EINVAL);
+	assert_int_equal(v, 7);
+}
+
+static void test_parse_u32_int(void **state)
+{
+	uint32_t u = 7;
+	int i = 7;
+
+	assert_int_equal(parse_u32("4294967295", 10, &u), 0);
+	assert_true(u == UINT32_MAX);
+	assert_int_equal(parse_u32("0x1f", 16, &u), 0);
+	assert_int_equal(u, 31);
+	u = 7;
+	assert_int_equal(parse_u32("4294967296", 10, &u), -ERANGE);
+	assert_int_equal(parse_u32("18446744073709551616", 10, &u), -ERANGE);
+	assert_int_equal(parse_u32("-1", 10, &u), -EINVAL);
+	assert_int_equal(parse_u32("", 10, &u), -EINVAL);
+	assert_int_equal(parse_u32("1k", 10, &u), -EINVAL);
+	assert_int_equal(u, 7);
+
+	assert_int_equal(parse_int("2147483647", &i), 0);
+	assert_int_equal(i, INT_MAX);
+	assert_int_equal(parse_int("-2147483648", &i), 0);
+	assert_int_equal(i, INT_MIN);
+	assert_int_equal(parse_int(" -3 ", &i), 0);
+	assert_int_equal(i, -3);
+	i = 7;
+	assert_int_equal(parse_int("2147483648", &i), -ERANGE);
+	assert_int_equal(parse_int("-2147483649", &i), -ERANGE);
+	assert_int_equal(parse_int("9223372036854775808", &i), -ERANGE);
+	assert_int_equal(parse_int("0x10", &i), -EINVAL);	/* base 10 only */
+	assert_int_equal(parse_int("-", &i), -EINVAL);
+	assert_int_equal(parse_int("", &i), -EINVAL);
+	assert_int_equal(parse_int("two", &i), -EINVAL);
+	assert_int_equal(i, 7);
+}
+
+/* ---- escape ---------------------------------------------------------------------- */
+
+static void check_escape(const char *in, size_t len, const char *want)
+{
+	char *out = escape_dup(in, len);
+
+	assert_non_null(out);
+	assert_string_equal(out, want);
+	assert_int_equal(escape_needed(in, len), strlen(want) != len || memcmp(want, in, len) != 0);
+	free(out);
+}
+
+#define CHECK_ESCAPE(lit, want) check_escape(lit, sizeof(lit) - 1, want)
+
+static void test_escape_terminal_sequences(void **state)
+{
+	CHECK_ESCAPE("\033[2J", "\\x1b[2J");
+	CHECK_ESCAPE("x\033[31mred\033[0m", "x\\x1b[31mred\\x1b[0m");
+	/* OSC 52 would write the clipboard */
+	CHECK_ESCAPE("\033]52;c;aGVsbG8=\007", "\\x1b]52;c;aGVsbG8=\\x07");
+	CHECK_ESCAPE("a\tb\nc\rd", "a\\x09b\\x0ac\\x0dd");
+	CHECK_ESCAPE("\x7f", "\\x7f");
+	CHECK_ESCAPE("nul\0in", "nul\\x00in");
+	/* C1 CSI as UTF-8 (U+009B) and as a raw byte */
+	CHECK_ESCAPE("\xc2\x9b" "2J", "\\xc2\\x9b2J");
+	CHECK_ESCAPE("\xc2\x80", "\\xc2\\x80");
+	CHECK_ESCAPE("\xc2\x9f", "\\xc2\\x9f");
+	CHECK_ESCAPE("\x9b" "2J", "\\x9b2J");
+	/* U+00A0 is the first code point after C1: kept */
+	CHECK_ESCAPE("\xc2\xa0", "\xc2\xa0");
+}
+
+static void test_escape_invalid_utf8(void **state)
+{
+	CHECK_ESCAPE("\xff", "\\xff");
+	CHECK_ESCAPE("\xfe\xfe", "\\xfe\\xfe");
+	CHECK_ESCAPE("\x80", "\\x80");
+	CHECK_ESCAPE("\xc3(", "\\xc3(");
+	CHECK_ESCAPE("\xe2\x82", "\\xe2\\x82");		/* truncated at the end */
+	CHECK_ESCAPE("\xe2\x82x", "\\xe2\\x82x");
+	CHECK_ESCAPE("\xf0\x9f\x98", "\\xf0\\x9f\\x98");
+	/* overlong encodings of '/' and NUL */
+	CHECK_ESCAPE("\xc0\xaf", "\\xc0\\xaf");
+	CHECK_ESCAPE("\xc1\xbf", "\\xc1\\xbf");
+	CHECK_ESCAPE("\xc0\x80", "\\xc0\\x80");
+	CHECK_ESCAPE("\xe0\x80\xaf", "\\xe0\\x80\\xaf");
+	CHECK_ESCAPE("\xf0\x80\x80\xaf", "\\xf0\\x80\\x80\\xaf");
+	/* surrogates, beyond U+10FFFF, 5-byte forms */
+	CHECK_ESCAPE("\xed\xa0\x80", "\\xed\\xa0\\x80");
+	CHECK_ESCAPE("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
+	CHECK_ESCAPE("\xf8\x88\x80\x80\x80", "\\xf8\\x88\\x80\\x80\\x80");
+}
+
+static void test_escape_bidi_backslash(void **state)
+{
+	/* RIGHT-TO-LEFT OVERRIDE, LEFT-TO-RIGHT EMBEDDING, FIRST STRONG ISOLATE, PDI */
+	CHECK_ESCAPE("ab\xe2\x80\xae" "cd", "ab\\xe2\\x80\\xaecd");
+	CHECK_ESCAPE("\xe2\x80\xaa", "\\xe2\\x80\\xaa");
+	CHECK_ESCAPE("\xe2\x81\xa8", "\\xe2\\x81\\xa8");
+	CHECK_ESCAPE("\xe2\x81\xa9", "\\xe2\\x81\\xa9");
+	/* neighbours of the ranges are ordinary punctuation */
+	CHECK_ESCAPE("\xe2\x80\xaf", "\xe2\x80\xaf");
+	CHECK_ESCAPE("\xe2\x81\xa5", "\xe2\x81\xa5");
+	/* a backslash is doubled, so "\x1b" in a name cannot pose as an escape */
+	CHECK_ESCAPE("a\\b", "a\\\\b");
+	CHECK_ESCAPE("\\x1b", "\\\\x1b");
+}
+
+static void test_escape_valid_utf8(void **state)
+{
+	CHECK_ESCAPE("", "");
+	CHECK_ESCAPE("xfs", "xfs");
+	CHECK_ESCAPE("nls_iso8859-1 [permanent],", "nls_iso8859-1 [permanent],");
+	CHECK_ESCAPE("caf\xc3\xa9", "caf\xc3\xa9");
+	CHECK_ESCAPE("\xe2\x82\xac", "\xe2\x82\xac");
+	CHECK_ESCAPE("\xe6\xa8\xa1\xe5\x9d\x97", "\xe6\xa8\xa1\xe5\x9d\x97");
+	CHECK_ESCAPE("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");
+	CHECK_ESCAPE("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf");	/* U+10FFFF */
+	/* only @len bytes are looked at */
+	check_escape("ab\033", 2, "ab");
+}
+
+static void test_escape_every_byte(void **state)
+{
+	/* whatever a single byte is, the output holds no control byte and no lone >= 0x80 */
+	for (unsigned int b = 0; b < 256; b++) {
+		char in = (char)b, *out = escape_dup(&in, 1);
+
+		assert_non_null(out);
+		for (const unsigned char *p = (const unsigned char *)out; *p; p++)
+			assert_true(*p >= 0x20 && *p < 0x7f);
+		if (b >= 0x20 && b < 0x7f && b != '\\')
+			assert_false(escape_needed(&in, 1));
+		else
+			assert_true(escape_needed(&in, 1));
+		free(out);
+	}
+}
+
+/* ---- units ----------------------------------------------------------------------- */
+
+static void test_format_bytes(void **state)
+{
+	char buf[32];
+
+	assert_string_equal(format_bytes(0, buf, sizeof(buf)), "0 B");
+	assert_string_equal(format_bytes(1023, buf, sizeof(buf)), "1023 B");
+	assert_string_equal(format_bytes(1024, buf, sizeof(buf)), "1.00 KiB");
+	assert_string_equal(format_bytes(1536, buf, sizeof(buf)), "1.50 KiB");
+	assert_string_equal(format_bytes(24576, buf, sizeof(buf)), "24.0 KiB");
+	assert_string_equal(format_bytes(102400, buf, sizeof(buf)), "100 KiB");
+	/* 1023.999 KiB must not print as "1024 KiB" */
+	assert_string_equal(format_bytes(1048575, buf, sizeof(buf)), "1.00 MiB");
+	assert_string_equal(format_bytes(1048576, buf, sizeof(buf)), "1.00 MiB");
+	assert_string_equal(format_bytes(2592768, buf, sizeof(buf)), "2.47 MiB");
+	assert_string_equal(format_bytes(UINT64_MAX, buf, sizeof(buf)), "16.0 EiB");
+	/* a short buffer is truncated, not overrun */
+	memset(buf, 'z', sizeof(buf));
+	format_bytes(1536, buf, 4);
+	assert_string_equal(buf, "1.5");
+	assert_int_equal(buf[4], 'z');
+}
+
+/* ---- version --------------------------------------------------------------------- */
+
+static void test_kver_parse(void **state)
+{
+	struct kver v = { 9, 9, 9 };
+
+	assert_int_equal(kver_parse("6.12.118+deb12-amd64", &v), 0);
+	assert_int_equal(v.major, 6);
+	assert_int_equal(v.minor, 12);
+	assert_int_equal(v.patch, 118);
+	assert_int_equal(kver_parse("6.1.0-57-amd64", &v), 0);
+	assert_int_equal(v.major, 6);
+	assert_int_equal(v.minor, 1);
+	assert_int_equal(v.patch, 0);
+	assert_int_equal(kver_parse("6.12.118", &v), 0);
+	assert_int_equal(v.patch, 118);
+	assert_int_equal(kver_parse("5.4", &v), 0);
+	assert_int_equal(v.major, 5);
+	assert_int_equal(v.minor, 4);
+	assert_int_equal(v.patch, 0);
+	assert_int_equal(kver_parse("6.10-rc1", &v), 0);
+	assert_int_equal(v.minor, 10);
+	assert_int_equal(v.patch, 0);
+	assert_int_equal(kver_parse("6.9.x", &v), 0);
+	assert_int_equal(v.minor, 9);
+	assert_int_equal(v.patch, 0);
+
+	v = (struct kver){ 9, 9, 9 };
+	assert_int_equal(kver_parse("", &v), -EINVAL);
+	assert_int_equal(kver_parse("6", &v), -EINVAL);
+	assert_int_equal(kver_parse("6.", &v), -EINVAL);
+	assert_int_equal(kver_parse("6.x", &v), -EINVAL);
+	assert_int_equal(kver_parse("v6.1", &v), -EINVAL);
+	assert_int_equal(kver_parse("-6.1", &v), -EINVAL);
+	assert_int_equal(kver_parse(" 6.1", &v), -EINVAL);
+	assert_int_equal(kver_parse("6.-1", &v), -EINVAL);
+	assert_int_equal(kver_parse("99999999999999999999.1", &v), -EINVAL);
+	assert_int_equal(v.major, 9);
+
+	assert_int_equal(kver_parse("6.4.0", &v), 0);
+	assert_int_equal(kver_cmp_mm(&v, 6, 4), 0);
+	assert_true(kver_cmp_mm(&v, 6, 5) < 0);
+	assert_true(kver_cmp_mm(&v, 6, 3) > 0);
+	assert_true(kver_cmp_mm(&v, 5, 17) > 0);
+	assert_true(kver_cmp_mm(&v, 7, 0) < 0);
+}
+
+/* ---- root ------------------------------------------------------------------------ */
+
+static void test_root_open(void **state)
+{
+	struct kt_root *root = NULL;
+	char *dir = make_tmpdir(), *p = NULL, buf[16];
+	FILE *f = NULL;
+	int fd;
+
+	write_file(dir, "file", "hello\n", 6);
+	assert_int_equal(root_new(dir, &root), 0);
+	assert_string_equal(root_dir(root), dir);
+
+	fd = root_open(root, "file", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 6);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+
+	/* absolute paths would escape the root */
+	assert_int_equal(root_open(root, "/etc/passwd", O_RDONLY), -EINVAL);
+	assert_int_equal(root_open(root, "/", O_RDONLY), -EINVAL);
+	assert_false(root_exists(root, "/etc/passwd"));
+	assert_false(root_exists(root, "/"));
+	assert_true(root_exists(root, "file"));
+	assert_false(root_exists(root, "nope"));
+	assert_int_equal(root_open(root, "nope", O_RDONLY), -ENOENT);
+	assert_int_equal(root_fopen(root, "nope", &f), -ENOENT);
+	assert_null(f);
+	assert_int_equal(root_fopen(root, "/etc/passwd", &f), -EINVAL);
+	assert_null(f);
+	assert_int_equal(root_fopen(root, "file", &f), 0);
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	assert_string_equal(buf, "hello\n");
+	fclose(f);
+
+	assert_int_equal(root_abspath(root, "proc/modules", &p), 0);
+	assert_true(strncmp(p, dir, strlen(dir)) == 0);
+	assert_string_equal(p + strlen(dir), "/proc/modules");
+	free(p);
+
+	root_free(root);
+	remove_tree(dir);
+
+	assert_int_equal(root_new("/nonexistent-kmodtop-root", &root), -ENOENT);
+	assert_int_equal(root_new("/dev/null", &root), -ENOTDIR);
+	assert_null(root_free(NULL));
+}
+
+static void test_root_abspath_slash(void **state)
+{
+	struct kt_root *root = NULL;
+	char *p = NULL;
+
+	assert_int_equal(root_new("/", &root), 0);
+	assert_int_equal(root_abspath(root, "proc/modules", &p), 0);
+	assert_string_equal(p, "/proc/modules");
+	free(p);
+	root_free(root);
+
+	assert_int_equal(root_new(FIXTURES_DIR "/debian-6.1-plain///", &root), 0);
+	assert_int_equal(root_abspath(root, "proc/modules", &p), 0);
+	assert_string_equal(p, FIXTURES_DIR "/debian-6.1-plain/proc/modules");
+	free(p);
+	root_free(root);
+}
+
+static void test_root_read_file(void **state)
+{
+	struct kt_root *root = NULL;
+	char *dir = make_tmpdir(), *data, *buf = NULL;
+	size_t len = 0, n = 10000;
+
+	data = malloc(n);
+	assert_non_null(data);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (char)('a' + i % 26);
+	write_file(dir, "big", data, n);
+	write_file(dir, "empty", "", 0);
+	write_file(dir, "small", "42\n", 3);
+	assert_int_equal(root_new(dir, &root), 0);
+
+	assert_int_equal(root_read_file(root, "big", n, &buf, &len), 0);
+	assert_int_equal(len, n);
+	assert_memory_equal(buf, data, n);
+	assert_int_equal(buf[n], '\0');
+	free(buf);
+	buf = NULL;
+
+	assert_int_equal(root_read_file(root, "big", n - 1, &buf, &len), -EFBIG);
+	assert_null(buf);
+	assert_int_equal(root_read_file(root, "big", 100, &buf, &len), -EFBIG);
+	assert_int_equal(root_read_file(root, "big", 4096, &buf, &len), -EFBIG);
+	assert_null(buf);
+
+	assert_int_equal(root_read_file(root, "small", 3, &buf, &len), 0);
+	assert_int_equal(len, 3);
+	assert_string_equal(buf, "42\n");
+	free(buf);
+	buf = NULL;
+	assert_int_equal(root_read_file(root, "small", 2, &buf, &len), -EFBIG);
+
+	assert_int_equal(root_read_file(root, "empty", 64, &buf, &len), 0);
+	assert_int_equal(len, 0);
+	assert_string_equal(buf, "");
+	free(buf);
+	buf = NULL;
+
+	assert_int_equal(root_read_file(root, "missing", 64, &buf, &len), -ENOENT);
+	assert_int_equal(root_read_file(root, "/etc/hostname", 64, &buf, &len), -EINVAL);
+	assert_int_equal(root_read_file(root, ".", 64, &buf, &len), -EISDIR);
+	assert_null(buf);
+
+	root_free(root);
+	remove_tree(dir);
+	free(data);
+}
+
+static void test_root_live(void **state)
+{
+	struct kt_root *root = NULL;
+	char *dir = make_tmpdir();
+
+	assert_int_equal(root_new("/", &root), 0);
+	assert_true(root_is_live_system(root));
+	root_free(root);
+	/* by identity, not by spelling */
+	assert_int_equal(root_new("//.", &root), 0);
+	assert_true(root_is_live_system(root));
+	root_free(root);
+
+	assert_int_equal(root_new(dir, &root), 0);
+	assert_false(root_is_live_system(root));
+	root_free(root);
+	assert_int_equal(root_new(FIXTURES_DIR "/debian-6.12-xz", &root), 0);
+	assert_false(root_is_live_system(root));
+	root_free(root);
+	remove_tree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_linereader_lines),
+		cmocka_unit_test(test_linereader_missing_newline),
+		cmocka_unit_test(test_linereader_empty),
+		cmocka_unit_test(test_linereader_long_line),
+		cmocka_unit_test(test_linereader_max_boundary),
+		cmocka_unit_test(test_linereader_nul),
+		cmocka_unit_test(test_linereader_crlf),
+		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_parse_i64),
+		cmocka_unit_test(test_parse_u32_int),
+		cmocka_unit_test(test_escape_terminal_sequences),
+		cmocka_unit_test(test_escape_invalid_utf8),
+		cmocka_unit_test(test_escape_bidi_backslash),
+		cmocka_unit_test(test_escape_valid_utf8),
+		cmocka_unit_test(test_escape_every_byte),
+		cmocka_unit_test(test_format_bytes),
+		cmocka_unit_test(test_kver_parse),
+		cmocka_unit_test(test_root_open),
+		cmocka_unit_test(test_root_abspath_slash),
+		cmocka_unit_test(test_root_read_file),
+		cmocka_unit_test(test_root_live),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
