@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,15 +9,22 @@
 #include <unistd.h>
 
 #include "cost/loadpath.h"
+#include "ledger/klog-findings.h"
+#include "ledger/ledger.h"
+#include "ledger/summary.h"
 #include "cost/modmem.h"
 #include "output/output.h"
+#include "sources/dmesg-text.h"
 #include "sources/kconfig.h"
+#include "sources/kmsg.h"
 #include "sources/meminfo.h"
+#include "sources/modindex.h"
 #include "sources/moduledir.h"
 #include "sources/modstats.h"
 #include "sources/proc-modules.h"
 #include "sources/sys-module.h"
 #include "sources/tainted.h"
+#include "sources/tracefs-events.h"
 #include "sources/vmallocinfo.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -26,14 +34,162 @@
 
 static void report_usage(FILE *f)
 {
-	fputs("Usage: kmodtop [OPTIONS] report [-j|-p] [--color[=WHEN]]\n"
+	fputs("Usage: kmodtop [OPTIONS] report [-j|-p] [--trace FILE] [--log FILE] [--attempts]\n"
 	      "\n"
 	      "Describe the kernel's module support, its loaded modules and the vmalloc areas\n"
-	      "that hold them. Reads a live system, or a captured tree with --root.\n"
+	      "that hold them; from a trace and a kernel log, the load attempts: which modules\n"
+	      "were loaded more than once, which loads failed and why, and who asked.\n"
+	      "Reads a live system, or a captured tree with --root.\n"
+	      "\n"
+	      "Options:\n"
+	      "      --trace FILE    tracefs text (trace, trace_pipe or trace-cmd report) to read\n"
+	      "                      (default under --root: ROOT/sys/kernel/tracing/trace)\n"
+	      "      --log FILE      kernel log (/dev/kmsg records, dmesg, journalctl -k, serial\n"
+	      "                      console; default under --root: ROOT/capture/kmsg.raw, else\n"
+	      "                      ROOT/capture/dmesg.txt)\n"
+	      "      --no-trace      read no trace\n"
+	      "      --no-log        read no kernel log\n"
+	      "      --attempts      list every load attempt in the text output too\n"
+	      "  -h, --help          show this help\n"
 	      "\n"
 	      "The global options (--root, --kernel-release, --moduledir, -j, -p, --color) may\n"
 	      "also follow the command.\n",
 	      f);
+}
+
+enum {
+	OPT_TRACE = OPT_CMD_BASE,
+	OPT_LOG,
+	OPT_NO_TRACE,
+	OPT_NO_LOG,
+	OPT_ATTEMPTS,
+};
+
+/* Warnings about skipped input lines: the first few, then a count */
+#define BAD_LINE_WARNINGS 10
+
+struct input_ctx {
+	struct ledger *ledger;
+	unsigned int bad_lines;
+	uint64_t records;
+};
+
+static void on_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct input_ctx *c = userdata;
+
+	if (++c->bad_lines <= BAD_LINE_WARNINGS)
+		log_warn("'%s':%u: %s, skipping", e->path, e->line, e->what ? e->what : "malformed");
+	else if (c->bad_lines == BAD_LINE_WARNINGS + 1)
+		log_warn("'%s': more malformed lines, not shown", e->path);
+}
+
+static int on_trace_event(void *userdata, const struct tracefs_event *ev)
+{
+	struct input_ctx *c = userdata;
+
+	return ledger_feed_trace(c->ledger, ev);
+}
+
+static int on_klog_record(void *userdata, const struct klog_rec *rec)
+{
+	struct input_ctx *c = userdata;
+	struct klog_finding f;
+
+	c->records++;
+	if (klog_classify(rec->msg, rec->msg_len, &f) < 0 || f.kind == KLOG_FINDING_NONE)
+		return 0;
+	return ledger_add_klog(c->ledger, rec->has_monotonic ? rec->ts : NAN, f.module,
+			       f.module_len, f.kind, f.err, rec->msg, rec->msg_len);
+}
+
+/* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
+static bool looks_like_kmsg(FILE *f)
+{
+	char buf[512];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	char *nl, *line = buf;
+	struct klog_rec rec;
+	const char *what;
+
+	rewind(f);
+	buf[n] = '\0';
+	nl = memchr(buf, '\n', n);
+	if (nl)
+		*nl = '\0';
+	return kmsg_parse_line(line, strlen(line), &rec, &what) == 0;
+}
+
+struct ledger_lookup {
+	struct modindex *idx;
+	const struct proc_modules *pm;
+};
+
+static int lookup_resolve(void *userdata, const char *alias, char ***ret, size_t *ret_n)
+{
+	struct ledger_lookup *lk = userdata;
+
+	return lk->idx ? modindex_lookup(lk->idx, alias, ret, ret_n) : -ENOENT;
+}
+
+/* A module and what modprobe loads with it: dependencies and pre-softdeps, closed */
+static int lookup_closure(void *userdata, const char *module, char ***ret, size_t *ret_n)
+{
+	struct ledger_lookup *lk = userdata;
+	char **all = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!lk->idx)
+		return -ENOENT;
+	all = calloc(2, sizeof(char *));
+	if (!all || !(all[0] = strdup(module))) {
+		free(all);
+		return -ENOMEM;
+	}
+	n = 1;
+	/* bounded: a softdep loop in a hostile modprobe.d cannot grow it forever */
+	for (size_t i = 0; i < n && n < 256; i++) {
+		char **deps = NULL;
+		size_t nd = 0;
+
+		r = modindex_deps(lk->idx, all[i], &deps, &nd);
+		if (r == -ENOMEM)
+			goto fail;
+		for (size_t k = 0; r >= 0 && k < nd; k++) {
+			bool have = false;
+			char **na;
+
+			for (size_t q = 0; q < n && !have; q++)
+				have = strcmp(all[q], deps[k]) == 0;
+			if (have)
+				continue;
+			na = realloc(all, (n + 2) * sizeof(char *));
+			if (!na || !(na[n] = strdup(deps[k]))) {
+				if (na)
+					all = na;
+				modindex_names_free(deps);
+				r = -ENOMEM;
+				goto fail;
+			}
+			all = na;
+			all[++n] = NULL;
+		}
+		modindex_names_free(deps);
+	}
+	*ret = all;
+	*ret_n = n;
+	return 0;
+fail:
+	modindex_names_free(all);
+	return r;
+}
+
+static bool lookup_live_at_start(void *userdata, const char *module)
+{
+	struct ledger_lookup *lk = userdata;
+
+	return proc_modules_find(lk->pm, module) != NULL;
 }
 
 struct collected {
@@ -48,6 +204,12 @@ struct collected {
 	struct modstats *ms;
 	struct kconfig *kc;
 	struct modmem *mm;
+	struct modindex *idx;
+	struct ledger *ledger;
+	struct ledger_summary *sum;
+	struct tracefs_stats trace_stats;
+	char *trace_path, *log_path;
+	void *lookup;
 };
 
 static void collected_done(struct collected *c)
@@ -61,6 +223,12 @@ static void collected_done(struct collected *c)
 	modstats_free(c->ms);
 	kconfig_free(c->kc);
 	modmem_free(c->mm);
+	ledger_summary_free(c->sum);
+	ledger_free(c->ledger);
+	modindex_free(c->idx);
+	free(c->trace_path);
+	free(c->log_path);
+	free(c->lookup);
 	free(c->moduledir);
 	root_free(c->root);
 }
@@ -122,13 +290,164 @@ static int resolve_release(struct collected *c, const struct global_opts *g,
 	return -ENOENT;
 }
 
+/* A file named on the command line, or the root's default when it has one */
+static int open_input(struct collected *c, const char *arg, const char *const *defaults,
+		      FILE **ret_f, char **ret_path)
+{
+	int r;
+
+	if (arg) {
+		FILE *f = fopen(arg, "re");
+
+		if (!f)
+			return -errno;
+		*ret_f = f;
+		*ret_path = strdup(arg);
+		return *ret_path ? 0 : -ENOMEM;
+	}
+	/* the live system's global trace buffer and log are not ours to read as history */
+	if (root_is_live_system(c->root))
+		return -ENOENT;
+	for (size_t i = 0; defaults[i]; i++) {
+		r = root_fopen(c->root, defaults[i], ret_f);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			return r;
+		*ret_path = strdup(defaults[i]);
+		return *ret_path ? 0 : -ENOMEM;
+	}
+	return -ENOENT;
+}
+
+static int read_attempts(struct collected *c, struct report_data *d, const char *arg_trace,
+			 const char *arg_log, bool want_trace, bool want_log)
+{
+	static const char *const trace_defaults[] = { "sys/kernel/tracing/trace",
+						      "sys/kernel/debug/tracing/trace", NULL };
+	static const char *const log_defaults[] = { "capture/kmsg.raw", "capture/dmesg.txt",
+						    NULL };
+	struct ledger_lookup *lk;
+	struct ledger_ops ops = {
+		.resolve_alias = lookup_resolve,
+		.module_closure = lookup_closure,
+		.names_free = modindex_names_free,
+		.live_at_start = lookup_live_at_start,
+	};
+	struct input_ctx in = {0};
+	struct kt_err e = {0};
+	FILE *tf = NULL, *lf = NULL;
+	int r;
+
+	if (want_trace) {
+		r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path);
+		if (r < 0 && (arg_trace || r != -ENOENT)) {
+			log_error("trace '%s': %s", arg_trace ? arg_trace : trace_defaults[0],
+				  strerror(-r));
+			return r;
+		}
+	}
+	if (want_log) {
+		r = open_input(c, arg_log, log_defaults, &lf, &c->log_path);
+		if (r < 0 && (arg_log || r != -ENOENT)) {
+			log_error("kernel log '%s': %s", arg_log ? arg_log : log_defaults[0],
+				  strerror(-r));
+			if (tf)
+				fclose(tf);
+			return r;
+		}
+	}
+	if (!tf && !lf)
+		return 0;
+
+	/* the lookups live as long as the ledger: keep them in the collected state */
+	lk = calloc(1, sizeof(*lk));
+	if (!lk) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (c->moduledir && modindex_new(c->root, c->moduledir, &c->idx) < 0)
+		c->idx = NULL;
+	lk->idx = c->idx;
+	lk->pm = c->pm;
+	ops.userdata = lk;
+	r = ledger_new(&ops, d->lp.idempotent_finit, &c->ledger);
+	if (r < 0) {
+		free(lk);
+		goto out;
+	}
+	in.ledger = c->ledger;
+
+	/* the log first: the ledger names attempts from it when the trace is done */
+	if (lf) {
+		struct klog_parser_ops kops = { .record = on_klog_record, .bad_line = on_bad_line };
+
+		if (looks_like_kmsg(lf)) {
+			d->log_format = "kmsg";
+			r = kmsg_read_file(lf, c->log_path, &kops, &in, NULL, &e);
+		} else {
+			struct dmesg_stats ds = {0};
+
+			d->log_format = "dmesg";
+			r = dmesg_read_file(lf, c->log_path, &kops, &in, &ds, &e);
+			d->log_other_lines = ds.other_lines;
+		}
+		d->log_records = in.records;
+		d->log_malformed = in.bad_lines;
+		d->log_path = c->log_path;
+		if (r < 0) {
+			log_error("kernel log '%s': %s", c->log_path, strerror(-r));
+			goto out_lk;
+		}
+	}
+	if (tf) {
+		struct tracefs_parser_ops tops = { .event = on_trace_event, .bad_line = on_bad_line };
+
+		in.bad_lines = 0;
+		r = tracefs_events_read_file(tf, c->trace_path, &tops, &in, &c->trace_stats, &e);
+		if (r < 0) {
+			log_error("trace '%s': %s", c->trace_path, strerror(-r));
+			goto out_lk;
+		}
+		d->trace_path = c->trace_path;
+		d->trace_stats = &c->trace_stats;
+	}
+	r = ledger_finish(c->ledger);
+	if (r >= 0)
+		r = ledger_summarize(c->ledger, &c->sum);
+	if (r < 0) {
+		log_error("building load attempts: %s", strerror(-r));
+		goto out_lk;
+	}
+	d->ledger = c->ledger;
+	d->sum = c->sum;
+	/* freed with the ledger's userdata at exit */
+	c->lookup = lk;
+	lk = NULL;
+out_lk:
+	free(lk);
+out:
+	if (tf)
+		fclose(tf);
+	if (lf)
+		fclose(lf);
+	return r;
+}
+
 int cmd_report(int argc, char **argv, struct global_opts *g)
 {
 	static const struct option long_options[] = {
 		GLOBAL_LONG_OPTIONS,
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
+		{ "no-log", no_argument, NULL, OPT_NO_LOG },
+		{ "attempts", no_argument, NULL, OPT_ATTEMPTS },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	const char *arg_trace = NULL, *arg_log = NULL;
+	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false;
 	struct collected c = {0};
 	struct report_data d = {0};
 	struct kt_err e = {0};
@@ -144,6 +463,23 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		if (opt == '?') {
 			fputs("Try 'kmodtop report --help' for more information.\n", stderr);
 			return EXIT_USAGE;
+		}
+		switch (opt) {
+		case OPT_TRACE:
+			arg_trace = optarg;
+			continue;
+		case OPT_LOG:
+			arg_log = optarg;
+			continue;
+		case OPT_NO_TRACE:
+			arg_no_trace = true;
+			continue;
+		case OPT_NO_LOG:
+			arg_no_log = true;
+			continue;
+		case OPT_ATTEMPTS:
+			arg_attempts = true;
+			continue;
 		}
 		if (global_opt_handle(g, opt, optarg) <= 0)
 			return EXIT_USAGE;
@@ -264,6 +600,12 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			warn_source(c.moduledir, r, NULL);
 		d.moduledir = c.moduledir;
 	}
+
+	r = read_attempts(&c, &d, arg_no_trace ? NULL : arg_trace, arg_no_log ? NULL : arg_log,
+			  !arg_no_trace, !arg_no_log);
+	if (r < 0)
+		goto out;
+	d.with_attempts = arg_attempts;
 
 	if (c.vi) {
 		r = modmem_join(c.pm, c.vi, &d.lp, &c.mm);

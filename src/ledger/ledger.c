@@ -117,8 +117,9 @@ int vmap_class_from_frames(const struct tracefs_frame *frames, size_t n)
 
 bool attempt_is_duplicate(const struct attempt *a)
 {
+	/* a waiter is a concurrent load of the same file, whatever its leader returned */
 	return a->outcome == OUTCOME_DUP_LIVE || a->outcome == OUTCOME_DUP_CONCURRENT ||
-	       (a->outcome == OUTCOME_WAITER && a->err != 0);
+	       a->outcome == OUTCOME_WAITER;
 }
 
 bool attempt_is_failure(const struct attempt *a)
@@ -161,8 +162,10 @@ struct ledger *ledger_free(struct ledger *l)
 	}
 	for (size_t i = 0; i < l->n_steps; i++)
 		free(l->steps[i].name);
-	for (size_t i = 0; i < l->n_klog; i++)
+	for (size_t i = 0; i < l->n_klog; i++) {
 		free(l->klog[i].module);
+		free(l->klog[i].msg);
+	}
 	for (size_t i = 0; p && i < p->n_live; i++)
 		free(p->live[i].name);
 	if (p) {
@@ -472,19 +475,26 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 	}
 }
 
-int ledger_add_klog(struct ledger *l, double ts, const char *module, int kind, int err)
+int ledger_add_klog(struct ledger *l, double ts, const char *module, size_t module_len,
+		    int kind, int err, const char *msg, size_t msg_len)
 {
 	struct priv *p = l->priv;
+	struct ledger_klog *g;
 	int r = grow((void **)&l->klog, l->n_klog, &p->cap_klog, sizeof(*l->klog));
 
 	if (r < 0)
 		return r;
-	l->klog[l->n_klog].ts = ts;
-	l->klog[l->n_klog].module = module ? strdup(module) : NULL;
-	if (module && !l->klog[l->n_klog].module)
+	g = &l->klog[l->n_klog];
+	g->ts = ts;
+	g->module = module ? strndup(module, module_len) : NULL;
+	g->msg = strndup(msg, msg_len);
+	if ((module && !g->module) || !g->msg) {
+		free(g->module);
+		free(g->msg);
 		return -ENOMEM;
-	l->klog[l->n_klog].kind = kind;
-	l->klog[l->n_klog].err = err;
+	}
+	g->kind = kind;
+	g->err = err;
 	l->n_klog++;
 	return 0;
 }
@@ -598,7 +608,8 @@ static void names_from_klog(struct ledger *l)
 		for (size_t k = 0; k < l->n_klog; k++) {
 			const struct ledger_klog *g = &l->klog[k];
 
-			if (!g->module || g->ts < a->start - KLOG_SLACK || g->ts > a->end + KLOG_SLACK)
+			if (!g->module || isnan(g->ts) || g->ts < a->start - KLOG_SLACK ||
+			    g->ts > a->end + KLOG_SLACK)
 				continue;
 			if (g->err && g->err != a->err)
 				continue;

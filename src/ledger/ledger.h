@@ -106,10 +106,11 @@ struct ledger_step {
 
 /* Kernel log findings are recorded by the caller with ledger_add_klog(). */
 struct ledger_klog {
-	double ts;			/* seconds since boot */
+	double ts;			/* seconds since boot; NAN when the log has no clock */
 	char *module;			/* NULL when the line names none */
-	int kind;			/* caller's finding kind */
+	int kind;			/* enum klog_finding_kind */
 	int err;			/* positive errno the line reports, 0 if none */
+	char *msg;			/* the line, raw bytes, NUL-terminated */
 };
 
 /* Lookups the ledger needs from the module tree; all optional. */
@@ -160,8 +161,9 @@ struct ledger *ledger_free(struct ledger *l);
 
 /* One trace event, in input order. 0 or -ENOMEM. */
 int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev);
-/* A kernel log line that names a module, or reports a failure; @module may be NULL. */
-int ledger_add_klog(struct ledger *l, double ts, const char *module, int kind, int err);
+/* A kernel log finding (klog_classify()); @module may be NULL, @ts NAN. Copies all. */
+int ledger_add_klog(struct ledger *l, double ts, const char *module, size_t module_len,
+		    int kind, int err, const char *msg, size_t msg_len);
 /* Links waiters, the kmod fallback, names from the log, and autoload requests. */
 int ledger_finish(struct ledger *l);
 

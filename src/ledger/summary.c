@@ -266,6 +266,33 @@ static int summarize_requests(const struct ledger *l, struct ledger_summary *s)
 	return 0;
 }
 
+static int summarize_findings(const struct ledger *l, struct ledger_summary *s)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < l->n_klog; i++) {
+		const struct ledger_klog *g = &l->klog[i];
+		struct finding_summary *f = NULL;
+
+		for (size_t k = 0; k < s->n_findings && !f; k++)
+			if (s->findings[k].kind == g->kind && str_eq(s->findings[k].module, g->module))
+				f = &s->findings[k];
+		if (!f) {
+			if (grow((void **)&s->findings, s->n_findings, &cap, sizeof(*s->findings)) < 0)
+				return -ENOMEM;
+			f = &s->findings[s->n_findings++];
+			f->kind = g->kind;
+			f->module = g->module;
+			f->first_ts = g->ts;
+		}
+		f->count++;
+		f->last_ts = g->ts;
+		if (f->n_samples < FINDING_SAMPLES)
+			f->samples[f->n_samples++] = g->msg;
+	}
+	return 0;
+}
+
 struct ledger_summary *ledger_summary_free(struct ledger_summary *s)
 {
 	if (!s)
@@ -279,6 +306,7 @@ struct ledger_summary *ledger_summary_free(struct ledger_summary *s)
 	free(s->requesters);
 	free(s->autoload);
 	free(s->steps);
+	free(s->findings);
 	free(s);
 	return NULL;
 }
@@ -293,6 +321,8 @@ int ledger_summarize(const struct ledger *l, struct ledger_summary **ret)
 	r = summarize_attempts(l, s);
 	if (r >= 0)
 		r = summarize_requests(l, s);
+	if (r >= 0)
+		r = summarize_findings(l, s);
 	if (r < 0) {
 		ledger_summary_free(s);
 		return r;

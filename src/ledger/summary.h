@@ -70,6 +70,18 @@ struct step_summary {
 	uint64_t wasted_measured;
 };
 
+#define FINDING_SAMPLES 3
+
+/* Kernel log findings grouped by kind and module, with the lines they rest on */
+struct finding_summary {
+	int kind;			/* enum klog_finding_kind */
+	const char *module;		/* owned by the ledger */
+	uint64_t count;
+	double first_ts, last_ts;
+	const char *samples[FINDING_SAMPLES];
+	size_t n_samples;
+};
+
 struct ledger_summary {
 	struct module_summary *modules;
 	size_t n_modules;
@@ -79,6 +91,8 @@ struct ledger_summary {
 	size_t n_autoload;
 	struct step_summary *steps;
 	size_t n_steps;
+	struct finding_summary *findings;
+	size_t n_findings;
 	uint64_t attempts, unnamed, waiters, fallbacks, failed, incomplete;
 	uint64_t wasted_measured;
 	bool measured;

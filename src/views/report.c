@@ -24,6 +24,19 @@ enum {
 	MCOL_VMAP,
 	MCOL_JOIN,
 	MCOL_CONF,
+	MCOL_ATT_TOTAL,
+	MCOL_ATT_LOADED,
+	MCOL_ATT_DUP,
+	MCOL_ATT_DUP_LIVE,
+	MCOL_ATT_DUP_CONC,
+	MCOL_ATT_WAITERS,
+	MCOL_ATT_LEADERS,
+	MCOL_ATT_FAILED,
+	MCOL_ATT_BY_ERRNO,
+	MCOL_ATT_BY_OUTCOME,
+	MCOL_ATT_REQUESTS,
+	MCOL_ATT_NEEDLESS,
+	MCOL_ATT_WASTED,
 	_MCOL_MAX,
 };
 
@@ -46,6 +59,43 @@ static const struct col_desc module_cols[_MCOL_MAX] = {
 			"bytes of those areas, guard pages included" },
 	[MCOL_JOIN] = { "JOIN", "join", COL_STR, 0, "how the areas were joined" },
 	[MCOL_CONF] = { "CONFIDENCE", "confidence", COL_STR, 0, "how sure the join is" },
+	[MCOL_ATT_TOTAL] = { "ATTEMPTS", "attempts.total", COL_U64, COL_RIGHT,
+			     "finit_module/init_module calls for the module" },
+	[MCOL_ATT_LOADED] = { "LOADED", "attempts.loaded", COL_U64, COL_RIGHT,
+			      "calls that loaded it" },
+	[MCOL_ATT_DUP] = { "DUP", "attempts.duplicate", COL_U64, COL_RIGHT,
+			   "duplicates: of a Live module, concurrent, or idempotent waiters" },
+	[MCOL_ATT_DUP_LIVE] = { "LIVE", "attempts.duplicate_live", COL_U64, COL_RIGHT,
+				"EEXIST: the module was Live" },
+	[MCOL_ATT_DUP_CONC] = { "BUSY", "attempts.duplicate_concurrent", COL_U64, COL_RIGHT,
+				"EBUSY: it was loading or going away" },
+	[MCOL_ATT_WAITERS] = { "WAIT", "attempts.idempotent_waiters", COL_U64, COL_RIGHT,
+			       "6.5+: merged into a concurrent load of the same file" },
+	[MCOL_ATT_LEADERS] = { "LEAD", "attempts.idempotent_leaders", COL_U64, COL_NOTEXT,
+			       "attempts that others waited for" },
+	[MCOL_ATT_FAILED] = { "FAIL", "attempts.failed", COL_U64, COL_RIGHT,
+			      "calls that returned an error" },
+	[MCOL_ATT_BY_ERRNO] = { "ERRNO", "attempts.by_errno", COL_COUNTS, 0,
+				"failed calls by error" },
+	[MCOL_ATT_BY_OUTCOME] = { "OUTCOMES", "attempts.by_outcome", COL_COUNTS, COL_NOTEXT,
+				  "calls by outcome class" },
+	[MCOL_ATT_REQUESTS] = { "REQUESTS", "attempts.autoload_requests", COL_U64, COL_NOTEXT,
+				"request_module() calls resolving to it" },
+	[MCOL_ATT_NEEDLESS] = { "NEEDLESS", "attempts.needless_autoloads", COL_U64, COL_RIGHT,
+				"requests made while it was Live" },
+	[MCOL_ATT_WASTED] = { "WASTED", "attempts.wasted_measured", COL_BYTES, COL_RIGHT,
+			      "vmap bytes its failed calls allocated (vmalloc trace)" },
+};
+
+static const size_t loaded_text_cols[] = {
+	MCOL_NAME, MCOL_STATE, MCOL_SIZE, MCOL_CORE, MCOL_INIT, MCOL_REFS, MCOL_HOLDERS,
+	MCOL_TAINT, MCOL_AREAS, MCOL_VMAP, MCOL_JOIN, MCOL_CONF,
+};
+
+static const size_t attempt_text_cols[] = {
+	MCOL_NAME, MCOL_ATT_TOTAL, MCOL_ATT_LOADED, MCOL_ATT_DUP, MCOL_ATT_DUP_LIVE,
+	MCOL_ATT_DUP_CONC, MCOL_ATT_WAITERS, MCOL_ATT_FAILED, MCOL_ATT_NEEDLESS,
+	MCOL_ATT_WASTED, MCOL_ATT_BY_ERRNO,
 };
 
 enum {
@@ -189,23 +239,86 @@ static const char *module_name_of(const struct report_data *d, long m)
 	return m >= 0 && (size_t)m < d->pm->n ? d->pm->mods[m].name : NULL;
 }
 
+static int set_attempt_cells(struct table *t, size_t row, const struct module_summary *ms)
+{
+	int r = 0;
+
+	table_set_u64(t, row, MCOL_ATT_TOTAL, ms->total);
+	table_set_u64(t, row, MCOL_ATT_LOADED, ms->loaded);
+	table_set_u64(t, row, MCOL_ATT_DUP, ms->duplicate);
+	table_set_u64(t, row, MCOL_ATT_DUP_LIVE, ms->dup_live);
+	table_set_u64(t, row, MCOL_ATT_DUP_CONC, ms->dup_concurrent);
+	table_set_u64(t, row, MCOL_ATT_WAITERS, ms->waiters);
+	table_set_u64(t, row, MCOL_ATT_LEADERS, ms->leaders);
+	table_set_u64(t, row, MCOL_ATT_FAILED, ms->failed);
+	table_set_u64(t, row, MCOL_ATT_REQUESTS, ms->requests);
+	table_set_u64(t, row, MCOL_ATT_NEEDLESS, ms->needless_autoloads);
+	if (ms->measured && ms->total)
+		table_set_u64(t, row, MCOL_ATT_WASTED, ms->wasted_measured);
+	/* an empty object, not null, when nothing failed */
+	r = table_set_strv(t, row, MCOL_ATT_BY_ERRNO, NULL, 0);
+	if (r < 0)
+		return r;
+	for (size_t e = 0; e < ms->n_errno && r >= 0; e++)
+		if (ms->by_errno[e].err)
+			r = table_add_count(t, row, MCOL_ATT_BY_ERRNO,
+					    strerrorname_np(ms->by_errno[e].err) ?: "E?",
+					    ms->by_errno[e].count);
+	if (r >= 0)
+		r = table_set_strv(t, row, MCOL_ATT_BY_OUTCOME, NULL, 0);
+	for (int c = 0; c < _OUTCOME_MAX && r >= 0; c++)
+		if (ms->by_outcome[c])
+			r = table_add_count(t, row, MCOL_ATT_BY_OUTCOME,
+					    attempt_outcome_name(c), ms->by_outcome[c]);
+	return r;
+}
+
+static const struct module_summary *summary_module(const struct report_data *d, const char *name)
+{
+	for (size_t i = 0; d->sum && i < d->sum->n_modules; i++)
+		if (d->sum->modules[i].name && strcmp(d->sum->modules[i].name, name) == 0)
+			return &d->sum->modules[i];
+	return NULL;
+}
+
+static bool loaded_name(const struct report_data *d, const char *name)
+{
+	return name && proc_modules_find(d->pm, name) != NULL;
+}
+
+/*
+ * One modules[] array in JSON: the loaded modules, then modules that only appear in
+ * load attempts (and the unnamed attempts, name null). Text shows it as two tables.
+ */
 static int render_modules(const struct report_data *d, struct out *o)
 {
+	static const struct module_summary zero;
 	struct table *t;
+	bool *loaded_rows = NULL, *attempt_rows = NULL;
+	size_t extra = d->sum ? d->sum->n_modules : 0;
 	int r;
 
 	r = table_new(module_cols, _MCOL_MAX, &t);
 	if (r < 0)
 		return r;
+	loaded_rows = calloc(d->pm->n + extra + 1, sizeof(bool));
+	attempt_rows = calloc(d->pm->n + extra + 1, sizeof(bool));
+	if (!loaded_rows || !attempt_rows) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < d->pm->n; i++) {
 		const struct proc_module *m = &d->pm->mods[i];
 		const struct sys_module *s = d->sm ? &d->sm[i] : NULL;
 		const struct modmem_module *mm = d->mm ? &d->mm->mods[i] : NULL;
+		const struct module_summary *ms = summary_module(d, m->name);
 		size_t row;
 
 		r = table_add_row(t, &row);
 		if (r < 0)
 			goto out;
+		loaded_rows[row] = true;
+		attempt_rows[row] = ms && ms->total;
 		r = table_set_str(t, row, MCOL_NAME, m->name);
 		if (r >= 0)
 			r = table_set_str(t, row, MCOL_STATE, module_state_name(m->state));
@@ -233,12 +346,37 @@ static int render_modules(const struct report_data *d, struct out *o)
 				r = table_set_str(t, row, MCOL_CONF,
 						  join_confidence_name(mm->confidence));
 		}
+		if (r >= 0 && d->sum)
+			r = set_attempt_cells(t, row, ms ? ms : &zero);
 		if (r < 0)
 			goto out;
 	}
-	out_table(o, "modules", "Loaded modules", t);
+	for (size_t i = 0; i < extra; i++) {
+		const struct module_summary *ms = &d->sum->modules[i];
+		size_t row;
+
+		if (loaded_name(d, ms->name) || !ms->total)
+			continue;
+		r = table_add_row(t, &row);
+		if (r < 0)
+			goto out;
+		attempt_rows[row] = true;
+		r = table_set_str(t, row, MCOL_NAME, ms->name);
+		if (r >= 0)
+			r = set_attempt_cells(t, row, ms);
+		if (r < 0)
+			goto out;
+	}
+	out_table(o, "modules", NULL, t);
+	out_table_text(o, "Loaded modules", t, loaded_text_cols, ARRAY_SIZE(loaded_text_cols),
+		       loaded_rows);
+	if (d->sum && d->sum->attempts)
+		out_table_text(o, "Load attempts by module (-: unnamed)", t, attempt_text_cols,
+			       ARRAY_SIZE(attempt_text_cols), attempt_rows);
 	r = 0;
 out:
+	free(loaded_rows);
+	free(attempt_rows);
 	table_free(t);
 	return r;
 }
@@ -484,6 +622,11 @@ int report_render(const struct report_data *d, struct out *o)
 	render_kernel(d, o);
 	if (d->pm) {
 		r = render_modules(d, o);
+		if (r < 0)
+			return r;
+	}
+	if (d->ledger) {
+		r = report_render_ledger(d, o);
 		if (r < 0)
 			return r;
 	}

@@ -5,6 +5,8 @@
 #include <stdint.h>
 
 #include "cost/loadpath.h"
+#include "ledger/ledger.h"
+#include "ledger/summary.h"
 #include "cost/modmem.h"
 #include "output/output.h"
 #include "sources/kconfig.h"
@@ -59,6 +61,18 @@ struct report_data {
 	bool has_moduledir;
 	struct moduledir_stats mds;
 	const struct modmem *mm;
+
+	/* load attempts, when a trace or a kernel log was read */
+	const struct ledger *ledger;
+	const struct ledger_summary *sum;
+	const char *trace_path;		/* NULL: no trace read */
+	const struct tracefs_stats *trace_stats;
+	const char *log_path;		/* NULL: no kernel log read */
+	const char *log_format;
+	uint64_t log_records, log_malformed, log_other_lines;
+	bool with_attempts;		/* --attempts: the attempt list in text too */
 };
 
 int report_render(const struct report_data *d, struct out *o);
+/* The load-attempt parts (views/report-ledger.c). */
+int report_render_ledger(const struct report_data *d, struct out *o);

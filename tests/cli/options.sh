@@ -78,7 +78,8 @@ ts_expect_rc 0 "--kernel-release"
 ts_run --root "$fx" --moduledir "$FIXTURES/debian-6.1-plain/lib/modules/6.1.0-57-amd64" report -j
 [ "$(jq -r .kernel.module_files_compression "$TS_TMP/out")" = none ] || ts_fail "--moduledir ignored"
 
-# every long option in --help is in the man page, and the other way round
+# every long option in --help (and the commands' --help) is in the man page, and back
+"$KMODTOP" report --help >>"$TS_TMP/help"
 : "${MAN_SCD:=$TS_SRCDIR/../man/kmodtop.8.scd}"
 for o in $(grep -oE -- '--[a-z][a-z-]+' "$TS_TMP/help" | sort -u); do
 	grep -F -- "*$o*" "$MAN_SCD" >/dev/null || ts_fail "man page lacks $o"

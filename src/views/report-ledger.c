@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ledger/klog-findings.h"
+#include "ledger/proctab.h"
+#include "util/macro.h"
+#include "report.h"
+
+static const char *errno_name(int err)
+{
+	const char *n = err ? strerrorname_np(err) : NULL;
+
+	return n ? n : "E?";
+}
+
+static void render_inputs(const struct report_data *d, struct out *o)
+{
+	const struct ledger_summary *s = d->sum;
+	const struct ledger *l = d->ledger;
+	char buf[160];
+
+	out_section_begin(o, "load_attempts", "Load attempts");
+	out_section_begin(o, "inputs", NULL);
+	out_str(o, "trace", "trace:", d->trace_path);
+	if (d->trace_stats) {
+		out_u64(o, "trace_events", NULL, d->trace_stats->events);
+		out_u64(o, "trace_malformed_lines", NULL, d->trace_stats->malformed);
+		out_u64(o, "trace_unknown_events", NULL, d->trace_stats->unknown);
+		snprintf(buf, sizeof(buf), "%llu events, %llu malformed lines skipped, %llu of "
+			 "unknown kinds",
+			 (unsigned long long)d->trace_stats->events,
+			 (unsigned long long)d->trace_stats->malformed,
+			 (unsigned long long)d->trace_stats->unknown);
+		out_str(o, NULL, "trace events:", buf);
+	}
+	out_str(o, "kernel_log", "kernel log:", d->log_path);
+	if (d->log_path) {
+		out_str(o, "kernel_log_format", NULL, d->log_format);
+		out_u64(o, "kernel_log_records", NULL, d->log_records);
+		out_u64(o, "kernel_log_malformed_lines", NULL, d->log_malformed);
+		out_u64(o, "kernel_log_other_lines", NULL, d->log_other_lines);
+		snprintf(buf, sizeof(buf), "%s, %llu records, %llu malformed, %llu other lines",
+			 d->log_format ? d->log_format : "?", (unsigned long long)d->log_records,
+			 (unsigned long long)d->log_malformed,
+			 (unsigned long long)d->log_other_lines);
+		out_str(o, NULL, "kernel log records:", buf);
+	}
+	out_u64(o, "lost_events", "lost trace events:", l->stats.lost_events);
+	out_bool(o, "vmap_measured", "vmap allocations traced:", l->saw_vmap_events);
+	out_section_end(o);
+
+	out_u64(o, "total", "attempts:", s->attempts);
+	out_u64(o, "unnamed", "unnamed attempts:", s->unnamed);
+	out_u64(o, "failed", "failed:", s->failed);
+	out_u64(o, "idempotent_waiters", "idempotent waiters:", s->waiters);
+	out_u64(o, "fallbacks", "userspace-decompression fallbacks:", s->fallbacks);
+	out_u64(o, "incomplete", "incomplete (no exit seen):", s->incomplete);
+	out_u64(o, "autoload_requests", "autoload requests:", l->n_requests);
+	if (l->saw_vmap_events)
+		out_bytes(o, "wasted_measured", "vmap wasted (measured):", s->wasted_measured);
+	if (s->fallbacks)
+		out_note(o, "a finit_module() that failed with ENOEXEC on a compressed file was "
+			    "followed by init_module() of the decompressed module on the same thread: "
+			    "the kernel read the whole file for nothing");
+	if (s->unnamed)
+		out_note(o, "an attempt's module is named only from evidence in the trace or log "
+			    "(module_load, a log line inside the call, its idempotent leader, the "
+			    "fallback pair); the others are shown unnamed, never guessed");
+	out_section_end(o);
+}
+
+static const struct col_desc requester_cols[] = {
+	{ "REQUESTER", "comm", COL_STR, 0, "task that asked: the syscall's, or the autoload's" },
+	{ "PID", "pid", COL_I64, COL_RIGHT, "its first pid" },
+	{ "PIDS", "pids", COL_U64, COL_RIGHT, "distinct pids with that name" },
+	{ "CALL SITE", "call_site", COL_STR, 0, "kernel function that called request_module()" },
+	{ "PARENT", "parent", COL_STR, 0, "parent task (sched_process_fork), when traced" },
+	{ "ATTEMPTS", "attempts", COL_U64, COL_RIGHT, "load attempts made for it" },
+	{ "FAIL", "failed", COL_U64, COL_RIGHT, "of which failed" },
+	{ "MODULES", "modules", COL_STRV, 0, "modules the attempts named" },
+};
+
+static int render_requesters(const struct report_data *d, struct out *o)
+{
+	const struct ledger_summary *s = d->sum;
+	struct table *t;
+	char buf[64];
+	int r;
+
+	r = table_new(requester_cols, ARRAY_SIZE(requester_cols), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s->n_requesters && r >= 0; i++) {
+		const struct requester_summary *q = &s->requesters[i];
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		r = table_set_str(t, row, 0, q->comm);
+		table_set_i64(t, row, 1, q->pid);
+		table_set_u64(t, row, 2, q->n_pids);
+		if (r >= 0)
+			r = table_set_str(t, row, 3, q->call_site);
+		if (r >= 0 && q->parent_pid) {
+			snprintf(buf, sizeof(buf), "%s(%d)", q->parent_comm ? q->parent_comm : "?",
+				 q->parent_pid);
+			r = table_set_str(t, row, 4, buf);
+		}
+		table_set_u64(t, row, 5, q->attempts);
+		table_set_u64(t, row, 6, q->failed);
+		if (r >= 0)
+			r = table_set_strv(t, row, 7, q->modules, q->n_modules);
+	}
+	if (r >= 0)
+		out_table(o, "requesters", "Requesters", t);
+	table_free(t);
+	return r < 0 ? r : 0;
+}
+
+static const struct col_desc autoload_cols[] = {
+	{ "ALIAS", "alias", COL_STR, 0, "what request_module() asked for" },
+	{ "CALL SITE", "call_site", COL_STR, 0, "the kernel function that asked" },
+	{ "TASK", "task", COL_STR, 0, "the task it ran in" },
+	{ "TASKS", "tasks", COL_U64, COL_RIGHT, "distinct pids" },
+	{ "MODULE", "module", COL_STR, 0, "what the alias resolves to (libkmod); - for none" },
+	{ "REQUESTS", "requests", COL_U64, COL_RIGHT, "request_module() calls" },
+	{ "NEEDLESS", "needless", COL_U64, COL_RIGHT, "made while the module was Live" },
+	{ "MODPROBES", "modprobes", COL_U64, COL_RIGHT, "modprobe runs that made syscalls" },
+	{ "ATTEMPTS", "attempts", COL_U64, COL_RIGHT, "load attempts those modprobes made" },
+	{ "RESOLVES", "resolves", COL_STR, 0, "module, none, or unknown (no index)" },
+};
+
+static int render_autoload(const struct report_data *d, struct out *o)
+{
+	const struct ledger_summary *s = d->sum;
+	struct table *t;
+	int r;
+
+	r = table_new(autoload_cols, ARRAY_SIZE(autoload_cols), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s->n_autoload && r >= 0; i++) {
+		const struct autoload_summary *a = &s->autoload[i];
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		r = table_set_str(t, row, 0, a->alias);
+		if (r >= 0)
+			r = table_set_str(t, row, 1, a->call_site);
+		if (r >= 0)
+			r = table_set_str(t, row, 2, a->comm);
+		table_set_u64(t, row, 3, a->n_pids);
+		if (r >= 0)
+			r = table_set_str(t, row, 4, a->module);
+		table_set_u64(t, row, 5, a->requests);
+		table_set_u64(t, row, 6, a->needless);
+		table_set_u64(t, row, 7, a->modprobes);
+		table_set_u64(t, row, 8, a->attempts);
+		if (r >= 0)
+			r = table_set_str(t, row, 9, a->unresolved ? "unknown"
+						     : a->resolved_none ? "none" : "module");
+	}
+	if (r >= 0 && (out_format(o) == OUT_JSON || t->nrows))
+		out_table(o, "autoload", "Autoload requests (request_module)", t);
+	table_free(t);
+	return r < 0 ? r : 0;
+}
+
+static const struct col_desc step_cols[] = {
+	{ "STEP", "name", COL_STR, 0, "tracing_mark_write \"STEP name\" marker" },
+	{ "CALLS", "calls", COL_U64, COL_RIGHT, "finit/init_module calls started in the step" },
+	{ "RETURNS", "rets", COL_COUNTS, 0, "return values (0 or -errno) and how often" },
+	{ "WAITERS", "idempotent_waiters", COL_U64, COL_RIGHT, "idempotent waiters" },
+	{ "FALLBACKS", "fallbacks", COL_U64, COL_RIGHT, "userspace-decompression fallbacks" },
+	{ "KREAD", "vmap.kread", COL_BYTES, COL_RIGHT, "measured: kernel_read_file" },
+	{ "DECOMP", "vmap.decompress", COL_BYTES, COL_RIGHT, "measured: module_decompress" },
+	{ "LAYOUT", "vmap.layout", COL_BYTES, COL_RIGHT, "measured: module memory" },
+	{ "USERCOPY", "vmap.user-copy", COL_BYTES, COL_RIGHT, "measured: init_module's copy" },
+	{ "OTHER", "vmap.other-load", COL_BYTES, COL_NOTEXT, "measured: elsewhere in load_module" },
+	{ "WASTED", "wasted_measured", COL_BYTES, COL_RIGHT, "measured bytes of failed calls" },
+};
+
+static int render_steps(const struct report_data *d, struct out *o)
+{
+	const struct ledger_summary *s = d->sum;
+	bool measured = d->ledger->saw_vmap_events;
+	struct table *t;
+	char key[16];
+	int r;
+
+	if (!d->ledger->n_steps)
+		return 0;
+	r = table_new(step_cols, ARRAY_SIZE(step_cols), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s->n_steps && r >= 0; i++) {
+		const struct step_summary *st = &s->steps[i];
+		size_t row;
+
+		if (i == 0 && !st->calls)
+			continue;
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		r = table_set_str(t, row, 0, st->name ? st->name : "(before the first step)");
+		table_set_u64(t, row, 1, st->calls);
+		if (r >= 0)
+			r = table_set_strv(t, row, 2, NULL, 0);
+		for (size_t k = 0; k < st->n_rets && r >= 0; k++) {
+			snprintf(key, sizeof(key), "%d", -st->rets[k].err);
+			r = table_add_count(t, row, 2, key, st->rets[k].count);
+		}
+		table_set_u64(t, row, 3, st->waiters);
+		table_set_u64(t, row, 4, st->fallbacks);
+		if (measured) {
+			for (int c = 0; c < _VMAP_MAX; c++)
+				table_set_u64(t, row, 5 + c, st->vmap[c]);
+			table_set_u64(t, row, 10, st->wasted_measured);
+		}
+	}
+	if (r >= 0)
+		out_table(o, "steps", "Steps (trace markers)", t);
+	table_free(t);
+	return r < 0 ? r : 0;
+}
+
+static const struct col_desc finding_cols[] = {
+	{ "FINDING", "kind", COL_STR, 0, "what the kernel log says" },
+	{ "MODULE", "module", COL_STR, 0, "module it names" },
+	{ "COUNT", "count", COL_U64, COL_RIGHT, "lines" },
+	{ "FIRST", "first", COL_FLOAT, COL_RIGHT, "seconds since boot of the first line" },
+	{ "LAST", "last", COL_FLOAT, COL_NOTEXT, "of the last" },
+	{ "EXAMPLE", "lines", COL_STRV, 0, "the lines it rests on (first few)" },
+};
+
+static int render_findings(const struct report_data *d, struct out *o)
+{
+	const struct ledger_summary *s = d->sum;
+	struct table *t;
+	int r;
+
+	if (!d->log_path)
+		return 0;
+	r = table_new(finding_cols, ARRAY_SIZE(finding_cols), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s->n_findings && r >= 0; i++) {
+		const struct finding_summary *f = &s->findings[i];
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		r = table_set_str(t, row, 0, klog_finding_kind_name(f->kind));
+		if (r >= 0)
+			r = table_set_str(t, row, 1, f->module);
+		table_set_u64(t, row, 2, f->count);
+		if (!isnan(f->first_ts)) {
+			table_set_float(t, row, 3, f->first_ts);
+			table_set_float(t, row, 4, f->last_ts);
+		}
+		/* text shows one example line; JSON all samples */
+		if (r >= 0)
+			r = table_set_strv(t, row, 5, (char **)f->samples,
+					   out_format(o) == OUT_JSON ? f->n_samples : 1);
+	}
+	if (r >= 0)
+		out_table(o, "findings", "Kernel log findings", t);
+	table_free(t);
+	return r < 0 ? r : 0;
+}
+
+enum {
+	TCOL_MODULE,
+	TCOL_NAMESRC,
+	TCOL_SYSCALL,
+	TCOL_COMM,
+	TCOL_PID,
+	TCOL_FD,
+	TCOL_FLAGS,
+	TCOL_LEN,
+	TCOL_START,
+	TCOL_END,
+	TCOL_RET,
+	TCOL_ERRNO,
+	TCOL_OUTCOME,
+	TCOL_LEADER,
+	TCOL_REQ_COMM,
+	TCOL_REQ_PID,
+	TCOL_REQ_SITE,
+	TCOL_REQ_ALIAS,
+	TCOL_STEP,
+	TCOL_KREAD,
+	TCOL_DECOMP,
+	TCOL_LAYOUT,
+	TCOL_USERCOPY,
+	TCOL_OTHER,
+	_TCOL_MAX,
+};
+
+static const struct col_desc attempt_cols[_TCOL_MAX] = {
+	[TCOL_MODULE] = { "MODULE", "module", COL_STR, 0, "module, null when unnamed" },
+	[TCOL_NAMESRC] = { "NAMED BY", "name_source", COL_STR, COL_NOTEXT, "evidence for the name" },
+	[TCOL_SYSCALL] = { "SYSCALL", "syscall", COL_STR, 0, "finit_module or init_module" },
+	[TCOL_COMM] = { "COMM", "comm", COL_STR, 0, "thread that made the call" },
+	[TCOL_PID] = { "PID", "pid", COL_I64, COL_RIGHT, "its pid" },
+	[TCOL_FD] = { "FD", "fd", COL_I64, COL_NOTEXT, "finit_module's fd" },
+	[TCOL_FLAGS] = { "FLAGS", "flags", COL_U64, COL_NOTEXT, "finit_module's flags" },
+	[TCOL_LEN] = { "LEN", "len", COL_U64, COL_NOTEXT, "init_module's length" },
+	[TCOL_START] = { "START", "start", COL_FLOAT, COL_RIGHT, "entry, trace seconds" },
+	[TCOL_END] = { "END", "end", COL_FLOAT, COL_NOTEXT, "exit, trace seconds" },
+	[TCOL_RET] = { "RET", "ret", COL_I64, COL_NOTEXT, "raw return value" },
+	[TCOL_ERRNO] = { "ERRNO", "errno", COL_STR, 0, "error name, null on success" },
+	[TCOL_OUTCOME] = { "OUTCOME", "outcome", COL_STR, 0, "outcome class" },
+	[TCOL_LEADER] = { "LEADER", "leader", COL_I64, COL_NOTEXT, "waiter: index of its leader" },
+	[TCOL_REQ_COMM] = { "REQUESTER", "requester.comm", COL_STR, 0, "who asked" },
+	[TCOL_REQ_PID] = { "RPID", "requester.pid", COL_I64, COL_NOTEXT, "its pid" },
+	[TCOL_REQ_SITE] = { "CALL SITE", "requester.call_site", COL_STR, 0, "autoload call site" },
+	[TCOL_REQ_ALIAS] = { "ALIAS", "requester.alias", COL_STR, COL_NOTEXT, "autoload alias" },
+	[TCOL_STEP] = { "STEP", "step", COL_STR, COL_NOTEXT, "marker step" },
+	[TCOL_KREAD] = { "KREAD", "vmap.kread", COL_BYTES, COL_NOTEXT, "measured" },
+	[TCOL_DECOMP] = { "DECOMP", "vmap.decompress", COL_BYTES, COL_NOTEXT, "measured" },
+	[TCOL_LAYOUT] = { "LAYOUT", "vmap.layout", COL_BYTES, COL_NOTEXT, "measured" },
+	[TCOL_USERCOPY] = { "USERCOPY", "vmap.user-copy", COL_BYTES, COL_NOTEXT, "measured" },
+	[TCOL_OTHER] = { "OTHER", "vmap.other-load", COL_BYTES, COL_NOTEXT, "measured" },
+};
+
+static int render_attempt_list(const struct report_data *d, struct out *o)
+{
+	const struct ledger *l = d->ledger;
+	struct table *t;
+	int r;
+
+	if (out_format(o) != OUT_JSON && !d->with_attempts)
+		return 0;
+	r = table_new(attempt_cols, _TCOL_MAX, &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < l->n_attempts && r >= 0; i++) {
+		const struct attempt *a = &l->attempts[i];
+		const struct autoload_request *rq = a->request >= 0 ? &l->requests[a->request] : NULL;
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		r = table_set_str(t, row, TCOL_MODULE, a->module);
+		if (r >= 0)
+			r = table_set_str(t, row, TCOL_NAMESRC, name_source_name(a->name_source));
+		if (r >= 0)
+			r = table_set_str(t, row, TCOL_SYSCALL,
+					  a->syscall == ATTEMPT_FINIT ? "finit_module" : "init_module");
+		if (r >= 0)
+			r = table_set_str(t, row, TCOL_COMM, a->comm);
+		table_set_i64(t, row, TCOL_PID, a->pid);
+		if (a->syscall == ATTEMPT_FINIT) {
+			table_set_i64(t, row, TCOL_FD, a->fd);
+			table_set_u64(t, row, TCOL_FLAGS, a->flags);
+		} else {
+			table_set_u64(t, row, TCOL_LEN, a->len);
+		}
+		table_set_float(t, row, TCOL_START, a->start);
+		if (a->complete) {
+			table_set_float(t, row, TCOL_END, a->end);
+			table_set_i64(t, row, TCOL_RET, a->ret);
+			if (r >= 0 && a->err)
+				r = table_set_str(t, row, TCOL_ERRNO, errno_name(a->err));
+		}
+		if (r >= 0)
+			r = table_set_str(t, row, TCOL_OUTCOME, attempt_outcome_name(a->outcome));
+		if (a->leader >= 0)
+			table_set_i64(t, row, TCOL_LEADER, a->leader);
+		if (r >= 0)
+			r = table_set_str(t, row, TCOL_REQ_COMM, rq ? rq->comm : a->comm);
+		table_set_i64(t, row, TCOL_REQ_PID, rq ? rq->pid : a->pid);
+		if (r >= 0 && rq)
+			r = table_set_str(t, row, TCOL_REQ_SITE, rq->call_site);
+		if (r >= 0 && rq)
+			r = table_set_str(t, row, TCOL_REQ_ALIAS, rq->alias);
+		if (r >= 0 && a->step >= 0)
+			r = table_set_str(t, row, TCOL_STEP, l->steps[a->step].name);
+		if (a->measured)
+			for (int c = 0; c < _VMAP_MAX; c++)
+				table_set_u64(t, row, TCOL_KREAD + c, a->vmap[c]);
+	}
+	if (r >= 0)
+		out_table(o, "attempts", "Attempts", t);
+	table_free(t);
+	return r < 0 ? r : 0;
+}
+
+int report_render_ledger(const struct report_data *d, struct out *o)
+{
+	int r;
+
+	render_inputs(d, o);
+	r = render_requesters(d, o);
+	if (r >= 0)
+		r = render_autoload(d, o);
+	if (r >= 0)
+		r = render_steps(d, o);
+	if (r >= 0)
+		r = render_findings(d, o);
+	if (r >= 0)
+		r = render_attempt_list(d, o);
+	return r;
+}
