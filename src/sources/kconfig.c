@@ -130,7 +130,9 @@ int kconfig_parse(const char *text, size_t len, const char *path, struct kconfig
 		if (!kc->e[kc->n - 1].name || !kc->e[kc->n - 1].value)
 			return -ENOMEM;
 	}
-	qsort(kc->e, kc->n, sizeof(*kc->e), entry_cmp);
+	/* kc->e is NULL without entries, and qsort() must not be passed NULL */
+	if (kc->n)
+		qsort(kc->e, kc->n, sizeof(*kc->e), entry_cmp);
 	*ret = kc;
 	kc = NULL;
 	return 0;

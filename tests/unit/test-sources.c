@@ -1029,10 +1029,16 @@ static void test_kconfig_parse(void **state)
 	assert_null(kconfig_free(NULL));
 	assert_null(kconfig_get(NULL, "CONFIG_MODULES"));
 
+	/* no entries at all (fuzz-kconfig: qsort() of a NULL array, caught by UBSan) */
 	kc = NULL;
 	assert_int_equal(kconfig_parse("", 0, "x", &kc, &e), 0);
 	assert_int_equal(kc->n, 0);
 	assert_null(kconfig_get(kc, "CONFIG_MODULES"));
+	kconfig_free(kc);
+	kc = NULL;
+	assert_int_equal(kconfig_parse("#\n# CONFIG_ is not set\n\n", 24, "x", &kc, &e), 0);
+	assert_int_equal(kc->n, 0);
+	assert_false(kconfig_enabled(kc, "CONFIG_MODULES"));
 	kconfig_free(kc);
 
 	kc = NULL;
