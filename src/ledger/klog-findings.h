@@ -7,7 +7,7 @@
 
 /*
  * Kernel log messages that say something about module loads, recognised by the
- * printk format strings the kernel source uses (kernel/module/*.c, kernel/kmod.c,
+ * printk format strings the kernel source uses (kernel/module/, kernel/kmod.c,
  * mm/vmalloc.c, drivers/base/dd.c, ...; ../shared/notes/kernel-model.md section 5),
  * plus kmod's own modprobe/insmod error lines, which CI logs carry too.
  *
@@ -78,10 +78,14 @@ enum klog_finding_kind {
 
 struct klog_finding {
 	enum klog_finding_kind kind;
-	const char *format;		/* the source's format string that matched (static) */
-	const char *source;		/* where it is printed: "kernel/module/main.c" (static) */
-	int err;			/* errno the load fails with (ENOEXEC); 0 if none or not known */
-	const char *module;		/* into the message, not NUL-terminated; NULL if absent */
+	/* the source's format string that matched (static) */
+	const char *format;
+	/* where it is printed: "kernel/module/main.c" (static) */
+	const char *source;
+	/* errno the load fails with (ENOEXEC); 0 if none or not known */
+	int err;
+	/* into the message, not NUL-terminated; NULL if absent */
+	const char *module;
 	size_t module_len;
 	const char *symbol;
 	size_t symbol_len;
@@ -97,20 +101,30 @@ struct klog_finding {
  * Classifies one kernel log message (as struct klog_rec's msg: no timestamp, raw
  * bytes, a trailing newline is ignored; kmsg's "\x7f" style escapes may be decoded or
  * not). Pure: no allocation, no state. 1 with *ret filled, or 0 when the message is
- * not a finding (*ret untouched).
+ * not a finding: then *ret is cleared to kind KLOG_FINDING_NONE. Messages over 4 KiB
+ * are never findings: a printk record holds 1 KiB.
  */
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret);
 
 /* "unknown-symbol", ...: stable names for JSON. */
 const char *klog_finding_kind_name(enum klog_finding_kind kind);
 
-/* The format table, for tests and --help: *ret_n entries. */
+enum {
+	/* the message may go on (warn_alloc's ", mode:...") */
+	KLOG_FORMAT_PREFIX = 1u << 0,
+};
+
+/* One recognised format; the table is static, for tests and documentation. */
 struct klog_format_entry {
 	enum klog_finding_kind kind;
+	/* as in the source; rendered prefixes spelt out */
 	const char *format;
 	const char *source;
 	int err;
-	const char *slots;		/* what each conversion fills, see klog-findings.c */
+	const char *slots;		/* per conversion: m module, s symbol, t text,
+					 * u text2, n number, - ignored */
 	unsigned int flags;
+	const char *text2_is;		/* a finding only when text2 is exactly this */
 };
+/* *ret_n entries, tried in order; the first match wins. */
 const struct klog_format_entry *klog_formats(size_t *ret_n);

@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "util/macro.h"
+#include "klog-findings.h"
+
+/*
+ * Every entry is a printk format string as the source has it, so a kernel line is
+ * recognised by running the format backwards (match() below) rather than by
+ * hand-written patterns that drift from the source. Where a prefix is added at run
+ * time the entry spells the rendered form and says so: pr_fmt ("module: " in dups.c),
+ * warn_alloc()'s "%s: %pV, mode:..." (comm first, more after), dev_err()'s
+ * "%s %s: " (driver/bus name, device name).
+ *
+ * slots: one letter per conversion, in order:
+ *   m module   s symbol   t text   u text2   n next number   - ignored
+ */
+#define MAIN "kernel/module/main.c"
+#define E(kind_, fmt_, src_, err_, slots_, ...)                                          \
+	{ .kind = KLOG_FINDING_##kind_, .format = fmt_, .source = src_, .err = err_,     \
+	  .slots = slots_, __VA_ARGS__ }
+
+static const struct klog_format_entry table[] = {
+	/* symbol resolution (5.5) */
+	E(UNKNOWN_SYMBOL, "%s: Unknown symbol %s (err %d)\n", MAIN, ENOENT, "msn"),
+	E(SYMBOL_VERSION, "%s: disagrees about version of symbol %s\n",
+	  "kernel/module/version.c", EINVAL, "ms"),
+	E(NO_SYMBOL_VERSION, "%s: no symbol version for %s\n", "kernel/module/version.c", 0,
+	  "ms"),
+	E(SYMBOL_NAMESPACE,
+	  "%s: module uses symbol (%s) from namespace %s, but does not import it.\n", MAIN,
+	  EINVAL, "mst"),
+	E(LOAD_ERROR, "%s: gave up waiting for init of module %s.\n", MAIN, 0, "mt"),
+	E(BAD_ELF, "%s: please compile with -fno-common\n", MAIN, ENOEXEC, "m"),
+	E(LOAD_ERROR,
+	  "%s: module using GPL-only symbols uses symbols %s from proprietary module %s.\n",
+	  MAIN, 0, "mst"),
+	E(TAINT, "%s: module uses symbols %s from proprietary module %s, inheriting taint.\n",
+	  MAIN, 0, "mst"),
+	E(LOAD_ERROR, "%s: exports duplicate symbol %s (owned by %s)\n", MAIN, ENOEXEC, "mst"),
+	E(LOAD_WARNING, "%s: per-cpu alignment %li > %li\n", MAIN, 0, "mnn"),
+	E(LOAD_ERROR, "%s: Could not allocate %lu bytes percpu data\n", MAIN, ENOMEM, "mn"),
+	E(LOAD_ERROR, "%s: has both .ctors and .init_array.\n", MAIN, EINVAL, "m"),
+	E(LOAD_WARNING, "%s: Ignoring obsolete parameters\n", MAIN, 0, "m"),
+	E(LOAD_WARNING, "%s: unknown parameter '%s' ignored\n", MAIN, 0, "mt"),
+	E(LOAD_WARNING, "%s: parameters '%s' after `--' ignored\n", MAIN, 0, "mt"),
+	E(ALREADY_LOADED, "%s: module is already loaded\n", "kernel/module/sysfs.c", EINVAL,
+	  "m"),
+	E(LOAD_ERROR, "%s: module sysfs not initialized\n", "kernel/module/sysfs.c", EINVAL,
+	  "m"),
+	/* the first %s is __func__ (do_init_module), then the module name */
+	E(INIT_BAD_RETURN,
+	  "%s: '%s'->init suspiciously returned %d, it should follow 0/-E convention\n"
+	  "%s: loading module anyway...\n",
+	  MAIN, 0, "-mn-"),
+	E(INIT_BAD_RETURN, "%s: '%s'->init suspiciously returned %d: Overriding with %d\n",
+	  MAIN, 0, "-mnn"),
+	E(LOAD_WARNING,
+	  "%s: module_enable_rodata_ro_after_init() returned %d, ro_after_init data might still be writable\n",
+	  MAIN, 0, "mn"),
+	E(LOAD_WARNING,
+	  "%s: adding tainted module to the unloaded tainted modules list failed.\n",
+	  "kernel/module/tracking.c", 0, "m"),
+
+	/* request_module() throttling and duplicates (5.7); dups.c has pr_fmt "module: " */
+	E(AUTOLOAD_DUPLICATE, "module: module-autoload: duplicate request for module %s\n",
+	  "kernel/module/dups.c", 0, "m"),
+	E(AUTOLOAD_DUPLICATE, "module-autoload: duplicate request for module %s\n",
+	  "kernel/module/dups.c", 0, "m"),	/* WARN() with enable_dups_trace */
+	E(KMOD_THROTTLED,
+	  "request_module: kmod_concurrent_max (%u) close to 0 (max_modprobes: %u), for module %s, throttling...",
+	  "kernel/module/kmod.c", 0, "nnm"),
+	E(KMOD_BUSY,
+	  "request_module: modprobe %s cannot be processed, kmod busy with %d threads for more than %d seconds now",
+	  "kernel/module/kmod.c", ETIME, "mnn"),
+	E(KMOD_GAVE_UP, "request_module: sigkill sent for modprobe %s, giving up",
+	  "kernel/module/kmod.c", 0, "m"),
+	E(KMOD_GAVE_UP, "request_module: runaway loop modprobe %s\n", "kernel/kmod.c", 0,
+	  "m"),	/* before 4.13 */
+	E(FS_STILL_MISSING, "request_module fs-%.*s succeeded, but still no fs?\n",
+	  "fs/filesystems.c", 0, "m"),
+
+	/* allocation failures (5.6) */
+	E(VMAP_FAILED, "vmap allocation for size %lu failed: use vmalloc=<size> to increase size\n",
+	  "mm/vmalloc.c", ENOMEM, "n"),
+	E(VMAP_FAILED,
+	  "vmap allocation for size %lu failed: use vmalloc=<size> to increase size.\n",
+	  "mm/vmalloc.c", ENOMEM, "n"),	/* very old kernels */
+	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, vm_struct allocation failed%s",
+	  "mm/vmalloc.c", ENOMEM, "tn-", .flags = KLOG_FORMAT_PREFIX),
+	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, page order %u, failed to allocate pages",
+	  "mm/vmalloc.c", ENOMEM, "tnn", .flags = KLOG_FORMAT_PREFIX),
+	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, failed to allocate pages",
+	  "mm/vmalloc.c", ENOMEM, "tn", .flags = KLOG_FORMAT_PREFIX),
+	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, failed to allocated page array size %lu",
+	  "mm/vmalloc.c", ENOMEM, "tnn", .flags = KLOG_FORMAT_PREFIX),
+	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, failed to map pages", "mm/vmalloc.c",
+	  ENOMEM, "tn", .flags = KLOG_FORMAT_PREFIX),
+	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, exceeds total pages", "mm/vmalloc.c",
+	  ENOMEM, "tn", .flags = KLOG_FORMAT_PREFIX),
+	E(VMALLOC_ERROR, "%s: vmalloc size %lu allocation failure: vm_struct allocation failed",
+	  "mm/vmalloc.c", ENOMEM, "tn", .flags = KLOG_FORMAT_PREFIX),	/* 5.x */
+	E(VMALLOC_ERROR, "%s: vmalloc: allocation failure: %lu bytes", "mm/vmalloc.c", ENOMEM,
+	  "tn", .flags = KLOG_FORMAT_PREFIX),				/* 4.x */
+	E(VMALLOC_ERROR, "%s: vmalloc: allocation failure, allocated %ld of %ld bytes",
+	  "mm/vmalloc.c", ENOMEM, "tnn", .flags = KLOG_FORMAT_PREFIX),	/* 4.x */
+	E(EXECMEM_FAILED, "execmem: unable to allocate memory\n", "mm/execmem.c", ENOMEM, ""),
+	E(EXECMEM_FAILED, "Invalid parameters for execmem allocator, module loading will fail",
+	  "mm/execmem.c", ENOMEM, ""),
+
+	/* driver probe (5.8): dev_err() renders "%s %s: " = driver or bus name, device */
+	E(PROBE_FAILED, "%s: probe of %s failed with error %d\n", "drivers/base/dd.c", 0, "mtn"),
+	E(PROBE_FAILED, "%s %s: probe with driver %s failed with error %d\n",
+	  "drivers/base/dd.c", 0, "-tmn"),
+
+	/* signatures, lockdown (5.1); the 5.4-era "%s is rejected\n" with "Loading of
+	 * unsigned module" prints the same text as the current format */
+	E(SIG_MISSING,
+	  "%s: module verification failed: signature and/or required key missing - tainting kernel\n",
+	  MAIN, 0, "m"),
+	E(SIG_REJECTED, "Loading of %s is rejected\n", "kernel/module/signing.c", EKEYREJECTED,
+	  "t"),
+	E(SIG_REJECTED, "%s: loading of %s is rejected\n", "kernel/module.c", EKEYREJECTED,
+	  "mt"),
+	E(SIG_REJECTED, "%s: not signed with expected PKCS#7 message\n",
+	  "kernel/module_signature.c", ENOPKG, "-"),
+	E(SIG_REJECTED, "%s: Module is not signed with expected PKCS#7 message\n",
+	  "kernel/module_signing.c", ENOPKG, "-"),
+	E(SIG_REJECTED, "%s: PKCS#7 signature info has unexpected non-zero params\n",
+	  "kernel/module_signature.c", EBADMSG, "-"),
+	E(SIG_REJECTED, "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
+	  "security/lockdown/lockdown.c", EPERM, "tu", .text2_is = "unsigned module loading"),
+
+	/* ELF and format checks (5.2) */
+	E(BAD_ELF, "Invalid ELF header len %lu\n", MAIN, ENOEXEC, "n"),
+	E(BAD_ELF, "Invalid ELF header magic: != %s\n", MAIN, ENOEXEC, "-"),
+	E(BAD_ELF, "Invalid ELF header type: %u != %u\n", MAIN, ENOEXEC, "nn"),
+	E(BAD_ELF, "Invalid architecture in ELF header: %u\n", MAIN, ENOEXEC, "n"),
+	E(BAD_ELF, "Invalid module architecture in ELF header: %u\n", MAIN, ENOEXEC, "n"),
+	E(BAD_ELF, "Invalid ELF section header size\n", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "Invalid ELF section header overflow\n", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "ELF Spec violation: section 0 type(%d)!=SH_NULL or non-zero len or addr\n",
+	  MAIN, ENOEXEC, "n"),
+	E(BAD_ELF, "Invalid ELF section in module (section %u type %u)\n", MAIN, ENOEXEC, "nn"),
+	E(BAD_ELF, "Invalid ELF section name index: %d || e_shstrndx (%d) >= e_shnum (%d)\n",
+	  MAIN, ENOEXEC, "nnn"),
+	E(BAD_ELF, "empty section name table\n", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "ELF Spec violation: section name table isn't null terminated\n", MAIN,
+	  ENOEXEC, ""),
+	E(BAD_ELF, "Invalid ELF section name in module (section %u type %u)\n", MAIN, ENOEXEC,
+	  "nn"),
+	E(BAD_ELF, "Only one .modinfo section must exist.\n", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "module %s: Exactly one .gnu.linkonce.this_module section must exist.\n",
+	  MAIN, ENOEXEC, "m"),
+	E(BAD_ELF, "module %s: .gnu.linkonce.this_module section must have a size set\n", MAIN,
+	  ENOEXEC, "m"),
+	E(BAD_ELF,
+	  "module %s: .gnu.linkonce.this_module must occupy memory during process execution\n",
+	  MAIN, ENOEXEC, "m"),
+	E(THIS_MODULE_SIZE,
+	  "module %s: .gnu.linkonce.this_module section size must match the kernel's built struct module size at run time\n",
+	  MAIN, ENOEXEC, "m"),
+	E(BAD_ELF, "%s: module has no symbols (stripped?)\n", MAIN, ENOEXEC, "m"),
+	E(BAD_ELF, "Invalid ELF sh_link!=SHN_UNDEF(%d) or (sh_link(%d) >= hdr->e_shnum(%d)\n",
+	  MAIN, ENOEXEC, "nnn"),
+	E(BAD_ELF, "extended version crc+name presence does not match",
+	  "kernel/module/version.c", ENOEXEC, ""),
+	E(BAD_ELF, "more extended version crcs than names", "kernel/module/version.c", ENOEXEC,
+	  ""),
+	E(BAD_ELF, "empty symbol string table\n", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "symbol string table missing leading NUL\n", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "symbol string table isn't NUL terminated\n", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "symbol name out of bounds in string table", MAIN, ENOEXEC, ""),
+	E(BAD_ELF, "Invalid ELF section hdr(type %u)\n", MAIN, ENOEXEC, "n"),	/* 5.16-6.3 */
+	E(BAD_ELF, "%s: No module found in object\n", MAIN, ENOEXEC, "m"),	/* <= 6.3 */
+	E(BAD_ELF, "Module has invalid ELF structures\n", "kernel/module.c", ENOEXEC, ""),
+	E(BAD_ELF, "Module len %lu truncated\n", "kernel/module.c", ENOEXEC, "n"),
+
+	/* modinfo, version magic, blacklist (5.3) */
+	E(BLACKLISTED, "Module %s is blacklisted\n", MAIN, EPERM, "m"),
+	E(VERMAGIC, "%s: version magic '%s' should be '%s'\n", MAIN, ENOEXEC, "mtu"),
+	E(FORCED_LOAD, "%s: %s: kernel tainted.\n", MAIN, 0, "mt"),
+	E(LOAD_ERROR,
+	  "%s: module is marked as livepatch module, but livepatch support is disabled", MAIN,
+	  ENOEXEC, "m"),
+	E(LOAD_WARNING, "%s: loading module not compiled with retpoline compiler.\n", MAIN, 0,
+	  "m"),
+
+	/* taint notices of accepted loads (5.4) */
+	E(TAINT, "%s: loading out-of-tree module taints kernel.\n", MAIN, 0, "m"),
+	E(TAINT,
+	  "%s: module is from the staging directory, the quality is unknown, you have been warned.\n",
+	  MAIN, 0, "m"),
+	E(TAINT, "%s: tainting kernel with TAINT_LIVEPATCH\n", MAIN, 0, "m"),
+	E(TAINT, "%s: module license '%s' taints kernel.\n", MAIN, 0, "mt"),
+	E(TAINT, "%s: module license taints kernel.\n", MAIN, 0, "m"),
+	E(TAINT, "%s: loading test module taints kernel.\n", MAIN, 0, "m"),
+
+	/* in-kernel decompression (1.3): no pr_fmt in decompress.c */
+	E(DECOMPRESS_FAILED, "not a gzip compressed module\n", "kernel/module/decompress.c",
+	  EINVAL, ""),
+	E(DECOMPRESS_FAILED, "failed to initialize decompressor: %d\n",
+	  "kernel/module/decompress.c", EINVAL, "n"),
+	E(DECOMPRESS_FAILED, "decompression failed with status %d\n",
+	  "kernel/module/decompress.c", EINVAL, "n"),
+	E(DECOMPRESS_FAILED, "not an xz compressed module\n", "kernel/module/decompress.c",
+	  EINVAL, ""),
+	E(DECOMPRESS_FAILED, "not a zstd compressed module\n", "kernel/module/decompress.c",
+	  EINVAL, ""),
+	E(DECOMPRESS_FAILED, "ZSTD-compressed data has an incomplete frame header\n",
+	  "kernel/module/decompress.c", EINVAL, ""),
+	E(DECOMPRESS_FAILED, "ZSTD-compressed data has too large a window size\n",
+	  "kernel/module/decompress.c", EINVAL, ""),
+	E(DECOMPRESS_FAILED, "Can't initialize ZSTD stream\n", "kernel/module/decompress.c",
+	  ENOMEM, ""),
+	E(DECOMPRESS_FAILED, "ZSTD-decompression failed with status %d\n",
+	  "kernel/module/decompress.c", EINVAL, "n"),
+
+	/* userspace kmod (5.9): "%s: %s: %s" = program, priority, message */
+	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s not found in directory %s",
+	  "kmod tools/modprobe.c", ENOENT, "mt"),
+	E(MODPROBE_ERROR, "modprobe: FATAL: Failed to get module from path %s: %s",
+	  "kmod tools/modprobe.c", 0, "mt"),
+	E(MODPROBE_ERROR, "modprobe: ERROR: could not insert '%s': Module already in kernel",
+	  "kmod tools/modprobe.c", EEXIST, "m"),
+	E(MODPROBE_ERROR,
+	  "modprobe: ERROR: could not insert '%s': Unknown symbol in module, or unknown parameter (see dmesg)",
+	  "kmod tools/modprobe.c", ENOENT, "m"),
+	E(MODPROBE_ERROR, "modprobe: ERROR: could not insert '%s': %s", "kmod tools/modprobe.c",
+	  0, "mt"),
+	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s not found.", "kmod tools/modprobe.c",
+	  ENOENT, "m"),
+	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is not in kernel.",
+	  "kmod tools/modprobe.c", ENOENT, "m"),
+	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is builtin.", "kmod tools/modprobe.c", 0,
+	  "m"),
+	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is in use.", "kmod tools/modprobe.c",
+	  EBUSY, "m"),
+	E(MODPROBE_ERROR, "modprobe: ERROR: could not remove '%s': %s", "kmod tools/modprobe.c",
+	  0, "mt"),
+	E(MODPROBE_ERROR, "insmod: ERROR: could not load module %s: %s", "kmod tools/insmod.c",
+	  0, "mt"),
+	E(MODPROBE_ERROR, "insmod: ERROR: could not insert module %s: %s",
+	  "kmod tools/insmod.c", 0, "mt"),
+
+	/* systemd-udevd, logged with the device name in front ("cpu12: Worker ...") */
+	E(UDEV_WORKER_TIMEOUT, "%s: Worker [%d] processing SEQNUM=%llu is taking a long time",
+	  "systemd src/udev/udev-manager.c", 0, "tnn", .flags = KLOG_FORMAT_PREFIX),
+	E(UDEV_WORKER_TIMEOUT, "%s: Worker [%d] processing SEQNUM=%llu killed",
+	  "systemd src/udev/udev-manager.c", 0, "tnn", .flags = KLOG_FORMAT_PREFIX),
+};
+
+const struct klog_format_entry *klog_formats(size_t *ret_n)
+{
+	*ret_n = ARRAY_SIZE(table);
+	return table;
+}
+
+const char *klog_finding_kind_name(enum klog_finding_kind kind)
+{
+	static const char *const names[KLOG_FINDING__MAX] = {
+		[KLOG_FINDING_NONE] = "none",
+		[KLOG_FINDING_UNKNOWN_SYMBOL] = "unknown-symbol",
+		[KLOG_FINDING_SYMBOL_VERSION] = "symbol-version",
+		[KLOG_FINDING_NO_SYMBOL_VERSION] = "no-symbol-version",
+		[KLOG_FINDING_SYMBOL_NAMESPACE] = "symbol-namespace",
+		[KLOG_FINDING_AUTOLOAD_DUPLICATE] = "autoload-duplicate",
+		[KLOG_FINDING_KMOD_THROTTLED] = "kmod-throttled",
+		[KLOG_FINDING_KMOD_BUSY] = "kmod-busy",
+		[KLOG_FINDING_KMOD_GAVE_UP] = "kmod-gave-up",
+		[KLOG_FINDING_FS_STILL_MISSING] = "fs-still-missing",
+		[KLOG_FINDING_VMAP_FAILED] = "vmap-failed",
+		[KLOG_FINDING_VMALLOC_ERROR] = "vmalloc-error",
+		[KLOG_FINDING_EXECMEM_FAILED] = "execmem-failed",
+		[KLOG_FINDING_PROBE_FAILED] = "probe-failed",
+		[KLOG_FINDING_SIG_MISSING] = "signature-missing",
+		[KLOG_FINDING_SIG_REJECTED] = "signature-rejected",
+		[KLOG_FINDING_BAD_ELF] = "bad-elf",
+		[KLOG_FINDING_THIS_MODULE_SIZE] = "this-module-size",
+		[KLOG_FINDING_BLACKLISTED] = "blacklisted",
+		[KLOG_FINDING_VERMAGIC] = "vermagic",
+		[KLOG_FINDING_FORCED_LOAD] = "forced-load",
+		[KLOG_FINDING_TAINT] = "taint",
+		[KLOG_FINDING_ALREADY_LOADED] = "already-loaded",
+		[KLOG_FINDING_INIT_BAD_RETURN] = "init-bad-return",
+		[KLOG_FINDING_LOAD_ERROR] = "load-error",
+		[KLOG_FINDING_LOAD_WARNING] = "load-warning",
+		[KLOG_FINDING_DECOMPRESS_FAILED] = "decompress-failed",
+		[KLOG_FINDING_MODPROBE_ERROR] = "modprobe-error",
+		[KLOG_FINDING_UDEV_WORKER_TIMEOUT] = "udev-worker-timeout",
+	};
+
+	if ((unsigned int)kind >= KLOG_FINDING__MAX)
+		return "invalid";
+	return names[kind];
+}
+
+/* --- running a format backwards ---------------------------------------------------- */
+
+#define MAX_CONV 8
+/* Lazy %s matching backtracks: every byte looked at counts, so no line is slow. */
+#define STEP_BUDGET 100000
+/* A printk record holds at most 1 KiB of text (PRINTKRB_RECORD_MAX): longer is none */
+#define MSG_MAX 4096
+
+enum conv_type {
+	CONV_STR,	/* %s %ps %pS %.*s */
+	CONV_CHAR,	/* %c */
+	CONV_INT,	/* %d %i %li %lld */
+	CONV_UINT,	/* %u %lu %llu */
+	CONV_HEX,	/* %x %lx, "%#x" with its 0x */
+	CONV_PERCENT,
+};
+
+struct conv {
+	enum conv_type type;
+	bool alt;	/* '#' */
+};
+
+struct capture {
+	const char *s;
+	size_t len;
+	int64_t num;
+};
+
+struct matcher {
+	const char *end;
+	unsigned int flags;
+	unsigned int steps;
+	struct capture caps[MAX_CONV];
+};
+
+/* Reads the conversion after a '%'; returns the format after it, or NULL if unknown. */
+static const char *parse_conv(const char *f, struct conv *c)
+{
+	c->alt = false;
+	if (*f == '%') {
+		c->type = CONV_PERCENT;
+		return f + 1;
+	}
+	while (*f == '-' || *f == '+' || *f == ' ' || *f == '#' || *f == '0') {
+		if (*f == '#')
+			c->alt = true;
+		f++;
+	}
+	if (*f == '*')
+		f++;
+	while (*f >= '0' && *f <= '9')
+		f++;
+	if (*f == '.') {
+		f++;
+		if (*f == '*')
+			f++;
+		while (*f >= '0' && *f <= '9')
+			f++;
+	}
+	while (*f == 'h' || *f == 'l' || *f == 'z' || *f == 'j' || *f == 't' || *f == 'L')
+		f++;
+	switch (*f) {
+	case 's':
+		c->type = CONV_STR;
+		return f + 1;
+	case 'p':
+		/* kernel %p extensions: %ps %pS %pV %pGg ... print text */
+		c->type = CONV_STR;
+		f++;
+		while ((*f >= 'a' && *f <= 'z') || (*f >= 'A' && *f <= 'Z'))
+			f++;
+		return f;
+	case 'c':
+		c->type = CONV_CHAR;
+		return f + 1;
+	case 'd':
+	case 'i':
+		c->type = CONV_INT;
+		return f + 1;
+	case 'u':
+		c->type = CONV_UINT;
+		return f + 1;
+	case 'x':
+	case 'X':
+		c->type = CONV_HEX;
+		return f + 1;
+	default:
+		return NULL;
+	}
+}
+
+static int hexdigit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A number at @m; returns the message after it, or NULL. */
+static const char *match_number(const struct conv *c, const char *m, const char *end,
+				int64_t *ret)
+{
+	uint64_t v = 0;
+	bool neg = false;
+	const char *start;
+
+	while (m < end && *m == ' ')	/* field widths pad with spaces */
+		m++;
+	if (c->type == CONV_INT && m < end && (*m == '-' || *m == '+')) {
+		neg = *m == '-';
+		m++;
+	}
+	if (c->type == CONV_HEX) {
+		if (c->alt && end - m > 2 && m[0] == '0' &&
+		    (m[1] == 'x' || m[1] == 'X') && hexdigit(m[2]) >= 0)
+			m += 2;
+		start = m;
+		while (m < end && hexdigit(*m) >= 0) {
+			if (v >> 60)
+				return NULL;
+			v = v << 4 | (uint64_t)hexdigit(*m);
+			m++;
+		}
+	} else {
+		start = m;
+		while (m < end && *m >= '0' && *m <= '9') {
+			if (v > (UINT64_MAX - 9) / 10)
+				return NULL;
+			v = v * 10 + (uint64_t)(*m - '0');
+			m++;
+		}
+	}
+	if (m == start)
+		return NULL;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return NULL;
+		*ret = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		/* %lu beyond INT64_MAX wraps; sizes never get there */
+		*ret = (int64_t)v;
+	}
+	return m;
+}
+
+static bool match(struct matcher *mt, const char *f, const char *m, unsigned int ci)
+{
+	const char *end = mt->end;
+
+	if (++mt->steps > STEP_BUDGET)
+		return false;
+	for (;;) {
+		struct conv c;
+		const char *nf;
+
+		if (*f == '\0')
+			/* a message going on past a newline is a multi-line record */
+			return m == end || *m == '\n' || (mt->flags & KLOG_FORMAT_PREFIX);
+		if (*f == '\n') {
+			/* dmesg splits a record at newlines: the rest is elsewhere */
+			if (m == end)
+				return true;
+			if (*m != '\n')
+				return false;
+			f++;
+			m++;
+			continue;
+		}
+		if (*f != '%') {
+			if (m == end || *m != *f)
+				return false;
+			f++;
+			m++;
+			continue;
+		}
+		nf = parse_conv(f + 1, &c);
+		if (!nf || ci >= MAX_CONV)
+			return false;
+		switch (c.type) {
+		case CONV_PERCENT:
+			if (m == end || *m != '%')
+				return false;
+			f = nf;
+			m++;
+			continue;
+		case CONV_CHAR:
+			if (m == end)
+				return false;
+			mt->caps[ci].s = m;
+			mt->caps[ci].len = 1;
+			f = nf;
+			m++;
+			ci++;
+			continue;
+		case CONV_INT:
+		case CONV_UINT:
+		case CONV_HEX: {
+			const char *after = match_number(&c, m, end, &mt->caps[ci].num);
+
+			if (!after)
+				return false;
+			mt->caps[ci].s = m;
+			mt->caps[ci].len = (size_t)(after - m);
+			f = nf;
+			m = after;
+			ci++;
+			continue;
+		}
+		case CONV_STR: {
+			const char *p;
+			bool last = *nf == '\0' || (*nf == '\n' && nf[1] == '\0');
+
+			if (last && !(mt->flags & KLOG_FORMAT_PREFIX)) {
+				/* the rest of the line (up to a continuation newline) */
+				p = memchr(m, '\n', (size_t)(end - m));
+				mt->caps[ci].s = m;
+				mt->caps[ci].len = (size_t)((p ? p : end) - m);
+				return true;
+			}
+			/*
+			 * Shortest first, at least one byte unless nothing follows:
+			 * "%s: Unknown symbol" takes the module up to the first
+			 * ": Unknown symbol".
+			 */
+			for (p = last ? m : m + 1; p <= end; p++) {
+				if (++mt->steps > STEP_BUDGET)
+					return false;
+				if (p > m && p[-1] == '\n')
+					break;
+				if (*nf != '%' && *nf != '\n' && *nf != '\0' &&
+				    (p == end || *p != *nf))
+					continue;
+				mt->caps[ci].s = m;
+				mt->caps[ci].len = (size_t)(p - m);
+				if (match(mt, nf, p, ci + 1))
+					return true;
+				if (mt->steps > STEP_BUDGET)
+					return false;
+			}
+			return false;
+		}
+		}
+	}
+}
+
+/* The first literal run of the format, to skip entries cheaply. */
+static bool may_match(const struct klog_format_entry *e, const char *msg, size_t len)
+{
+	const char *f = e->format, *q;
+	size_t n;
+
+	while (*f == '%') {
+		struct conv c;
+
+		q = parse_conv(f + 1, &c);
+		if (!q)
+			return true;
+		f = q;
+	}
+	for (q = f; *q && *q != '%' && *q != '\n'; q++)
+		;
+	n = (size_t)(q - f);
+	if (n == 0)
+		return true;
+	if (f == e->format)
+		return len >= n && memcmp(msg, f, n) == 0;
+	return memmem(msg, len, f, n) != NULL;
+}
+
+static void fill(const struct klog_format_entry *e, const struct matcher *mt,
+		 struct klog_finding *ret)
+{
+	struct klog_finding r = {
+		.kind = e->kind,
+		.format = e->format,
+		.source = e->source,
+		.err = e->err,
+	};
+	const char *sl;
+	unsigned int i;
+
+	for (sl = e->slots, i = 0; *sl && i < MAX_CONV; sl++, i++) {
+		const struct capture *c = &mt->caps[i];
+
+		switch (*sl) {
+		case 'm':
+			r.module = c->s;
+			r.module_len = c->len;
+			break;
+		case 's':
+			r.symbol = c->s;
+			r.symbol_len = c->len;
+			break;
+		case 't':
+			r.text = c->s;
+			r.text_len = c->len;
+			break;
+		case 'u':
+			r.text2 = c->s;
+			r.text2_len = c->len;
+			break;
+		case 'n':
+			if (r.n_num < KLOG_FINDING_NUMS)
+				r.num[r.n_num++] = c->num;
+			break;
+		default:
+			break;
+		}
+	}
+	/* elf_validity_check() calls it "(missing .modinfo section or name field)" */
+	if (r.module && r.module_len && r.module[0] == '(') {
+		r.text = r.module;
+		r.text_len = r.module_len;
+		r.module = NULL;
+		r.module_len = 0;
+	}
+	*ret = r;
+}
+
+int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
+{
+	struct matcher mt;
+	size_t i;
+
+	/* "not a finding" is an answer too: callers may look at ret->kind alone */
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = KLOG_FINDING_NONE;
+	if (!msg)
+		return 0;
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
+		len--;
+	if (len == 0 || len > MSG_MAX)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		const struct klog_format_entry *e = &table[i];
+
+		if (!may_match(e, msg, len))
+			continue;
+		memset(&mt, 0, sizeof(mt));
+		mt.end = msg + len;
+		mt.flags = e->flags;
+		if (!match(&mt, e->format, msg, 0))
+			continue;
+		if (e->text2_is) {
+			size_t n = strlen(e->text2_is);
+			const char *sl = strchr(e->slots, 'u');
+			const struct capture *c = sl ? &mt.caps[sl - e->slots] : NULL;
+
+			if (!c || c->len != n || memcmp(c->s, e->text2_is, n) != 0)
+				continue;
+		}
+		fill(e, &mt, ret);
+		return 1;
+	}
+	return 0;
+}

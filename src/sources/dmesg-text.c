@@ -1,0 +1,730 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/linereader.h"
+#include "util/macro.h"
+#include "dmesg-text.h"
+
+#define DMESG_LINE_MAX LINEREADER_DEFAULT_MAX
+#define HOST_MAX 255
+
+static const char *const months[12] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	"Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+static const char *const weekdays[7] = {
+	"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun",
+};
+
+/* util-linux dmesg -x names (include/pathnames.h facilitynames[], prioritynames[]) */
+static const char *const facilities[] = {
+	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
+	"authpriv", "ftp", "res0", "res1", "res2", "res3", "local0", "local1", "local2",
+	"local3", "local4", "local5", "local6", "local7",
+};
+static const char *const levels[] = {
+	"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug",
+};
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static const char *skip_spaces(const char *s, const char *end)
+{
+	while (s < end && *s == ' ')
+		s++;
+	return s;
+}
+
+static bool starts_with(const char *s, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return (size_t)(end - s) >= n && memcmp(s, lit, n) == 0;
+}
+
+/* Exactly @n digits (or 1..@n when @n_min is 1) into *ret; returns the end or NULL. */
+static const char *digits(const char *s, const char *end, unsigned int n_min,
+			  unsigned int n_max, uint64_t *ret)
+{
+	uint64_t v = 0;
+	unsigned int n = 0;
+
+	while (s < end && is_digit(*s) && n < n_max) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		s++;
+		n++;
+	}
+	if (n < n_min || (s < end && is_digit(*s)))
+		return NULL;
+	*ret = v;
+	return s;
+}
+
+static int word_index(const char *s, const char *end, const char *const *words, size_t n,
+		      size_t *ret_len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(words[i]);
+
+		if ((size_t)(end - s) >= l && memcmp(s, words[i], l) == 0 &&
+		    (s + l == end || !((s[l] >= 'a' && s[l] <= 'z') || is_digit(s[l])))) {
+			*ret_len = l;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void set_wall(struct klog_rec *rec, int64_t year, int mon, int day, int hh, int mm,
+		     int ss)
+{
+	rec->has_wallclock = true;
+	rec->wall_sec =
+		days_from_civil(year, mon, day) * 86400 + hh * 3600 + mm * 60 + ss;
+}
+
+/* "HH:MM:SS" */
+static const char *parse_hms(const char *s, const char *end, int *hh, int *mm, int *ss)
+{
+	uint64_t h, m, c;
+
+	s = digits(s, end, 2, 2, &h);
+	if (!s || s >= end || *s != ':')
+		return NULL;
+	s = digits(s + 1, end, 2, 2, &m);
+	if (!s || s >= end || *s != ':')
+		return NULL;
+	s = digits(s + 1, end, 2, 2, &c);
+	if (!s || h > 23 || m > 59 || c > 60)
+		return NULL;
+	*hh = (int)h;
+	*mm = (int)m;
+	*ss = (int)c;
+	return s;
+}
+
+/* ".123456" or ",123456" (1..9 digits) as microseconds */
+static const char *parse_frac(const char *s, const char *end, uint32_t *ret_usec)
+{
+	const char *p = s + 1;
+	uint64_t v = 0;
+	unsigned int n = 0;
+
+	while (p < end && is_digit(*p) && n < 9) {
+		v = v * 10 + (uint64_t)(*p - '0');
+		p++;
+		n++;
+	}
+	if (n == 0)
+		return NULL;
+	for (; n < 6; n++)
+		v *= 10;
+	for (; n > 6; n--)
+		v /= 10;
+	*ret_usec = (uint32_t)v;
+	return p;
+}
+
+/*
+ * "[    1.234567]" as the kernel prints it ("[%5lu.%06lu]", print_time()), with dmesg
+ * -d's " <    0.000123>" delta inside. Six to nine fraction digits: "[3.11]" is text.
+ */
+static const char *parse_mono_bracket(const char *s, const char *end, uint64_t *ret_usec)
+{
+	const char *p;
+	uint64_t sec, frac;
+	unsigned int n;
+
+	if (s >= end || *s != '[')
+		return NULL;
+	p = skip_spaces(s + 1, end);
+	p = digits(p, end, 1, 12, &sec);
+	if (!p || p >= end || *p != '.')
+		return NULL;
+	s = ++p;
+	p = digits(p, end, 6, 9, &frac);
+	if (!p)
+		return NULL;
+	for (n = (unsigned int)(p - s); n > 6; n--)
+		frac /= 10;
+	if (starts_with(p, end, " <")) {
+		const char *q = skip_spaces(p + 2, end);
+		uint64_t dummy;
+
+		q = digits(q, end, 1, 12, &dummy);
+		if (!q || q >= end || *q != '.')
+			return NULL;
+		q = digits(q + 1, end, 1, 9, &dummy);
+		if (!q || q >= end || *q != '>')
+			return NULL;
+		p = q + 1;
+	}
+	if (p >= end || *p != ']')
+		return NULL;
+	*ret_usec = sec * 1000000 + frac;
+	return p + 1;
+}
+
+/* "[    T123]" / "[     C1]" after the time with CONFIG_PRINTK_CALLER */
+static const char *parse_caller(const char *s, const char *end, struct klog_rec *rec)
+{
+	const char *p;
+	uint64_t id;
+	char kind;
+
+	if (s >= end || *s != '[')
+		return NULL;
+	p = skip_spaces(s + 1, end);
+	if (p >= end || (*p != 'T' && *p != 'C'))
+		return NULL;
+	kind = *p;
+	p = digits(p + 1, end, 1, 10, &id);
+	if (!p || p >= end || *p != ']' || id > UINT32_MAX)
+		return NULL;
+	rec->caller_kind = kind;
+	rec->caller_id = (uint32_t)id;
+	return p + 1;
+}
+
+/* dmesg -T: "[Wed Dec  2 13:01:21 2026]" (strftime "%a %b %e %H:%M:%S %Y") */
+static const char *parse_ctime_bracket(const char *s, const char *end,
+				       struct klog_rec *rec)
+{
+	const char *p = s + 1;
+	uint64_t day, year;
+	size_t l;
+	int mon, hh, mm, ss;
+
+	if (word_index(p, end, weekdays, ARRAY_SIZE(weekdays), &l) < 0)
+		return NULL;
+	p += l;
+	if (p >= end || *p != ' ')
+		return NULL;
+	p++;
+	mon = word_index(p, end, months, ARRAY_SIZE(months), &l);
+	if (mon < 0)
+		return NULL;
+	p = skip_spaces(p + l, end);
+	p = digits(p, end, 1, 2, &day);
+	if (!p || day < 1 || day > 31 || p >= end || *p != ' ')
+		return NULL;
+	p = parse_hms(p + 1, end, &hh, &mm, &ss);
+	if (!p || p >= end || *p != ' ')
+		return NULL;
+	p = digits(p + 1, end, 4, 4, &year);
+	if (!p || p >= end || *p != ']')
+		return NULL;
+	set_wall(rec, (int64_t)year, mon + 1, (int)day, hh, mm, ss);
+	rec->wall_has_year = true;
+	return p + 1;
+}
+
+/* "2026-12-02T13:01:21[.,frac](Z|+HH:MM|+HHMM)"; *ret_comma for dmesg's "," */
+static const char *parse_iso(const char *s, const char *end, struct klog_rec *rec,
+			     bool *ret_comma)
+{
+	const char *p;
+	uint64_t y, mo, d;
+	int hh, mm, ss;
+	uint32_t usec = 0;
+
+	p = digits(s, end, 4, 4, &y);
+	if (!p || p >= end || *p != '-')
+		return NULL;
+	p = digits(p + 1, end, 2, 2, &mo);
+	if (!p || p >= end || *p != '-' || mo < 1 || mo > 12)
+		return NULL;
+	p = digits(p + 1, end, 2, 2, &d);
+	if (!p || p >= end || (*p != 'T' && *p != ' ') || d < 1 || d > 31)
+		return NULL;
+	p = parse_hms(p + 1, end, &hh, &mm, &ss);
+	if (!p)
+		return NULL;
+	*ret_comma = false;
+	if (p < end && (*p == '.' || *p == ',')) {
+		*ret_comma = *p == ',';
+		p = parse_frac(p, end, &usec);
+		if (!p)
+			return NULL;
+	}
+	set_wall(rec, (int64_t)y, (int)mo, (int)d, hh, mm, ss);
+	rec->wall_has_year = true;
+	rec->wall_usec = usec;
+	if (p < end && *p == 'Z') {
+		rec->wall_has_tz = true;
+		return p + 1;
+	}
+	if (p < end && (*p == '+' || *p == '-')) {
+		int sign = *p == '-' ? -1 : 1;
+		uint64_t th, tm;
+
+		/* "+HHMM" runs the digits together: take two at a time */
+		if (end - p < 5 || !is_digit(p[1]) || !is_digit(p[2]))
+			return NULL;
+		th = (uint64_t)((p[1] - '0') * 10 + (p[2] - '0'));
+		p += 3;
+		if (*p == ':')
+			p++;
+		p = digits(p, end, 2, 2, &tm);
+		if (!p || th > 14 || tm > 59)
+			return NULL;
+		rec->wall_sec -= sign * (int64_t)(th * 3600 + tm * 60);
+		rec->wall_has_tz = true;
+	}
+	return p;
+}
+
+/* journal/syslog short: "Dec 02 13:01:21[.123456]" (syslog pads the day: "Dec  2") */
+static const char *parse_short_time(const char *s, const char *end, struct klog_rec *rec)
+{
+	const char *p;
+	uint64_t day;
+	size_t l;
+	int mon, hh, mm, ss;
+	uint32_t usec = 0;
+
+	mon = word_index(s, end, months, ARRAY_SIZE(months), &l);
+	if (mon < 0 || s + l >= end || s[l] != ' ')
+		return NULL;
+	p = skip_spaces(s + l, end);
+	p = digits(p, end, 1, 2, &day);
+	if (!p || day < 1 || day > 31 || p >= end || *p != ' ')
+		return NULL;
+	p = parse_hms(p + 1, end, &hh, &mm, &ss);
+	if (!p)
+		return NULL;
+	if (p < end && *p == '.') {
+		p = parse_frac(p, end, &usec);
+		if (!p)
+			return NULL;
+	}
+	/* no year is printed: count from 1970, which keeps order within a year */
+	set_wall(rec, 1970, mon + 1, (int)day, hh, mm, ss);
+	rec->wall_usec = usec;
+	return p;
+}
+
+/*
+ * After a journal/syslog timestamp: " host ident: msg". 1 with the message for ident
+ * "kernel", 0 for any other program.
+ */
+static int parse_host_ident(const char *s, const char *end, struct klog_rec *rec,
+			    const char **ret_msg)
+{
+	const char *host, *h_end, *ident, *colon;
+
+	if (s >= end || *s != ' ')
+		return 0;
+	host = s + 1;
+	h_end = memchr(host, ' ', (size_t)(end - host));
+	if (!h_end || h_end == host || h_end - host > HOST_MAX)
+		return 0;
+	ident = h_end + 1;
+	for (colon = ident; colon < end && *colon != ':' && *colon != ' '; colon++)
+		;
+	if (colon >= end || *colon != ':' || colon - ident != 6 ||
+	    memcmp(ident, "kernel", 6))
+		return 0;
+	rec->host = host;
+	rec->host_len = (size_t)(h_end - host);
+	colon++;
+	if (colon < end && *colon == ' ')
+		colon++;
+	*ret_msg = colon;
+	return 1;
+}
+
+/* "kern  :info  : " (dmesg -x, "%-6s:%-6s: ") */
+static const char *parse_decode_prefix(const char *s, const char *end,
+				       struct klog_rec *rec)
+{
+	const char *p;
+	size_t l;
+	int fac, lvl;
+
+	fac = word_index(s, end, facilities, ARRAY_SIZE(facilities), &l);
+	if (fac < 0)
+		return NULL;
+	p = skip_spaces(s + l, end);
+	if (p >= end || *p != ':')
+		return NULL;
+	lvl = word_index(p + 1, end, levels, ARRAY_SIZE(levels), &l);
+	if (lvl < 0)
+		return NULL;
+	p = skip_spaces(p + 1 + l, end);
+	if (p >= end || *p != ':')
+		return NULL;
+	rec->facility = fac;
+	rec->level = lvl;
+	p++;
+	return p < end && *p == ' ' ? p + 1 : p;
+}
+
+/* "<6>" (dmesg -r, consoles that print the level) */
+static const char *parse_prio_prefix(const char *s, const char *end, struct klog_rec *rec)
+{
+	const char *p;
+	uint64_t prio;
+
+	if (s >= end || *s != '<')
+		return NULL;
+	p = digits(s + 1, end, 1, 5, &prio);
+	if (!p || p >= end || *p != '>' || prio > 0xffff)
+		return NULL;
+	rec->facility = (int)(prio >> 3);
+	rec->level = (int)(prio & 7);
+	return p + 1;
+}
+
+static void set_msg(struct klog_rec *rec, const char *s, const char *end)
+{
+	rec->msg = s;
+	rec->msg_len = (size_t)(end - s);
+}
+
+/* A "[    1.234567] " at the start of a syslog line's message: the kernel's own time. */
+static void take_inner_monotonic(struct klog_rec *rec, const char *end)
+{
+	uint64_t usec;
+	const char *p = parse_mono_bracket(rec->msg, end, &usec);
+
+	if (!p)
+		return;
+	rec->has_monotonic = true;
+	rec->usec = usec;
+	if (p < end && *p == ' ')
+		p++;
+	set_msg(rec, p, end);
+}
+
+static void finish_ts(struct klog_rec *rec)
+{
+	if (rec->has_monotonic)
+		rec->ts = (double)rec->usec / 1e6;
+	else if (rec->has_wallclock)
+		rec->ts = (double)rec->wall_sec + (double)rec->wall_usec / 1e6;
+}
+
+/* The record starting at @s; @anywhere: inside other text, where only "[ s.us]" counts */
+static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool anywhere)
+{
+	const char *p = s, *q, *msg;
+	bool prefixed = false;
+	uint64_t usec;
+
+	if (!anywhere) {
+		q = parse_prio_prefix(p, end, rec);
+		if (!q)
+			q = parse_decode_prefix(p, end, rec);
+		if (q) {
+			p = q;
+			prefixed = true;
+		}
+	}
+	if (p < end && *p == '[') {
+		q = parse_mono_bracket(p, end, &usec);
+		if (q) {
+			const char *c;
+
+			rec->format = KLOG_FORMAT_DMESG;
+			rec->has_monotonic = true;
+			rec->usec = usec;
+			c = q < end && *q == ' ' ? q + 1 : q;
+			c = parse_caller(c, end, rec);
+			if (c)
+				q = c;
+			if (q < end && *q == ' ')
+				q++;
+			set_msg(rec, q, end);
+			/* short-monotonic "[ 12.3] host kernel: msg"; q-1 is the space */
+			if (!prefixed && !rec->caller_kind &&
+			    parse_host_ident(q - 1, end, rec, &msg) == 1) {
+				rec->format = KLOG_FORMAT_JOURNAL_MONOTONIC;
+				set_msg(rec, msg, end);
+			}
+			return 1;
+		}
+		if (anywhere)
+			return 0;
+		q = parse_ctime_bracket(p, end, rec);
+		if (!q)
+			return 0;
+		rec->format = KLOG_FORMAT_DMESG_CTIME;
+		if (q < end && *q == ' ')
+			q++;
+		set_msg(rec, q, end);
+		return 1;
+	}
+	if (anywhere || prefixed)
+		return 0;
+	if (is_digit(*p)) {
+		bool comma;
+
+		q = parse_iso(p, end, rec, &comma);
+		if (!q)
+			return 0;
+		if (comma) {
+			/* dmesg writes "%04d-%02d-%02dT%02d:%02d:%02d,%06ld%+03d:%02d" */
+			rec->format = KLOG_FORMAT_DMESG_ISO;
+			if (q < end && *q == ' ')
+				q++;
+			set_msg(rec, q, end);
+			return 1;
+		}
+		if (parse_host_ident(q, end, rec, &msg) != 1)
+			return 0;
+		rec->format = KLOG_FORMAT_JOURNAL_ISO;
+		set_msg(rec, msg, end);
+		take_inner_monotonic(rec, end);
+		return 1;
+	}
+	q = parse_short_time(p, end, rec);
+	if (!q || parse_host_ident(q, end, rec, &msg) != 1)
+		return 0;
+	rec->format = KLOG_FORMAT_JOURNAL_SHORT;
+	set_msg(rec, msg, end);
+	take_inner_monotonic(rec, end);
+	return 1;
+}
+
+int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
+		     const char **reterr_what)
+{
+	const char *end = line + len, *s = line, *p;
+	struct klog_rec rec;
+
+	if (len && line[len - 1] == '\r')
+		end--;
+	if (memchr(line, '\0', (size_t)(end - line))) {
+		*reterr_what = "line contains a NUL byte";
+		return -EINVAL;
+	}
+	/* serial consoles leave carriage returns at line starts */
+	while (s < end && *s == '\r')
+		s++;
+	memset(&rec, 0, sizeof(rec));
+	rec.facility = rec.level = -1;
+	if (parse_at(s, end, &rec, false) == 1) {
+		rec.prefix_len = (size_t)(s - line);
+		finish_ts(&rec);
+		*ret_rec = rec;
+		return 1;
+	}
+	/* other text first: a prompt, a CI runner's timestamp, an escape sequence */
+	for (p = s + 1; p < end; p++) {
+		if (*p != '[')
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		rec.facility = rec.level = -1;
+		if (parse_at(p, end, &rec, true) == 1) {
+			rec.prefix_len = (size_t)(p - line);
+			finish_ts(&rec);
+			*ret_rec = rec;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* --- the push parser ---------------------------------------------------------------- */
+
+struct dmesg_parser {
+	char *path;
+	struct klog_parser_ops ops;
+	void *userdata;
+	/* the host of journal lines seen so far, to recognise other programs' lines */
+	char host[HOST_MAX + 1];
+	size_t host_len;
+	unsigned int lineno;
+	struct dmesg_stats stats;
+};
+
+int dmesg_parser_new(const char *path, const struct klog_parser_ops *ops, void *userdata,
+		     struct dmesg_parser **ret_parser)
+{
+	struct dmesg_parser *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->path = strdup(path ? path : "");
+	if (!p->path) {
+		free(p);
+		return -ENOMEM;
+	}
+	if (ops)
+		p->ops = *ops;
+	p->userdata = userdata;
+	*ret_parser = p;
+	return 0;
+}
+
+struct dmesg_parser *dmesg_parser_free(struct dmesg_parser *p)
+{
+	if (!p)
+		return NULL;
+	free(p->path);
+	free(p);
+	return NULL;
+}
+
+const struct dmesg_stats *dmesg_parser_stats(const struct dmesg_parser *p)
+{
+	return &p->stats;
+}
+
+static void bad_line(struct dmesg_parser *p, const char *what)
+{
+	struct kt_err err;
+
+	p->stats.malformed++;
+	if (!p->ops.bad_line)
+		return;
+	kt_err_set(&err, p->path, p->lineno, what);
+	p->ops.bad_line(p->userdata, &err);
+}
+
+void dmesg_parser_skip_line(struct dmesg_parser *p, const char *what)
+{
+	p->lineno++;
+	p->stats.lines++;
+	bad_line(p, what);
+}
+
+/*
+ * "[ 12.3] host systemd[1]: msg" in journalctl -o short-monotonic output is another
+ * program's line: the host is known from the kernel's lines around it.
+ */
+static bool is_other_journal_line(const struct dmesg_parser *p,
+				  const struct klog_rec *rec)
+{
+	const char *m = rec->msg, *end = rec->msg + rec->msg_len, *c;
+
+	if (!p->host_len || rec->format != KLOG_FORMAT_DMESG ||
+	    rec->msg_len <= p->host_len || memcmp(m, p->host, p->host_len) != 0 ||
+	    m[p->host_len] != ' ')
+		return false;
+	for (c = m + p->host_len + 1; c < end && *c != ' '; c++)
+		if (*c == ':')
+			return c + 1 == end || c[1] == ' ';
+	return false;
+}
+
+int dmesg_parser_feed(struct dmesg_parser *p, const char *line, size_t len)
+{
+	struct klog_rec rec;
+	const char *what;
+	int r;
+
+	p->lineno++;
+	p->stats.lines++;
+	if (len > DMESG_LINE_MAX) {
+		bad_line(p, "line too long");
+		return 0;
+	}
+	r = dmesg_parse_line(line, len, &rec, &what);
+	if (r < 0) {
+		bad_line(p, what);
+		return 0;
+	}
+	if (r == 0 || is_other_journal_line(p, &rec)) {
+		p->stats.other_lines++;
+		return 0;
+	}
+	if (rec.host && rec.host_len <= HOST_MAX) {
+		memcpy(p->host, rec.host, rec.host_len);
+		p->host_len = rec.host_len;
+	}
+	p->stats.records++;
+	p->stats.by_format[rec.format]++;
+	if (p->ops.record) {
+		r = p->ops.record(p->userdata, &rec);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int dmesg_parser_finish(struct dmesg_parser *p)
+{
+	/* lines are records on their own: nothing waits */
+	return 0;
+}
+
+int dmesg_read_file(FILE *f, const char *path, const struct klog_parser_ops *ops,
+		    void *userdata, struct dmesg_stats *ret_stats, struct kt_err *reterr)
+{
+	struct dmesg_parser *p;
+	const char *what;
+	struct linereader lr;
+	char *line;
+	size_t len;
+	int r;
+
+	r = dmesg_parser_new(path, ops, userdata, &p);
+	if (r < 0)
+		return r;
+	linereader_init(&lr, f, DMESG_LINE_MAX);
+	for (;;) {
+		r = linereader_next(&lr, &line, &len);
+		if (r == 0)
+			break;
+		if (r == -E2BIG || r == -EBADMSG) {
+			what = r == -E2BIG ? "line too long" : "line contains a NUL byte";
+			dmesg_parser_skip_line(p, what);
+			continue;
+		}
+		if (r < 0) {
+			kt_err_set(reterr, path, lr.lineno, "read error");
+			goto out;
+		}
+		r = dmesg_parser_feed(p, line, len);
+		if (r < 0) {
+			kt_err_set(reterr, path, lr.lineno, "record handler failed");
+			goto out;
+		}
+	}
+	r = dmesg_parser_finish(p);
+	if (r >= 0 && ret_stats)
+		*ret_stats = p->stats;
+out:
+	linereader_done(&lr);
+	dmesg_parser_free(p);
+	return r;
+}
+
+int dmesg_read(const struct kt_root *root, const char *relpath,
+	       const struct klog_parser_ops *ops, void *userdata,
+	       struct dmesg_stats *ret_stats, struct kt_err *reterr)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	int r;
+
+	if (!relpath)
+		relpath = "capture/dmesg.txt";
+	r = root_fopen(root, relpath, &f);
+	if (r < 0) {
+		kt_err_set(reterr, relpath, 0, "cannot open");
+		return r;
+	}
+	return dmesg_read_file(f, relpath, ops, userdata, ret_stats, reterr);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/kt-err.h"
+#include "util/root.h"
+#include "sources/kmsg.h"
+
+/*
+ * Kernel log text as people save it, told apart per line (a serial console mixes
+ * kernel lines with everything else):
+ *   "[    1.234567] msg"                    dmesg, busybox dmesg, console (printk.time)
+ *   "[    1.234567][    T1] msg"            the same with CONFIG_PRINTK_CALLER
+ *   "<6>[    1.234567] msg"                 dmesg -r, console with a level prefix
+ *   "kern  :info  : [    1.234567] msg"     dmesg -x
+ *   "[    1.234567 <    0.000123>] msg"     dmesg -d
+ *   "[Wed Dec  2 13:01:21 2026] msg"        dmesg -T
+ *   "2026-12-02T13:01:21,123456+00:00 msg"  dmesg --time-format=iso
+ *   "Dec 02 13:01:21 host kernel: msg"      journalctl -k (short, short-precise), syslog
+ *   "[   12.345678] host kernel: msg"       journalctl -k -o short-monotonic
+ *   "2026-12-02T13:01:21+0000 host kernel: msg"  journalctl -k -o short-iso(-precise)
+ * and anywhere in a line, "prefix text [    1.234567] msg" (console output after a prompt
+ * or a CI runner's own timestamp). Journal lines of other programs, "-- Boot ... --"
+ * and everything else are not kernel lines: counted, not reported.
+ */
+
+/*
+ * 1 for a kernel log line (*ret_rec filled, strings point into @line), 0 for other
+ * text, -EINVAL with *reterr_what for a line that cannot be text (a NUL byte).
+ * A trailing '\r' is ignored.
+ */
+int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
+		     const char **reterr_what);
+
+struct dmesg_stats {
+	uint64_t lines;
+	uint64_t records;
+	uint64_t by_format[KLOG_FORMAT__MAX];
+	uint64_t other_lines;		/* not kernel log lines: skipped */
+	uint64_t malformed;		/* reported through bad_line */
+};
+
+struct dmesg_parser;
+
+int dmesg_parser_new(const char *path, const struct klog_parser_ops *ops, void *userdata,
+		     struct dmesg_parser **ret_parser);
+struct dmesg_parser *dmesg_parser_free(struct dmesg_parser *p);
+/*
+ * Feeds one line (without its newline); kernel lines go to ops->record at once. Other
+ * lines are counted, malformed ones reported too: 0. Negative only for the callback's
+ * error.
+ */
+int dmesg_parser_feed(struct dmesg_parser *p, const char *line, size_t len);
+void dmesg_parser_skip_line(struct dmesg_parser *p, const char *what);
+int dmesg_parser_finish(struct dmesg_parser *p);
+/* Owned by @p; valid until dmesg_parser_free(). */
+const struct dmesg_stats *dmesg_parser_stats(const struct dmesg_parser *p);
+
+int dmesg_read_file(FILE *f, const char *path, const struct klog_parser_ops *ops,
+		    void *userdata, struct dmesg_stats *ret_stats, struct kt_err *reterr);
+/* @relpath NULL means "capture/dmesg.txt". */
+int dmesg_read(const struct kt_root *root, const char *relpath,
+	       const struct klog_parser_ops *ops, void *userdata,
+	       struct dmesg_stats *ret_stats, struct kt_err *reterr);

@@ -1,0 +1,964 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sources/dmesg-text.h"
+#include "sources/kmsg.h"
+#include "ledger/klog-findings.h"
+
+#ifndef FIXTURES_DIR
+#define FIXTURES_DIR "tests/fixtures"
+#endif
+
+#define assert_mem(ptr, len, lit)                                              \
+	do {                                                                   \
+		assert_int_equal((len), strlen(lit));                          \
+		if (len)                                                       \
+			assert_memory_equal((ptr), (lit), (len));              \
+	} while (0)
+
+/* --- /dev/kmsg lines ---------------------------------------------------------------- */
+
+static int kmsg_line(const char *line, struct klog_rec *rec, const char **what)
+{
+	static char buf[4096];
+	size_t len = strlen(line);
+
+	assert_true(len < sizeof(buf));
+	memcpy(buf, line, len + 1);
+	*what = NULL;
+	return kmsg_parse_line(buf, len, rec, what);
+}
+
+static void test_kmsg_parse_line(void **state)
+{
+	struct klog_rec rec;
+	const char *what;
+
+	/* debian-6.12-xz capture/kmsg.raw */
+	assert_int_equal(kmsg_line("4,350,10607831,-;nfs: Unknown symbol rpc_put_task (err -2)",
+				   &rec, &what),
+			 0);
+	assert_int_equal(rec.format, KLOG_FORMAT_KMSG);
+	assert_int_equal(rec.level, 4);
+	assert_int_equal(rec.facility, 0);
+	assert_true(rec.has_seq);
+	assert_int_equal(rec.seq, 350);
+	assert_true(rec.has_monotonic);
+	assert_int_equal(rec.usec, 10607831);
+	assert_true(fabs(rec.ts - 10.607831) < 1e-9);
+	assert_int_equal(rec.kmsg_flags, '-');
+	assert_mem(rec.msg, rec.msg_len, "nfs: Unknown symbol rpc_put_task (err -2)");
+
+	/* the kernel escapes control bytes and '\' itself: decoded to raw bytes */
+	assert_int_equal(kmsg_line("6,92,232344,-;rcu: \\x09RCU event tracing is enabled.", &rec,
+				   &what),
+			 0);
+	assert_mem(rec.msg, rec.msg_len, "rcu: \tRCU event tracing is enabled.");
+	assert_int_equal(kmsg_line("6,283,1659334,-;ACPI: \\x5c_SB_.LNKC: Enabled at IRQ 11", &rec,
+				   &what),
+			 0);
+	assert_mem(rec.msg, rec.msg_len, "ACPI: \\_SB_.LNKC: Enabled at IRQ 11");
+	assert_int_equal(kmsg_line("3,346,4239836,-;Invalid ELF header magic: != \\x7fELF", &rec,
+				   &what),
+			 0);
+	assert_mem(rec.msg, rec.msg_len, "Invalid ELF header magic: != \177ELF");
+	assert_int_equal(rec.level, 3);
+
+	/* CONFIG_PRINTK_CALLER, a userspace facility, a continuation flag, an empty text */
+	assert_int_equal(kmsg_line("14,5,6,c,caller=T1234,future=1;hello", &rec, &what), 0);
+	assert_int_equal(rec.facility, 1);
+	assert_int_equal(rec.level, 6);
+	assert_int_equal(rec.kmsg_flags, 'c');
+	assert_int_equal(rec.caller_kind, 'T');
+	assert_int_equal(rec.caller_id, 1234);
+	assert_int_equal(kmsg_line("6,7,8,-;", &rec, &what), 0);
+	assert_int_equal(rec.msg_len, 0);
+
+	/* an escape sequence in the text comes out as the raw ESC byte */
+	assert_int_equal(kmsg_line("6,7,8,-;\\x1b[31mred\\x1b[0m\\x0anext line", &rec, &what), 0);
+	assert_mem(rec.msg, rec.msg_len, "\x1b[31mred\x1b[0m\nnext line");
+
+	/* a dictionary line */
+	assert_int_equal(kmsg_line(" DEVICE=+acpi:PNP0A03:00", &rec, &what), 1);
+	assert_mem(rec.dict, rec.dict_len, "DEVICE=+acpi:PNP0A03:00");
+}
+
+static void test_kmsg_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"6,339",			/* truncated: no ';' */
+		"6,339,5140900;msg",		/* a field missing */
+		"x,1,2,-;msg",			/* non-numeric */
+		"6,1x,2,-;msg",
+		"6,1,-2,-;msg",
+		"6,1,2,--;msg",			/* flags are one character */
+		",,,;msg",
+		"",
+		"plain text",
+		" NOEQUALS",			/* dictionary line without '=' */
+		" =value",
+	};
+	struct klog_rec rec;
+	const char *what;
+	size_t i;
+	char nul[] = "6,1,2,-;a\0b";
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (kmsg_line(bad[i], &rec, &what) != -EINVAL)
+			fail_msg("accepted: \"%s\"", bad[i]);
+		assert_non_null(what);
+	}
+	assert_int_equal(kmsg_parse_line(nul, sizeof(nul) - 1, &rec, &what), -EINVAL);
+	assert_string_equal(what, "line contains a NUL byte");
+}
+
+struct recs {
+	struct klog_rec rec[32];
+	char msg[32][128];
+	char dict[32][128];
+	size_t n;
+	unsigned int bad_lines[16];
+	const char *bad_what[16];
+	size_t n_bad;
+};
+
+static int collect(void *userdata, const struct klog_rec *rec)
+{
+	struct recs *c = userdata;
+
+	if (c->n < 32) {
+		c->rec[c->n] = *rec;
+		snprintf(c->msg[c->n], sizeof(c->msg[0]), "%.*s", (int)rec->msg_len, rec->msg);
+		snprintf(c->dict[c->n], sizeof(c->dict[0]), "%.*s", (int)rec->dict_len,
+			 rec->dict ? rec->dict : "");
+	}
+	c->n++;
+	return 0;
+}
+
+static void collect_bad(void *userdata, const struct kt_err *err)
+{
+	struct recs *c = userdata;
+
+	if (c->n_bad < 16) {
+		c->bad_lines[c->n_bad] = err->line;
+		c->bad_what[c->n_bad] = err->what;
+	}
+	c->n_bad++;
+}
+
+static const struct klog_parser_ops collect_ops = { .record = collect, .bad_line = collect_bad };
+
+static void test_kmsg_parser(void **state)
+{
+	/* debian-6.12-xz capture/kmsg.raw lines 184-188, then hostile lines */
+	static const char *const lines[] = {
+		"6,183,991273,-;ACPI: PCI Root Bridge [PCI0] (domain 0000 [bus 00-ff])",
+		"6,184,991972,-;acpi PNP0A03:00: _OSC: OS supports [ASPM ClockPM Segments MSI HPX-Type3]",
+		" SUBSYSTEM=acpi",
+		" DEVICE=+acpi:PNP0A03:00",
+		"6,185,992137,-;acpi PNP0A03:00: _OSC: not requesting OS control; OS requires [ExtendedConfig ASPM ClockPM MSI]\r",
+		"6,190,1,-;a gap of four records",	/* line 6 */
+		"6,garbage",				/* line 7: malformed */
+		" SUBSYSTEM=dropped_with_it",		/* line 8: swallowed */
+		"6,191,2,-;dict escapes",		/* line 9 */
+		" DEVICE=+x\\x5cy",
+		" broken",				/* line 11: malformed dict */
+		"6,3,3,-;next boot",			/* line 12: the sequence restarts */
+	};
+	struct recs *c = calloc(1, sizeof(*c));
+	struct kmsg_parser *p;
+	const struct kmsg_stats *st;
+	size_t i;
+
+	assert_non_null(c);
+	assert_int_equal(kmsg_parser_new("capture/kmsg.raw", &collect_ops, c, &p), 0);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(kmsg_parser_feed(p, lines[i], strlen(lines[i])), 0);
+	/* the last record waits for its dictionary */
+	assert_int_equal(c->n, 5);
+	assert_int_equal(kmsg_parser_finish(p), 0);
+	assert_int_equal(c->n, 6);
+
+	assert_string_equal(c->dict[0], "");
+	assert_null(c->rec[0].dict);
+	assert_string_equal(c->msg[1],
+			    "acpi PNP0A03:00: _OSC: OS supports [ASPM ClockPM Segments MSI HPX-Type3]");
+	assert_string_equal(c->dict[1], "SUBSYSTEM=acpi\nDEVICE=+acpi:PNP0A03:00\n");
+	assert_int_equal(c->rec[2].seq, 185);
+	assert_string_equal(c->msg[2], "acpi PNP0A03:00: _OSC: not requesting OS control; OS "
+				       "requires [ExtendedConfig ASPM ClockPM MSI]");
+	assert_string_equal(c->msg[3], "a gap of four records");
+	assert_string_equal(c->dict[3], "");
+	assert_string_equal(c->msg[4], "dict escapes");
+	assert_string_equal(c->dict[4], "DEVICE=+x\\y\n");
+	assert_string_equal(c->msg[5], "next boot");
+
+	assert_int_equal(c->n_bad, 2);
+	assert_int_equal(c->bad_lines[0], 7);
+	assert_int_equal(c->bad_lines[1], 11);
+	assert_string_equal(c->bad_what[1], "dictionary line is not KEY=value");
+
+	st = kmsg_parser_stats(p);
+	assert_int_equal(st->lines, 12);
+	assert_int_equal(st->records, 6);
+	assert_int_equal(st->dict_lines, 3);
+	assert_int_equal(st->malformed, 2);
+	assert_int_equal(st->seq_gaps, 4 + 0);
+	assert_int_equal(st->seq_restarts, 1);
+	kmsg_parser_free(p);
+	free(c);
+}
+
+static void test_kmsg_read_file_hostile(void **state)
+{
+	size_t big = 1024 * 1024, n = 0;
+	char *text = malloc(big + 256);
+	struct recs *c = calloc(1, sizeof(*c));
+	struct kmsg_stats st;
+	struct kt_err err = {0};
+	FILE *f;
+
+	assert_non_null(text);
+	assert_non_null(c);
+	n += (size_t)sprintf(text + n, " ORPHAN=1\n");		/* 1: dict without record */
+	n += (size_t)sprintf(text + n, "6,1,1,-;first\n");	/* 2 */
+	n += (size_t)sprintf(text + n, "6,2,2,-;");		/* 3: 1 MiB line */
+	memset(text + n, 'x', big);
+	n += big;
+	text[n++] = '\n';
+	n += (size_t)sprintf(text + n, " DEVICE=lost\n");	/* 4: dropped with line 3 */
+	memcpy(text + n, "6,3,3,-;a\0b\n", 12);		/* 5: NUL byte */
+	n += 12;
+	n += (size_t)sprintf(text + n, "6,4,4,-;last");	/* 6: no final newline */
+
+	f = fmemopen(text, n, "r");
+	assert_non_null(f);
+	assert_int_equal(kmsg_read_file(f, "kmsg.raw", &collect_ops, c, &st, &err), 0);
+	fclose(f);
+	assert_int_equal(c->n, 2);
+	assert_string_equal(c->msg[0], "first");
+	assert_string_equal(c->dict[0], "");
+	assert_string_equal(c->msg[1], "last");
+	assert_int_equal(st.malformed, 3);
+	assert_int_equal(c->bad_lines[0], 1);
+	assert_int_equal(c->bad_lines[1], 3);
+	assert_string_equal(c->bad_what[1], "line too long");
+	assert_int_equal(c->bad_lines[2], 5);
+	assert_string_equal(c->bad_what[2], "line contains a NUL byte");
+
+	/* empty input */
+	memset(c, 0, sizeof(*c));
+	f = fmemopen(text, 0, "r");
+	if (f) {
+		assert_int_equal(kmsg_read_file(f, "kmsg.raw", &collect_ops, c, &st, &err), 0);
+		fclose(f);
+		assert_int_equal(st.lines, 0);
+		assert_int_equal(c->n, 0);
+	}
+	free(text);
+	free(c);
+}
+
+/* --- dmesg, journalctl, syslog, consoles ------------------------------------------------ */
+
+static int dline(const char *line, struct klog_rec *rec)
+{
+	const char *what = NULL;
+
+	return dmesg_parse_line(line, strlen(line), rec, &what);
+}
+
+static void test_dmesg_formats(void **state)
+{
+	struct klog_rec rec;
+
+	/* capture/dmesg.txt (busybox) */
+	assert_int_equal(dline("[   10.607831] nfs: Unknown symbol rpc_put_task (err -2)", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG);
+	assert_true(rec.has_monotonic);
+	assert_int_equal(rec.usec, 10607831);
+	assert_false(rec.has_wallclock);
+	assert_int_equal(rec.level, -1);
+	assert_int_equal(rec.facility, -1);
+	assert_false(rec.has_seq);
+	assert_mem(rec.msg, rec.msg_len, "nfs: Unknown symbol rpc_put_task (err -2)");
+	assert_int_equal(dline("[    0.232344] rcu: \tRCU event tracing is enabled.", &rec), 1);
+	assert_mem(rec.msg, rec.msg_len, "rcu: \tRCU event tracing is enabled.");
+	assert_int_equal(dline("[    4.239836] Invalid ELF header magic: != \177ELF", &rec), 1);
+	assert_mem(rec.msg, rec.msg_len, "Invalid ELF header magic: != \177ELF");
+	assert_int_equal(dline("[    0.000000] Command line: console=ttyS0 quiet panic=-1 ", &rec), 1);
+	assert_mem(rec.msg, rec.msg_len, "Command line: console=ttyS0 quiet panic=-1 ");
+	assert_int_equal(dline("[12345678.123456] big uptime", &rec), 1);
+	assert_int_equal(rec.usec, 12345678123456ull);
+
+	/* dmesg -T */
+	assert_int_equal(dline("[Wed Dec  2 13:01:21 2026] xfs: loading", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_CTIME);
+	assert_false(rec.has_monotonic);
+	assert_true(rec.has_wallclock);
+	assert_true(rec.wall_has_year);
+	assert_false(rec.wall_has_tz);
+	assert_int_equal(rec.wall_sec, 1796216481);
+	assert_true(fabs(rec.ts - 1796216481.0) < 1e-6);
+	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
+
+	/* journalctl -k (short, short-precise), and a syslog file with the kernel's time */
+	assert_int_equal(dline("Dec 02 13:01:21 host kernel: xfs: loading", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_SHORT);
+	assert_false(rec.wall_has_year);
+	assert_int_equal(rec.wall_sec, 28990881);
+	assert_mem(rec.host, rec.host_len, "host");
+	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
+	assert_int_equal(dline("Dec 02 13:01:21.123456 host kernel: x", &rec), 1);
+	assert_int_equal(rec.wall_usec, 123456);
+	assert_int_equal(dline("Dec  2 13:01:21 host kernel: [   12.345678] xfs: loading", &rec), 1);
+	assert_true(rec.has_monotonic);
+	assert_true(rec.has_wallclock);
+	assert_int_equal(rec.usec, 12345678);
+	assert_true(fabs(rec.ts - 12.345678) < 1e-9);
+	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
+
+	/* short-monotonic */
+	assert_int_equal(dline("[   12.345678] host kernel: xfs: loading", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_MONOTONIC);
+	assert_int_equal(rec.usec, 12345678);
+	assert_mem(rec.host, rec.host_len, "host");
+	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
+
+	/* short-iso, both offset spellings, and short-iso-precise */
+	assert_int_equal(dline("2026-12-02T13:01:21+0000 host kernel: xfs: loading", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_ISO);
+	assert_true(rec.wall_has_tz);
+	assert_int_equal(rec.wall_sec, 1796216481);
+	assert_int_equal(dline("2026-12-02T14:01:21+01:00 host kernel: x", &rec), 1);
+	assert_int_equal(rec.wall_sec, 1796216481);
+	assert_int_equal(dline("2026-12-02T13:01:21.500000Z host kernel: x", &rec), 1);
+	assert_int_equal(rec.wall_usec, 500000);
+
+	/* dmesg --time-format=iso */
+	assert_int_equal(dline("2026-12-02T13:01:21,123456+00:00 xfs: loading", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_ISO);
+	assert_int_equal(rec.wall_usec, 123456);
+	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
+
+	/* dmesg -x, dmesg -r, dmesg -d */
+	assert_int_equal(dline("kern  :warn  : [   10.607831] nfs: Unknown symbol x (err -2)", &rec),
+			 1);
+	assert_int_equal(rec.facility, 0);
+	assert_int_equal(rec.level, 4);
+	assert_int_equal(rec.usec, 10607831);
+	assert_int_equal(dline("<4>[   10.607831] nfs: x", &rec), 1);
+	assert_int_equal(rec.level, 4);
+	assert_int_equal(dline("<14>[   10.607831] user: x", &rec), 1);
+	assert_int_equal(rec.facility, 1);
+	assert_int_equal(rec.level, 6);
+	assert_int_equal(dline("[   10.607831 <    0.000123>] delta", &rec), 1);
+	assert_int_equal(rec.usec, 10607831);
+	assert_mem(rec.msg, rec.msg_len, "delta");
+
+	/* CONFIG_PRINTK_CALLER: console style and util-linux style */
+	assert_int_equal(dline("[    0.000000][    T0] Linux version 6.12", &rec), 1);
+	assert_int_equal(rec.caller_kind, 'T');
+	assert_int_equal(rec.caller_id, 0);
+	assert_mem(rec.msg, rec.msg_len, "Linux version 6.12");
+	assert_int_equal(dline("[    1.000000] [    C1] irq work", &rec), 1);
+	assert_int_equal(rec.caller_kind, 'C');
+	assert_int_equal(rec.caller_id, 1);
+	assert_mem(rec.msg, rec.msg_len, "irq work");
+}
+
+static void test_dmesg_console_and_other(void **state)
+{
+	static const char *const other[] = {
+		"[  OK  ] Started systemd-udevd.service.",	/* systemd on a console */
+		"-- Boot 0123456789abcdef --",
+		"Dec 02 13:01:21 host systemd[1]: Started foo.",
+		"2026-12-02T13:01:21+0000 host systemd-udevd[99]: x",
+		"Python [3.11] says hi",
+		"login: ",
+		"",
+		"[ 1.5] too few fraction digits",
+		"[Xyz Dec  2 13:01:21 2026] bad weekday",
+		"Dec 32 13:01:21 host kernel: bad day",
+		"2026-13-02T13:01:21+0000 host kernel: bad month",
+	};
+	struct klog_rec rec;
+	const char *what;
+	size_t i;
+
+	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (dline(other[i], &rec) != 0)
+			fail_msg("taken for a kernel line: \"%s\"", other[i]);
+
+	/* serial consoles: a prompt or a CI runner's stamp before the kernel's line */
+	assert_int_equal(dline("root@vm:~# [   12.345678] xfs: loading", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG);
+	assert_int_equal(rec.prefix_len, 11);
+	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
+	assert_int_equal(dline("2026-12-02T13:01:21.1234567Z \x1b[0m[    1.000000] x", &rec), 1);
+	assert_int_equal(rec.usec, 1000000);
+	/* CRLF and carriage returns at the start */
+	assert_int_equal(dline("\r[    1.000000] serial\r", &rec), 1);
+	assert_mem(rec.msg, rec.msg_len, "serial");
+	assert_int_equal(rec.prefix_len, 1);
+	/* invalid UTF-8 stays raw */
+	assert_int_equal(dline("[    1.000000] bad \xff\xfe utf8", &rec), 1);
+	assert_mem(rec.msg, rec.msg_len, "bad \xff\xfe utf8");
+	/* a NUL byte */
+	assert_int_equal(dmesg_parse_line("[    1.000000] a\0b", 17, &rec, &what), -EINVAL);
+	assert_string_equal(what, "line contains a NUL byte");
+}
+
+static void test_dmesg_parser(void **state)
+{
+	static const char *const lines[] = {
+		"SeaBIOS (version 1.16.2-debian-1.16.2-1)",		/* 1: other */
+		"[    0.000000] Linux version 6.12.118+deb12-amd64",	/* 2 */
+		"Welcome to Debian GNU/Linux 12 (bookworm)!",		/* 3: other */
+		"[   10.607831] nfs: Unknown symbol rpc_put_task (err -2)\r", /* 4 */
+		"[   12.000000] vm kernel: journal line",		/* 5: short-monotonic */
+		"[   12.100000] vm systemd[1]: Started foo.",		/* 6: another program */
+		"[   12.200000] vm kernel: second",			/* 7 */
+		"Dec 02 13:01:21 vm kernel: short",			/* 8 */
+	};
+	struct recs *c = calloc(1, sizeof(*c));
+	struct dmesg_parser *p;
+	const struct dmesg_stats *st;
+	static const char nul[] = "[    1.0] a\0";
+	char *big;
+	size_t i;
+
+	assert_non_null(c);
+	assert_int_equal(dmesg_parser_new("console.log", &collect_ops, c, &p), 0);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(dmesg_parser_feed(p, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(dmesg_parser_feed(p, nul, sizeof(nul) - 1), 0);	/* 9 */
+	big = malloc(1024 * 1024);
+	assert_non_null(big);
+	memset(big, '[', 1024 * 1024);
+	assert_int_equal(dmesg_parser_feed(p, big, 1024 * 1024), 0);	/* 10 */
+	memcpy(big, "[    1.000000] ", 15);
+	assert_int_equal(dmesg_parser_feed(p, big, 60000), 0);		/* 11: long, fine */
+	free(big);
+	assert_int_equal(dmesg_parser_finish(p), 0);
+
+	assert_int_equal(c->n, 6);
+	assert_string_equal(c->msg[0], "Linux version 6.12.118+deb12-amd64");
+	assert_string_equal(c->msg[1], "nfs: Unknown symbol rpc_put_task (err -2)");
+	assert_string_equal(c->msg[2], "journal line");
+	assert_string_equal(c->msg[3], "second");
+	assert_string_equal(c->msg[4], "short");
+	assert_int_equal(c->rec[5].msg_len, 60000 - 15);
+	assert_int_equal(c->n_bad, 2);
+	assert_int_equal(c->bad_lines[0], 9);
+	assert_int_equal(c->bad_lines[1], 10);
+	assert_string_equal(c->bad_what[1], "line too long");
+
+	st = dmesg_parser_stats(p);
+	assert_int_equal(st->lines, 11);
+	assert_int_equal(st->records, 6);
+	assert_int_equal(st->other_lines, 3);
+	assert_int_equal(st->malformed, 2);
+	assert_int_equal(st->by_format[KLOG_FORMAT_DMESG], 3);
+	assert_int_equal(st->by_format[KLOG_FORMAT_JOURNAL_MONOTONIC], 2);
+	assert_int_equal(st->by_format[KLOG_FORMAT_JOURNAL_SHORT], 1);
+	dmesg_parser_free(p);
+	assert_null(dmesg_parser_free(NULL));
+	free(c);
+}
+
+/* --- findings, each from the kernel's format string ----------------------------------------- */
+
+static struct klog_finding classify_fmt(enum klog_finding_kind want, const char *msg)
+{
+	struct klog_finding f;
+
+	memset(&f, 0, sizeof(f));
+	if (klog_classify(msg, strlen(msg), &f) != 1)
+		fail_msg("not classified: \"%s\"", msg);
+	if (f.kind != want)
+		fail_msg("\"%s\": %s, not %s", msg, klog_finding_kind_name(f.kind),
+			 klog_finding_kind_name(want));
+	return f;
+}
+
+#define assert_field(ptr, len, lit)                                            \
+	do {                                                                   \
+		assert_non_null(ptr);                                          \
+		assert_mem(ptr, len, lit);                                     \
+	} while (0)
+
+static void test_finding_unknown_symbol(void **state)
+{
+	char buf[256];
+	struct klog_finding f;
+
+	snprintf(buf, sizeof(buf), "%s: Unknown symbol %s (err %d)\n", "nfs", "rpc_put_task", -2);
+	f = classify_fmt(KLOG_FINDING_UNKNOWN_SYMBOL, buf);
+	assert_field(f.module, f.module_len, "nfs");
+	assert_field(f.symbol, f.symbol_len, "rpc_put_task");
+	assert_int_equal(f.n_num, 1);
+	assert_int_equal(f.num[0], -2);
+	assert_int_equal(f.err, ENOENT);
+	assert_string_equal(f.source, "kernel/module/main.c");
+	/* resolve_symbol() errors other than ENOENT */
+	snprintf(buf, sizeof(buf), "%s: Unknown symbol %s (err %d)\n", "foo", "bar", -22);
+	f = classify_fmt(KLOG_FINDING_UNKNOWN_SYMBOL, buf);
+	assert_int_equal(f.num[0], -22);
+}
+
+static void test_finding_autoload(void **state)
+{
+	char buf[256];
+	struct klog_finding f;
+
+	/* pr_fmt "module: " (the custom-6.12-modstats capture), and the WARN() form */
+	snprintf(buf, sizeof(buf), "module: module-autoload: duplicate request for module %s\n",
+		 "net-pf-2-proto-132-type-1");
+	f = classify_fmt(KLOG_FINDING_AUTOLOAD_DUPLICATE, buf);
+	assert_field(f.module, f.module_len, "net-pf-2-proto-132-type-1");
+	snprintf(buf, sizeof(buf), "module-autoload: duplicate request for module %s\n", "intel_qat");
+	f = classify_fmt(KLOG_FINDING_AUTOLOAD_DUPLICATE, buf);
+	assert_field(f.module, f.module_len, "intel_qat");
+
+	snprintf(buf, sizeof(buf),
+		 "request_module: kmod_concurrent_max (%u) close to 0 (max_modprobes: %u), for module %s, throttling...",
+		 0u, 50u, "net-pf-10");
+	f = classify_fmt(KLOG_FINDING_KMOD_THROTTLED, buf);
+	assert_field(f.module, f.module_len, "net-pf-10");
+	assert_int_equal(f.n_num, 2);
+	assert_int_equal(f.num[0], 0);
+	assert_int_equal(f.num[1], 50);
+
+	snprintf(buf, sizeof(buf),
+		 "request_module: modprobe %s cannot be processed, kmod busy with %d threads for more than %d seconds now",
+		 "fs-vfat", 50, 5);
+	f = classify_fmt(KLOG_FINDING_KMOD_BUSY, buf);
+	assert_field(f.module, f.module_len, "fs-vfat");
+	assert_int_equal(f.num[0], 50);
+	assert_int_equal(f.num[1], 5);
+	assert_int_equal(f.err, ETIME);
+
+	snprintf(buf, sizeof(buf), "request_module fs-%.*s succeeded, but still no fs?\n", 4,
+		 "vfatXX");
+	f = classify_fmt(KLOG_FINDING_FS_STILL_MISSING, buf);
+	assert_field(f.module, f.module_len, "vfat");
+}
+
+static void test_finding_vmalloc(void **state)
+{
+	char buf[512];
+	struct klog_finding f;
+
+	snprintf(buf, sizeof(buf),
+		 "vmap allocation for size %lu failed: use vmalloc=<size> to increase size\n",
+		 2498560ul);
+	f = classify_fmt(KLOG_FINDING_VMAP_FAILED, buf);
+	assert_int_equal(f.num[0], 2498560);
+	assert_int_equal(f.err, ENOMEM);
+
+	/* warn_alloc(): "%s: %pV, mode:%#x(%pGg), nodemask=%*pbl", comm first */
+	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR,
+			 "systemd-udevd: vmalloc error: size 327680, vm_struct allocation failed, "
+			 "mode:0xcc0(GFP_KERNEL), nodemask=(null),cpuset=/,mems_allowed=0-3");
+	assert_field(f.text, f.text_len, "systemd-udevd");
+	assert_int_equal(f.num[0], 327680);
+	snprintf(buf, sizeof(buf), "%s: vmalloc error: size %lu, vm_struct allocation failed%s",
+		 "modprobe", 4096ul, ". Retrying.");
+	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR, buf);
+	assert_int_equal(f.num[0], 4096);
+	snprintf(buf, sizeof(buf), "%s: vmalloc error: size %lu, failed to allocate pages",
+		 "modprobe", 8192ul);
+	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR, buf);
+	assert_int_equal(f.num[0], 8192);
+
+	f = classify_fmt(KLOG_FINDING_EXECMEM_FAILED, "execmem: unable to allocate memory");
+}
+
+static void test_finding_probe(void **state)
+{
+	char buf[256];
+	struct klog_finding f;
+
+	/* kernel-model.md 5.8, acpi-cpufreq after another cpufreq driver registered */
+	snprintf(buf, sizeof(buf), "%s: probe of %s failed with error %d\n", "acpi-cpufreq",
+		 "acpi-cpufreq", -17);
+	f = classify_fmt(KLOG_FINDING_PROBE_FAILED, buf);
+	assert_field(f.module, f.module_len, "acpi-cpufreq");
+	assert_field(f.text, f.text_len, "acpi-cpufreq");
+	assert_int_equal(f.num[0], -17);
+	/* since 6.10 dev_err(dev, "probe with driver %s failed with error %d\n") */
+	snprintf(buf, sizeof(buf), "%s %s: probe with driver %s failed with error %d\n", "platform",
+		 "acpi-cpufreq", "acpi-cpufreq", -17);
+	f = classify_fmt(KLOG_FINDING_PROBE_FAILED, buf);
+	assert_field(f.module, f.module_len, "acpi-cpufreq");
+	assert_field(f.text, f.text_len, "acpi-cpufreq");
+	assert_int_equal(f.num[0], -17);
+}
+
+static void test_finding_versions_signatures(void **state)
+{
+	char buf[512];
+	struct klog_finding f;
+
+	snprintf(buf, sizeof(buf), "%s: disagrees about version of symbol %s\n", "nvidia",
+		 "module_layout");
+	f = classify_fmt(KLOG_FINDING_SYMBOL_VERSION, buf);
+	assert_field(f.module, f.module_len, "nvidia");
+	assert_field(f.symbol, f.symbol_len, "module_layout");
+
+	snprintf(buf, sizeof(buf),
+		 "%s: module verification failed: signature and/or required key missing - tainting kernel\n",
+		 "zfs");
+	f = classify_fmt(KLOG_FINDING_SIG_MISSING, buf);
+	assert_field(f.module, f.module_len, "zfs");
+
+	snprintf(buf, sizeof(buf), "Loading of %s is rejected\n", "unsigned module");
+	f = classify_fmt(KLOG_FINDING_SIG_REJECTED, buf);
+	assert_field(f.text, f.text_len, "unsigned module");
+	assert_int_equal(f.err, EKEYREJECTED);
+
+	snprintf(buf, sizeof(buf), "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
+		 "modprobe", "unsigned module loading");
+	f = classify_fmt(KLOG_FINDING_SIG_REJECTED, buf);
+	assert_field(f.text, f.text_len, "modprobe");
+	/* other lockdown reasons are not about modules */
+	snprintf(buf, sizeof(buf), "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
+		 "cat", "debugfs access");
+	assert_int_equal(klog_classify(buf, strlen(buf), &f), 0);
+
+	snprintf(buf, sizeof(buf), "%s: version magic '%s' should be '%s'\n", "foo",
+		 "6.1.0 SMP mod_unload", "6.12.0 SMP preempt mod_unload");
+	f = classify_fmt(KLOG_FINDING_VERMAGIC, buf);
+	assert_field(f.module, f.module_len, "foo");
+	assert_field(f.text, f.text_len, "6.1.0 SMP mod_unload");
+	assert_field(f.text2, f.text2_len, "6.12.0 SMP preempt mod_unload");
+
+	snprintf(buf, sizeof(buf), "Module %s is blacklisted\n", "pcspkr");
+	f = classify_fmt(KLOG_FINDING_BLACKLISTED, buf);
+	assert_field(f.module, f.module_len, "pcspkr");
+	assert_int_equal(f.err, EPERM);
+}
+
+static void test_finding_elf(void **state)
+{
+	char buf[512];
+	struct klog_finding f;
+
+	snprintf(buf, sizeof(buf),
+		 "module %s: .gnu.linkonce.this_module section size must match the kernel's built struct module size at run time\n",
+		 "foo");
+	f = classify_fmt(KLOG_FINDING_THIS_MODULE_SIZE, buf);
+	assert_field(f.module, f.module_len, "foo");
+	assert_int_equal(f.err, ENOEXEC);
+	/* the name falls back to a description: no module then */
+	snprintf(buf, sizeof(buf),
+		 "module %s: .gnu.linkonce.this_module section size must match the kernel's built struct module size at run time\n",
+		 "(missing .modinfo section or name field)");
+	f = classify_fmt(KLOG_FINDING_THIS_MODULE_SIZE, buf);
+	assert_null(f.module);
+	assert_field(f.text, f.text_len, "(missing .modinfo section or name field)");
+
+	/* ELFMAG: raw in dmesg text, "\x7f" escaped in /dev/kmsg when not decoded */
+	snprintf(buf, sizeof(buf), "Invalid ELF header magic: != %s\n", "\177ELF");
+	f = classify_fmt(KLOG_FINDING_BAD_ELF, buf);
+	f = classify_fmt(KLOG_FINDING_BAD_ELF, "Invalid ELF header magic: != \\x7fELF");
+	assert_int_equal(f.err, ENOEXEC);
+	snprintf(buf, sizeof(buf), "Invalid ELF header type: %u != %u\n", 2u, 1u);
+	f = classify_fmt(KLOG_FINDING_BAD_ELF, buf);
+	assert_int_equal(f.n_num, 2);
+	assert_int_equal(f.num[0], 2);
+	assert_int_equal(f.num[1], 1);
+}
+
+static void test_finding_init_return(void **state)
+{
+	struct klog_finding f;
+
+	/* one printk with a newline: one kmsg record, two dmesg lines */
+	f = classify_fmt(KLOG_FINDING_INIT_BAD_RETURN,
+			 "do_init_module: 'foo'->init suspiciously returned 1, it should follow 0/-E "
+			 "convention\ndo_init_module: loading module anyway...");
+	assert_field(f.module, f.module_len, "foo");
+	assert_int_equal(f.num[0], 1);
+	f = classify_fmt(KLOG_FINDING_INIT_BAD_RETURN,
+			 "do_init_module: 'foo'->init suspiciously returned 1, it should follow 0/-E "
+			 "convention");
+	assert_field(f.module, f.module_len, "foo");
+}
+
+static void test_finding_modprobe(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: FATAL: Module bluetooth not found in directory /lib/modules/6.12");
+	assert_field(f.module, f.module_len, "bluetooth");
+	assert_field(f.text, f.text_len, "/lib/modules/6.12");
+	assert_int_equal(f.err, ENOENT);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: could not insert 'nfs': Unknown symbol in module, or "
+			 "unknown parameter (see dmesg)");
+	assert_int_equal(f.err, ENOENT);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: could not insert 'crc32c_intel': No such device");
+	assert_field(f.text, f.text_len, "No such device");
+	assert_int_equal(f.err, 0);
+}
+
+/* Writes a sample message for @e: each conversion replaced by a value its slot names. */
+static void build_sample(const struct klog_format_entry *e, char *buf, size_t size)
+{
+	const char *f = e->format, *slot = e->slots;
+	size_t n = 0;
+
+	while (*f && n + 64 < size) {
+		const char *v;
+		char conv, num[32];
+		bool alt = false;
+
+		if (*f != '%') {
+			buf[n++] = *f++;
+			continue;
+		}
+		f++;
+		if (*f == '%') {
+			buf[n++] = *f++;
+			continue;
+		}
+		while (strchr("-+ #0", *f)) {
+			alt |= *f == '#';
+			f++;
+		}
+		while (*f == '*' || *f == '.' || (*f >= '0' && *f <= '9'))
+			f++;
+		while (strchr("hlzjt", *f))
+			f++;
+		conv = *f++;
+		if (conv == 'p')
+			while ((*f >= 'a' && *f <= 'z') || (*f >= 'A' && *f <= 'Z'))
+				f++;
+		switch (*slot ? *slot++ : '-') {
+		case 'm':
+			v = "mod_a";
+			break;
+		case 's':
+			v = "sym_b";
+			break;
+		case 't':
+			v = "text c";
+			break;
+		case 'u':
+			v = e->text2_is ? e->text2_is : "text d";
+			break;
+		default:
+			v = "dash";
+			break;
+		}
+		if (conv == 'd' || conv == 'i')
+			v = "-17";
+		else if (conv == 'u')
+			v = "4096";
+		else if (conv == 'x' || conv == 'X') {
+			snprintf(num, sizeof(num), "%s1f", alt ? "0x" : "");
+			v = num;
+		}
+		n += (size_t)snprintf(buf + n, size - n, "%s", v);
+	}
+	buf[n] = '\0';
+}
+
+static void test_findings_every_format(void **state)
+{
+	const struct klog_format_entry *t;
+	size_t n, i;
+
+	t = klog_formats(&n);
+	assert_true(n > 80);
+	for (i = 0; i < n; i++) {
+		const struct klog_format_entry *e = &t[i];
+		struct klog_finding f;
+		char buf[512];
+		const char *s;
+		unsigned int nums = 0;
+
+		assert_true(e->kind > KLOG_FINDING_NONE && e->kind < KLOG_FINDING__MAX);
+		assert_non_null(e->source);
+		build_sample(e, buf, sizeof(buf));
+		memset(&f, 0, sizeof(f));
+		if (klog_classify(buf, strlen(buf), &f) != 1)
+			fail_msg("format %zu not recognised: \"%s\"", i, buf);
+		if (f.format != e->format)
+			fail_msg("\"%s\" matched \"%s\", not its own \"%s\"", buf, f.format, e->format);
+		assert_int_equal(f.kind, e->kind);
+		assert_int_equal(f.err, e->err);
+		assert_string_not_equal(klog_finding_kind_name(f.kind), "invalid");
+		for (s = e->slots; *s; s++) {
+			if (*s == 'm')
+				assert_field(f.module, f.module_len, "mod_a");
+			if (*s == 's')
+				assert_field(f.symbol, f.symbol_len, "sym_b");
+			if (*s == 'n')
+				nums++;
+		}
+		assert_int_equal(f.n_num, nums);
+		if (nums && strstr(e->format, "%d"))
+			assert_true(f.num[0] == -17 || f.num[0] == 4096 || f.num[0] == 0x1f ||
+				    f.num[1] == -17);
+	}
+}
+
+static void test_findings_none_and_hostile(void **state)
+{
+	static const char *const plain[] = {
+		"SGI XFS with ACLs, security attributes, realtime, quota, no debug enabled",
+		"acpiphp: Slot [3] registered",
+		"NET: Registered PF_KEY protocol family",
+		"random: crng init done",
+		"Linux version 6.12.118+deb12-amd64 (debian-kernel@lists.debian.org)",
+		"sctp: Hash tables configured (bind 256/256)",
+		"nfs: Unknown symbol",			/* truncated finding */
+		"nfs: Unknown symbol x (err -x)",	/* non-numeric */
+		"vmap allocation for size failed: use vmalloc=<size> to increase size",
+		": Unknown symbol x (err -2)",		/* no module */
+		"",
+		"\n",
+	};
+	struct klog_finding f;
+	size_t i, big = 1024 * 1024;
+	char *s;
+	int r;
+
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		f.kind = KLOG_FINDING_BAD_ELF;
+		if (klog_classify(plain[i], strlen(plain[i]), &f) != 0)
+			fail_msg("a finding: \"%s\" (%s)", plain[i], klog_finding_kind_name(f.kind));
+		assert_int_equal(f.kind, KLOG_FINDING_NONE);
+		assert_null(f.module);
+	}
+	assert_int_equal(klog_classify(NULL, 0, &f), 0);
+
+	/* 1 MiB is no printk record; 4 KiB of separators keeps backtracking bounded */
+	s = malloc(big);
+	assert_non_null(s);
+	for (i = 0; i < big; i++)
+		s[i] = i % 2 ? ' ' : ':';
+	assert_int_equal(klog_classify(s, big, &f), 0);
+	r = klog_classify(s, 4096, &f);
+	assert_true(r == 0 || r == 1);
+	memcpy(s, "nfs: Unknown symbol ", 20);
+	r = klog_classify(s, 4096, &f);
+	assert_true(r == 0 || r == 1);
+	memcpy(s, "a: b: c: d: e: f: g: h: ", 24);
+	r = klog_classify(s, 4000, &f);
+	assert_true(r == 0 || r == 1);
+	/* NUL bytes inside a message are just bytes */
+	memcpy(s, "x: Unknown symbol y\0z (err -2)", 30);
+	assert_int_equal(klog_classify(s, 30, &f), 1);
+	assert_int_equal(f.symbol_len, 3);
+	free(s);
+}
+
+/* --- the captures ------------------------------------------------------------------- */
+
+struct finding_counts {
+	unsigned long by_kind[KLOG_FINDING__MAX];
+	unsigned long records;
+};
+
+static int count_findings(void *userdata, const struct klog_rec *rec)
+{
+	struct finding_counts *fc = userdata;
+	struct klog_finding f;
+
+	fc->records++;
+	if (klog_classify(rec->msg, rec->msg_len, &f) == 1)
+		fc->by_kind[f.kind]++;
+	return 0;
+}
+
+static void check_capture(const char *name, unsigned long autoload_dups)
+{
+	static const struct klog_parser_ops ops = { .record = count_findings };
+	struct finding_counts k = {0}, d = {0};
+	struct kmsg_stats ks;
+	struct dmesg_stats ds;
+	struct kt_err err = {0};
+	char path[512];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s/capture/kmsg.raw", FIXTURES_DIR, name);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_int_equal(kmsg_read_file(f, path, &ops, &k, &ks, &err), 0);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s/capture/dmesg.txt", FIXTURES_DIR, name);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_int_equal(dmesg_read_file(f, path, &ops, &d, &ds, &err), 0);
+	fclose(f);
+
+	assert_int_equal(ks.malformed, 0);
+	assert_int_equal(ks.seq_gaps, 0);
+	assert_int_equal(ks.records, ks.lines - ks.dict_lines);
+	assert_int_equal(ds.malformed, 0);
+	assert_int_equal(ds.other_lines, 0);
+	assert_int_equal(ds.records, ds.by_format[KLOG_FORMAT_DMESG]);
+	/* both renderings of one log give the same findings */
+	for (i = 0; i < KLOG_FINDING__MAX; i++)
+		assert_int_equal(k.by_kind[i], d.by_kind[i]);
+	assert_true(k.by_kind[KLOG_FINDING_UNKNOWN_SYMBOL] > 100);
+	assert_true(k.by_kind[KLOG_FINDING_BAD_ELF] >= 1);
+	assert_int_equal(k.by_kind[KLOG_FINDING_AUTOLOAD_DUPLICATE], autoload_dups);
+}
+
+static void test_fixture_logs(void **state)
+{
+	if (access(FIXTURES_DIR "/debian-6.12-xz/capture/kmsg.raw", R_OK) != 0)
+		skip();
+	check_capture("debian-6.1-plain", 0);
+	check_capture("debian-6.12-xz", 0);
+	/* CONFIG_MODULE_DEBUG_AUTOLOAD_DUPS: the SCTP storm's duplicate requests */
+	if (access(FIXTURES_DIR "/custom-6.12-modstats/capture/kmsg.raw", R_OK) == 0)
+		check_capture("custom-6.12-modstats", 38);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kmsg_parse_line),
+		cmocka_unit_test(test_kmsg_malformed),
+		cmocka_unit_test(test_kmsg_parser),
+		cmocka_unit_test(test_kmsg_read_file_hostile),
+		cmocka_unit_test(test_dmesg_formats),
+		cmocka_unit_test(test_dmesg_console_and_other),
+		cmocka_unit_test(test_dmesg_parser),
+		cmocka_unit_test(test_finding_unknown_symbol),
+		cmocka_unit_test(test_finding_autoload),
+		cmocka_unit_test(test_finding_vmalloc),
+		cmocka_unit_test(test_finding_probe),
+		cmocka_unit_test(test_finding_versions_signatures),
+		cmocka_unit_test(test_finding_elf),
+		cmocka_unit_test(test_finding_init_return),
+		cmocka_unit_test(test_finding_modprobe),
+		cmocka_unit_test(test_findings_every_format),
+		cmocka_unit_test(test_findings_none_and_hostile),
+		cmocka_unit_test(test_fixture_logs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
