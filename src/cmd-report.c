@@ -8,6 +8,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cost/catalog.h"
+#include "cost/cost.h"
+#include "cost/estimate.h"
 #include "cost/loadpath.h"
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
@@ -50,6 +53,8 @@ static void report_usage(FILE *f)
 	      "      --no-trace      read no trace\n"
 	      "      --no-log        read no kernel log\n"
 	      "      --attempts      list every load attempt in the text output too\n"
+	      "      --no-cache      analyse module files afresh, without the cache in\n"
+	      "                      $XDG_CACHE_HOME/kmodtop\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "The global options (--root, --kernel-release, --moduledir, -j, -p, --color) may\n"
@@ -63,6 +68,7 @@ enum {
 	OPT_NO_TRACE,
 	OPT_NO_LOG,
 	OPT_ATTEMPTS,
+	OPT_NO_CACHE,
 };
 
 /* Warnings about skipped input lines: the first few, then a count */
@@ -123,6 +129,8 @@ static bool looks_like_kmsg(FILE *f)
 struct ledger_lookup {
 	struct modindex *idx;
 	const struct proc_modules *pm;
+	struct catalog *cat;
+	const struct cost_kernel *k;
 };
 
 static int lookup_resolve(void *userdata, const char *alias, char ***ret, size_t *ret_n)
@@ -185,6 +193,50 @@ fail:
 	return r;
 }
 
+/* kread bytes (traced) or init_module's length that fit one module file exactly */
+static bool size_fits(struct ledger_lookup *lk, const struct attempt *a, struct catalog_entry *e)
+{
+	if (a->syscall == ATTEMPT_FINIT)
+		return a->measured && a->vmap[VMAP_KREAD] &&
+		       cost_vmalloc(lk->k, e->file_size) == a->vmap[VMAP_KREAD];
+	/* userspace hands over the decompressed image: its exact length */
+	return catalog_analyze(lk->cat, e, MODFILE_SIZES) == 0 && e->info.decompressed_exact &&
+	       e->info.decompressed_size == a->len;
+}
+
+static int lookup_identify(void *userdata, const struct attempt *a, char *const *cand,
+			   size_t n_cand, char **ret_name)
+{
+	struct ledger_lookup *lk = userdata;
+	const char *found = NULL;
+	size_t n = cand ? n_cand : (lk->cat ? lk->cat->n : 0);
+
+	if (!lk->cat)
+		return 0;
+	if (a->syscall == ATTEMPT_FINIT && !(a->measured && a->vmap[VMAP_KREAD]))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct catalog_entry *e = cand ? catalog_find(lk->cat, cand[i]) : &lk->cat->e[i];
+
+		if (!e || !size_fits(lk, a, e))
+			continue;
+		if (found && strcmp(found, e->name) != 0)
+			return 0; /* two files fit: no evidence */
+		found = e->name;
+	}
+	if (!found)
+		return 0;
+	*ret_name = strdup(found);
+	return *ret_name ? 1 : -ENOMEM;
+}
+
+static const struct cost_module *lookup_cost_module(void *userdata, const char *name)
+{
+	struct ledger_lookup *lk = userdata;
+
+	return lk->cat ? catalog_cost_module(lk->cat, catalog_find(lk->cat, name)) : NULL;
+}
+
 static bool lookup_live_at_start(void *userdata, const char *module)
 {
 	struct ledger_lookup *lk = userdata;
@@ -207,9 +259,13 @@ struct collected {
 	struct modindex *idx;
 	struct ledger *ledger;
 	struct ledger_summary *sum;
+	struct catalog *cat;
+	struct cost_kernel k;
+	struct cost_result *cost;
 	struct tracefs_stats trace_stats;
 	char *trace_path, *log_path;
 	void *lookup;
+	bool use_cache;
 };
 
 static void collected_done(struct collected *c)
@@ -224,6 +280,8 @@ static void collected_done(struct collected *c)
 	kconfig_free(c->kc);
 	modmem_free(c->mm);
 	ledger_summary_free(c->sum);
+	cost_result_free(c->cost);
+	catalog_free(c->cat);
 	ledger_free(c->ledger);
 	modindex_free(c->idx);
 	free(c->trace_path);
@@ -333,6 +391,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		.module_closure = lookup_closure,
 		.names_free = modindex_names_free,
 		.live_at_start = lookup_live_at_start,
+		.identify = lookup_identify,
 	};
 	struct input_ctx in = {0};
 	struct kt_err e = {0};
@@ -370,6 +429,14 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		c->idx = NULL;
 	lk->idx = c->idx;
 	lk->pm = c->pm;
+	c->k.lp = d->lp;
+	c->k.page_size = 4096;
+	c->k.in_kernel_decompress = d->sysfs_compression ||
+				    (d->kc && kconfig_enabled(d->kc, "CONFIG_MODULE_DECOMPRESS"));
+	lk->k = &c->k;
+	if (c->moduledir && catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
+		c->cat = NULL;
+	lk->cat = c->cat;
 	ops.userdata = lk;
 	r = ledger_new(&ops, d->lp.idempotent_finit, &c->ledger);
 	if (r < 0) {
@@ -415,12 +482,15 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	r = ledger_finish(c->ledger);
 	if (r >= 0)
 		r = ledger_summarize(c->ledger, &c->sum);
+	if (r >= 0)
+		r = cost_compute(c->ledger, &c->k, lookup_cost_module, lk, &c->cost);
 	if (r < 0) {
 		log_error("building load attempts: %s", strerror(-r));
 		goto out_lk;
 	}
 	d->ledger = c->ledger;
 	d->sum = c->sum;
+	d->cost = c->cost;
 	/* freed with the ledger's userdata at exit */
 	c->lookup = lk;
 	lk = NULL;
@@ -443,11 +513,12 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
 		{ "no-log", no_argument, NULL, OPT_NO_LOG },
 		{ "attempts", no_argument, NULL, OPT_ATTEMPTS },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *arg_trace = NULL, *arg_log = NULL;
-	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false;
+	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false, arg_no_cache = false;
 	struct collected c = {0};
 	struct report_data d = {0};
 	struct kt_err e = {0};
@@ -479,6 +550,9 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			continue;
 		case OPT_ATTEMPTS:
 			arg_attempts = true;
+			continue;
+		case OPT_NO_CACHE:
+			arg_no_cache = true;
 			continue;
 		}
 		if (global_opt_handle(g, opt, optarg) <= 0)
@@ -601,6 +675,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		d.moduledir = c.moduledir;
 	}
 
+	c.use_cache = !arg_no_cache;
 	r = read_attempts(&c, &d, arg_no_trace ? NULL : arg_trace, arg_no_log ? NULL : arg_log,
 			  !arg_no_trace, !arg_no_log);
 	if (r < 0)

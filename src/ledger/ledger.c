@@ -6,6 +6,7 @@
 
 #include "util/macro.h"
 #include "ledger.h"
+#include "klog-findings.h"
 #include "proctab.h"
 
 /*
@@ -68,6 +69,7 @@ const char *name_source_name(enum name_source s)
 		[NAME_LEADER] = "leader",
 		[NAME_FALLBACK_PAIR] = "fallback-pair",
 		[NAME_KLOG] = "kernel-log",
+		[NAME_SIZE] = "file-size",
 		[NAME_LIVE] = "live",
 	};
 	return s < _NAME_MAX ? n[s] : "?";
@@ -532,13 +534,17 @@ static void find_waiters(struct ledger *l)
 			if (j == i || b->syscall != ATTEMPT_FINIT || !b->complete ||
 			    b->outcome == OUTCOME_WAITER || b->ret != a->ret)
 				continue;
-			if (b->start > a->start || b->end > a->end ||
-			    a->end - b->end > WAITER_EXIT_SLACK || !names_compatible(a, b))
+			/*
+			 * The leader wakes its waiters in idempotent_complete() and then still has
+			 * to return: a waiter may leave a little before or after it.
+			 */
+			if (b->start > a->start || fabs(a->end - b->end) > WAITER_EXIT_SLACK ||
+			    !names_compatible(a, b))
 				continue;
 			if (b->measured ? !has_load_allocation(b)
 					: !(b->module_load_seen || b->err))
 				continue;
-			if (best < 0 || b->end > l->attempts[best].end)
+			if (best < 0 || fabs(a->end - b->end) < fabs(a->end - l->attempts[best].end))
 				best = (long)j;
 		}
 		if (best < 0)
@@ -595,6 +601,26 @@ static void find_fallbacks(struct ledger *l)
 	}
 }
 
+/* Findings whose module is the one being loaded (not an alias, a device, a driver) */
+static bool finding_names_loaded_module(int kind)
+{
+	switch (kind) {
+	case KLOG_FINDING_UNKNOWN_SYMBOL:
+	case KLOG_FINDING_SYMBOL_VERSION:
+	case KLOG_FINDING_NO_SYMBOL_VERSION:
+	case KLOG_FINDING_SYMBOL_NAMESPACE:
+	case KLOG_FINDING_THIS_MODULE_SIZE:
+	case KLOG_FINDING_BLACKLISTED:
+	case KLOG_FINDING_VERMAGIC:
+	case KLOG_FINDING_ALREADY_LOADED:
+	case KLOG_FINDING_INIT_BAD_RETURN:
+	case KLOG_FINDING_LOAD_ERROR:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* A log line printed inside a failed call, naming one module, names the call */
 static void names_from_klog(struct ledger *l)
 {
@@ -608,7 +634,8 @@ static void names_from_klog(struct ledger *l)
 		for (size_t k = 0; k < l->n_klog; k++) {
 			const struct ledger_klog *g = &l->klog[k];
 
-			if (!g->module || isnan(g->ts) || g->ts < a->start - KLOG_SLACK ||
+			if (!g->module || !finding_names_loaded_module(g->kind) || isnan(g->ts) ||
+			    g->ts < a->start - KLOG_SLACK ||
 			    g->ts > a->end + KLOG_SLACK)
 				continue;
 			if (g->err && g->err != a->err)
@@ -691,6 +718,66 @@ static int resolve_requests(struct ledger *l)
 	return 0;
 }
 
+/* The modules modprobe may load for @rq: its resolution, their dependencies, softdeps */
+static int request_closure(struct ledger *l, const struct autoload_request *rq,
+			   char ***ret_names, size_t *ret_n)
+{
+	char **all = calloc(1, sizeof(char *));
+	size_t n = 0;
+
+	if (!all)
+		return -ENOMEM;
+	for (size_t k = 0; k < rq->n_resolved; k++) {
+		char **c = NULL;
+		size_t cn = 0;
+		int r = -ENOENT;
+
+		if (l->ops.module_closure)
+			r = l->ops.module_closure(l->ops.userdata, rq->resolved[k], &c, &cn);
+		if (r == -ENOMEM)
+			goto nomem;
+		/* without a closure, the resolved module itself */
+		if (r < 0) {
+			c = NULL;
+			cn = 0;
+		}
+		for (size_t q = 0; q < (r < 0 ? 1 : cn); q++) {
+			const char *name = r < 0 ? rq->resolved[k] : c[q];
+			char **na;
+
+			if (names_contain(all, n, name))
+				continue;
+			na = realloc(all, (n + 2) * sizeof(char *));
+			if (!na || !(na[n] = strdup(name))) {
+				if (na)
+					all = na;
+				if (c)
+					l->ops.names_free(c);
+				goto nomem;
+			}
+			all = na;
+			all[++n] = NULL;
+		}
+		if (c)
+			l->ops.names_free(c);
+	}
+	*ret_names = all;
+	*ret_n = n;
+	return 0;
+nomem:
+	for (size_t i = 0; i < n; i++)
+		free(all[i]);
+	free(all);
+	return -ENOMEM;
+}
+
+static void names_free_local(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* Is every named attempt of @pid one modprobe could make for @rq? */
 static int request_fits(struct ledger *l, const struct autoload_request *rq, int pid,
 			bool *ret_fits)
@@ -703,53 +790,59 @@ static int request_fits(struct ledger *l, const struct autoload_request *rq, int
 	*ret_fits = false;
 	if (!rq->n_resolved)
 		return 0;
-	for (size_t k = 0; k < rq->n_resolved; k++) {
-		char **c = NULL;
-		size_t cn = 0;
-
-		if (!l->ops.module_closure)
-			break;
-		r = l->ops.module_closure(l->ops.userdata, rq->resolved[k], &c, &cn);
-		if (r == -ENOMEM) {
-			if (closure)
-				l->ops.names_free(closure);
-			return r;
-		}
-		if (r < 0)
-			continue;
-		if (!closure) {
-			closure = c;
-			n = cn;
-		} else {
-			for (size_t q = 0; q < cn && fits; q++) {
-				char **nc;
-
-				if (names_contain(closure, n, c[q]))
-					continue;
-				nc = realloc(closure, (n + 2) * sizeof(char *));
-				if (!nc) {
-					l->ops.names_free(c);
-					l->ops.names_free(closure);
-					return -ENOMEM;
-				}
-				closure = nc;
-				closure[n] = strdup(c[q]);
-				closure[++n] = NULL;
-			}
-			l->ops.names_free(c);
-		}
-	}
+	r = request_closure(l, rq, &closure, &n);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < l->n_attempts && fits; i++) {
 		const struct attempt *a = &l->attempts[i];
 
 		if (a->pid != pid || !a->module)
 			continue;
-		fits = names_contain(rq->resolved, rq->n_resolved, a->module) ||
-		       (closure && names_contain(closure, n, a->module));
+		fits = names_contain(closure, n, a->module);
 	}
-	if (closure)
-		l->ops.names_free(closure);
+	names_free_local(closure, n);
 	*ret_fits = fits;
+	return 0;
+}
+
+/*
+ * What the kernel read (kread bytes, when traced) or was handed (init_module's length)
+ * can fit exactly one module file: then that file it was. Among the request's modules
+ * for a modprobe tied to one, else among all.
+ */
+static int names_from_sizes(struct ledger *l)
+{
+	if (!l->ops.identify)
+		return 0;
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+		char **cand = NULL, *name = NULL;
+		size_t n = 0;
+		int r;
+
+		if (a->module || !a->complete || a->outcome == OUTCOME_WAITER)
+			continue;
+		/*
+		 * ENOEXEC: maybe no module at all, and a page-rounded read size is matched by
+		 * any file of about that size. Other outcomes mean the kernel parsed a module.
+		 */
+		if (a->syscall == ATTEMPT_FINIT && a->err == ENOEXEC)
+			continue;
+		if (a->request >= 0) {
+			r = request_closure(l, &l->requests[a->request], &cand, &n);
+			if (r < 0)
+				return r;
+		}
+		r = l->ops.identify(l->ops.userdata, a, cand, a->request >= 0 ? n : 0, &name);
+		if (cand)
+			names_free_local(cand, n);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 1) {
+			a->module = name;
+			a->name_source = NAME_SIZE;
+		}
+	}
 	return 0;
 }
 
@@ -816,7 +909,17 @@ int ledger_finish(struct ledger *l)
 	r = resolve_requests(l);
 	if (r < 0)
 		return r;
-	return link_modprobes(l);
+	r = link_modprobes(l);
+	if (r < 0)
+		return r;
+	r = names_from_sizes(l);
+	if (r < 0)
+		return r;
+	/* leaders named by size name their waiters; a named pair names its fallback */
+	if (l->idempotent_kernel)
+		find_waiters(l);
+	find_fallbacks(l);
+	return 0;
 }
 
 const struct proctab *ledger_proctab(const struct ledger *l)

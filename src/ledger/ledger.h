@@ -44,6 +44,8 @@ enum name_source {
 	NAME_LEADER,			/* an idempotent waiter: its leader's name */
 	NAME_FALLBACK_PAIR,		/* ENOEXEC finit followed by a named init_module */
 	NAME_KLOG,			/* a kernel log line naming the module, inside the call */
+	NAME_SIZE,			/* the size the kernel read or was handed matches exactly
+					 * one module file (kread bytes, init_module's length) */
 	NAME_LIVE,			/* live mode: /proc/PID/fd or a kprobe (not offline) */
 	_NAME_MAX,
 };
@@ -124,6 +126,12 @@ struct ledger_ops {
 	void (*names_free)(char **names);
 	/* was the module Live before the trace began (final proc/modules, no events)? */
 	bool (*live_at_start)(void *userdata, const char *module);
+	/*
+	 * Names an unnamed attempt from size evidence, among @candidates (NULL: every
+	 * module file). 1 with *ret_name (caller frees), 0 when no single file fits.
+	 */
+	int (*identify)(void *userdata, const struct attempt *a, char *const *candidates,
+			size_t n_candidates, char **ret_name);
 	void *userdata;
 };
 

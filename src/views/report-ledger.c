@@ -59,8 +59,47 @@ static void render_inputs(const struct report_data *d, struct out *o)
 	out_u64(o, "fallbacks", "userspace-decompression fallbacks:", s->fallbacks);
 	out_u64(o, "incomplete", "incomplete (no exit seen):", s->incomplete);
 	out_u64(o, "autoload_requests", "autoload requests:", l->n_requests);
-	if (l->saw_vmap_events)
-		out_bytes(o, "wasted_measured", "vmap wasted (measured):", s->wasted_measured);
+	if (d->cost) {
+		const struct cost_result *c = d->cost;
+		static const char *const keys[_VMAP_MAX] = { "kread", "decompress", "layout",
+							     "user_copy", "other_load" };
+		char label[64];
+
+		out_section_begin(o, "wasted_vmap", NULL);
+		out_bytes(o, "estimated", "vmap wasted (estimated):", c->wasted);
+		if (l->saw_vmap_events)
+			out_bytes(o, "measured", "vmap wasted (measured):", s->wasted_measured);
+		out_section_begin(o, "by_class", NULL);
+		for (int k = 0; k < _VMAP_MAX; k++) {
+			snprintf(label, sizeof(label), "  %s:", vmap_class_name(k));
+			out_bytes(o, keys[k], label, c->by_class[k]);
+		}
+		out_section_end(o);
+		out_bytes(o, "peak_concurrent", "peak held at once (estimated):", c->peak_concurrent);
+		if (c->peak_concurrent) {
+			out_u64(o, "peak_at_us", NULL, (uint64_t)(c->peak_ts * 1e6));
+		}
+		if (d->mi && d->mi->has_vmalloc_total && d->mi->vmalloc_total) {
+			out_u64(o, "peak_share_ppm", NULL,
+				(uint64_t)(c->peak_concurrent * 1e6 / d->mi->vmalloc_total));
+			snprintf(buf, sizeof(buf), "%.6f%% of VmallocTotal",
+				 100.0 * c->peak_concurrent / d->mi->vmalloc_total);
+			out_str(o, NULL, "  peak share:", buf);
+		}
+		out_u64(o, "unestimated", "failed calls not sized:", c->unestimated);
+		if (d->ms && d->ms->has[MODSTAT_WASTED_BYTES])
+			out_bytes(o, "module_stats", "MODULE_STATS says:", d->ms->v[MODSTAT_WASTED_BYTES]);
+		out_section_end(o);
+		if (c->unestimated)
+			out_note(o, "some failed calls name no module file (unnamed, or the file is not "
+				    "in the module tree) and were not traced: their cost is left out");
+		for (size_t a = 0; a < d->ledger->n_attempts; a++)
+			if (c->att[a].source == COST_MEASURED && c->att[a].wasted) {
+				out_note(o, "failed calls with no module file to model are counted with "
+					    "what the vmalloc tracepoint saw them allocate");
+				break;
+			}
+	}
 	if (s->fallbacks)
 		out_note(o, "a finit_module() that failed with ENOEXEC on a compressed file was "
 			    "followed by init_module() of the decompressed module on the same thread: "
@@ -183,7 +222,13 @@ static const struct col_desc step_cols[] = {
 	{ "LAYOUT", "vmap.layout", COL_BYTES, COL_RIGHT, "measured: module memory" },
 	{ "USERCOPY", "vmap.user-copy", COL_BYTES, COL_RIGHT, "measured: init_module's copy" },
 	{ "OTHER", "vmap.other-load", COL_BYTES, COL_NOTEXT, "measured: elsewhere in load_module" },
-	{ "WASTED", "wasted_measured", COL_BYTES, COL_RIGHT, "measured bytes of failed calls" },
+	{ "MEASURED", "wasted_measured", COL_BYTES, COL_RIGHT, "measured bytes of failed calls" },
+	{ "ESTIMATED", "wasted_vmap.estimated", COL_BYTES, COL_RIGHT, "estimated bytes of failed calls" },
+	{ "EKREAD", "wasted_vmap.by_class.kread", COL_BYTES, COL_NOTEXT, "estimated" },
+	{ "EDECOMP", "wasted_vmap.by_class.decompress", COL_BYTES, COL_NOTEXT, "estimated" },
+	{ "ELAYOUT", "wasted_vmap.by_class.layout", COL_BYTES, COL_NOTEXT, "estimated" },
+	{ "EUSERCOPY", "wasted_vmap.by_class.user_copy", COL_BYTES, COL_NOTEXT, "estimated" },
+	{ "EOTHER", "wasted_vmap.by_class.other_load", COL_BYTES, COL_NOTEXT, "estimated" },
 };
 
 static int render_steps(const struct report_data *d, struct out *o)
@@ -222,6 +267,20 @@ static int render_steps(const struct report_data *d, struct out *o)
 			for (int c = 0; c < _VMAP_MAX; c++)
 				table_set_u64(t, row, 5 + c, st->vmap[c]);
 			table_set_u64(t, row, 10, st->wasted_measured);
+		}
+		if (d->cost) {
+			uint64_t est = 0, cls[_VMAP_MAX] = {0};
+
+			for (size_t a = 0; a < d->ledger->n_attempts; a++) {
+				if (d->ledger->attempts[a].step + 1 != (long)i || !d->cost->att[a].wasted)
+					continue;
+				est += d->cost->att[a].wasted;
+				for (int c = 0; c < _VMAP_MAX; c++)
+					cls[c] += d->cost->att[a].est[c];
+			}
+			table_set_u64(t, row, 11, est);
+			for (int c = 0; c < _VMAP_MAX; c++)
+				table_set_u64(t, row, 12 + c, cls[c]);
 		}
 	}
 	if (r >= 0)
@@ -301,6 +360,13 @@ enum {
 	TCOL_LAYOUT,
 	TCOL_USERCOPY,
 	TCOL_OTHER,
+	TCOL_EST_WASTED,
+	TCOL_EST_KREAD,
+	TCOL_EST_DECOMP,
+	TCOL_EST_LAYOUT,
+	TCOL_EST_USERCOPY,
+	TCOL_EST_OTHER,
+	TCOL_EST_SOURCE,
 	_TCOL_MAX,
 };
 
@@ -329,6 +395,15 @@ static const struct col_desc attempt_cols[_TCOL_MAX] = {
 	[TCOL_LAYOUT] = { "LAYOUT", "vmap.layout", COL_BYTES, COL_NOTEXT, "measured" },
 	[TCOL_USERCOPY] = { "USERCOPY", "vmap.user-copy", COL_BYTES, COL_NOTEXT, "measured" },
 	[TCOL_OTHER] = { "OTHER", "vmap.other-load", COL_BYTES, COL_NOTEXT, "measured" },
+	[TCOL_EST_WASTED] = { "WASTED", "wasted_vmap", COL_BYTES, COL_RIGHT,
+			      "estimated bytes, when the call failed" },
+	[TCOL_EST_KREAD] = { "EKREAD", "estimated.kread", COL_BYTES, COL_NOTEXT, "model" },
+	[TCOL_EST_DECOMP] = { "EDECOMP", "estimated.decompress", COL_BYTES, COL_NOTEXT, "model" },
+	[TCOL_EST_LAYOUT] = { "ELAYOUT", "estimated.layout", COL_BYTES, COL_NOTEXT, "model" },
+	[TCOL_EST_USERCOPY] = { "EUSERCOPY", "estimated.user_copy", COL_BYTES, COL_NOTEXT, "model" },
+	[TCOL_EST_OTHER] = { "EOTHER", "estimated.other_load", COL_BYTES, COL_NOTEXT, "model" },
+	[TCOL_EST_SOURCE] = { "SIZED BY", "estimated.source", COL_STR, COL_NOTEXT,
+			      "model, measured (no module file to model), or none" },
 };
 
 static int render_attempt_list(const struct report_data *d, struct out *o)
@@ -388,6 +463,14 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 		if (a->measured)
 			for (int c = 0; c < _VMAP_MAX; c++)
 				table_set_u64(t, row, TCOL_KREAD + c, a->vmap[c]);
+		if (d->cost && d->cost->att[i].estimated) {
+			table_set_u64(t, row, TCOL_EST_WASTED, d->cost->att[i].wasted);
+			for (int c = 0; c < _VMAP_MAX; c++)
+				table_set_u64(t, row, TCOL_EST_KREAD + c, d->cost->att[i].est[c]);
+		}
+		if (r >= 0 && d->cost)
+			r = table_set_str(t, row, TCOL_EST_SOURCE,
+					  cost_source_name(d->cost->att[i].source));
 	}
 	if (r >= 0)
 		out_table(o, "attempts", "Attempts", t);

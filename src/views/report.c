@@ -37,6 +37,13 @@ enum {
 	MCOL_ATT_REQUESTS,
 	MCOL_ATT_NEEDLESS,
 	MCOL_ATT_WASTED,
+	MCOL_W_EST,
+	MCOL_W_KREAD,
+	MCOL_W_DECOMP,
+	MCOL_W_LAYOUT,
+	MCOL_W_USERCOPY,
+	MCOL_W_OTHER,
+	MCOL_W_UNEST,
 	_MCOL_MAX,
 };
 
@@ -83,8 +90,22 @@ static const struct col_desc module_cols[_MCOL_MAX] = {
 				"request_module() calls resolving to it" },
 	[MCOL_ATT_NEEDLESS] = { "NEEDLESS", "attempts.needless_autoloads", COL_U64, COL_RIGHT,
 				"requests made while it was Live" },
-	[MCOL_ATT_WASTED] = { "WASTED", "attempts.wasted_measured", COL_BYTES, COL_RIGHT,
+	[MCOL_ATT_WASTED] = { "MEASURED", "wasted_vmap.measured", COL_BYTES, COL_RIGHT,
 			      "vmap bytes its failed calls allocated (vmalloc trace)" },
+	[MCOL_W_EST] = { "WASTED", "wasted_vmap.estimated", COL_BYTES, COL_RIGHT,
+			 "vmap bytes its failed calls cost, by the model" },
+	[MCOL_W_KREAD] = { "KREAD", "wasted_vmap.by_class.kread", COL_BYTES, COL_NOTEXT,
+			   "estimated: file copies (kernel_read_file)" },
+	[MCOL_W_DECOMP] = { "DECOMP", "wasted_vmap.by_class.decompress", COL_BYTES, COL_NOTEXT,
+			    "estimated: in-kernel decompression" },
+	[MCOL_W_LAYOUT] = { "LAYOUT", "wasted_vmap.by_class.layout", COL_BYTES, COL_NOTEXT,
+			    "estimated: module memory" },
+	[MCOL_W_USERCOPY] = { "USERCOPY", "wasted_vmap.by_class.user_copy", COL_BYTES,
+			      COL_NOTEXT, "estimated: init_module's copies" },
+	[MCOL_W_OTHER] = { "OTHER", "wasted_vmap.by_class.other_load", COL_BYTES, COL_NOTEXT,
+			   "estimated: other load_module allocations" },
+	[MCOL_W_UNEST] = { "UNEST", "wasted_vmap.unestimated", COL_U64, COL_NOTEXT,
+			   "failed calls the model could not size (no module file)" },
 };
 
 static const size_t loaded_text_cols[] = {
@@ -95,7 +116,7 @@ static const size_t loaded_text_cols[] = {
 static const size_t attempt_text_cols[] = {
 	MCOL_NAME, MCOL_ATT_TOTAL, MCOL_ATT_LOADED, MCOL_ATT_DUP, MCOL_ATT_DUP_LIVE,
 	MCOL_ATT_DUP_CONC, MCOL_ATT_WAITERS, MCOL_ATT_FAILED, MCOL_ATT_NEEDLESS,
-	MCOL_ATT_WASTED, MCOL_ATT_BY_ERRNO,
+	MCOL_W_EST, MCOL_ATT_WASTED, MCOL_ATT_BY_ERRNO,
 };
 
 enum {
@@ -239,6 +260,16 @@ static const char *module_name_of(const struct report_data *d, long m)
 	return m >= 0 && (size_t)m < d->pm->n ? d->pm->mods[m].name : NULL;
 }
 
+static void set_cost_cells(struct table *t, size_t row, const struct module_cost *mc)
+{
+	if (!mc)
+		return;
+	table_set_u64(t, row, MCOL_W_EST, mc->wasted);
+	for (int c = 0; c < _VMAP_MAX; c++)
+		table_set_u64(t, row, MCOL_W_KREAD + c, mc->by_class[c]);
+	table_set_u64(t, row, MCOL_W_UNEST, mc->unestimated);
+}
+
 static int set_attempt_cells(struct table *t, size_t row, const struct module_summary *ms)
 {
 	int r = 0;
@@ -348,6 +379,12 @@ static int render_modules(const struct report_data *d, struct out *o)
 		}
 		if (r >= 0 && d->sum)
 			r = set_attempt_cells(t, row, ms ? ms : &zero);
+		if (d->cost) {
+			static const struct module_cost no_cost;
+			const struct module_cost *mc = cost_module_find(d->cost, m->name);
+
+			set_cost_cells(t, row, mc ? mc : &no_cost);
+		}
 		if (r < 0)
 			goto out;
 	}
@@ -364,6 +401,7 @@ static int render_modules(const struct report_data *d, struct out *o)
 		r = table_set_str(t, row, MCOL_NAME, ms->name);
 		if (r >= 0)
 			r = set_attempt_cells(t, row, ms);
+		set_cost_cells(t, row, cost_module_find(d->cost, ms->name));
 		if (r < 0)
 			goto out;
 	}

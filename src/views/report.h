@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cost/cost.h"
 #include "cost/loadpath.h"
 #include "ledger/ledger.h"
 #include "ledger/summary.h"
@@ -65,6 +66,7 @@ struct report_data {
 	/* load attempts, when a trace or a kernel log was read */
 	const struct ledger *ledger;
 	const struct ledger_summary *sum;
+	const struct cost_result *cost;	/* estimates, with the ledger */
 	const char *trace_path;		/* NULL: no trace read */
 	const struct tracefs_stats *trace_stats;
 	const char *log_path;		/* NULL: no kernel log read */

@@ -128,6 +128,10 @@ for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
 	[ -z "$bad" ] || ts_fail "$fx: missing-deps-nfs attempt at $bad: not a missing dependency of nfs"
 	ts_ok
 
+	# a file of random bytes is no module: nothing may name it
+	[ "$(jq -r '[.attempts[] | select(.step == "bad-garbage") | .module] | unique | join(",")' "$json")" = "" ] ||
+		ts_fail "$fx: the garbage file was given a module name"
+
 	# kernel log findings come with their lines
 	n=$(grep -c 'Unknown symbol' "$root/capture/kmsg.raw")
 	got=$(jq '[.findings[] | select(.kind == "unknown-symbol") | .count] | add' "$json")

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger/summary.h"
+#include "cost.h"
+
+const char *cost_source_name(enum cost_source s)
+{
+	switch (s) {
+	case COST_MODEL:
+		return "model";
+	case COST_MEASURED:
+		return "measured";
+	case COST_NONE:
+		break;
+	}
+	return "none";
+}
+
+struct cost_result *cost_result_free(struct cost_result *r)
+{
+	if (!r)
+		return NULL;
+	free(r->att);
+	free(r->mods);
+	free(r);
+	return NULL;
+}
+
+static bool name_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+const struct module_cost *cost_module_find(const struct cost_result *r, const char *name)
+{
+	for (size_t i = 0; r && i < r->n_mods; i++)
+		if (name_eq(r->mods[i].name, name))
+			return &r->mods[i];
+	return NULL;
+}
+
+static struct module_cost *module_get(struct cost_result *r, size_t *cap, const char *name)
+{
+	struct module_cost *nm;
+
+	for (size_t i = 0; i < r->n_mods; i++)
+		if (name_eq(r->mods[i].name, name))
+			return &r->mods[i];
+	if (r->n_mods == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		nm = realloc(r->mods, *cap * sizeof(*nm));
+		if (!nm)
+			return NULL;
+		r->mods = nm;
+	}
+	nm = &r->mods[r->n_mods++];
+	memset(nm, 0, sizeof(*nm));
+	nm->name = name;
+	nm->measured = true;
+	return nm;
+}
+
+struct edge {
+	double ts;
+	int64_t delta;
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	/* at the same instant, release before acquire: touching calls do not overlap */
+	return (x->delta > 0) - (y->delta > 0);
+}
+
+/* Sweep the failed attempts' lifetimes: the most bytes held at one time */
+static int peak_concurrent(const struct ledger *l, struct cost_result *r)
+{
+	struct edge *e = calloc(l->n_attempts * 2 + 1, sizeof(*e));
+	size_t n = 0;
+	int64_t cur = 0;
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		if (!r->att[i].wasted)
+			continue;
+		e[n++] = (struct edge){ l->attempts[i].start, (int64_t)r->att[i].wasted };
+		e[n++] = (struct edge){ l->attempts[i].end, -(int64_t)r->att[i].wasted };
+	}
+	qsort(e, n, sizeof(*e), edge_cmp);
+	for (size_t i = 0; i < n; i++) {
+		cur += e[i].delta;
+		if (cur > (int64_t)r->peak_concurrent) {
+			r->peak_concurrent = (uint64_t)cur;
+			r->peak_ts = e[i].ts;
+		}
+	}
+	free(e);
+	return 0;
+}
+
+int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_lookup_fn lookup,
+		 void *userdata, struct cost_result **ret)
+{
+	struct cost_result *r = calloc(1, sizeof(*r));
+	size_t cap = 0;
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->n = l->n_attempts;
+	r->att = calloc(r->n ? r->n : 1, sizeof(*r->att));
+	if (!r->att) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->measured = l->n_attempts > 0;
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		const struct attempt *a = &l->attempts[i];
+		struct attempt_cost *ac = &r->att[i];
+		const struct cost_module *m = a->module && lookup ? lookup(userdata, a->module) : NULL;
+		struct module_cost *mc = module_get(r, &cap, a->module);
+		bool failed = attempt_is_failure(a);
+		uint64_t meas = attempt_wasted(a);
+
+		if (!mc) {
+			cost_result_free(r);
+			return -ENOMEM;
+		}
+		ac->complete = cost_estimate_attempt(k, a, m, ac->est);
+		ac->estimated = m != NULL || ac->complete;
+		ac->source = ac->complete ? COST_MODEL : COST_NONE;
+		if (!ac->complete && a->measured) {
+			/* better the kernel's own count than nothing for what the model can't size */
+			memcpy(ac->est, a->vmap, sizeof(ac->est));
+			ac->complete = ac->estimated = true;
+			ac->source = COST_MEASURED;
+		}
+		for (int c = 0; c < _VMAP_MAX; c++)
+			ac->est_total += ac->est[c];
+		ac->wasted = failed ? ac->est_total : 0;
+		mc->measured = mc->measured && a->measured;
+		r->measured = r->measured && a->measured;
+		if (!failed)
+			continue;
+		mc->wasted += ac->wasted;
+		mc->wasted_measured += meas;
+		r->wasted += ac->wasted;
+		r->wasted_measured += meas;
+		for (int c = 0; c < _VMAP_MAX; c++) {
+			mc->by_class[c] += ac->est[c];
+			r->by_class[c] += ac->est[c];
+		}
+		if (!ac->complete) {
+			mc->unestimated++;
+			r->unestimated++;
+		}
+	}
+	err = peak_concurrent(l, r);
+	if (err < 0) {
+		cost_result_free(r);
+		return err;
+	}
+	*ret = r;
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ledger/ledger.h"
+#include "estimate.h"
+
+/* The cost of every attempt of a ledger, per module, and for the whole run. */
+
+enum cost_source {
+	COST_NONE,			/* neither: a failed call nobody can size */
+	COST_MODEL,			/* the model, from the module file and the load path */
+	COST_MEASURED,			/* no module file (not a module, or unnamed), but the
+					 * vmalloc tracepoint saw what the call allocated */
+};
+
+struct attempt_cost {
+	bool estimated;			/* a model estimate exists (the module file was found) */
+	bool complete;			/* every buffer could be sized */
+	enum cost_source source;
+	uint64_t est[_VMAP_MAX];	/* bytes allocated inside the call, by class */
+	uint64_t est_total;
+	uint64_t wasted;		/* est_total when the attempt failed, else 0 */
+};
+
+struct module_cost {
+	const char *name;		/* owned by the ledger; NULL: unnamed attempts */
+	uint64_t wasted;		/* failed and duplicate attempts only */
+	uint64_t by_class[_VMAP_MAX];
+	uint64_t wasted_measured;
+	bool measured;
+	size_t unestimated;		/* failed attempts that could not be estimated */
+};
+
+struct cost_result {
+	struct attempt_cost *att;	/* parallel to ledger attempts */
+	size_t n;
+	struct module_cost *mods;
+	size_t n_mods;
+	uint64_t wasted;
+	uint64_t by_class[_VMAP_MAX];
+	uint64_t wasted_measured;
+	bool measured;
+	size_t unestimated;
+	/* the most bytes failed attempts held at once (buffers live during the call) */
+	uint64_t peak_concurrent;
+	double peak_ts;
+};
+
+/* The module file of @name for the model, or NULL when it cannot be found. */
+typedef const struct cost_module *(*cost_lookup_fn)(void *userdata, const char *name);
+
+int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_lookup_fn lookup,
+		 void *userdata, struct cost_result **ret);
+struct cost_result *cost_result_free(struct cost_result *r);
+const char *cost_source_name(enum cost_source s);
+const struct module_cost *cost_module_find(const struct cost_result *r, const char *name);

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+
+#include "estimate.h"
+
+#define MODULE_INIT_COMPRESSED_FILE 4
+
+uint64_t cost_area(const struct cost_kernel *k, uint64_t bytes)
+{
+	uint64_t page = k->page_size ? k->page_size : 4096;
+
+	if (!bytes)
+		return 0;
+	/* __get_vm_area_node() adds a guard page unless VM_NO_GUARD */
+	return (bytes + page - 1) / page * page + page;
+}
+
+uint64_t cost_vmalloc(const struct cost_kernel *k, uint64_t bytes)
+{
+	uint64_t page = k->page_size ? k->page_size : 4096;
+	uint64_t pages = (bytes + page - 1) / page;
+	uint64_t array = pages * 8; /* sizeof(struct page *) on 64-bit */
+
+	if (!bytes)
+		return 0;
+	return cost_area(k, bytes) + (array > page ? cost_vmalloc(k, array) : 0);
+}
+
+static uint64_t layout_bytes(const struct cost_kernel *k, const struct cost_module *m)
+{
+	uint64_t sum = 0;
+
+	if (k->lp.per_type_alloc) {
+		/* 6.4+ (ac3b43283923): one execmem/module_alloc area per non-empty type */
+		for (int t = 0; t < 7; t++)
+			sum += cost_vmalloc(k, m->mem[t]);
+		return sum;
+	}
+	return cost_vmalloc(k, m->core_size) + cost_vmalloc(k, m->init_size);
+}
+
+/* Did the layout get allocated before this outcome was decided? */
+static bool layout_allocated(const struct cost_kernel *k, const struct attempt *a)
+{
+	switch (a->outcome) {
+	case OUTCOME_LOADED:
+	case OUTCOME_INIT_FAILED:
+	case OUTCOME_MISSING_DEP:
+		return true;
+	case OUTCOME_DUP_LIVE:
+		/* Since 6.4 the duplicate check runs before layout allocation: 064f4536d139 */
+		return !k->lp.early_dup_check;
+	case OUTCOME_DUP_CONCURRENT:
+		/*
+		 * EBUSY: before 6.4 it comes after the layout (add_unformed_module(), or a
+		 * dependency still COMING in resolve_symbol_wait()); since 6.4 mostly from
+		 * the early check on a GOING module, before it.
+		 */
+		return !k->lp.early_dup_check;
+	default:
+		return false;
+	}
+}
+
+bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
+			   const struct cost_module *m, uint64_t ret_bytes[_VMAP_MAX])
+{
+	bool decompressing;
+
+	memset(ret_bytes, 0, sizeof(uint64_t) * _VMAP_MAX);
+	/* parked by idempotent finit_module (6.5+) or refused at the door: nothing */
+	if (a->outcome == OUTCOME_WAITER || a->outcome == OUTCOME_DENIED)
+		return true;
+	if (a->syscall == ATTEMPT_INIT)
+		ret_bytes[VMAP_USER_COPY] = cost_vmalloc(k, a->len);
+	if (!m)
+		return a->syscall == ATTEMPT_INIT && !layout_allocated(k, a);
+
+	if (a->syscall == ATTEMPT_FINIT)
+		ret_bytes[VMAP_KREAD] = cost_vmalloc(k, m->file_size);
+
+	/* raw compressed bytes, or a compressed file without the flag: ENOEXEC after the read */
+	if (a->outcome == OUTCOME_BAD_FORMAT || a->outcome == OUTCOME_FALLBACK)
+		return true;
+
+	decompressing = a->syscall == ATTEMPT_FINIT && m->compressed &&
+			(a->flags & MODULE_INIT_COMPRESSED_FILE) && k->in_kernel_decompress &&
+			k->lp.decompress_capable;
+	if (decompressing) {
+		/* lib/xz's decoder vmallocs the whole dictionary (xz_dec_lzma2_reset) */
+		if (m->xz)
+			ret_bytes[VMAP_DECOMPRESS] += cost_vmalloc(k, m->xz_dict_size);
+		else
+			ret_bytes[VMAP_DECOMPRESS] += cost_vmalloc(k, m->zstd_workspace);
+		/* module_decompress() vmaps the pages it filled: its own page array */
+		ret_bytes[VMAP_DECOMPRESS] += cost_area(k, m->decompressed_size);
+	}
+	if (layout_allocated(k, a)) {
+		if (!m->has_layout)
+			return false;
+		ret_bytes[VMAP_LAYOUT] = layout_bytes(k, m);
+	}
+	return true;
+}
