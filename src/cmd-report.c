@@ -12,6 +12,7 @@
 #include "cost/cost.h"
 #include "cost/estimate.h"
 #include "cost/loadpath.h"
+#include "cost/percpu.h"
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
 #include "ledger/summary.h"
@@ -31,6 +32,7 @@
 #include "sources/vmallocinfo.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/parse-num.h"
 #include "util/root.h"
 #include "views/report.h"
 #include "cmd.h"
@@ -55,6 +57,7 @@ static void report_usage(FILE *f)
 	      "      --attempts      list every load attempt in the text output too\n"
 	      "      --no-cache      analyse module files afresh, without the cache in\n"
 	      "                      $XDG_CACHE_HOME/kmodtop\n"
+	      "      --cpus N        CPUs for the per-CPU alias risk (default: the root's)\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "The global options (--root, --kernel-release, --moduledir, -j, -p, --color) may\n"
@@ -69,6 +72,7 @@ enum {
 	OPT_NO_LOG,
 	OPT_ATTEMPTS,
 	OPT_NO_CACHE,
+	OPT_CPUS,
 };
 
 /* Warnings about skipped input lines: the first few, then a count */
@@ -348,6 +352,160 @@ static int resolve_release(struct collected *c, const struct global_opts *g,
 	return -ENOENT;
 }
 
+/* The module tree through libkmod and the cost model's view of the kernel */
+static void setup_module_tree(struct collected *c, const struct report_data *d)
+{
+	c->k.lp = d->lp;
+	c->k.page_size = 4096;
+	c->k.in_kernel_decompress = d->sysfs_compression ||
+				    (d->kc && kconfig_enabled(d->kc, "CONFIG_MODULE_DECOMPRESS"));
+	if (!c->moduledir || !d->has_moduledir)
+		return;
+	if (modindex_new(c->root, c->moduledir, &c->idx) < 0)
+		c->idx = NULL;
+	if (catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
+		c->cat = NULL;
+}
+
+/* How many CPUs: --cpus, the root's sysfs or cpuinfo, the trace header, this machine */
+static unsigned int count_cpus(struct collected *c, unsigned int arg_cpus,
+			       const char **ret_from)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[64];
+	unsigned int n = 0;
+	size_t len;
+
+	if (arg_cpus) {
+		*ret_from = "--cpus";
+		return arg_cpus;
+	}
+	for (n = 0; n < 65536; n++) {
+		snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u", n);
+		if (!root_exists(c->root, path))
+			break;
+	}
+	if (n) {
+		*ret_from = "sys/devices/system/cpu";
+		return n;
+	}
+	if (root_read_file(c->root, "proc/cpuinfo", 16 << 20, &buf, &len) == 0) {
+		for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			n += strncmp(p, "processor", 9) == 0;
+		if (n) {
+			*ret_from = "proc/cpuinfo";
+			return n;
+		}
+	}
+	if (c->trace_stats.ncpus > 0) {
+		*ret_from = "trace header";
+		return (unsigned int)c->trace_stats.ncpus;
+	}
+	if (root_is_live_system(c->root)) {
+		long v = sysconf(_SC_NPROCESSORS_CONF);
+
+		if (v > 0) {
+			*ret_from = "this machine";
+			return (unsigned int)v;
+		}
+	}
+	*ret_from = NULL;
+	return 0;
+}
+
+/*
+ * The modaliases a CPU's devices raise: the root's cpu0 modalias when captured, else
+ * one that any x86 CPU feature matches (only vendor/family/model-specific aliases can
+ * be missed then), and the ACPI processor objects.
+ */
+static int percpu_modaliases(struct collected *c, char ***ret, const char **ret_cpu_from)
+{
+	_cleanup_free_ char *buf = NULL;
+	char **v = calloc(4, sizeof(char *));
+	size_t len, n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (root_read_file(c->root, "sys/devices/system/cpu/cpu0/modalias", 65536, &buf, &len) == 0 &&
+	    len && !memchr(buf, '\0', len)) {
+		while (len && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		v[n++] = strdup(buf);
+		*ret_cpu_from = "sys/devices/system/cpu/cpu0/modalias";
+	} else {
+		/*
+		 * x86 has NCAPINTS * 32 feature bits (21 words on 6.12): list them all, and
+		 * stay under libkmod's PATH_MAX limit on an alias
+		 */
+		size_t cap = 64 + 0x2c0 * 5;
+		char *s = malloc(cap), *p;
+
+		if (s) {
+			p = s + sprintf(s, "cpu:type:x86,ven0000fam0006mod0000:feature:");
+			for (unsigned int f = 0; f < 0x2c0; f++)
+				p += sprintf(p, ",%04X", f);
+			sprintf(p, ",");
+		}
+		v[n++] = s;
+		*ret_cpu_from = "any x86 CPU feature";
+	}
+	v[n++] = strdup("acpi:ACPI0007:");
+	v[n++] = strdup("acpi:LNXCPU:");
+	for (size_t i = 0; i < n; i++)
+		if (!v[i]) {
+			modindex_names_free(v);
+			return -ENOMEM;
+		}
+	*ret = v;
+	return 0;
+}
+
+static int compute_percpu(struct collected *c, struct report_data *d, unsigned int arg_cpus)
+{
+	char **aliases = NULL;
+	int r;
+
+	if (!c->idx || !c->cat)
+		return 0;
+	d->ncpus = count_cpus(c, arg_cpus, &d->ncpus_from);
+	r = percpu_modaliases(c, &aliases, &d->percpu_alias_from);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; aliases[i]; i++) {
+		char **names = NULL;
+		size_t n = 0;
+
+		if (modindex_lookup(c->idx, aliases[i], &names, &n) < 0)
+			continue;
+		for (size_t k = 0; k < n && d->n_percpu < REPORT_MAX_PERCPU; k++) {
+			struct catalog_entry *e = catalog_find(c->cat, names[k]);
+			const struct cost_module *m = catalog_cost_module(c->cat, e);
+			struct report_percpu *p = &d->percpu[d->n_percpu];
+			bool dup = false, fails = false;
+
+			for (size_t q = 0; q < d->n_percpu; q++)
+				dup = dup || !strcmp(d->percpu[q].name, e ? e->name : names[k]);
+			if (!e || !m || dup)
+				continue;
+			for (size_t a = 0; c->ledger && a < c->ledger->n_attempts; a++) {
+				const struct attempt *at = &c->ledger->attempts[a];
+
+				fails = fails || (at->module && !strcmp(at->module, e->name) &&
+						  at->outcome == OUTCOME_INIT_FAILED);
+			}
+			snprintf(p->name, sizeof(p->name), "%s", e->name);
+			p->alias = i == 0 ? "cpu" : i == 1 ? "ACPI0007" : "LNXCPU";
+			p->fails = fails;
+			percpu_risk_estimate(&c->k, m, d->ncpus, fails, c->k.in_kernel_decompress,
+					     &p->risk);
+			d->n_percpu++;
+		}
+		modindex_names_free(names);
+	}
+	modindex_names_free(aliases);
+	return 0;
+}
+
 /* A file named on the command line, or the root's default when it has one */
 static int open_input(struct collected *c, const char *arg, const char *const *defaults,
 		      FILE **ret_f, char **ret_path)
@@ -425,17 +583,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		r = -ENOMEM;
 		goto out;
 	}
-	if (c->moduledir && modindex_new(c->root, c->moduledir, &c->idx) < 0)
-		c->idx = NULL;
-	lk->idx = c->idx;
-	lk->pm = c->pm;
-	c->k.lp = d->lp;
-	c->k.page_size = 4096;
-	c->k.in_kernel_decompress = d->sysfs_compression ||
-				    (d->kc && kconfig_enabled(d->kc, "CONFIG_MODULE_DECOMPRESS"));
 	lk->k = &c->k;
-	if (c->moduledir && catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
-		c->cat = NULL;
 	lk->cat = c->cat;
 	ops.userdata = lk;
 	r = ledger_new(&ops, d->lp.idempotent_finit, &c->ledger);
@@ -514,11 +662,13 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		{ "no-log", no_argument, NULL, OPT_NO_LOG },
 		{ "attempts", no_argument, NULL, OPT_ATTEMPTS },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *arg_trace = NULL, *arg_log = NULL;
 	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false, arg_no_cache = false;
+	uint32_t arg_cpus = 0;
 	struct collected c = {0};
 	struct report_data d = {0};
 	struct kt_err e = {0};
@@ -553,6 +703,12 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			continue;
 		case OPT_NO_CACHE:
 			arg_no_cache = true;
+			continue;
+		case OPT_CPUS:
+			if (parse_u32(optarg, 10, &arg_cpus) < 0 || arg_cpus == 0 || arg_cpus > 65536) {
+				log_error("--cpus: '%s' is not a CPU count (1-65536)", optarg);
+				return EXIT_USAGE;
+			}
 			continue;
 		}
 		if (global_opt_handle(g, opt, optarg) <= 0)
@@ -676,11 +832,17 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	}
 
 	c.use_cache = !arg_no_cache;
+	setup_module_tree(&c, &d);
 	r = read_attempts(&c, &d, arg_no_trace ? NULL : arg_trace, arg_no_log ? NULL : arg_log,
 			  !arg_no_trace, !arg_no_log);
 	if (r < 0)
 		goto out;
 	d.with_attempts = arg_attempts;
+	r = compute_percpu(&c, &d, arg_cpus);
+	if (r < 0) {
+		log_error("per-CPU alias risk: %s", strerror(-r));
+		goto out;
+	}
 
 	if (c.vi) {
 		r = modmem_join(c.pm, c.vi, &d.lp, &c.mm);

@@ -494,3 +494,59 @@ int report_render_ledger(const struct report_data *d, struct out *o)
 		r = render_attempt_list(d, o);
 	return r;
 }
+
+static const struct col_desc percpu_cols[] = {
+	{ "MODULE", "name", COL_STR, 0, "a module a CPU device's modalias matches" },
+	{ "ALIAS", "alias", COL_STR, 0, "cpu (cpu:type:...), ACPI0007 or LNXCPU" },
+	{ "FAILS", "fails_here", COL_BOOL, 0, "its init failed in the attempts seen" },
+	{ "PER DUP", "per_duplicate", COL_BYTES, COL_RIGHT, "one duplicate of the Live module" },
+	{ "PER FAIL", "per_failure", COL_BYTES, COL_RIGHT, "one attempt whose init fails" },
+	{ "AT N", "worst", COL_BYTES, COL_RIGHT, "N CPUs, no two attempts merged" },
+	{ "MERGED", "merged", COL_BYTES, COL_RIGHT, "6.5+: overlapping attempts parked" },
+};
+
+int report_render_percpu(const struct report_data *d, struct out *o)
+{
+	struct table *t;
+	char buf[128];
+	int r;
+
+	if (!d->percpu_alias_from)
+		return 0;
+	out_section_begin(o, "percpu_risk", "Per-CPU alias risk");
+	if (d->ncpus_from) {
+		snprintf(buf, sizeof(buf), "%u (%s)", d->ncpus, d->ncpus_from);
+		out_u64(o, "ncpus", NULL, d->ncpus);
+		out_str(o, "ncpus_from", NULL, d->ncpus_from);
+		out_str(o, NULL, "CPUs:", buf);
+	} else {
+		out_null(o, "ncpus", "CPUs:", "unknown: give --cpus N");
+	}
+	out_str(o, "cpu_modalias", "CPU modalias:", d->percpu_alias_from);
+	r = table_new(percpu_cols, ARRAY_SIZE(percpu_cols), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < d->n_percpu && r >= 0; i++) {
+		const struct report_percpu *p = &d->percpu[i];
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		r = table_set_str(t, row, 0, p->name);
+		if (r >= 0)
+			r = table_set_str(t, row, 1, p->alias);
+		table_set_bool(t, row, 2, p->fails);
+		table_set_u64(t, row, 3, p->risk.per_duplicate);
+		table_set_u64(t, row, 4, p->risk.per_failure);
+		if (d->ncpus_from) {
+			table_set_u64(t, row, 5, p->risk.worst);
+			table_set_u64(t, row, 6, p->risk.merged);
+		}
+	}
+	if (r >= 0)
+		out_table(o, "modules", NULL, t);
+	table_free(t);
+	out_section_end(o);
+	return r < 0 ? r : 0;
+}

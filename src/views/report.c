@@ -671,5 +671,8 @@ int report_render(const struct report_data *d, struct out *o)
 	r = render_module_memory(d, o);
 	if (r < 0)
 		return r;
-	return render_modstats(d, o);
+	r = render_modstats(d, o);
+	if (r < 0)
+		return r;
+	return report_render_percpu(d, o);
 }

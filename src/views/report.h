@@ -6,6 +6,7 @@
 
 #include "cost/cost.h"
 #include "cost/loadpath.h"
+#include "cost/percpu.h"
 #include "ledger/ledger.h"
 #include "ledger/summary.h"
 #include "cost/modmem.h"
@@ -73,8 +74,22 @@ struct report_data {
 	const char *log_format;
 	uint64_t log_records, log_malformed, log_other_lines;
 	bool with_attempts;		/* --attempts: the attempt list in text too */
+
+	/* per-CPU alias risk */
+	unsigned int ncpus;
+	const char *ncpus_from;		/* NULL: unknown */
+	const char *percpu_alias_from;
+	struct report_percpu {
+		char name[64];
+		const char *alias;	/* "cpu", "ACPI0007", "LNXCPU" */
+		bool fails;
+		struct percpu_risk risk;
+	} percpu[64];
+	size_t n_percpu;
 };
+#define REPORT_MAX_PERCPU 64
 
 int report_render(const struct report_data *d, struct out *o);
 /* The load-attempt parts (views/report-ledger.c). */
 int report_render_ledger(const struct report_data *d, struct out *o);
+int report_render_percpu(const struct report_data *d, struct out *o);

@@ -58,4 +58,24 @@ for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
 		ts_fail "$fx: peak above total"
 	ts_ok
 done
+# per-CPU alias risk: every module with a cpu:type/ACPI0007/LNXCPU alias in the tree's
+# modules.alias is listed, with its cost at N CPUs from the same model
+for fx in debian-6.1-plain debian-6.12-xz; do
+	root=$FIXTURES/$fx
+	rel=$(cat "$root/proc/sys/kernel/osrelease")
+	want=$(awk '$2 ~ /^cpu:type:x86,ven\*fam\*mod\*:/ || $2 ~ /ACPI0007|LNXCPU/ { print $3 }' \
+		"$root/lib/modules/$rel/modules.alias" | sort -u | tr '\n' ' ')
+	ts_run --root "$root" report -j --cpus 255
+	ts_expect_rc 0 "$fx: --cpus 255" || continue
+	got=$(jq -r '[.percpu_risk.modules[].name] | sort | join(" ")' "$TS_TMP/out")
+	[ "$got " = "$want" ] || ts_fail "$fx: per-CPU modules '$got', modules.alias says '$want'"
+	[ "$(jq .percpu_risk.ncpus "$TS_TMP/out")" = 255 ] || ts_fail "$fx: --cpus ignored"
+	bad=$(jq -r '.percpu_risk.modules[] | select((.fails_here and .worst != 255 * .per_failure) or
+		((.fails_here | not) and .worst != 254 * .per_duplicate)) | .name' "$TS_TMP/out")
+	[ -z "$bad" ] || ts_fail "$fx: per-CPU cost at 255 CPUs wrong for $bad"
+	ts_ok
+done
+ts_run --root "$FIXTURES/debian-6.12-xz" report --cpus 0
+ts_expect_rc 2 "--cpus 0"
+
 ts_finalize
