@@ -82,6 +82,11 @@ struct modfile_info {
 #define MODFILE_MAX_IMAGE (1ull << 30)
 
 /*
+ * MODFILE_SIZES trusts the size records the formats keep for that purpose: the xz
+ * index (CRC-protected) and the zstd frame header. A record that lies is caught by
+ * MODFILE_LAYOUT, which decodes (-EBADMSG), as the kernel's decoder would fail that
+ * load. gzip is always inflated and counted: its ISIZE trailer is only a hint.
+ *
  * Analyses the file at @path. 0 and *ret filled, or -errno from open/read, -EBADMSG
  * for corrupt or truncated compressed data (a file named .xz/.zst/.gz without that
  * magic is corrupt too), -EFBIG past MODFILE_MAX_IMAGE, -ENOMEM. *ret is written on

@@ -27,6 +27,16 @@ else
 	ZLIB_LIBS=-lz
 fi
 
+# cost/modfile.c: xz, zstd and ELF besides zlib
+for pc in liblzma libzstd libelf; do
+	if pkg-config --exists "$pc" 2>/dev/null; then
+		ZLIB_CFLAGS="$ZLIB_CFLAGS $(pkg-config --cflags "$pc")"
+		ZLIB_LIBS="$ZLIB_LIBS $(pkg-config --libs "$pc")"
+	else
+		ZLIB_LIBS="$ZLIB_LIBS -l${pc#lib}"
+	fi
+done
+
 # -D_GNU_SOURCE stands in for config.h's AC_USE_SYSTEM_EXTENSIONS
 CFLAGS="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined -D_GNU_SOURCE \
 	-Wall -Wextra -Wno-unused-parameter -I$top/src $ZLIB_CFLAGS ${EXTRA_CFLAGS:-}"
@@ -36,9 +46,10 @@ LIB_SOURCES="
 	util/version.c
 	sources/proc-modules.c sources/vmallocinfo.c sources/meminfo.c sources/tainted.c
 	sources/modstats.c sources/kconfig.c
-	cost/loadpath.c cost/modmem.c"
+	cost/loadpath.c cost/modmem.c cost/modfile.c"
 
-TARGETS="fuzz-proc-modules fuzz-vmallocinfo fuzz-modstats fuzz-kconfig fuzz-meminfo"
+TARGETS="fuzz-proc-modules fuzz-vmallocinfo fuzz-modstats fuzz-kconfig fuzz-meminfo
+	fuzz-modfile"
 
 mkdir -p "$out/obj"
 objs=
