@@ -583,6 +583,8 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		r = -ENOMEM;
 		goto out;
 	}
+	lk->idx = c->idx;
+	lk->pm = c->pm;
 	lk->k = &c->k;
 	lk->cat = c->cat;
 	ops.userdata = lk;
