@@ -162,6 +162,28 @@ int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_looku
 			r->unestimated++;
 		}
 	}
+	/* duplicates that raced a load of their module (see race_extra) */
+	for (size_t i = 0; k->lp.early_dup_check && i < l->n_attempts; i++) {
+		const struct attempt *a = &l->attempts[i];
+		const struct cost_module *m;
+
+		if ((a->outcome != OUTCOME_DUP_LIVE && a->outcome != OUTCOME_DUP_CONCURRENT) ||
+		    !a->module || !lookup || !(m = lookup(userdata, a->module)) || !m->has_layout)
+			continue;
+		for (size_t j = 0; j < l->n_attempts; j++) {
+			const struct attempt *b = &l->attempts[j];
+
+			if (!b->module_load_seen || !b->module || strcmp(b->module, a->module) != 0 ||
+			    b->start >= a->end || a->start >= b->end)
+				continue;
+			r->att[i].race_extra = cost_layout(k, m);
+			break;
+		}
+	}
+	r->wasted_max = r->wasted;
+	for (size_t i = 0; i < r->n; i++)
+		r->wasted_max += r->att[i].race_extra;
+
 	err = peak_concurrent(l, r);
 	if (err < 0) {
 		cost_result_free(r);

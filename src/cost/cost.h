@@ -24,6 +24,12 @@ struct attempt_cost {
 	uint64_t est[_VMAP_MAX];	/* bytes allocated inside the call, by class */
 	uint64_t est_total;
 	uint64_t wasted;		/* est_total when the attempt failed, else 0 */
+	/*
+	 * 6.4+: a duplicate that overlapped a load of the same module may have passed the
+	 * early check before that load was listed, and then paid the layout too. The
+	 * trace cannot tell: this is what it costs if it did.
+	 */
+	uint64_t race_extra;
 };
 
 struct module_cost {
@@ -41,6 +47,7 @@ struct cost_result {
 	struct module_cost *mods;
 	size_t n_mods;
 	uint64_t wasted;
+	uint64_t wasted_max;		/* with every racing duplicate's layout */
 	uint64_t by_class[_VMAP_MAX];
 	uint64_t wasted_measured;
 	bool measured;

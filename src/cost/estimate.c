@@ -26,7 +26,7 @@ uint64_t cost_vmalloc(const struct cost_kernel *k, uint64_t bytes)
 	return cost_area(k, bytes) + (array > page ? cost_vmalloc(k, array) : 0);
 }
 
-static uint64_t layout_bytes(const struct cost_kernel *k, const struct cost_module *m)
+uint64_t cost_layout(const struct cost_kernel *k, const struct cost_module *m)
 {
 	uint64_t sum = 0;
 
@@ -98,7 +98,7 @@ bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
 	if (layout_allocated(k, a)) {
 		if (!m->has_layout)
 			return false;
-		ret_bytes[VMAP_LAYOUT] = layout_bytes(k, m);
+		ret_bytes[VMAP_LAYOUT] = cost_layout(k, m);
 	}
 	return true;
 }

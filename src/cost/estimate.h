@@ -46,5 +46,8 @@ uint64_t cost_vmalloc(const struct cost_kernel *k, uint64_t bytes);
  * unknown, then only what needs no file is estimated: init_module's copy of @a->len).
  * Returns true when the estimate is complete (every buffer could be sized).
  */
+/* The final layout's bytes (every memory type's area, or core and init) */
+uint64_t cost_layout(const struct cost_kernel *k, const struct cost_module *m);
+
 bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
 			   const struct cost_module *m, uint64_t ret_bytes[_VMAP_MAX]);

@@ -67,6 +67,8 @@ static void render_inputs(const struct report_data *d, struct out *o)
 
 		out_section_begin(o, "wasted_vmap", NULL);
 		out_bytes(o, "estimated", "vmap wasted (estimated):", c->wasted);
+		if (c->wasted_max != c->wasted)
+			out_bytes(o, "estimated_max", "  if racing duplicates paid layout:", c->wasted_max);
 		if (l->saw_vmap_events)
 			out_bytes(o, "measured", "vmap wasted (measured):", s->wasted_measured);
 		out_section_begin(o, "by_class", NULL);
@@ -229,6 +231,8 @@ static const struct col_desc step_cols[] = {
 	{ "ELAYOUT", "wasted_vmap.by_class.layout", COL_BYTES, COL_NOTEXT, "estimated" },
 	{ "EUSERCOPY", "wasted_vmap.by_class.user_copy", COL_BYTES, COL_NOTEXT, "estimated" },
 	{ "EOTHER", "wasted_vmap.by_class.other_load", COL_BYTES, COL_NOTEXT, "estimated" },
+	{ "EMAX", "wasted_vmap.estimated_max", COL_BYTES, COL_NOTEXT,
+	  "estimated, if duplicates that raced a load paid its layout too" },
 };
 
 static int render_steps(const struct report_data *d, struct out *o)
@@ -269,18 +273,20 @@ static int render_steps(const struct report_data *d, struct out *o)
 			table_set_u64(t, row, 10, st->wasted_measured);
 		}
 		if (d->cost) {
-			uint64_t est = 0, cls[_VMAP_MAX] = {0};
+			uint64_t est = 0, max = 0, cls[_VMAP_MAX] = {0};
 
 			for (size_t a = 0; a < d->ledger->n_attempts; a++) {
 				if (d->ledger->attempts[a].step + 1 != (long)i || !d->cost->att[a].wasted)
 					continue;
 				est += d->cost->att[a].wasted;
+				max += d->cost->att[a].wasted + d->cost->att[a].race_extra;
 				for (int c = 0; c < _VMAP_MAX; c++)
 					cls[c] += d->cost->att[a].est[c];
 			}
 			table_set_u64(t, row, 11, est);
 			for (int c = 0; c < _VMAP_MAX; c++)
 				table_set_u64(t, row, 12 + c, cls[c]);
+			table_set_u64(t, row, 17, max);
 		}
 	}
 	if (r >= 0)

@@ -262,6 +262,26 @@ def main(argv):
                 he = hist(c['ret'] for c in exp)
                 hg = hist(attempt_result(a) for a in got)
                 check(he == hg, step, 'kmodtop %s errno' % run, he, hg)
+            # the cost model and measured mode against this checker's own measurement
+            res = m.result()['steps']
+            ksteps = {x.get('name'): x for x in doc.get('steps') or [] if isinstance(x, dict)}
+            for step, st in sorted(res.items()):
+                ks = ksteps.get(step)
+                if ks is None or 'wasted_vmap' not in ks:
+                    continue
+                want = st['wasted_vmap_total']
+                est = ks['wasted_vmap'].get('estimated')
+                if 'wasted_measured' in ks:
+                    check(ks['wasted_measured'] == want, step,
+                          'kmodtop %s measured waste' % run, want, ks['wasted_measured'])
+                # a duplicate that raced its module's load past the early check may have
+                # paid the layout too; the trace can't tell, kmodtop gives the bound
+                top = ks['wasted_vmap'].get('estimated_max', est)
+                ok = est is not None and (est * 0.95 <= want <= top * 1.05 if want else est == 0)
+                check(ok, step, 'kmodtop %s estimated waste (5%%)' % run, want,
+                      est if top == est else '%s..%s' % (est, top))
+
+        check_live(root, m, check, passed)
 
     if rows:
         w = [max(len(str(r[i])) for r in rows + [('step', 'check', 'expected', 'got')]) for i in range(4)]
