@@ -352,6 +352,11 @@ static int resolve_release(struct collected *c, const struct global_opts *g,
 	return -ENOENT;
 }
 
+static void on_progress(void *userdata, size_t done, size_t total)
+{
+	log_progress("analysing module files", done, total);
+}
+
 /* The module tree through libkmod and the cost model's view of the kernel */
 static void setup_module_tree(struct collected *c, const struct report_data *d)
 {
@@ -365,6 +370,8 @@ static void setup_module_tree(struct collected *c, const struct report_data *d)
 		c->idx = NULL;
 	if (catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
 		c->cat = NULL;
+	else if (isatty(STDERR_FILENO))
+		c->cat->progress = on_progress;
 }
 
 /* How many CPUs: --cpus, the root's sysfs or cpuinfo, the trace header, this machine */
@@ -841,6 +848,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	d.with_attempts = arg_attempts;
 	r = compute_percpu(&c, &d, arg_cpus);
+	log_progress_done();
 	if (r < 0) {
 		log_error("per-CPU alias risk: %s", strerror(-r));
 		goto out;

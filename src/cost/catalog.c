@@ -164,6 +164,8 @@ int catalog_analyze(struct catalog *c, struct catalog_entry *e, unsigned int fla
 		return e->err;
 	e->done = flags + 1;
 	c->analyzed++;
+	if (c->progress && c->analyzed % 32 == 0)
+		c->progress(c->progress_userdata, c->analyzed, c->n);
 	e->err = c->cache ? modfile_cache_analyze(c->cache, e->path, flags, &e->info, &st)
 			  : modfile_analyze_flags(e->path, flags, &e->info);
 	if (e->err == 0)

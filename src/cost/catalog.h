@@ -27,6 +27,9 @@ struct catalog {
 	size_t n;
 	struct modfile_cache *cache;	/* NULL: no cache */
 	size_t analyzed;		/* files analysed so far (for progress) */
+	/* called now and then while analysing; optional (a terminal shows progress) */
+	void (*progress)(void *userdata, size_t done, size_t total);
+	void *progress_userdata;
 };
 
 /* @cache_dir NULL: the default ($XDG_CACHE_HOME/kmodtop); @use_cache false: none. */

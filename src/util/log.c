@@ -79,3 +79,22 @@ void log_kt_err(const struct kt_err *err, int r)
 	else
 		log_error("%s", what);
 }
+
+static int progress_shown;
+
+void log_progress(const char *what, size_t done, size_t total)
+{
+	if (quiet)
+		return;
+	fprintf(stderr, "\rkmodtop: %s: %zu of %zu", what, done, total);
+	progress_shown = 1;
+}
+
+void log_progress_done(void)
+{
+	if (!progress_shown)
+		return;
+	/* clear the line so the next message starts clean */
+	fputs("\r\033[K", stderr);
+	progress_shown = 0;
+}

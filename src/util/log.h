@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stddef.h>
+
 #include "kt-err.h"
 #include "macro.h"
 
@@ -13,3 +15,7 @@ void log_kt_err(const struct kt_err *err, int r);
 /* Number of warnings logged so far (for exit summaries). */
 unsigned int log_warn_count(void);
 void log_set_quiet(int quiet);
+/* A progress line rewritten in place ("\r"); only call it when stderr is a terminal. */
+void log_progress(const char *what, size_t done, size_t total);
+/* Ends a progress line. */
+void log_progress_done(void);
