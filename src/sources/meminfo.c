@@ -60,13 +60,17 @@ int meminfo_parse_line(char *line, size_t len, struct meminfo *mi, const char **
 	return 1;
 }
 
+static int read_line(void *userdata, char *line, size_t len, const char **ret_what)
+{
+	int r = meminfo_parse_line(line, len, userdata, ret_what);
+
+	return r < 0 ? r : 0;
+}
+
 int meminfo_read(const struct kt_root *root, struct meminfo *ret, struct kt_err *reterr)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	struct meminfo mi = {0};
-	struct linereader lr;
-	char *line;
-	size_t len;
 	int r;
 
 	r = root_fopen(root, PROC_MEMINFO, &f);
@@ -74,25 +78,7 @@ int meminfo_read(const struct kt_root *root, struct meminfo *ret, struct kt_err 
 		kt_err_set(reterr, PROC_MEMINFO, 0, NULL);
 		return r;
 	}
-	linereader_init(&lr, f, 0);
-	while ((r = linereader_next(&lr, &line, &len)) != 0) {
-		const char *what = NULL;
-
-		if (r == -E2BIG || r == -EBADMSG) {
-			kt_err_set(reterr, PROC_MEMINFO, lr.lineno,
-				   r == -E2BIG ? "line too long" : "line contains a NUL byte");
-			r = -EINVAL;
-			break;
-		}
-		if (r < 0)
-			break;
-		r = meminfo_parse_line(line, len, &mi, &what);
-		if (r < 0) {
-			kt_err_set(reterr, PROC_MEMINFO, lr.lineno, what);
-			break;
-		}
-	}
-	linereader_done(&lr);
+	r = linereader_each(f, PROC_MEMINFO, 0, read_line, &mi, reterr);
 	if (r < 0)
 		return r;
 	*ret = mi;

@@ -168,59 +168,52 @@ struct proc_modules *proc_modules_free(struct proc_modules *list)
 
 DEFINE_FREEP(struct proc_modules, proc_modules_free)
 
+struct read_ctx {
+	struct proc_modules *list;
+	size_t cap, nonzero;
+};
+
+static int read_line(void *userdata, char *line, size_t len, const char **ret_what)
+{
+	struct read_ctx *c = userdata;
+	struct proc_modules *list = c->list;
+	int r;
+
+	if (list->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		struct proc_module *nm = realloc(list->mods, ncap * sizeof(*nm));
+
+		if (!nm)
+			return -ENOMEM;
+		list->mods = nm;
+		c->cap = ncap;
+	}
+	r = proc_modules_parse_line(line, len, &list->mods[list->n], ret_what);
+	if (r < 0)
+		return r;
+	c->nonzero += list->mods[list->n].address != 0;
+	list->n++;
+	return 0;
+}
+
 int proc_modules_read_file(FILE *f, const char *path, struct proc_modules **ret_list,
 			   struct kt_err *reterr)
 {
 	_cleanup_(proc_modules_freep) struct proc_modules *list = NULL;
-	struct linereader lr;
-	size_t cap = 0, nonzero = 0;
-	char *line;
-	size_t len;
+	struct read_ctx c = {0};
 	int r;
 
 	list = calloc(1, sizeof(*list));
 	if (!list)
 		return -ENOMEM;
-	linereader_init(&lr, f, 0);
-	while ((r = linereader_next(&lr, &line, &len)) != 0) {
-		const char *what = NULL;
-
-		if (r == -E2BIG || r == -EBADMSG) {
-			kt_err_set(reterr, path, lr.lineno,
-				   r == -E2BIG ? "line too long" : "line contains a NUL byte");
-			r = -EINVAL;
-			goto out;
-		}
-		if (r < 0)
-			goto out;
-		if (list->n == cap) {
-			struct proc_module *nm;
-
-			cap = cap ? cap * 2 : 64;
-			nm = realloc(list->mods, cap * sizeof(*nm));
-			if (!nm) {
-				r = -ENOMEM;
-				goto out;
-			}
-			list->mods = nm;
-		}
-		r = proc_modules_parse_line(line, len, &list->mods[list->n], &what);
-		if (r < 0) {
-			if (r == -EINVAL)
-				kt_err_set(reterr, path, lr.lineno, what);
-			goto out;
-		}
-		if (list->mods[list->n].address)
-			nonzero++;
-		list->n++;
-	}
-	list->addresses_hidden = list->n > 0 && nonzero == 0;
+	c.list = list;
+	r = linereader_each(f, path, 0, read_line, &c, reterr);
+	if (r < 0)
+		return r;
+	list->addresses_hidden = list->n > 0 && c.nonzero == 0;
 	*ret_list = list;
 	list = NULL;
-	r = 0;
-out:
-	linereader_done(&lr);
-	return r;
+	return 0;
 }
 
 int proc_modules_read(const struct kt_root *root, struct proc_modules **ret_list,

@@ -263,59 +263,53 @@ static enum vmalloc_addr_mode detect_addr_mode(const struct vmallocinfo *vi)
 	return VMALLOC_ADDR_HASHED;
 }
 
+struct read_ctx {
+	struct vmallocinfo *vi;
+	size_t cap;
+};
+
+static int read_line(void *userdata, char *line, size_t len, const char **ret_what)
+{
+	struct read_ctx *c = userdata;
+	struct vmallocinfo *vi = c->vi;
+	int r;
+
+	if (vi->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 256;
+		struct vmalloc_area *na = realloc(vi->areas, ncap * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		vi->areas = na;
+		c->cap = ncap;
+	}
+	r = vmallocinfo_parse_line(line, len, &vi->areas[vi->n], ret_what);
+	if (r < 0)
+		return r;
+	if (vi->areas[vi->n].flags & VMA_UNKNOWN_FLAG)
+		vi->unknown_flag_lines++;
+	vi->n++;
+	return 0;
+}
+
 int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
 			  struct kt_err *reterr)
 {
 	_cleanup_(vmallocinfo_freep) struct vmallocinfo *vi = NULL;
-	struct linereader lr;
-	size_t cap = 0;
-	char *line;
-	size_t len;
+	struct read_ctx c = {0};
 	int r;
 
 	vi = calloc(1, sizeof(*vi));
 	if (!vi)
 		return -ENOMEM;
-	linereader_init(&lr, f, 0);
-	while ((r = linereader_next(&lr, &line, &len)) != 0) {
-		const char *what = NULL;
-
-		if (r == -E2BIG || r == -EBADMSG) {
-			kt_err_set(reterr, path, lr.lineno,
-				   r == -E2BIG ? "line too long" : "line contains a NUL byte");
-			r = -EINVAL;
-			goto out;
-		}
-		if (r < 0)
-			goto out;
-		if (vi->n == cap) {
-			struct vmalloc_area *na;
-
-			cap = cap ? cap * 2 : 256;
-			na = realloc(vi->areas, cap * sizeof(*na));
-			if (!na) {
-				r = -ENOMEM;
-				goto out;
-			}
-			vi->areas = na;
-		}
-		r = vmallocinfo_parse_line(line, len, &vi->areas[vi->n], &what);
-		if (r < 0) {
-			if (r == -EINVAL)
-				kt_err_set(reterr, path, lr.lineno, what);
-			goto out;
-		}
-		if (vi->areas[vi->n].flags & VMA_UNKNOWN_FLAG)
-			vi->unknown_flag_lines++;
-		vi->n++;
-	}
+	c.vi = vi;
+	r = linereader_each(f, path, 0, read_line, &c, reterr);
+	if (r < 0)
+		return r;
 	vi->addr_mode = detect_addr_mode(vi);
 	*ret = vi;
 	vi = NULL;
-	r = 0;
-out:
-	linereader_done(&lr);
-	return r;
+	return 0;
 }
 
 int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,

@@ -75,3 +75,33 @@ int linereader_next(struct linereader *lr, char **ret_line, size_t *ret_len)
 	*ret_len = len;
 	return 1;
 }
+
+int linereader_each(FILE *f, const char *path, size_t max, linereader_fn fn, void *ctx,
+		    struct kt_err *reterr)
+{
+	struct linereader lr;
+	char *line;
+	size_t len;
+	int r;
+
+	linereader_init(&lr, f, max);
+	while ((r = linereader_next(&lr, &line, &len)) != 0) {
+		const char *what = NULL;
+
+		if (r == -E2BIG || r == -EBADMSG) {
+			kt_err_set(reterr, path, lr.lineno,
+				   r == -E2BIG ? "line too long" : "line contains a NUL byte");
+			r = -EINVAL;
+			break;
+		}
+		if (r < 0)
+			break;
+		r = fn(ctx, line, len, &what);
+		if (r == -EINVAL)
+			kt_err_set(reterr, path, lr.lineno, what);
+		if (r < 0)
+			break;
+	}
+	linereader_done(&lr);
+	return r;
+}

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "kt-err.h"
+
 #define LINEREADER_DEFAULT_MAX (64 * 1024)
 
 /*
@@ -28,3 +30,12 @@ void linereader_done(struct linereader *lr);
  * modified by the caller) and *ret_len; 0 at end of file; -E2BIG, -EBADMSG, -ENOMEM, -EIO.
  */
 int linereader_next(struct linereader *lr, char **ret_line, size_t *ret_len);
+
+/*
+ * Calls @fn on every line of @f. @fn returns 0, -EINVAL with *ret_what (static text), or
+ * another -errno; the first failure stops the read. A line too long or holding a NUL
+ * byte, and @fn's -EINVAL, come back as -EINVAL with *reterr naming @path and the line.
+ */
+typedef int (*linereader_fn)(void *ctx, char *line, size_t len, const char **ret_what);
+int linereader_each(FILE *f, const char *path, size_t max, linereader_fn fn, void *ctx,
+		    struct kt_err *reterr);
