@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@
 static void report_usage(FILE *f)
 {
 	fputs("Usage: kmodtop [OPTIONS] report [-j|-p] [--trace FILE] [--log FILE] [--attempts]\n"
+	      "       kmodtop [OPTIONS] report --duration N [--measure] [--since-boot] [-j|-p]\n"
 	      "\n"
 	      "Describe the kernel's module support, its loaded modules and the vmalloc areas\n"
 	      "that hold them; from a trace and a kernel log, the load attempts: which modules\n"
@@ -47,6 +49,11 @@ static void report_usage(FILE *f)
 	      "Reads a live system, or a captured tree with --root.\n"
 	      "\n"
 	      "Options:\n"
+	      "      --duration N    collect live for N seconds (also Ns, Nm, Nh; Ctrl-C ends\n"
+	      "                      it early), then report; the trace needs root\n"
+	      "      --measure       with --duration: trace vmap allocations with their stacks\n"
+	      "                      and report the bytes each attempt allocated\n"
+	      "      --since-boot    with --duration: the kernel log from its oldest record\n"
 	      "      --trace FILE    tracefs text (trace, trace_pipe or trace-cmd report) to read\n"
 	      "                      (default under --root: ROOT/sys/kernel/tracing/trace)\n"
 	      "      --log FILE      kernel log (/dev/kmsg records, dmesg, journalctl -k, serial\n"
@@ -64,6 +71,13 @@ static void report_usage(FILE *f)
 	      "also follow the command.\n",
 	      f);
 }
+
+/* live collection; apart from the file options below (cmd-record.c uses these too) */
+enum {
+	OPT_DURATION = OPT_CMD_BASE + 0x40,
+	OPT_MEASURE,
+	OPT_SINCE_BOOT,
+};
 
 enum {
 	OPT_TRACE = OPT_CMD_BASE,
@@ -250,6 +264,7 @@ static bool lookup_live_at_start(void *userdata, const char *module)
 
 struct collected {
 	struct kt_root *root;
+	struct live *live;		/* report --duration: what was collected, its spools */
 	char release[256];
 	char *moduledir;
 	char compression[32];
@@ -292,6 +307,7 @@ static void collected_done(struct collected *c)
 	free(c->log_path);
 	free(c->lookup);
 	free(c->moduledir);
+	live_free(c->live);
 	root_free(c->root);
 }
 
@@ -543,6 +559,27 @@ static int open_input(struct collected *c, const char *arg, const char *const *d
 	return -ENOENT;
 }
 
+/* A live collection's spool, read from its start like a captured file; -ENOENT: none */
+static int open_spool(int fd, const char *name, FILE **ret_f, char **ret_path)
+{
+	int dfd;
+
+	if (fd < 0)
+		return -ENOENT;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dfd < 0)
+		return -errno;
+	*ret_f = fdopen(dfd, "re");
+	if (!*ret_f) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	*ret_path = strdup(name);
+	return *ret_path ? 0 : -ENOMEM;
+}
+
 static int read_attempts(struct collected *c, struct report_data *d, const char *arg_trace,
 			 const char *arg_log, bool want_trace, bool want_log)
 {
@@ -564,7 +601,11 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	int r;
 
 	if (want_trace) {
-		r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path);
+		if (c->live)
+			r = open_spool(live_trace_fd(c->live), live_trace_name(c->live), &tf,
+				       &c->trace_path);
+		else
+			r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path);
 		if (r < 0 && (arg_trace || r != -ENOENT)) {
 			log_error("trace '%s': %s", arg_trace ? arg_trace : trace_defaults[0],
 				  strerror(-r));
@@ -572,7 +613,10 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		}
 	}
 	if (want_log) {
-		r = open_input(c, arg_log, log_defaults, &lf, &c->log_path);
+		if (c->live)
+			r = open_spool(live_kmsg_fd(c->live), "/dev/kmsg", &lf, &c->log_path);
+		else
+			r = open_input(c, arg_log, log_defaults, &lf, &c->log_path);
 		if (r < 0 && (arg_log || r != -ENOENT)) {
 			log_error("kernel log '%s': %s", arg_log ? arg_log : log_defaults[0],
 				  strerror(-r));
@@ -661,10 +705,30 @@ out:
 	return r;
 }
 
+/*
+ * report --duration: collect first, then read the live system's state as any root is
+ * read, so that the report describes the state the collection ended in, as a bundle
+ * recorded at the same time would.
+ */
+static int collect_live(struct collected *c, const struct global_opts *g, struct live_opts *lo)
+{
+	struct utsname u;
+	int r;
+
+	lo->release = g->release ? g->release : uname(&u) == 0 ? u.release : NULL;
+	r = live_collect(lo, -1, -1, &c->live);
+	if (r < 0)
+		log_error("live collection: %s", strerror(-r));
+	return r;
+}
+
 int cmd_report(int argc, char **argv, struct global_opts *g)
 {
 	static const struct option long_options[] = {
 		GLOBAL_LONG_OPTIONS,
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "measure", no_argument, NULL, OPT_MEASURE },
+		{ "since-boot", no_argument, NULL, OPT_SINCE_BOOT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
@@ -683,6 +747,8 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	struct kt_err e = {0};
 	struct out *o = NULL;
 	const char *release_from = NULL;
+	struct live_opts lo = {0};
+	bool live_left_state = false;
 	int opt, r, ret = EXIT_ERROR;
 
 	while ((opt = getopt_long(argc, argv, GLOBAL_SHORT_OPTIONS "h", long_options, NULL)) != -1) {
@@ -695,6 +761,19 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			return EXIT_USAGE;
 		}
 		switch (opt) {
+		case OPT_DURATION:
+			if (live_parse_duration(optarg, &lo.duration) < 0) {
+				log_error("--duration '%s': not a number of seconds (N, Ns, Nm, Nh)",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			continue;
+		case OPT_MEASURE:
+			lo.measure = true;
+			continue;
+		case OPT_SINCE_BOOT:
+			lo.since_boot = true;
+			continue;
 		case OPT_TRACE:
 			arg_trace = optarg;
 			continue;
@@ -727,6 +806,14 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		log_error("report: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if ((lo.measure || lo.since_boot) && !lo.duration) {
+		log_error("report: --measure and --since-boot go with --duration");
+		return EXIT_USAGE;
+	}
+	if (lo.duration && (arg_trace || arg_log)) {
+		log_error("report: --duration collects its own trace and log: not with --trace, --log");
+		return EXIT_USAGE;
+	}
 	color_init(g->color, !g->json && isatty(STDOUT_FILENO));
 
 	r = root_new(g->root ? g->root : "/", &c.root);
@@ -736,6 +823,22 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	}
 	d.root = root_dir(c.root);
 	d.live = root_is_live_system(c.root);
+	if (lo.duration) {
+		if (!d.live) {
+			log_error("--duration watches the running kernel: not with --root '%s'",
+				  d.root);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (!root_exists(c.root, "proc/modules")) {
+			log_info("%s: the kernel has no module support (no proc/modules)", d.root);
+			ret = EXIT_NO_MODULES;
+			goto out;
+		}
+		if (collect_live(&c, g, &lo) < 0)
+			goto out;
+		live_left_state = live_log(c.live) < 0;
+	}
 
 	r = proc_modules_read(c.root, &c.pm, &e);
 	set_status(&d.src[SRC_PROC_MODULES], "proc_modules", "proc/modules", r, &e);
@@ -869,13 +972,16 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 	r = report_render(&d, o);
+	if (r >= 0 && c.live)
+		live_render(c.live, o);
 	if (r >= 0)
 		r = out_finish(o);
 	if (r < 0) {
 		log_error("writing the report: %s", strerror(-r));
 		goto out;
 	}
-	ret = EXIT_OK;
+	/* the report stands, but kmodtop's tracing state is still there: say so in the code */
+	ret = live_left_state ? EXIT_ERROR : EXIT_OK;
 out:
 	out_free(o);
 	collected_done(&c);

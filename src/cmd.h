@@ -45,3 +45,42 @@ enum {
 };
 
 int cmd_report(int argc, char **argv, struct global_opts *g);
+int cmd_record(int argc, char **argv, struct global_opts *g);
+
+/*
+ * Live collection (cmd-record.c), for `report --duration` and `record`: kmodtop's own
+ * tracefs instance and /dev/kmsg, spooled verbatim to two file descriptors that the
+ * report then reads as it reads a captured root.
+ */
+struct live_opts {
+	double duration;	/* seconds; 0: until SIGINT, SIGTERM or SIGHUP */
+	bool measure;		/* vmap area allocations with their stacks */
+	bool since_boot;	/* the kernel log from its oldest record, not from now */
+	const char *release;	/* the running kernel's: what its tracing can do */
+};
+
+struct live;
+struct out;
+
+/* "30", "30s", "1.5m", "2h" */
+int live_parse_duration(const char *s, double *ret);
+/*
+ * Collects until the duration runs out or a stop signal comes, then removes the
+ * instance. Sources that cannot be had are recorded in the result, not failures.
+ * @trace_fd and @kmsg_fd receive the spools (not owned); -1 and -1: in memory, owned
+ * by the result. 0 with *ret, or -errno (out of memory, a spool write failed).
+ */
+int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret);
+struct live *live_free(struct live *lv);
+bool live_has_trace(const struct live *lv);
+bool live_has_kmsg(const struct live *lv);
+/* The spools, or -1 when that source was not had. Owned by @lv. */
+int live_trace_fd(const struct live *lv);
+int live_kmsg_fd(const struct live *lv);
+/* "instances/kmodtop-PID/trace_pipe", owned by @lv */
+const char *live_trace_name(const struct live *lv);
+int live_teardown_error(const struct live *lv);
+/* Tells on stderr what is missing and lost; -1 when kmodtop's tracing state was left. */
+int live_log(const struct live *lv);
+/* The "live" section: sources, missing events, lost events, measurement mode. */
+void live_render(const struct live *lv, struct out *o);

@@ -14,6 +14,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "report", cmd_report, "describe loaded modules and their place in vmalloc space" },
+	{ "record", cmd_record, "collect load attempts live and write a bundle for --root" },
 };
 
 static void usage(FILE *f)

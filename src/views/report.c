@@ -405,7 +405,9 @@ static int render_modules(const struct report_data *d, struct out *o)
 		if (r < 0)
 			goto out;
 	}
-	out_table(o, "modules", NULL, t);
+	/* JSON gets the whole table; text shows it as the two views below */
+	if (out_format(o) == OUT_JSON)
+		out_table(o, "modules", NULL, t);
 	out_table_text(o, "Loaded modules", t, loaded_text_cols, ARRAY_SIZE(loaded_text_cols),
 		       loaded_rows);
 	if (d->sum && d->sum->attempts)

@@ -1,0 +1,1541 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Live collection (shared by `report --duration` and `record`) and the `record`
+ * command, which writes what was collected as a bundle that `report --root` reads.
+ *
+ * Collection: kmodtop's own tracefs instance (sources/tracefs-instance.c), read through
+ * its trace_pipe, and /dev/kmsg (sources/kmsg-follow.c), each spooled verbatim to a
+ * file descriptor: memory for `report`, the bundle's sys/kernel/tracing/trace and
+ * capture/kmsg.raw for `record`. The report then reads the spools exactly as it reads
+ * a captured root, so the live answer and the bundle's are the same by construction.
+ *
+ * Teardown: SIGINT, SIGTERM and SIGHUP only set a flag (they are blocked except inside
+ * ppoll(), so none is missed); the main path then stops, drains and removes the
+ * instance and the kprobe group. An atexit() handler removes them on any exit() in
+ * between. kill -9 leaves them: the next kmodtop removes them when it starts.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ledger/klog-findings.h"
+#include "output/output.h"
+#include "sources/kmsg-follow.h"
+#include "sources/kmsg.h"
+#include "sources/modindex.h"
+#include "sources/proc-modules.h"
+#include "sources/tracefs-events.h"
+#include "sources/tracefs-instance.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/root.h"
+#include "util/version.h"
+#include "cmd.h"
+
+/* per-CPU buffer with stack traces: enough for a storm of loads between two reads */
+#define MEASURE_BUFFER_KB 4096
+/* and never more than this in all, whatever the number of CPUs */
+#define MEASURE_BUFFER_TOTAL_KB (256 * 1024)
+#define READ_CHUNK (64 * 1024)
+#define POLL_MS 200
+
+struct live {
+	struct live_opts o;
+	double started, seconds;	/* CLOCK_MONOTONIC */
+	int ended_by;			/* signal number, 0: the duration ran out */
+
+	char *tracefs_path;
+	bool tracefs_mounted;		/* kmodtop mounted it (and unmounted it) */
+	int trace_err;			/* 0: the instance traced */
+	const char *trace_why;
+	char instance[48];		/* "instances/kmodtop-PID" */
+	char trace_name[64];		/* ".../trace_pipe", for the report */
+	char group[32];
+	char clock[32];			/* the instance's trace_clock */
+	struct tracefs_event_status events[TRACEFS_MAX_EVENTS];
+	size_t n_events;
+	enum tracefs_measure measure;
+	const char *measure_why;
+	struct tracefs_stale stale;
+	int stale_err;
+	uint64_t trace_bytes;
+	uint64_t comms_resolved, comms_unknown;	/* "<...>" lines named, and not */
+	unsigned int ncpus;
+	uint64_t *lost;			/* per CPU, from per_cpu/cpuN/stats */
+	uint64_t *lost_seen;		/* per CPU, from "[LOST n EVENTS]" lines */
+	uint64_t lost_total;
+	int lost_err;			/* the stats could not be read */
+	int teardown_err;
+
+	int kmsg_err;			/* 0: /dev/kmsg followed */
+	const char *kmsg_why;
+	struct kmsg_follow_stats kstats;
+	uint64_t kmsg_records;
+
+	int trace_fd, kmsg_fd;		/* the spools */
+	bool own_spools;		/* in memory, made by live_collect() */
+};
+
+/* ---- signals and the atexit backstop -------------------------------------------- */
+
+static volatile sig_atomic_t live_stop;
+static struct tracefs_instance *live_ti;	/* what atexit() must remove */
+static struct tracefs_mount live_mnt = { .fd = -1 };
+
+static void on_signal(int sig)
+{
+	live_stop = sig;
+}
+
+static void live_atexit(void)
+{
+	live_ti = tracefs_instance_free(live_ti);
+	tracefs_mount_done(&live_mnt);
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+struct sigstate {
+	struct sigaction old[ARRAY_SIZE(stop_signals)];
+	sigset_t oldmask;
+};
+
+static void signals_catch(struct sigstate *s)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+
+	/* no SA_RESTART: ppoll() must return on a signal */
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) {
+		sigaction(stop_signals[i], &sa, &s->old[i]);
+		sigaddset(&block, stop_signals[i]);
+	}
+	sigprocmask(SIG_BLOCK, &block, &s->oldmask);
+}
+
+static void signals_restore(struct sigstate *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &s->old[i], NULL);
+	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int live_parse_duration(const char *s, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return -EINVAL;
+	if (*end == 's')
+		end++;
+	else if (*end == 'm')
+		v *= 60, end++;
+	else if (*end == 'h')
+		v *= 3600, end++;
+	if (*end || v > 366.0 * 24 * 3600)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* ---- the trace spool ------------------------------------------------------------ */
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The spool writer. trace_pipe prints "<...>" for a task whose comm the kernel's pid
+ * cache does not hold yet: the cache is filled at the task's next context switch, so
+ * a reader as quick as kmodtop sees "<...>" for a modprobe still inside finit_module,
+ * where `cat trace` a little later would print "modprobe". Such lines get the name
+ * the kernel would have printed: the task's last name in the trace (its own lines,
+ * its exec), else /proc/PID/comm while it runs, else its name at fork. "CPU:N [LOST
+ * M EVENTS]" lines are counted on the way, to be compared with the per-CPU stats.
+ */
+struct pid_comm {
+	int pid;			/* 0: free slot */
+	bool from_fork;			/* only the parent's name, from before an exec */
+	char comm[16];
+};
+
+struct spool {
+	int fd;
+	char *carry;			/* a line not complete yet */
+	size_t carry_len, carry_cap;
+	char out[READ_CHUNK];
+	size_t out_len;
+	struct pid_comm *map;		/* open addressing, power-of-two size */
+	size_t map_cap, map_n;
+	uint64_t resolved, unresolved;
+	int err;
+};
+
+static struct pid_comm *map_slot(struct spool *sp, int pid, bool add)
+{
+	size_t mask, i;
+
+	if (add && (sp->map_n + 1) * 2 > sp->map_cap) {
+		size_t ncap = sp->map_cap ? sp->map_cap * 2 : 1024;
+		struct pid_comm *nm = calloc(ncap, sizeof(*nm));
+
+		if (!nm) {
+			sp->err = -ENOMEM;
+			return NULL;
+		}
+		for (size_t k = 0; k < sp->map_cap; k++) {
+			if (!sp->map[k].pid)
+				continue;
+			for (i = (size_t)sp->map[k].pid & (ncap - 1); nm[i].pid; i = (i + 1) & (ncap - 1))
+				;
+			nm[i] = sp->map[k];
+		}
+		free(sp->map);
+		sp->map = nm;
+		sp->map_cap = ncap;
+	}
+	if (!sp->map_cap)
+		return NULL;
+	mask = sp->map_cap - 1;
+	for (i = (size_t)pid & mask; sp->map[i].pid; i = (i + 1) & mask)
+		if (sp->map[i].pid == pid)
+			return &sp->map[i];
+	if (!add)
+		return NULL;
+	sp->map[i].pid = pid;
+	sp->map_n++;
+	return &sp->map[i];
+}
+
+static void map_set(struct spool *sp, int pid, const char *s, size_t len, bool from_fork)
+{
+	struct pid_comm *e;
+
+	if (pid <= 0 || !len || (len == 5 && memcmp(s, "<...>", 5) == 0))
+		return;
+	e = map_slot(sp, pid, true);
+	if (!e || (from_fork && e->comm[0] && !e->from_fork))
+		return;
+	if (len >= sizeof(e->comm))
+		len = sizeof(e->comm) - 1;
+	memcpy(e->comm, s, len);
+	e->comm[len] = '\0';
+	e->from_fork = from_fork;
+}
+
+static bool proc_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] != '\0';
+}
+
+static void spool_out(struct spool *sp, const char *p, size_t len)
+{
+	while (len && !sp->err) {
+		size_t n = sizeof(sp->out) - sp->out_len;
+
+		if (!n) {
+			sp->err = write_all(sp->fd, sp->out, sp->out_len);
+			sp->out_len = 0;
+			continue;
+		}
+		if (n > len)
+			n = len;
+		memcpy(sp->out + sp->out_len, p, n);
+		sp->out_len += n;
+		p += n;
+		len -= n;
+	}
+}
+
+static int spool_flush(struct spool *sp)
+{
+	if (sp->out_len && !sp->err)
+		sp->err = write_all(sp->fd, sp->out, sp->out_len);
+	sp->out_len = 0;
+	return sp->err;
+}
+
+static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len)
+{
+	struct tracefs_line tl;
+	const char *what;
+	char comm[32], fixed[96];
+	const char *name = NULL;
+
+	if (tracefs_parse_line(line, len, &tl, &what) < 0 || tl.kind != TRACEFS_LINE_EVENT) {
+		spool_out(sp, line, len);
+		spool_out(sp, "\n", 1);
+		return;
+	}
+	if (tl.ev.kind == TRACEFS_EV_LOST) {
+		if (tl.ev.cpu < lv->ncpus && lv->lost_seen)
+			lv->lost_seen[tl.ev.cpu] += tl.ev.lost.count;
+	} else if (tl.ev.comm.len == 5 && memcmp(tl.ev.comm.s, "<...>", 5) == 0) {
+		struct pid_comm *e = map_slot(sp, tl.ev.pid, false);
+
+		if (e && e->comm[0] && !e->from_fork)
+			name = e->comm;
+		else if (proc_comm(tl.ev.pid, comm, sizeof(comm)))
+			name = comm;
+		else if (e && e->comm[0])
+			name = e->comm;
+	} else {
+		map_set(sp, tl.ev.pid, tl.ev.comm.s, tl.ev.comm.len, false);
+	}
+	if (tl.ev.kind == TRACEFS_EV_SCHED_PROCESS_FORK) {
+		map_set(sp, tl.ev.fork.child_pid, tl.ev.fork.child_comm.s, tl.ev.fork.child_comm.len,
+			true);
+	} else if (tl.ev.kind == TRACEFS_EV_SCHED_PROCESS_EXEC && name) {
+		/* the exec line's own name was unknown: the new name is the file's */
+		const char *f = tl.ev.exec.filename.s, *end = f + tl.ev.exec.filename.len;
+		const char *base = f;
+		size_t bl;
+
+		for (const char *q = f; q < end; q++)
+			if (*q == '/')
+				base = q + 1;
+		bl = (size_t)(end - base);
+		if (bl) {
+			/* TASK_COMM_LEN: the kernel keeps 15 bytes of it */
+			bl = bl > 15 ? 15 : bl;
+			memcpy(comm, base, bl);
+			comm[bl] = '\0';
+			name = comm;
+		}
+	}
+	if (name) {
+		/* same columns: "%16s" right-aligns the name in front of "-PID" */
+		size_t at = (size_t)(tl.ev.comm.s - line), width = at + 5, nl = strlen(name);
+		size_t pad = width > nl ? width - nl : 0;
+
+		if (pad + nl < sizeof(fixed)) {
+			memset(fixed, ' ', pad);
+			memcpy(fixed + pad, name, nl);
+			spool_out(sp, fixed, pad + nl);
+			spool_out(sp, line + width, len - width);
+			spool_out(sp, "\n", 1);
+			sp->resolved++;
+			map_set(sp, tl.ev.pid, name, nl, false);
+			return;
+		}
+	}
+	if (tl.ev.comm.len == 5 && memcmp(tl.ev.comm.s, "<...>", 5) == 0)
+		sp->unresolved++;
+	spool_out(sp, line, len);
+	spool_out(sp, "\n", 1);
+}
+
+static void spool_feed(struct live *lv, struct spool *sp, const char *p, size_t len)
+{
+	const char *end = p + len;
+
+	while (p < end && !sp->err) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (sp->carry_len + n + 1 > sp->carry_cap) {
+			size_t ncap = sp->carry_cap ? sp->carry_cap : 4096;
+			char *nc;
+
+			while (ncap < sp->carry_len + n + 1)
+				ncap *= 2;
+			nc = realloc(sp->carry, ncap);
+			if (!nc) {
+				sp->err = -ENOMEM;
+				return;
+			}
+			sp->carry = nc;
+			sp->carry_cap = ncap;
+		}
+		memcpy(sp->carry + sp->carry_len, p, n);
+		sp->carry_len += n;
+		if (!nl)
+			return;
+		sp->carry[sp->carry_len] = '\0';
+		spool_line(lv, sp, sp->carry, sp->carry_len);
+		sp->carry_len = 0;
+		p = nl + 1;
+	}
+}
+
+static int spool_finish(struct spool *sp)
+{
+	/* a last line without its newline goes out as it came */
+	if (sp->carry_len)
+		spool_out(sp, sp->carry, sp->carry_len);
+	sp->carry_len = 0;
+	return spool_flush(sp);
+}
+
+static void spool_done(struct spool *sp)
+{
+	free(sp->carry);
+	free(sp->map);
+}
+
+/* Reads what trace_pipe holds now (bounded, so that a flood cannot starve the loop). */
+static int drain_trace(struct live *lv, struct tracefs_instance *ti, struct spool *sp,
+		       char *buf, unsigned int max_reads)
+{
+	for (unsigned int i = 0; i < max_reads; i++) {
+		ssize_t n = tracefs_instance_read(ti, buf, READ_CHUNK);
+
+		if (n == -EAGAIN || n == -EINTR)
+			break;
+		if (n < 0)
+			return (int)n;
+		lv->trace_bytes += (uint64_t)n;
+		spool_feed(lv, sp, buf, (size_t)n);
+		if (sp->err)
+			return sp->err;
+	}
+	return spool_flush(sp);
+}
+
+/* ---- collection ------------------------------------------------------------------- */
+
+static bool kernel_stacktrace_in_instance(const char *release)
+{
+	struct kver v;
+
+	/* 5.17: "tracing: Have stacktrace trigger use the instance's buffer" */
+	return release && kver_parse(release, &v) == 0 && kver_cmp_mm(&v, 5, 17) >= 0;
+}
+
+static unsigned int measure_buffer_kb(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned int kb = MEASURE_BUFFER_KB;
+
+	if (n > 0 && (unsigned long)n * kb > MEASURE_BUFFER_TOTAL_KB)
+		kb = MEASURE_BUFFER_TOTAL_KB / (unsigned int)n;
+	/* below the kernel's default (1.4 MiB) there is no point in asking */
+	return kb >= 1410 ? kb : 0;
+}
+
+static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
+{
+	struct tracefs_instance_opts io = {
+		.measure = lv->o.measure,
+		.stacktrace_in_instance = kernel_stacktrace_in_instance(lv->o.release),
+		.buffer_kb = lv->o.measure ? measure_buffer_kb() : 0,
+	};
+	const char *why = NULL;
+	int r;
+
+	r = tracefs_mount_find(NULL, NULL, geteuid() == 0, &live_mnt, &why);
+	if (r < 0) {
+		lv->trace_err = r;
+		lv->trace_why = why;
+		return r;
+	}
+	lv->tracefs_path = strdup(live_mnt.path);
+	lv->tracefs_mounted = live_mnt.mounted;
+	r = tracefs_cleanup_stale(live_mnt.fd, getpid(), NULL, &lv->stale);
+	if (r < 0 && r != -ENOENT)
+		lv->stale_err = r;
+	r = tracefs_instance_new(live_mnt.fd, getpid(), &io, NULL, &live_ti, &why);
+	if (r < 0) {
+		lv->trace_err = r;
+		lv->trace_why = r == -EACCES || r == -EPERM
+					? "creating a tracefs instance needs root (CAP_SYS_ADMIN), "
+					  "and is refused under kernel lockdown"
+					: why;
+		return r;
+	}
+	*ret_ti = live_ti;
+	snprintf(lv->instance, sizeof(lv->instance), "%s", live_ti->path);
+	snprintf(lv->trace_name, sizeof(lv->trace_name), "%s/trace_pipe", live_ti->path);
+	snprintf(lv->group, sizeof(lv->group), "%s", live_ti->group);
+	snprintf(lv->clock, sizeof(lv->clock), "%s", live_ti->clock);
+	memcpy(lv->events, live_ti->events, sizeof(lv->events));
+	lv->n_events = live_ti->n_events;
+	lv->measure = live_ti->measure;
+	lv->measure_why = live_ti->measure_why;
+	lv->ncpus = live_ti->ncpus;
+	if (lv->ncpus) {
+		lv->lost = calloc(lv->ncpus, sizeof(*lv->lost));
+		lv->lost_seen = calloc(lv->ncpus, sizeof(*lv->lost_seen));
+		if (!lv->lost || !lv->lost_seen)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *kmsg_reason(int r)
+{
+	char buf[8] = "";
+	int fd;
+
+	if (r != -EPERM && r != -EACCES)
+		return r == -ENOENT ? "no /dev/kmsg" : "cannot be read";
+	fd = open("/proc/sys/kernel/dmesg_restrict", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) < 0)
+			buf[0] = '\0';
+		close(fd);
+	}
+	return buf[0] == '1' ? "kernel.dmesg_restrict=1: reading it needs CAP_SYSLOG"
+			     : "reading it needs CAP_SYSLOG or permission on /dev/kmsg";
+}
+
+static int kmsg_count(void *userdata, const struct klog_rec *rec)
+{
+	((struct live *)userdata)->kmsg_records++;
+	return 0;
+}
+
+/* What was lost beyond the "[LOST n EVENTS]" lines the pipe showed goes in as one more */
+static int account_lost(struct live *lv, struct tracefs_instance *ti, int trace_fd)
+{
+	int r = tracefs_instance_lost(ti, lv->lost);
+
+	if (r < 0) {
+		lv->lost_err = r;
+		return 0;
+	}
+	for (unsigned int c = 0; c < lv->ncpus; c++) {
+		char line[64];
+
+		if (lv->lost[c] < lv->lost_seen[c])
+			lv->lost[c] = lv->lost_seen[c];
+		lv->lost_total += lv->lost[c];
+		if (lv->lost[c] == lv->lost_seen[c])
+			continue;
+		snprintf(line, sizeof(line), "CPU:%u [LOST %" PRIu64 " EVENTS]\n", c,
+			 lv->lost[c] - lv->lost_seen[c]);
+		r = write_all(trace_fd, line, strlen(line));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int trace_header(struct live *lv, int fd)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf),
+		 "# tracer: nop\n#\n# kmodtop: %s of %s, %u CPUs, clock %s, vmap measurement %s\n#\n",
+		 lv->trace_name, lv->tracefs_path ? lv->tracefs_path : "tracefs", lv->ncpus,
+		 lv->clock[0] ? lv->clock : "?",
+		 lv->measure == TRACEFS_MEASURE_TRACEPOINT ? "vmalloc:alloc_vmap_area"
+		 : lv->measure == TRACEFS_MEASURE_KPROBE	  ? "kprobe alloc_vmap_area"
+							  : "none");
+	return write_all(fd, buf, strlen(buf));
+}
+
+static int spool_new(const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0 && errno == ENOSYS) {
+		FILE *f = tmpfile();
+
+		fd = f ? fcntl(fileno(f), F_DUPFD_CLOEXEC, 3) : -1;
+		if (f)
+			fclose(f);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret)
+{
+	static bool atexit_done;
+	struct klog_parser_ops kops = { .record = kmsg_count };
+	struct tracefs_instance *ti = NULL;
+	struct kmsg_follow *kf = NULL;
+	struct spool sp = { .fd = -1 };
+	struct sigstate ss;
+	struct live *lv;
+	char *buf = NULL;
+	double deadline;
+	int r = 0;
+
+	lv = calloc(1, sizeof(*lv));
+	buf = malloc(READ_CHUNK);
+	if (!lv || !buf) {
+		free(lv);
+		free(buf);
+		return -ENOMEM;
+	}
+	lv->o = *o;
+	lv->trace_fd = lv->kmsg_fd = -1;
+	if (trace_fd < 0) {
+		lv->own_spools = true;
+		trace_fd = lv->trace_fd = spool_new("kmodtop-trace");
+		kmsg_fd = lv->kmsg_fd = trace_fd >= 0 ? spool_new("kmodtop-kmsg") : -1;
+		if (trace_fd < 0 || kmsg_fd < 0) {
+			r = trace_fd < 0 ? trace_fd : kmsg_fd;
+			live_free(lv);
+			free(buf);
+			return r;
+		}
+	} else {
+		lv->trace_fd = trace_fd;
+		lv->kmsg_fd = kmsg_fd;
+	}
+	sp.fd = trace_fd;
+	if (!atexit_done)
+		atexit_done = atexit(live_atexit) == 0;
+	live_stop = 0;
+	signals_catch(&ss);
+
+	r = setup_trace(lv, &ti);
+	if (r == -ENOMEM)
+		goto out;
+	r = kmsg_follow_open(NULL, o->since_boot, &kops, lv, kmsg_fd, &kf);
+	if (r < 0) {
+		lv->kmsg_err = r;
+		lv->kmsg_why = kmsg_reason(r);
+	}
+	r = 0;
+	if (ti) {
+		r = trace_header(lv, trace_fd);
+		if (r >= 0)
+			r = tracefs_instance_start(ti);
+		if (r < 0) {
+			lv->trace_err = r;
+			lv->trace_why = "starting the instance failed";
+			goto out;
+		}
+	}
+
+	lv->started = now_mono();
+	deadline = o->duration > 0 ? lv->started + o->duration : INFINITY;
+	/* nothing to follow: waiting would only delay the report */
+	while ((ti || kf) && !live_stop) {
+		struct pollfd pfd[2];
+		struct timespec ts;
+		double left = deadline - now_mono();
+		nfds_t n = 0;
+		int ms;
+
+		if (left <= 0)
+			break;
+		ms = left * 1000 < POLL_MS ? (int)(left * 1000) + 1 : POLL_MS;
+		if (ti)
+			pfd[n++] = (struct pollfd){ .fd = ti->pipe_fd, .events = POLLIN };
+		if (kf)
+			pfd[n++] = (struct pollfd){ .fd = kmsg_follow_fd(kf), .events = POLLIN };
+		ts = (struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+		if (ppoll(pfd, n, &ts, &ss.oldmask) < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		/* the pipe's wakeups are lazy (irq_work): read on every tick, not only POLLIN */
+		if (ti) {
+			r = drain_trace(lv, ti, &sp, buf, 64);
+			if (r < 0) {
+				lv->trace_err = r;
+				lv->trace_why = "reading trace_pipe failed";
+				break;
+			}
+		}
+		if (kf) {
+			r = kmsg_follow_read(kf);
+			if (r < 0) {
+				lv->kmsg_err = r;
+				lv->kmsg_why = "reading it failed";
+				kf = kmsg_follow_free(kf);
+				r = 0;
+			}
+		}
+	}
+	lv->seconds = now_mono() - lv->started;
+	lv->ended_by = live_stop;
+
+	if (ti) {
+		int q;
+
+		/* stop, then take what is still buffered: nothing is left behind unread */
+		tracefs_instance_stop(ti);
+		q = drain_trace(lv, ti, &sp, buf, UINT32_MAX);
+		if (q >= 0)
+			q = spool_finish(&sp);
+		if (q < 0 && r >= 0)
+			r = q;
+		lv->comms_resolved = sp.resolved;
+		lv->comms_unknown = sp.unresolved;
+		q = account_lost(lv, ti, trace_fd);
+		if (q < 0 && r >= 0)
+			r = q;
+	}
+	if (kf) {
+		int q = kmsg_follow_read(kf);
+
+		if (q >= 0)
+			q = kmsg_follow_finish(kf);
+		if (q < 0 && !lv->kmsg_err) {
+			lv->kmsg_err = q;
+			lv->kmsg_why = "reading it failed";
+		}
+		lv->kstats = *kmsg_follow_stats(kf);
+	}
+out:
+	if (live_ti) {
+		lv->teardown_err = tracefs_instance_teardown(live_ti);
+		if (live_ti->group[0] || live_ti->created)
+			snprintf(lv->group, sizeof(lv->group), "%s", live_ti->group);
+		else
+			live_ti = tracefs_instance_free(live_ti);
+	}
+	tracefs_mount_done(&live_mnt);
+	kmsg_follow_free(kf);
+	signals_restore(&ss);
+	spool_done(&sp);
+	free(buf);
+	if (r < 0) {
+		live_free(lv);
+		return r;
+	}
+	*ret = lv;
+	return 0;
+}
+
+struct live *live_free(struct live *lv)
+{
+	if (!lv)
+		return NULL;
+	if (lv->own_spools && lv->trace_fd >= 0)
+		close(lv->trace_fd);
+	if (lv->own_spools && lv->kmsg_fd >= 0)
+		close(lv->kmsg_fd);
+	free(lv->tracefs_path);
+	free(lv->lost);
+	free(lv->lost_seen);
+	free(lv);
+	return NULL;
+}
+
+bool live_has_trace(const struct live *lv)
+{
+	return lv->instance[0] && !lv->trace_err;
+}
+
+bool live_has_kmsg(const struct live *lv)
+{
+	return !lv->kmsg_err;
+}
+
+int live_trace_fd(const struct live *lv)
+{
+	return live_has_trace(lv) ? lv->trace_fd : -1;
+}
+
+int live_kmsg_fd(const struct live *lv)
+{
+	return live_has_kmsg(lv) ? lv->kmsg_fd : -1;
+}
+
+const char *live_trace_name(const struct live *lv)
+{
+	return lv->trace_name;
+}
+
+int live_teardown_error(const struct live *lv)
+{
+	return lv->teardown_err;
+}
+
+/* Says on stderr what the collection lacked and lost; 0, or -1 when it left state. */
+int live_log(const struct live *lv)
+{
+	const char *pfx = lv->tracefs_path ? lv->tracefs_path : "tracefs";
+
+	if (lv->stale.instances || lv->stale.probes)
+		log_info("removed %u tracefs instance(s) and %u kprobe event(s) left by kmodtop "
+			 "processes that no longer run",
+			 lv->stale.instances, lv->stale.probes);
+	if (lv->stale.failed)
+		log_warn("%u leftover kmodtop tracefs instance(s) or kprobe(s) could not be "
+			 "removed: %s, ignoring",
+			 lv->stale.failed, strerror(-lv->stale.first_err));
+	if (lv->trace_err)
+		log_warn("no trace: %s (%s): no load attempts from the trace, only from the "
+			 "kernel log",
+			 lv->trace_why ? lv->trace_why : "tracefs", strerror(-lv->trace_err));
+	for (size_t i = 0; !lv->trace_err && i < lv->n_events; i++)
+		if (lv->events[i].err)
+			log_warn("%s: this kernel has no event %s: no %s", pfx, lv->events[i].name,
+				 lv->events[i].loses);
+	if (lv->o.measure && !lv->trace_err && lv->measure == TRACEFS_MEASURE_NONE)
+		log_warn("--measure: %s: estimates only", lv->measure_why ? lv->measure_why : "?");
+	if (lv->kmsg_err)
+		log_warn("/dev/kmsg: %s (%s): no kernel log findings", lv->kmsg_why,
+			 strerror(-lv->kmsg_err));
+	if (lv->kstats.epipe)
+		log_warn("/dev/kmsg: %" PRIu64 " time(s) records were overwritten before kmodtop "
+			 "read them (%" PRIu64 " records lost)",
+			 lv->kstats.epipe, lv->kstats.lost);
+	if (lv->lost_err)
+		log_warn("%s/per_cpu/cpuN/stats: %s: lost events unknown", lv->instance,
+			 strerror(-lv->lost_err));
+	for (unsigned int c = 0; c < lv->ncpus; c++)
+		if (lv->lost[c])
+			log_warn("%s: %" PRIu64 " trace events lost on CPU %u (per_cpu/cpu%u/stats): "
+				 "attempts may be missing or incomplete",
+				 lv->instance, lv->lost[c], c, c);
+	if (lv->teardown_err) {
+		log_error("%s: %s could not be removed (%s): remove it with 'rmdir %s/%s'%s%s", pfx,
+			  lv->instance, strerror(-lv->teardown_err), pfx, lv->instance,
+			  lv->group[0] ? " and the kprobe group " : "", lv->group);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "?";
+}
+
+static void out_err(struct out *o, int err, const char *why)
+{
+	out_bool(o, "ok", NULL, err == 0);
+	if (err) {
+		out_str(o, "error", NULL, strerrorname_np(-err));
+		out_str(o, "reason", NULL, why);
+	}
+}
+
+void live_render(const struct live *lv, struct out *o)
+{
+	static const char *const measure_names[] = { "none", "tracepoint", "kprobe" };
+	char buf[200];
+
+	out_section_begin(o, "live", "Live collection");
+	snprintf(buf, sizeof(buf), "%.1f s%s%s", lv->seconds, lv->ended_by ? ", ended by " : "",
+		 lv->ended_by ? signal_name(lv->ended_by) : "");
+	out_str(o, NULL, "collected:", buf);
+	out_u64(o, "seconds_ms", NULL, (uint64_t)(lv->seconds * 1000 + 0.5));
+	out_str(o, "ended_by", NULL, lv->ended_by ? signal_name(lv->ended_by) : "duration");
+
+	out_section_begin(o, "trace", NULL);
+	out_str(o, "tracefs", "tracefs:", lv->tracefs_path);
+	out_bool(o, "tracefs_mounted_by_kmodtop", NULL, lv->tracefs_mounted);
+	out_str(o, "instance", "instance:", lv->instance[0] ? lv->instance : NULL);
+	out_str(o, "clock", "trace clock:", lv->clock[0] ? lv->clock : NULL);
+	out_err(o, lv->trace_err, lv->trace_why);
+	if (lv->trace_err) {
+		snprintf(buf, sizeof(buf), "%s (%s)", lv->trace_why ? lv->trace_why : "failed",
+			 strerror(-lv->trace_err));
+		out_str(o, NULL, "trace:", buf);
+	}
+	out_u64(o, "bytes", NULL, lv->trace_bytes);
+	out_u64(o, "comms_resolved", NULL, lv->comms_resolved);
+	out_u64(o, "comms_unknown", NULL, lv->comms_unknown);
+	out_section_begin(o, "missing_events", NULL);
+	for (size_t i = 0; i < lv->n_events; i++) {
+		if (!lv->events[i].err)
+			continue;
+		snprintf(buf, sizeof(buf), "missing %s:", lv->events[i].name);
+		out_str(o, lv->events[i].name, buf, lv->events[i].loses);
+	}
+	out_section_end(o);
+	out_str(o, "measure", "vmap measurement:",
+		lv->o.measure ? measure_names[lv->measure] : "off");
+	if (lv->o.measure && lv->measure == TRACEFS_MEASURE_NONE)
+		out_str(o, "measure_reason", "  not measured:", lv->measure_why);
+	out_u64(o, "lost_events", "lost trace events:", lv->lost_total);
+	if (lv->lost_err)
+		out_str(o, "lost_events_error", "  lost events unknown:", strerrorname_np(-lv->lost_err));
+	out_section_begin(o, "lost_by_cpu", NULL);
+	for (unsigned int c = 0; c < lv->ncpus; c++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "cpu%u", c);
+		out_u64(o, key, NULL, lv->lost[c]);
+	}
+	out_section_end(o);
+	out_u64(o, "stale_instances_removed", NULL, lv->stale.instances);
+	out_u64(o, "stale_probes_removed", NULL, lv->stale.probes);
+	out_section_end(o);
+
+	out_section_begin(o, "kmsg", NULL);
+	out_str(o, "path", NULL, "/dev/kmsg");
+	out_bool(o, "since_boot", NULL, lv->o.since_boot);
+	out_err(o, lv->kmsg_err, lv->kmsg_why);
+	if (lv->kmsg_err) {
+		snprintf(buf, sizeof(buf), "%s (%s)", lv->kmsg_why, strerror(-lv->kmsg_err));
+		out_str(o, NULL, "kernel log:", buf);
+	}
+	out_u64(o, "records", "kernel log records followed:", lv->kmsg_records);
+	out_u64(o, "overwritten", NULL, lv->kstats.epipe);
+	out_u64(o, "lost_records", "kernel log records lost:", lv->kstats.lost);
+	out_section_end(o);
+	out_section_end(o);
+}
+
+/* ---- record ----------------------------------------------------------------------- */
+
+static void record_usage(FILE *f)
+{
+	fputs("Usage: kmodtop record [-o DIR] [--duration N] [--measure] [--since-boot]\n"
+	      "\n"
+	      "Collect module load attempts live (a tracefs instance of its own and /dev/kmsg),\n"
+	      "then write them with a snapshot of the kernel's module state as a bundle that\n"
+	      "'kmodtop --root DIR report' reads on any machine. Needs root for the trace.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -o, --output DIR    the bundle directory, new or empty (default:\n"
+	      "                      ./kmodtop-RELEASE-YYYYMMDD-HHMMSS)\n"
+	      "      --duration N    stop after N seconds (also Ns, Nm, Nh); default: at\n"
+	      "                      Ctrl-C (SIGINT), SIGTERM or SIGHUP\n"
+	      "      --measure       trace every vmap area allocation with its stack, to\n"
+	      "                      measure what each attempt allocated (costly, see kmodtop(8))\n"
+	      "      --since-boot    the kernel log from the oldest record kept, not from now\n"
+	      "  -h, --help          show this help\n",
+	      f);
+}
+
+enum {
+	OPT_DURATION = OPT_CMD_BASE + 0x40,
+	OPT_MEASURE,
+	OPT_SINCE_BOOT,
+};
+
+struct bundle {
+	int dfd;			/* the bundle directory */
+	struct kt_root *src;		/* "/" */
+	const char *dir;
+	unsigned int copied, missing;
+	int err;			/* first hard error */
+	FILE *notes;			/* capture/record.txt */
+};
+
+static int mkdir_p_at(int dfd, const char *rel)
+{
+	char buf[4096];
+
+	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdirat(dfd, buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdirat(dfd, buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int create_at(int dfd, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	int fd;
+
+	if (slash) {
+		char parent[4096];
+		int r;
+
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - rel), rel);
+		r = mkdir_p_at(dfd, parent);
+		if (r < 0)
+			return r;
+	}
+	/* read back too: the spools are parsed for the module names */
+	fd = openat(dfd, rel, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
+static int copy_fd(int in, int out)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		int r;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		r = write_all(out, buf, (size_t)n);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* Copies a root-relative file of the live system into the bundle, same path. */
+static int bundle_copy(struct bundle *b, const char *rel, bool optional)
+{
+	int in, out, r;
+
+	in = root_open(b->src, rel, O_RDONLY);
+	if (in < 0) {
+		if (!optional || in != -ENOENT) {
+			b->missing++;
+			fprintf(b->notes, "missing %s: %s\n", rel, strerror(-in));
+		}
+		return in;
+	}
+	out = create_at(b->dfd, rel);
+	if (out < 0) {
+		close(in);
+		if (!b->err)
+			b->err = out;
+		return out;
+	}
+	r = copy_fd(in, out);
+	close(in);
+	if (close(out) < 0 && r >= 0)
+		r = -errno;
+	if (r < 0) {
+		/* a file that cannot be read is missing; one that cannot be written fails */
+		if (r == -EIO || r == -ENOSPC || r == -EDQUOT || r == -EROFS) {
+			if (!b->err)
+				b->err = r;
+		} else {
+			b->missing++;
+			fprintf(b->notes, "missing %s: %s\n", rel, strerror(-r));
+			unlinkat(b->dfd, rel, 0);
+		}
+		return r;
+	}
+	b->copied++;
+	return 0;
+}
+
+static int bundle_write(struct bundle *b, const char *rel, const char *text)
+{
+	int fd = create_at(b->dfd, rel), r;
+
+	if (fd < 0)
+		return fd;
+	r = write_all(fd, text, strlen(text));
+	close(fd);
+	return r;
+}
+
+static void bundle_sys_module(struct bundle *b, const struct proc_module *m)
+{
+	static const char *const attrs[] = { "coresize", "initsize", "initstate", "refcnt",
+					     "taint" };
+	char rel[512];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (strchr(m->name, '/'))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++) {
+		snprintf(rel, sizeof(rel), "sys/module/%s/%s", m->name, attrs[i]);
+		bundle_copy(b, rel, true);
+	}
+	/* holders/ holds symlinks; their names are what the report reads */
+	snprintf(rel, sizeof(rel), "sys/module/%s/holders", m->name);
+	fd = root_open(b->src, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	mkdir_p_at(b->dfd, rel);
+	while ((de = readdir(d))) {
+		char hrel[1024];
+		int h;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(hrel, sizeof(hrel), "%s/%s", rel, de->d_name);
+		h = create_at(b->dfd, hrel);
+		if (h >= 0)
+			close(h);
+	}
+	closedir(d);
+}
+
+/* *.conf of one modprobe.d directory: softdeps and aliases the report resolves with */
+static void bundle_conf_dir(struct bundle *b, const char *rel)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd = root_open(b->src, rel, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char frel[1024];
+
+		if (n < 6 || strcmp(de->d_name + n - 5, ".conf") != 0)
+			continue;
+		snprintf(frel, sizeof(frel), "%s/%s", rel, de->d_name);
+		bundle_copy(b, frel, true);
+	}
+	closedir(d);
+}
+
+/* depmod's indexes and lists: every modules.* at the top of lib/modules/R */
+static void bundle_module_indexes(struct bundle *b, const char *release)
+{
+	char rel[512];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "lib/modules/%s", release);
+	fd = root_open(b->src, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		b->missing++;
+		fprintf(b->notes, "missing %s: %s\n", rel, strerror(-fd));
+		return;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char frel[1024];
+
+		if (strncmp(de->d_name, "modules.", 8) != 0)
+			continue;
+		snprintf(frel, sizeof(frel), "%s/%s", rel, de->d_name);
+		bundle_copy(b, frel, true);
+	}
+	closedir(d);
+}
+
+/* Module names the collection saw: loads, unloads, requests (resolved), log lines */
+struct names {
+	char **v;
+	size_t n, cap;
+	struct modindex *idx;
+	bool oom;
+};
+
+static void names_add(struct names *nm, const char *s, size_t len)
+{
+	char *c;
+
+	if (!len || len > 255 || memchr(s, '/', len))
+		return;
+	for (size_t i = 0; i < nm->n; i++)
+		if (strlen(nm->v[i]) == len && memcmp(nm->v[i], s, len) == 0)
+			return;
+	if (nm->n == nm->cap) {
+		size_t ncap = nm->cap ? nm->cap * 2 : 32;
+		char **nv = realloc(nm->v, ncap * sizeof(*nv));
+
+		if (!nv) {
+			nm->oom = true;
+			return;
+		}
+		nm->v = nv;
+		nm->cap = ncap;
+	}
+	c = strndup(s, len);
+	if (!c) {
+		nm->oom = true;
+		return;
+	}
+	/* '-' and '_' are the same in module names: keep the kernel's spelling */
+	for (char *p = c; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	nm->v[nm->n++] = c;
+}
+
+static void names_add_resolved(struct names *nm, const char *alias, size_t len)
+{
+	char buf[256], **res = NULL;
+	size_t n = 0;
+
+	if (!nm->idx || len >= sizeof(buf))
+		return;
+	memcpy(buf, alias, len);
+	buf[len] = '\0';
+	if (modindex_lookup(nm->idx, buf, &res, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(res[i], " (builtin)"))
+			names_add(nm, res[i], strlen(res[i]));
+	modindex_names_free(res);
+}
+
+static int names_on_event(void *userdata, const struct tracefs_event *ev)
+{
+	struct names *nm = userdata;
+
+	switch (ev->kind) {
+	case TRACEFS_EV_MODULE_LOAD:
+	case TRACEFS_EV_MODULE_FREE:
+		names_add(nm, ev->module_load.name.s, ev->module_load.name.len);
+		break;
+	case TRACEFS_EV_MODULE_REQUEST:
+		names_add_resolved(nm, ev->module_request.name.s, ev->module_request.name.len);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int names_on_klog(void *userdata, const struct klog_rec *rec)
+{
+	struct klog_finding f;
+
+	if (klog_classify(rec->msg, rec->msg_len, &f) > 0 && f.module)
+		names_add(userdata, f.module, f.module_len);
+	return 0;
+}
+
+/* The files of the modules the attempts touched, and of what modprobe loads with them */
+static void bundle_module_files(struct bundle *b, const char *release, int trace_fd, int kmsg_fd)
+{
+	struct names nm = {0};
+	char moduledir[512];
+	FILE *f;
+
+	snprintf(moduledir, sizeof(moduledir), "/lib/modules/%s", release);
+	if (modindex_new(b->src, moduledir, &nm.idx) < 0)
+		nm.idx = NULL;
+	if (trace_fd >= 0 && lseek(trace_fd, 0, SEEK_SET) == 0 && (f = fdopen(dup(trace_fd), "re"))) {
+		struct tracefs_parser_ops ops = { .event = names_on_event };
+
+		tracefs_events_read_file(f, "trace", &ops, &nm, NULL, &(struct kt_err){0});
+		fclose(f);
+	}
+	if (kmsg_fd >= 0 && lseek(kmsg_fd, 0, SEEK_SET) == 0 && (f = fdopen(dup(kmsg_fd), "re"))) {
+		struct klog_parser_ops ops = { .record = names_on_klog };
+
+		kmsg_read_file(f, "kmsg", &ops, &nm, NULL, &(struct kt_err){0});
+		fclose(f);
+	}
+	/* modprobe loads the dependencies first: their attempts are in the trace too */
+	for (size_t i = 0; nm.idx && i < nm.n && i < 4096; i++) {
+		char **deps = NULL;
+		size_t nd = 0;
+
+		if (modindex_deps(nm.idx, nm.v[i], &deps, &nd) < 0)
+			continue;
+		for (size_t k = 0; k < nd; k++)
+			names_add(&nm, deps[k], strlen(deps[k]));
+		modindex_names_free(deps);
+	}
+	for (size_t i = 0; nm.idx && i < nm.n; i++) {
+		char *path = NULL;
+
+		if (modindex_path(nm.idx, nm.v[i], &path) == 0 && path[0] == '/')
+			bundle_copy(b, path + 1, false);
+		free(path);
+	}
+	fprintf(b->notes, "module names seen: %zu\n", nm.n);
+	if (nm.oom && !b->err)
+		b->err = -ENOMEM;
+	for (size_t i = 0; i < nm.n; i++)
+		free(nm.v[i]);
+	free(nm.v);
+	modindex_free(nm.idx);
+}
+
+static int bundle_snapshot(struct bundle *b, const char *release, int trace_fd, int kmsg_fd)
+{
+	static const char *const files[] = {
+		"proc/modules", "proc/vmallocinfo", "proc/meminfo", "proc/sys/kernel/osrelease",
+		"proc/sys/kernel/tainted", "proc/sys/kernel/kptr_restrict",
+	};
+	static const char *const conf_dirs[] = {
+		"etc/modprobe.d", "run/modprobe.d", "usr/lib/modprobe.d", "lib/modprobe.d",
+	};
+	struct proc_modules *pm = NULL;
+	struct kt_err e = {0};
+	char rel[512];
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		bundle_copy(b, files[i], false);
+	if (proc_modules_read(b->src, &pm, &e) == 0) {
+		for (size_t i = 0; i < pm->n; i++)
+			bundle_sys_module(b, &pm->mods[i]);
+		proc_modules_free(pm);
+	}
+	bundle_copy(b, "sys/module/compression", true);
+	bundle_copy(b, "sys/kernel/debug/modules/stats", true);
+	snprintf(rel, sizeof(rel), "boot/config-%s", release);
+	if (bundle_copy(b, rel, true) == -ENOENT)
+		bundle_copy(b, "proc/config.gz", true);
+	for (size_t i = 0; i < ARRAY_SIZE(conf_dirs); i++)
+		bundle_conf_dir(b, conf_dirs[i]);
+	bundle_module_indexes(b, release);
+	bundle_module_files(b, release, trace_fd, kmsg_fd);
+	snprintf(rel, sizeof(rel), "%s\n", release);
+	bundle_write(b, "capture/uname-r", rel);
+	return b->err;
+}
+
+static int default_dir(char *buf, size_t len, const char *release)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char when[32];
+
+	if (!localtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm))
+		return -EINVAL;
+	return snprintf(buf, len, "kmodtop-%s-%s", release, when) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/* A new directory, or an empty one: a bundle never mixes with other files */
+static int open_bundle_dir(const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(dup(fd));
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+			closedir(d);
+			close(fd);
+			return -ENOTEMPTY;
+		}
+	closedir(d);
+	return fd;
+}
+
+int cmd_record(int argc, char **argv, struct global_opts *g)
+{
+	static const struct option long_options[] = {
+		GLOBAL_LONG_OPTIONS,
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "measure", no_argument, NULL, OPT_MEASURE },
+		{ "since-boot", no_argument, NULL, OPT_SINCE_BOOT },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct live_opts lo = {0};
+	const char *arg_dir = NULL;
+	char dirbuf[512], release[256];
+	struct bundle b = { .dfd = -1 };
+	struct live *lv = NULL;
+	struct utsname u;
+	int opt, r, trace_fd = -1, kmsg_fd = -1, ret = EXIT_ERROR;
+
+	while ((opt = getopt_long(argc, argv, GLOBAL_SHORT_OPTIONS "ho:", long_options, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'h':
+			record_usage(stdout);
+			return EXIT_OK;
+		case '?':
+			fputs("Try 'kmodtop record --help' for more information.\n", stderr);
+			return EXIT_USAGE;
+		case 'o':
+			arg_dir = optarg;
+			continue;
+		case OPT_DURATION:
+			if (live_parse_duration(optarg, &lo.duration) < 0) {
+				log_error("--duration '%s': not a number of seconds (N, Ns, Nm, Nh)",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			continue;
+		case OPT_MEASURE:
+			lo.measure = true;
+			continue;
+		case OPT_SINCE_BOOT:
+			lo.since_boot = true;
+			continue;
+		}
+		if (global_opt_handle(g, opt, optarg) <= 0)
+			return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		log_error("record: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (g->json)
+		log_warn("record writes a bundle, not a report: -j/-p ignored");
+
+	r = root_new("/", &b.src);
+	if (r < 0) {
+		log_error("/: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	if (g->root) {
+		/* by identity, as root_new() decides: --root / is the live system too */
+		struct kt_root *other = NULL;
+		bool live = root_new(g->root, &other) == 0 && root_is_live_system(other);
+
+		root_free(other);
+		if (!live) {
+			log_error("record watches the running kernel: --root '%s' is for reading a "
+				  "bundle ('kmodtop --root DIR report')",
+				  g->root);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (g->release) {
+		snprintf(release, sizeof(release), "%s", g->release);
+	} else if (uname(&u) == 0) {
+		snprintf(release, sizeof(release), "%s", u.release);
+	} else {
+		log_error("uname: %s", strerror(errno));
+		goto out;
+	}
+	lo.release = release;
+	if (!root_exists(b.src, "proc/modules")) {
+		log_info("the kernel has no module support (no /proc/modules): nothing to record");
+		ret = EXIT_NO_MODULES;
+		goto out;
+	}
+	if (!arg_dir) {
+		if (default_dir(dirbuf, sizeof(dirbuf), release) < 0) {
+			log_error("cannot name the bundle directory: use -o DIR");
+			goto out;
+		}
+		arg_dir = dirbuf;
+	}
+	b.dir = arg_dir;
+	b.dfd = open_bundle_dir(arg_dir);
+	if (b.dfd < 0) {
+		log_error("'%s': %s%s", arg_dir, strerror(-b.dfd),
+			  b.dfd == -ENOTEMPTY ? " (a bundle goes in a new or empty directory)" : "");
+		goto out;
+	}
+	trace_fd = create_at(b.dfd, "sys/kernel/tracing/trace");
+	kmsg_fd = trace_fd >= 0 ? create_at(b.dfd, "capture/kmsg.raw") : -1;
+	r = kmsg_fd >= 0 ? create_at(b.dfd, "capture/record.txt") : kmsg_fd;
+	if (r >= 0)
+		b.notes = fdopen(r, "we");
+	if (r < 0 || !b.notes) {
+		log_error("'%s': %s", arg_dir, strerror(r < 0 ? -r : errno));
+		if (r >= 0)
+			close(r);
+		goto out;
+	}
+	fprintf(b.notes, "kmodtop %s record of %s\n", PACKAGE_VERSION, release);
+
+	if (lo.duration > 0)
+		log_info("recording for %.1f s into '%s'", lo.duration, arg_dir);
+	else
+		log_info("recording into '%s' until Ctrl-C", arg_dir);
+	r = live_collect(&lo, trace_fd, kmsg_fd, &lv);
+	if (r < 0) {
+		log_error("collecting: %s", strerror(-r));
+		goto out;
+	}
+	fprintf(b.notes, "seconds: %.3f\nended by: %s\ninstance: %s\ntrace: %s\nmeasure: %s\n"
+		"lost trace events: %" PRIu64 "\n'<...>' task names resolved: %" PRIu64
+		", left: %" PRIu64 "\nkmsg: %s\nkmsg records: %" PRIu64 "\n",
+		lv->seconds, lv->ended_by ? signal_name(lv->ended_by) : "duration",
+		lv->instance[0] ? lv->instance : "-",
+		lv->trace_err ? strerror(-lv->trace_err) : "ok",
+		!lo.measure ? "off" : lv->measure == TRACEFS_MEASURE_TRACEPOINT ? "tracepoint"
+			: lv->measure == TRACEFS_MEASURE_KPROBE ? "kprobe" : "none",
+		lv->lost_total, lv->comms_resolved, lv->comms_unknown,
+		lv->kmsg_err ? strerror(-lv->kmsg_err) : "ok", lv->kmsg_records);
+	for (size_t i = 0; i < lv->n_events; i++)
+		if (lv->events[i].err)
+			fprintf(b.notes, "missing event %s: no %s\n", lv->events[i].name,
+				lv->events[i].loses);
+	if (lv->trace_err)
+		unlinkat(b.dfd, "sys/kernel/tracing/trace", 0);
+	if (lv->kmsg_err)
+		unlinkat(b.dfd, "capture/kmsg.raw", 0);
+
+	r = bundle_snapshot(&b, release, lv->trace_err ? -1 : trace_fd, lv->kmsg_err ? -1 : kmsg_fd);
+	if (r < 0) {
+		log_error("writing '%s': %s", arg_dir, strerror(-r));
+		goto out;
+	}
+	if (fflush(b.notes) != 0 || fsync(trace_fd) < 0) {
+		log_error("writing '%s': %s", arg_dir, strerror(errno));
+		goto out;
+	}
+	if (live_log(lv) < 0)
+		goto out;
+	if (b.missing)
+		log_warn("%u file(s) could not be read into the bundle (see '%s/capture/record.txt')",
+			 b.missing, arg_dir);
+	log_info("bundle written to '%s' (%u files): kmodtop --root '%s' report", arg_dir,
+		 b.copied + 3, arg_dir);
+	ret = EXIT_OK;
+out:
+	if (b.notes)
+		fclose(b.notes);
+	if (trace_fd >= 0)
+		close(trace_fd);
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
+	if (b.dfd >= 0)
+		close(b.dfd);
+	live_free(lv);
+	root_free(b.src);
+	return ret;
+}
