@@ -244,7 +244,8 @@ def main(argv):
             if not att or not all(isinstance(a, dict) and 'start' in a for a in att):
                 passed.append(('-', 'kmodtop %s JSON has no attempts[] with start: not compared' % run))
                 continue
-            marks = sorted(m.markers)
+            # by time only: two markers may share a microsecond, keep their order
+            marks = sorted(m.markers, key=lambda x: x[0])
             per = {}
             for a in att:
                 st = None
