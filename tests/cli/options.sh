@@ -25,7 +25,8 @@ ts_expect_rc 0 "report --help"
 grep 'Usage: kmodtop .*report' "$TS_TMP/out" >/dev/null || ts_fail "report --help text"
 
 # commands that do not exist yet are not offered
-for c in top ci record; do
+grep -E "^  record " "$TS_TMP/help" >/dev/null || ts_fail "--help does not list 'record'"
+for c in top ci; do
 	grep -E "^  $c " "$TS_TMP/help" >/dev/null && ts_fail "--help lists '$c' before it works"
 done
 
@@ -40,6 +41,15 @@ ts_run --color=sometimes report
 ts_expect_rc 2 "bad --color"
 ts_run --root
 ts_expect_rc 2 "--root without DIR"
+# live mode watches the running kernel: not a captured root
+ts_run --root "$fx" report --duration 1
+ts_expect_rc 2 "--duration under --root"
+ts_run report --measure
+ts_expect_rc 2 "--measure without --duration"
+ts_run report --duration soon
+ts_expect_rc 2 "bad --duration"
+ts_run --root "$fx" record --duration 1
+ts_expect_rc 2 "record under --root"
 
 # -p implies -j; options also work after the command
 ts_run --root "$fx" report -p
@@ -80,6 +90,7 @@ ts_run --root "$fx" --moduledir "$FIXTURES/debian-6.1-plain/lib/modules/6.1.0-57
 
 # every long option in --help (and the commands' --help) is in the man page, and back
 "$KMODTOP" report --help >>"$TS_TMP/help"
+"$KMODTOP" record --help >>"$TS_TMP/help"
 : "${MAN_SCD:=$TS_SRCDIR/../man/kmodtop.8.scd}"
 for o in $(grep -oE -- '--[a-z][a-z-]+' "$TS_TMP/help" | sort -u); do
 	grep -F -- "*$o*" "$MAN_SCD" >/dev/null || ts_fail "man page lacks $o"
