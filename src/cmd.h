@@ -45,6 +45,7 @@ enum {
 };
 
 int cmd_report(int argc, char **argv, struct global_opts *g);
+int cmd_top(int argc, char **argv, struct global_opts *g);
 int cmd_record(int argc, char **argv, struct global_opts *g);
 
 /*

@@ -14,6 +14,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "report", cmd_report, "describe loaded modules and their place in vmalloc space" },
+	{ "top", cmd_top, "watch module loads as they happen (interactive)" },
 	{ "record", cmd_record, "collect load attempts live and write a bundle for --root" },
 };
 
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 	      "  -h, --help                show this help and exit\n"
 	      "  -V, --version             show the version and exit\n"
 	      "\n"
-	      "With no command, kmodtop runs 'report'. 'kmodtop COMMAND --help' describes a command.\n"
+	      "With no command, kmodtop runs 'top' on a terminal and 'report' otherwise.\n"
+	      "'kmodtop COMMAND --help' describes a command.\n"
 	      "Exit status: 0 ok, 1 error, 2 usage error, 4 the kernel has no module support.\n"
 	      "See kmodtop(8).\n",
 	      f);
@@ -109,7 +111,10 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	cmd = optind < argc ? argv[optind] : "report";
+	/* a terminal gets the interactive view, a pipe or a file the report */
+	cmd = optind < argc ? argv[optind]
+	      : isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? "top"
+							      : "report";
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(cmd, commands[i].name) == 0) {
 			char *default_argv[] = { (char *)cmd, NULL };

@@ -1,0 +1,2300 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ledger/proctab.h"
+#include "ledger/summary.h"
+#include "ledger/klog-findings.h"
+#include "util/escape.h"
+#include "canvas.h"
+#include "model.h"
+
+/* Events kept for the event log; older ones scroll away. */
+#define EVENT_RING 4096
+/* Attempts per requester and module in the tree; earlier ones are summarised. */
+#define TREE_ATTEMPTS 16
+/* Attempts listed in a module's detail. */
+#define DETAIL_ATTEMPTS 2000
+
+/* --- columns (one table per view: headers, --sort-key names, widths, help) ------------- */
+
+enum {
+	MC_MODULE,
+	MC_STATE,
+	MC_SIZE,
+	MC_ATTEMPTS,
+	MC_LOADED,
+	MC_DUP,
+	MC_FAIL,
+	MC_NEEDLESS,
+	MC_WASTED_EST,
+	MC_WASTED_MEAS,
+	MC_RECENT,
+	MC_REQUESTER,
+	MC_OUTCOME,
+	_MC_MAX,
+};
+
+static const struct top_column module_cols[_MC_MAX] = {
+	[MC_MODULE] = { "module", "MODULE", 14, 24, 1, TOP_COL_FLEX, "module name" },
+	[MC_STATE] = { "state", "STATE", 6, 6, 8, 0,
+		       "live, coming, going, or - when not loaded" },
+	[MC_SIZE] = { "size", "SIZE", 6, 6, 9, TOP_COL_RIGHT | TOP_COL_DESC,
+		      "size in proc/modules" },
+	[MC_ATTEMPTS] = { "attempts", "ATTEMPTS", 8, 8, 2, TOP_COL_RIGHT | TOP_COL_DESC,
+			  "finit_module/init_module calls" },
+	[MC_LOADED] = { "loaded", "LOADED", 6, 6, 12, TOP_COL_RIGHT | TOP_COL_DESC,
+			"calls that loaded it" },
+	[MC_DUP] = { "dup", "DUP", 5, 5, 5, TOP_COL_RIGHT | TOP_COL_DESC,
+		     "duplicates: already Live, busy, or an idempotent waiter" },
+	[MC_FAIL] = { "fail", "FAIL", 5, 5, 4, TOP_COL_RIGHT | TOP_COL_DESC,
+		      "calls that returned an error" },
+	[MC_NEEDLESS] = { "needless", "NEEDLESS", 8, 8, 13, TOP_COL_RIGHT | TOP_COL_DESC,
+			  "autoload requests for it while it was Live" },
+	[MC_WASTED_EST] = { "wasted", "WASTED (est.)", 13, 13, 3,
+			    TOP_COL_RIGHT | TOP_COL_DESC,
+			    "vmap bytes failed calls allocated, by the cost model" },
+	[MC_WASTED_MEAS] = { "measured", "WASTED (meas.)", 14, 14, 11,
+			     TOP_COL_RIGHT | TOP_COL_DESC,
+			     "vmap bytes failed calls allocated, traced" },
+	[MC_RECENT] = { "recent", "RECENT", 8, 8, 10, TOP_COL_DESC,
+			"attempts per refresh, the last eight refreshes" },
+	[MC_REQUESTER] = { "requester", "LAST REQUESTER", 14, 18, 7, TOP_COL_FLEX,
+			   "who made or caused the last attempt" },
+	[MC_OUTCOME] = { "outcome", "LAST OUTCOME", 15, 20, 6, TOP_COL_FLEX,
+			 "how the last attempt ended" },
+};
+
+enum {
+	RC_REQUESTER,
+	RC_PID,
+	RC_PIDS,
+	RC_PARENTS,
+	RC_SITE,
+	RC_ATTEMPTS,
+	RC_DUP,
+	RC_FAIL,
+	RC_WASTED_EST,
+	RC_WASTED_MEAS,
+	RC_MODULES,
+	_RC_MAX,
+};
+
+static const struct top_column requester_cols[_RC_MAX] = {
+	[RC_REQUESTER] = { "requester", "REQUESTER", 12, 16, 1, 0,
+			   "task that made or caused the calls" },
+	[RC_PID] = { "pid", "PID", 7, 7, 6, TOP_COL_RIGHT, "first pid seen" },
+	[RC_PIDS] = { "pids", "PIDS", 5, 5, 7, TOP_COL_RIGHT | TOP_COL_DESC,
+		      "distinct pids" },
+	[RC_PARENTS] = { "parents", "PARENTS", 10, 28, 8, TOP_COL_FLEX | TOP_COL_NOSORT,
+			 "parent chain from the trace's forks" },
+	[RC_SITE] = { "site", "CALL SITE", 13, 24, 4, TOP_COL_FLEX,
+		      "kernel function of an autoload" },
+	[RC_ATTEMPTS] = { "attempts", "ATTEMPTS", 8, 8, 2, TOP_COL_RIGHT | TOP_COL_DESC,
+			  "calls" },
+	[RC_DUP] = { "dup", "DUP", 5, 5, 9, TOP_COL_RIGHT | TOP_COL_DESC, "duplicates" },
+	[RC_FAIL] = { "fail", "FAIL", 5, 5, 5, TOP_COL_RIGHT | TOP_COL_DESC,
+		      "failed calls" },
+	[RC_WASTED_EST] = { "wasted", "WASTED (est.)", 13, 13, 3,
+			    TOP_COL_RIGHT | TOP_COL_DESC,
+			    "estimated vmap bytes of failed calls" },
+	[RC_WASTED_MEAS] = { "measured", "WASTED (meas.)", 14, 14, 10,
+			     TOP_COL_RIGHT | TOP_COL_DESC,
+			     "traced vmap bytes of failed calls" },
+	[RC_MODULES] = { "modules", "MODULES", 10, 200, 6, TOP_COL_FLEX | TOP_COL_NOSORT,
+			 "modules it asked for" },
+};
+
+enum {
+	AC_ALIAS,
+	AC_SITE,
+	AC_REQUESTER,
+	AC_PIDS,
+	AC_REQUESTS,
+	AC_NEEDLESS,
+	AC_MODPROBES,
+	AC_ATTEMPTS,
+	AC_MODULE,
+	_AC_MAX,
+};
+
+static const struct top_column autoload_cols[_AC_MAX] = {
+	[AC_ALIAS] = { "alias", "ALIAS", 16, 30, 1, TOP_COL_FLEX,
+		       "what request_module() asked for" },
+	[AC_SITE] = { "site", "CALL SITE", 13, 24, 5, TOP_COL_FLEX,
+		      "kernel function that asked" },
+	[AC_REQUESTER] = { "requester", "REQUESTER", 10, 16, 6, 0, "task that asked" },
+	[AC_PIDS] = { "pids", "PIDS", 5, 5, 8, TOP_COL_RIGHT | TOP_COL_DESC,
+		      "distinct tasks" },
+	[AC_REQUESTS] = { "requests", "REQUESTS", 8, 8, 2, TOP_COL_RIGHT | TOP_COL_DESC,
+			  "request_module() calls" },
+	[AC_NEEDLESS] = { "needless", "NEEDLESS", 8, 8, 4, TOP_COL_RIGHT | TOP_COL_DESC,
+			  "requests for a module already Live" },
+	[AC_MODPROBES] = { "modprobes", "MODPROBES", 9, 9, 7,
+			   TOP_COL_RIGHT | TOP_COL_DESC,
+			   "modprobe runs that made calls" },
+	[AC_ATTEMPTS] = { "attempts", "ATTEMPTS", 8, 8, 9, TOP_COL_RIGHT | TOP_COL_DESC,
+			  "finit/init_module calls they made" },
+	[AC_MODULE] = { "module", "MODULE", 12, 20, 3, 0,
+			"module the alias resolves to" },
+};
+
+enum {
+	EC_TIME,
+	EC_EVENT,
+	EC_MODULE,
+	EC_REQUESTER,
+	EC_DETAIL,
+	_EC_MAX,
+};
+
+static const struct top_column event_cols[_EC_MAX] = {
+	[EC_TIME] = { "time", "TIME", 11, 11, 1, TOP_COL_RIGHT | TOP_COL_DESC,
+		      "seconds since boot" },
+	[EC_EVENT] = { "event", "EVENT", 14, 16, 2, 0,
+		       "attempt outcome, request, or log finding" },
+	[EC_MODULE] = { "module", "MODULE", 12, 20, 3, 0, "module" },
+	[EC_REQUESTER] = { "requester", "REQUESTER", 12, 16, 4, 0, "task" },
+	[EC_DETAIL] = { "detail", "DETAIL", 10, 400, 5, TOP_COL_FLEX | TOP_COL_NOSORT,
+			"errno and bytes, or the log line" },
+};
+
+enum {
+	TC_NAME,
+	TC_ATTEMPTS,
+	TC_DUP,
+	TC_FAIL,
+	TC_WASTED_EST,
+	TC_WASTED_MEAS,
+	TC_DETAIL,
+	_TC_MAX,
+};
+
+static const struct top_column tree_cols[_TC_MAX] = {
+	[TC_NAME] = { "name", "REQUESTER / MODULE / ATTEMPT", 30, 44, 1, TOP_COL_NOSORT,
+		      "" },
+	[TC_ATTEMPTS] = { "attempts", "ATTEMPTS", 8, 8, 2, TOP_COL_RIGHT | TOP_COL_NOSORT,
+			  "" },
+	[TC_DUP] = { "dup", "DUP", 5, 5, 4, TOP_COL_RIGHT | TOP_COL_NOSORT, "" },
+	[TC_FAIL] = { "fail", "FAIL", 5, 5, 3, TOP_COL_RIGHT | TOP_COL_NOSORT, "" },
+	[TC_WASTED_EST] = { "wasted", "WASTED (est.)", 13, 13, 5,
+			    TOP_COL_RIGHT | TOP_COL_NOSORT, "" },
+	[TC_WASTED_MEAS] = { "measured", "WASTED (meas.)", 14, 14, 7,
+			     TOP_COL_RIGHT | TOP_COL_NOSORT, "" },
+	[TC_DETAIL] = { "detail", "OUTCOME", 10, 200, 6, TOP_COL_FLEX | TOP_COL_NOSORT,
+			"" },
+};
+
+enum {
+	DC_TIME,
+	DC_PID,
+	DC_REQUESTER,
+	DC_OUTCOME,
+	DC_ERRNO,
+	DC_KREAD,
+	DC_DECOMP,
+	DC_LAYOUT,
+	DC_COPY,
+	DC_WASTED,
+	DC_BY,
+	_DC_MAX,
+};
+
+static const struct top_column detail_cols[_DC_MAX] = {
+	[DC_TIME] = { "time", "TIME", 11, 11, 1, TOP_COL_RIGHT, "" },
+	[DC_PID] = { "pid", "PID", 7, 7, 6, TOP_COL_RIGHT, "" },
+	[DC_REQUESTER] = { "requester", "REQUESTER CHAIN", 16, 40, 5, TOP_COL_FLEX, "" },
+	[DC_OUTCOME] = { "outcome", "OUTCOME", 12, 16, 2, 0, "" },
+	[DC_ERRNO] = { "errno", "ERRNO", 7, 7, 3, 0, "" },
+	[DC_KREAD] = { "kread", "KREAD", 6, 6, 8, TOP_COL_RIGHT | TOP_COL_DESC, "" },
+	[DC_DECOMP] = { "decompress", "DECOMP", 6, 6, 9, TOP_COL_RIGHT | TOP_COL_DESC,
+			"" },
+	[DC_LAYOUT] = { "layout", "LAYOUT", 6, 6, 10, TOP_COL_RIGHT | TOP_COL_DESC, "" },
+	[DC_COPY] = { "copy", "COPY", 6, 6, 11, TOP_COL_RIGHT | TOP_COL_DESC, "" },
+	[DC_WASTED] = { "wasted", "WASTED", 6, 6, 4, TOP_COL_RIGHT | TOP_COL_DESC, "" },
+	[DC_BY] = { "by", "BY", 4, 4, 7, 0, "" },
+};
+
+const struct top_column *top_columns(enum top_view v, size_t *ret_n)
+{
+	switch (v) {
+	case TOP_VIEW_MODULES:
+		*ret_n = _MC_MAX;
+		return module_cols;
+	case TOP_VIEW_REQUESTERS:
+		*ret_n = _RC_MAX;
+		return requester_cols;
+	case TOP_VIEW_AUTOLOAD:
+		*ret_n = _AC_MAX;
+		return autoload_cols;
+	case TOP_VIEW_EVENTS:
+		*ret_n = _EC_MAX;
+		return event_cols;
+	case TOP_VIEW_TREE:
+		*ret_n = _TC_MAX;
+		return tree_cols;
+	case TOP_VIEW_DETAIL:
+	default:
+		*ret_n = _DC_MAX;
+		return detail_cols;
+	}
+}
+
+int top_column_find(enum top_view v, const char *key)
+{
+	size_t n;
+	const struct top_column *c = top_columns(v, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(c[i].key, key) == 0 && !(c[i].flags & TOP_COL_NOSORT))
+			return (int)i;
+	return -1;
+}
+
+const char *top_view_name(enum top_view v)
+{
+	static const char *const n[_TOP_VIEW_MAX] = {
+		[TOP_VIEW_MODULES] = "Modules",	  [TOP_VIEW_REQUESTERS] = "Requesters",
+		[TOP_VIEW_AUTOLOAD] = "Autoload", [TOP_VIEW_EVENTS] = "Events",
+		[TOP_VIEW_TREE] = "Tree",	  [TOP_VIEW_DETAIL] = "Detail",
+	};
+	return v < _TOP_VIEW_MAX ? n[v] : "?";
+}
+
+const char *top_outcome_label(enum attempt_outcome o)
+{
+	static const char *const n[_OUTCOME_MAX] = {
+		[OUTCOME_LOADED] = "loaded",
+		[OUTCOME_DUP_LIVE] = "dup-live",
+		[OUTCOME_DUP_CONCURRENT] = "dup-busy",
+		[OUTCOME_WAITER] = "waiter",
+		[OUTCOME_MISSING_DEP] = "missing-dep",
+		[OUTCOME_BAD_FORMAT] = "bad-format",
+		[OUTCOME_FALLBACK] = "fallback",
+		[OUTCOME_SIG_REJECTED] = "sig-rejected",
+		[OUTCOME_INIT_FAILED] = "init-err",
+		[OUTCOME_DENIED] = "denied",
+		[OUTCOME_OTHER_ERROR] = "error",
+		[OUTCOME_INCOMPLETE] = "incomplete",
+	};
+	return o < _OUTCOME_MAX && n[o] ? n[o] : "?";
+}
+
+void top_ui_init(struct top_ui *ui)
+{
+	memset(ui, 0, sizeof(*ui));
+	ui->view = TOP_VIEW_MODULES;
+	ui->tab = TOP_VIEW_MODULES;
+	ui->sort[TOP_VIEW_MODULES] = MC_WASTED_EST;
+	ui->sort[TOP_VIEW_REQUESTERS] = RC_ATTEMPTS;
+	ui->sort[TOP_VIEW_AUTOLOAD] = AC_REQUESTS;
+	ui->sort[TOP_VIEW_EVENTS] = EC_TIME;
+	ui->sort[TOP_VIEW_TREE] = -1;
+	ui->sort[TOP_VIEW_DETAIL] = DC_TIME;
+	ui->menu_sel = -1;
+	ui->page = 10;
+}
+
+/* --- small containers ----------------------------------------------------------------- */
+
+static int grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	void *na;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	na = realloc(*arr, ncap * size);
+	if (!na)
+		return -ENOMEM;
+	memset((char *)na + *cap * size, 0, (ncap - *cap) * size);
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t hash_bytes(uint64_t h, const char *s)
+{
+	/* FNV-1a */
+	if (!h)
+		h = 1469598103934665603ull;
+	if (!s)
+		return h ^ 0x9e3779b97f4a7c15ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h * 1099511628211ull;
+}
+
+/* Open addressing from a 64-bit hash to an index + 1 (0: empty); the caller compares. */
+struct index_map {
+	uint64_t *hashes;
+	size_t *vals;
+	size_t cap, n;
+};
+
+static void index_map_done(struct index_map *m)
+{
+	free(m->hashes);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static int index_map_rehash(struct index_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	uint64_t *nh = calloc(ncap, sizeof(*nh));
+	size_t *nv = calloc(ncap, sizeof(*nv));
+
+	if (!nh || !nv) {
+		free(nh);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->vals[i])
+			continue;
+		j = m->hashes[i] & (ncap - 1);
+		while (nv[j])
+			j = (j + 1) & (ncap - 1);
+		nh[j] = m->hashes[i];
+		nv[j] = m->vals[i];
+	}
+	free(m->hashes);
+	free(m->vals);
+	m->hashes = nh;
+	m->vals = nv;
+	m->cap = ncap;
+	return 0;
+}
+
+/*
+ * Finds the entry of @h for which @eq(ctx, index) holds. Returns its index, or -1 with
+ * *ret_slot where to insert.
+ */
+static long index_map_find(const struct index_map *m, uint64_t h,
+			   bool (*eq)(const void *ctx, size_t idx), const void *ctx,
+			   size_t *ret_slot)
+{
+	size_t j;
+
+	if (!m->cap) {
+		*ret_slot = 0;
+		return -1;
+	}
+	j = h & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->hashes[j] == h && eq(ctx, m->vals[j] - 1))
+			return (long)(m->vals[j] - 1);
+		j = (j + 1) & (m->cap - 1);
+	}
+	*ret_slot = j;
+	return -1;
+}
+
+static int index_map_add(struct index_map *m, uint64_t h, size_t idx)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap && index_map_rehash(m) < 0)
+		return -ENOMEM;
+	j = h & (m->cap - 1);
+	while (m->vals[j])
+		j = (j + 1) & (m->cap - 1);
+	m->hashes[j] = h;
+	m->vals[j] = idx + 1;
+	m->n++;
+	return 0;
+}
+
+/* A set of 64-bit keys (distinct pids per row). */
+struct u64_set {
+	uint64_t *keys; /* key + 1; 0: empty */
+	size_t cap, n;
+};
+
+static int u64_set_add(struct u64_set *s, uint64_t key)
+{
+	size_t j;
+
+	key++;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 256;
+		uint64_t *nk = calloc(ncap, sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->keys[i])
+				continue;
+			j = (s->keys[i] * 0x9e3779b97f4a7c15ull >> 7) & (ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = s->keys[i];
+		}
+		free(s->keys);
+		s->keys = nk;
+		s->cap = ncap;
+	}
+	j = (key * 0x9e3779b97f4a7c15ull >> 7) & (s->cap - 1);
+	while (s->keys[j]) {
+		if (s->keys[j] == key)
+			return 0;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->keys[j] = key;
+	s->n++;
+	return 1;
+}
+
+/* Strings made while building a table live in chunks freed with it. */
+struct arena {
+	struct arena *next;
+	size_t used, cap;
+	_Alignas(16) char data[];
+};
+
+/* Every piece is 16-byte aligned: rows' value arrays come from here too. */
+static char *arena_alloc(void **head, size_t n)
+{
+	struct arena *a = *head;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!a || a->cap - a->used < n) {
+		size_t cap = n > 16384 ? n : 16384;
+
+		a = malloc(sizeof(*a) + cap);
+		if (!a)
+			return NULL;
+		a->used = 0;
+		a->cap = cap;
+		a->next = *head;
+		*head = a;
+	}
+	a->used += n;
+	return a->data + a->used - n;
+}
+
+static const char *arena_printf(void **head, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static const char *arena_printf(void **head, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return "";
+	p = arena_alloc(head, (size_t)n + 1);
+	if (!p)
+		return "";
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+static void arena_free(void *head)
+{
+	for (struct arena *a = head, *n; a; a = n) {
+		n = a->next;
+		free(a);
+	}
+}
+
+static char *escape_str(const char *s)
+{
+	return escape_dup(s, strlen(s));
+}
+
+char *top_format_bytes(uint64_t bytes, char *buf, size_t bufsz)
+{
+	static const char unit[] = "KMGTPE";
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1000) {
+		snprintf(buf, bufsz, "%" PRIu64, bytes);
+		return buf;
+	}
+	while (v >= 1000.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, bufsz,
+		 v < 9.995   ? "%.2f%c"
+		 : v < 99.95 ? "%.1f%c"
+			     : "%.0f%c",
+		 v, unit[u]);
+	return buf;
+}
+
+/* --- accumulators --------------------------------------------------------------------- */
+
+struct mod_acc {
+	char *name; /* raw; NULL: the unnamed attempts */
+	char *disp; /* escaped */
+	bool present;
+	enum module_state state;
+	bool has_size;
+	uint64_t size;
+	bool seen_present; /* ever in proc/modules during the run */
+	uint64_t attempts, loaded, dup, fail, needless, requests;
+	uint64_t wasted_est, wasted_meas;
+	bool est_any, unestimated;
+	long last;	 /* index of the last attempt, -1 */
+	size_t last_req; /* requester of the last attempt */
+	double last_ts;
+	uint16_t spark[TOP_SPARK_N];
+	uint32_t tick; /* attempts since the previous refresh */
+	uint64_t sig;  /* what the row showed at the previous refresh */
+	bool changed;
+};
+
+struct req_acc {
+	char comm[32];	  /* raw */
+	const char *site; /* raw, owned by the ledger; NULL: not an autoload */
+	char *disp, *site_disp;
+	int pid;
+	size_t n_pids;
+	uint64_t attempts, dup, fail, wasted_est, wasted_meas;
+	size_t *mods; /* indices into mods */
+	size_t n_mods, cap_mods;
+	uint64_t sig;
+	bool changed;
+};
+
+struct alias_acc {
+	const char *alias, *site; /* raw, owned by the ledger */
+	char comm[32];
+	char *alias_disp, *site_disp, *comm_disp, *module_disp;
+	size_t n_pids;
+	uint64_t requests, needless, modprobes, attempts;
+	bool resolved_none, unresolved;
+	uint64_t sig;
+	bool changed;
+};
+
+enum event_kind {
+	EV_ATTEMPT,
+	EV_REQUEST,
+	EV_KLOG,
+};
+
+struct event {
+	enum event_kind kind;
+	size_t idx; /* into the ledger's attempts, requests or klog */
+	double ts;
+};
+
+struct top_model {
+	const struct top_sample *s;
+	const struct ledger *ledger;
+	struct top_header hdr;
+
+	struct mod_acc *mods;
+	size_t n_mods, cap_mods;
+	struct index_map mod_map;
+	struct req_acc *reqs;
+	size_t n_reqs, cap_reqs;
+	struct index_map req_map;
+	struct alias_acc *aliases;
+	size_t n_aliases, cap_aliases;
+	struct index_map alias_map;
+	struct u64_set pids;
+
+	/* per consumed attempt: its requester and module (parallel to the ledger's attempts) */
+	size_t *att_req, *att_mod;
+	size_t cap_att;
+	size_t n_seen, n_req_seen, n_klog_seen;
+
+	struct event *events; /* ring */
+	size_t ev_head, n_events;
+
+	double prev_now;
+	bool have_prev;
+	uint64_t tick_attempts, tick_est, tick_meas;
+
+	/* the module detail's file facts, looked up once per module */
+	char info_for[TOP_KEY_MAX];
+	bool info_valid;
+	struct top_module_info info;
+};
+
+int top_model_new(struct top_model **ret)
+{
+	struct top_model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->events = calloc(EVENT_RING, sizeof(*m->events));
+	if (!m->events) {
+		free(m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
+}
+
+static void model_reset(struct top_model *m)
+{
+	for (size_t i = 0; i < m->n_mods; i++) {
+		free(m->mods[i].name);
+		free(m->mods[i].disp);
+	}
+	for (size_t i = 0; i < m->n_reqs; i++) {
+		free(m->reqs[i].disp);
+		free(m->reqs[i].site_disp);
+		free(m->reqs[i].mods);
+	}
+	for (size_t i = 0; i < m->n_aliases; i++) {
+		free(m->aliases[i].alias_disp);
+		free(m->aliases[i].site_disp);
+		free(m->aliases[i].comm_disp);
+		free(m->aliases[i].module_disp);
+	}
+	free(m->mods);
+	free(m->reqs);
+	free(m->aliases);
+	m->mods = NULL;
+	m->reqs = NULL;
+	m->aliases = NULL;
+	m->n_mods = m->cap_mods = m->n_reqs = m->cap_reqs = m->n_aliases =
+		m->cap_aliases = 0;
+	index_map_done(&m->mod_map);
+	index_map_done(&m->req_map);
+	index_map_done(&m->alias_map);
+	free(m->pids.keys);
+	memset(&m->pids, 0, sizeof(m->pids));
+	free(m->att_req);
+	free(m->att_mod);
+	m->att_req = m->att_mod = NULL;
+	m->cap_att = 0;
+	m->n_seen = m->n_req_seen = m->n_klog_seen = 0;
+	m->ev_head = m->n_events = 0;
+	memset(&m->hdr, 0, sizeof(m->hdr));
+	m->info_valid = false;
+}
+
+struct top_model *top_model_free(struct top_model *m)
+{
+	if (!m)
+		return NULL;
+	model_reset(m);
+	free(m->events);
+	free(m);
+	return NULL;
+}
+
+const struct top_header *top_model_header(const struct top_model *m)
+{
+	return &m->hdr;
+}
+
+struct mod_key {
+	const struct top_model *m;
+	const char *name;
+};
+
+static bool mod_eq(const void *ctx, size_t idx)
+{
+	const struct mod_key *k = ctx;
+	const char *n = k->m->mods[idx].name;
+
+	return (!n && !k->name) || (n && k->name && strcmp(n, k->name) == 0);
+}
+
+static long mod_get(struct top_model *m, const char *name)
+{
+	struct mod_key k = { m, name };
+	uint64_t h = hash_bytes(0, name);
+	struct mod_acc *a;
+	size_t slot;
+	long i = index_map_find(&m->mod_map, h, mod_eq, &k, &slot);
+
+	if (i >= 0)
+		return i;
+	if (grow((void **)&m->mods, m->n_mods, &m->cap_mods, sizeof(*m->mods)) < 0)
+		return -ENOMEM;
+	a = &m->mods[m->n_mods];
+	memset(a, 0, sizeof(*a));
+	a->last = -1;
+	a->name = name ? strdup(name) : NULL;
+	a->disp = name ? escape_str(name) : strdup("(unnamed)");
+	if ((name && !a->name) || !a->disp) {
+		free(a->name);
+		free(a->disp);
+		return -ENOMEM;
+	}
+	if (index_map_add(&m->mod_map, h, m->n_mods) < 0) {
+		free(a->name);
+		free(a->disp);
+		return -ENOMEM;
+	}
+	return (long)m->n_mods++;
+}
+
+struct req_key {
+	const struct top_model *m;
+	const char *comm, *site;
+};
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool req_eq(const void *ctx, size_t idx)
+{
+	const struct req_key *k = ctx;
+	const struct req_acc *r = &k->m->reqs[idx];
+
+	return strcmp(r->comm, k->comm) == 0 && str_eq(r->site, k->site);
+}
+
+static long req_get(struct top_model *m, const char *comm, const char *site, int pid)
+{
+	struct req_key k = { m, comm, site };
+	uint64_t h = hash_bytes(hash_bytes(0, comm), site);
+	struct req_acc *r;
+	size_t slot;
+	long i = index_map_find(&m->req_map, h, req_eq, &k, &slot);
+
+	if (i >= 0)
+		return i;
+	if (grow((void **)&m->reqs, m->n_reqs, &m->cap_reqs, sizeof(*m->reqs)) < 0)
+		return -ENOMEM;
+	r = &m->reqs[m->n_reqs];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	r->site = site;
+	r->pid = pid;
+	r->disp = escape_str(comm);
+	r->site_disp = site ? escape_str(site) : NULL;
+	if (!r->disp || (site && !r->site_disp) ||
+	    index_map_add(&m->req_map, h, m->n_reqs) < 0) {
+		free(r->disp);
+		free(r->site_disp);
+		return -ENOMEM;
+	}
+	return (long)m->n_reqs++;
+}
+
+struct alias_key {
+	const struct top_model *m;
+	const char *alias, *site, *comm;
+};
+
+static bool alias_eq(const void *ctx, size_t idx)
+{
+	const struct alias_key *k = ctx;
+	const struct alias_acc *a = &k->m->aliases[idx];
+
+	return strcmp(a->alias, k->alias) == 0 && str_eq(a->site, k->site) &&
+	       strcmp(a->comm, k->comm) == 0;
+}
+
+static long alias_get(struct top_model *m, const struct autoload_request *rq)
+{
+	const char *alias = rq->alias ? rq->alias : "";
+	struct alias_key k = { m, alias, rq->call_site, rq->comm };
+	uint64_t h =
+		hash_bytes(hash_bytes(hash_bytes(0, alias), rq->call_site), rq->comm);
+	const char *mod = rq->n_resolved ? rq->resolved[0] : NULL;
+	struct alias_acc *a;
+	size_t slot;
+	long i = index_map_find(&m->alias_map, h, alias_eq, &k, &slot);
+
+	if (i >= 0)
+		return i;
+	if (grow((void **)&m->aliases, m->n_aliases, &m->cap_aliases,
+		 sizeof(*m->aliases)) < 0)
+		return -ENOMEM;
+	a = &m->aliases[m->n_aliases];
+	memset(a, 0, sizeof(*a));
+	a->alias = alias;
+	a->site = rq->call_site;
+	snprintf(a->comm, sizeof(a->comm), "%s", rq->comm);
+	a->alias_disp = escape_str(alias);
+	a->site_disp = escape_str(rq->call_site ? rq->call_site : "-");
+	a->comm_disp = escape_str(rq->comm);
+	a->module_disp = mod ? escape_str(mod) : NULL;
+	a->resolved_none = !rq->resolve_failed && rq->n_resolved == 0;
+	a->unresolved = rq->resolve_failed;
+	if (!a->alias_disp || !a->site_disp || !a->comm_disp ||
+	    (mod && !a->module_disp) ||
+	    index_map_add(&m->alias_map, h, m->n_aliases) < 0) {
+		free(a->alias_disp);
+		free(a->site_disp);
+		free(a->comm_disp);
+		free(a->module_disp);
+		return -ENOMEM;
+	}
+	return (long)m->n_aliases++;
+}
+
+/* Adds @mod to the requester's modules once (the set knows who has which). */
+static int add_mod_to_req(struct top_model *m, size_t ri, size_t mod)
+{
+	struct req_acc *r = &m->reqs[ri];
+	int seen = u64_set_add(&m->pids, ((uint64_t)3 << 62) | ((uint64_t)ri << 32) |
+						 (uint32_t)mod);
+
+	if (seen <= 0)
+		return seen;
+	if (grow((void **)&r->mods, r->n_mods, &r->cap_mods, sizeof(*r->mods)) < 0)
+		return -ENOMEM;
+	r->mods[r->n_mods++] = mod;
+	return 0;
+}
+
+static void push_event(struct top_model *m, enum event_kind kind, size_t idx, double ts)
+{
+	size_t pos = (m->ev_head + m->n_events) % EVENT_RING;
+
+	if (m->n_events == EVENT_RING) {
+		m->ev_head = (m->ev_head + 1) % EVENT_RING;
+		pos = (m->ev_head + m->n_events - 1) % EVENT_RING;
+	} else {
+		m->n_events++;
+	}
+	m->events[pos] = (struct event){ kind, idx, ts };
+}
+
+/* The task that made or caused an attempt: for an autoload, the requesting task. */
+static void attempt_requester(const struct ledger *l, const struct attempt *a,
+			      const char **ret_comm, const char **ret_site, int *ret_pid)
+{
+	const struct autoload_request *rq =
+		a->request >= 0 && (size_t)a->request < l->n_requests
+			? &l->requests[a->request]
+			: NULL;
+
+	*ret_comm = rq ? rq->comm : a->comm;
+	*ret_site = rq ? rq->call_site : NULL;
+	*ret_pid = rq ? rq->pid : a->pid;
+}
+
+static int consume_attempt(struct top_model *m, const struct top_sample *s, size_t idx)
+{
+	const struct ledger *l = s->ledger;
+	const struct attempt *a = &l->attempts[idx];
+	const struct attempt_cost *c = s->cost ? &s->cost[idx] : NULL;
+	const char *comm, *site;
+	struct mod_acc *ma;
+	struct req_acc *ra;
+	long mi, ri;
+	int pid, r;
+	uint64_t meas = attempt_wasted(a);
+	uint64_t est = c && c->estimated ? c->wasted : 0;
+
+	mi = mod_get(m, a->module);
+	if (mi < 0)
+		return (int)mi;
+	attempt_requester(l, a, &comm, &site, &pid);
+	ri = req_get(m, comm, site, pid);
+	if (ri < 0)
+		return (int)ri;
+	if (idx >= m->cap_att) {
+		size_t ncap = m->cap_att ? m->cap_att : 256;
+		size_t *na;
+
+		while (ncap <= idx)
+			ncap *= 2;
+		na = realloc(m->att_req, ncap * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		m->att_req = na;
+		na = realloc(m->att_mod, ncap * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		m->att_mod = na;
+		m->cap_att = ncap;
+	}
+	m->att_req[idx] = (size_t)ri;
+	m->att_mod[idx] = (size_t)mi;
+
+	ma = &m->mods[mi];
+	ma->attempts++;
+	ma->loaded += a->complete && a->err == 0 && a->outcome != OUTCOME_WAITER;
+	ma->dup += attempt_is_duplicate(a);
+	ma->fail += attempt_is_failure(a);
+	ma->wasted_meas += meas;
+	ma->wasted_est += est;
+	ma->est_any = ma->est_any || (c && c->estimated);
+	ma->unestimated =
+		ma->unestimated || (attempt_is_failure(a) && !(c && c->estimated));
+	ma->last = (long)idx;
+	ma->last_req = (size_t)ri;
+	ma->last_ts = a->end;
+	ma->tick++;
+
+	ra = &m->reqs[ri];
+	ra->attempts++;
+	ra->dup += attempt_is_duplicate(a);
+	ra->fail += attempt_is_failure(a);
+	ra->wasted_meas += meas;
+	ra->wasted_est += est;
+	r = u64_set_add(&m->pids,
+			((uint64_t)1 << 62) | ((uint64_t)ri << 32) | (uint32_t)pid);
+	if (r < 0)
+		return r;
+	ra->n_pids += r;
+	r = add_mod_to_req(m, (size_t)ri, (size_t)mi);
+	if (r < 0)
+		return r;
+
+	if (a->request >= 0 && (size_t)a->request < l->n_requests) {
+		long ai = alias_get(m, &l->requests[a->request]);
+
+		if (ai < 0)
+			return (int)ai;
+		m->aliases[ai].attempts++;
+	}
+
+	m->hdr.attempts++;
+	m->hdr.failed += attempt_is_failure(a);
+	m->hdr.duplicates += attempt_is_duplicate(a);
+	m->hdr.unnamed += !a->module;
+	m->hdr.wasted_meas += meas;
+	m->hdr.wasted_est += est;
+	m->hdr.has_est = m->hdr.has_est || (c && c->estimated);
+	m->tick_attempts++;
+	m->tick_est += est;
+	m->tick_meas += meas;
+	push_event(m, EV_ATTEMPT, idx, a->complete ? a->end : a->start);
+	return 0;
+}
+
+static int consume_request(struct top_model *m, const struct ledger *l, size_t idx)
+{
+	const struct autoload_request *rq = &l->requests[idx];
+	long ai = alias_get(m, rq);
+	struct alias_acc *a;
+	int r;
+
+	if (ai < 0)
+		return (int)ai;
+	a = &m->aliases[ai];
+	a->requests++;
+	a->needless += rq->needless;
+	a->modprobes += rq->modprobe_pid != 0;
+	r = u64_set_add(&m->pids,
+			((uint64_t)2 << 62) | ((uint64_t)ai << 32) | (uint32_t)rq->pid);
+	if (r < 0)
+		return r;
+	a->n_pids += r;
+	if (rq->n_resolved) {
+		long mi = mod_get(m, rq->resolved[0]);
+
+		if (mi < 0)
+			return (int)mi;
+		m->mods[mi].requests++;
+		m->mods[mi].needless += rq->needless;
+	}
+	push_event(m, EV_REQUEST, idx, rq->ts);
+	return 0;
+}
+
+static uint64_t sig_mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+}
+
+int top_model_update(struct top_model *m, const struct top_sample *s)
+{
+	const struct ledger *l = s->ledger;
+	double dt;
+	int r;
+
+	if (l != m->ledger || (l && s->n_done < m->n_seen)) {
+		model_reset(m);
+		m->ledger = l;
+	}
+	m->s = s;
+	m->hdr.s = s;
+	m->tick_attempts = m->tick_est = m->tick_meas = 0;
+	for (size_t i = 0; i < m->n_mods; i++)
+		m->mods[i].present = false;
+	for (size_t i = 0; i < s->n_mods; i++) {
+		long mi = mod_get(m, s->mods[i].name);
+		struct mod_acc *a;
+
+		if (mi < 0)
+			return (int)mi;
+		a = &m->mods[mi];
+		a->present = s->mods[i].present;
+		a->seen_present = a->seen_present || a->present;
+		a->state = s->mods[i].state;
+		if (s->mods[i].has_size) {
+			a->has_size = true;
+			a->size = s->mods[i].size;
+		}
+	}
+	if (l) {
+		/* requests first: an autoload's attempts come after its request */
+		size_t nrq =
+			s->n_requests < l->n_requests ? s->n_requests : l->n_requests;
+		size_t nkl = s->n_klog < l->n_klog ? s->n_klog : l->n_klog;
+
+		for (; m->n_req_seen < nrq; m->n_req_seen++) {
+			r = consume_request(m, l, m->n_req_seen);
+			if (r < 0)
+				return r;
+		}
+		for (; m->n_seen < s->n_done; m->n_seen++) {
+			size_t idx = s->done[m->n_seen];
+
+			if (idx >= l->n_attempts)
+				continue;
+			r = consume_attempt(m, s, idx);
+			if (r < 0)
+				return r;
+		}
+		for (; m->n_klog_seen < nkl; m->n_klog_seen++)
+			push_event(m, EV_KLOG, m->n_klog_seen,
+				   l->klog[m->n_klog_seen].ts);
+	}
+
+	/* rates over the last refresh, in the sample's clock */
+	if (!m->have_prev) {
+		m->prev_now = s->start;
+		m->have_prev = true;
+	}
+	dt = s->now - m->prev_now;
+	if (dt > 0) {
+		m->hdr.attempts_per_s = (double)m->tick_attempts / dt;
+		m->hdr.wasted_est_per_s = (double)m->tick_est / dt;
+		m->hdr.wasted_meas_per_s = (double)m->tick_meas / dt;
+	} else if (m->hdr.refreshes == 0 || m->tick_attempts) {
+		m->hdr.attempts_per_s = -1;
+		m->hdr.wasted_est_per_s = m->hdr.wasted_meas_per_s = -1;
+	}
+	if (dt > 0 || s->now < m->prev_now)
+		m->prev_now = s->now;
+
+	m->hdr.n_present = 0;
+	for (size_t i = 0; i < m->n_mods; i++) {
+		struct mod_acc *a = &m->mods[i];
+		uint64_t sig = 0;
+
+		memmove(a->spark, a->spark + 1, (TOP_SPARK_N - 1) * sizeof(a->spark[0]));
+		a->spark[TOP_SPARK_N - 1] =
+			a->tick > UINT16_MAX ? UINT16_MAX : (uint16_t)a->tick;
+		a->tick = 0;
+		m->hdr.n_present += a->present;
+		sig = sig_mix(sig, a->attempts);
+		sig = sig_mix(sig, a->present | (uint64_t)a->state << 1);
+		sig = sig_mix(sig, a->size);
+		sig = sig_mix(sig, a->needless);
+		sig = sig_mix(sig, a->requests);
+		a->changed = m->hdr.refreshes > 0 && sig != a->sig;
+		a->sig = sig;
+	}
+	for (size_t i = 0; i < m->n_reqs; i++) {
+		struct req_acc *a = &m->reqs[i];
+		uint64_t sig = sig_mix(a->attempts, a->n_mods);
+
+		a->changed = m->hdr.refreshes > 0 && sig != a->sig;
+		a->sig = sig;
+	}
+	for (size_t i = 0; i < m->n_aliases; i++) {
+		struct alias_acc *a = &m->aliases[i];
+		uint64_t sig = sig_mix(a->requests, a->attempts);
+
+		a->changed = m->hdr.refreshes > 0 && sig != a->sig;
+		a->sig = sig;
+	}
+	m->hdr.n_modules = 0;
+	for (size_t i = 0; i < m->n_mods; i++) {
+		const struct mod_acc *a = &m->mods[i];
+
+		m->hdr.n_modules +=
+			a->present || a->attempts || a->requests || a->seen_present;
+	}
+	m->hdr.n_requesters = m->n_reqs;
+	m->hdr.n_aliases = m->n_aliases;
+	m->hdr.n_events = m->n_events;
+	m->hdr.refreshes++;
+	return 0;
+}
+
+/* --- filters and search --------------------------------------------------------------- */
+
+static bool contains_ci(const char *hay, const char *needle, size_t nlen)
+{
+	size_t hlen = strlen(hay);
+
+	if (!nlen)
+		return true;
+	for (size_t i = 0; i + nlen <= hlen; i++)
+		if (strncasecmp(hay + i, needle, nlen) == 0)
+			return true;
+	return false;
+}
+
+bool top_filter_match(const char *filter, const char *name)
+{
+	const char *p = filter;
+	bool any = false;
+
+	if (!filter || !*filter)
+		return true;
+	if (!name)
+		name = "";
+	/* htop -F: fixed strings separated by '|', case-insensitive */
+	while (*p) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (n) {
+			any = true;
+			if (contains_ci(name, p, n))
+				return true;
+		}
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return !any;
+}
+
+/* --- building tables ------------------------------------------------------------------ */
+
+struct builder {
+	struct top_table *t;
+	size_t cap;
+	int err;
+};
+
+static struct top_row *add_row(struct builder *b, const char *key)
+{
+	struct top_row *row;
+	struct top_val *vals;
+
+	if (b->err)
+		return NULL;
+	if (grow((void **)&b->t->rows, b->t->n_rows, &b->cap, sizeof(*b->t->rows)) < 0) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	vals = (struct top_val *)arena_alloc(&b->t->arena, b->t->n_cols * sizeof(*vals));
+	if (!vals) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	memset(vals, 0, b->t->n_cols * sizeof(*vals));
+	row = &b->t->rows[b->t->n_rows++];
+	memset(row, 0, sizeof(*row));
+	row->key = key;
+	row->vals = vals;
+	return row;
+}
+
+static void add_line(struct builder *b, uint8_t style, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_line(struct builder *b, uint8_t style, const char *fmt, ...)
+{
+	struct top_table *t = b->t;
+	char buf[1024], **nl;
+	uint8_t *ns;
+	va_list ap;
+
+	if (b->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	nl = realloc(t->lines, (t->n_lines + 1) * sizeof(*nl));
+	if (!nl) {
+		b->err = -ENOMEM;
+		return;
+	}
+	t->lines = nl;
+	ns = realloc(t->line_styles, (t->n_lines + 1) * sizeof(*ns));
+	if (!ns) {
+		b->err = -ENOMEM;
+		return;
+	}
+	t->line_styles = ns;
+	nl[t->n_lines] = strdup(buf);
+	if (!nl[t->n_lines]) {
+		b->err = -ENOMEM;
+		return;
+	}
+	ns[t->n_lines++] = style;
+}
+
+static void set_str(struct top_val *v, const char *s)
+{
+	v->kind = s ? TV_STR : TV_NONE;
+	v->s = s;
+}
+
+static void set_u64(struct top_val *v, uint64_t u)
+{
+	v->kind = TV_U64;
+	v->u = u;
+}
+
+static void set_bytes(struct top_val *v, uint64_t u)
+{
+	v->kind = TV_BYTES;
+	v->u = u;
+}
+
+static void set_time(struct top_val *v, double d)
+{
+	v->kind = isnan(d) ? TV_NONE : TV_TIME;
+	v->d = d;
+}
+
+static const char *state_label(const struct mod_acc *a)
+{
+	if (!a->name || !a->present)
+		return "-";
+	switch (a->state) {
+	case MODULE_LIVE:
+		return "live";
+	case MODULE_LOADING:
+		return "coming";
+	case MODULE_UNLOADING:
+		return "going";
+	}
+	return "?";
+}
+
+static const char *errno_label(int err, char *buf, size_t bufsz)
+{
+	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+
+	if (n)
+		return n;
+	snprintf(buf, bufsz, "E%d", err);
+	return buf;
+}
+
+/* The errno an outcome stands for, which its label need not repeat. */
+static int implied_errno(enum attempt_outcome o)
+{
+	switch (o) {
+	case OUTCOME_DUP_LIVE:
+		return EEXIST;
+	case OUTCOME_DUP_CONCURRENT:
+		return EBUSY;
+	case OUTCOME_MISSING_DEP:
+		return ENOENT;
+	case OUTCOME_BAD_FORMAT:
+	case OUTCOME_FALLBACK:
+		return ENOEXEC;
+	case OUTCOME_DENIED:
+		return EPERM;
+	default:
+		return 0;
+	}
+}
+
+static const char *outcome_text(void **arena, const struct attempt *a)
+{
+	char eb[16];
+
+	if (!a->complete || a->err == 0 || a->err == implied_errno(a->outcome))
+		return top_outcome_label(a->outcome);
+	return arena_printf(arena, "%s %s", top_outcome_label(a->outcome),
+			    errno_label(a->err, eb, sizeof(eb)));
+}
+
+static uint8_t outcome_style(const struct attempt *a)
+{
+	if (a->outcome == OUTCOME_LOADED)
+		return ST_GOOD;
+	if (attempt_is_duplicate(a))
+		return ST_WARN;
+	if (attempt_is_failure(a))
+		return ST_BAD;
+	return 0;
+}
+
+static void build_modules(struct top_model *m, const struct top_ui *ui, struct builder *b)
+{
+	const struct top_sample *s = m->s;
+	const struct ledger *l = m->ledger;
+
+	for (size_t i = 0; i < m->n_mods; i++) {
+		const struct mod_acc *a = &m->mods[i];
+		struct top_row *row;
+		struct top_val *v;
+
+		/* loaded now, or part of the load history: modules gone before are kept */
+		if (!a->present && !a->attempts && !a->requests && !a->seen_present)
+			continue;
+		b->t->n_total++;
+		if (!top_filter_match(ui->filter, a->disp))
+			continue;
+		row = add_row(b, a->name ? a->disp : "");
+		if (!row)
+			return;
+		row->unnamed = !a->name;
+		row->module = a->name ? a->disp : NULL;
+		row->style = a->changed ? ST_CHANGED : !a->name ? ST_DIM : 0;
+		v = row->vals;
+		set_str(&v[MC_MODULE], a->disp);
+		set_str(&v[MC_STATE], state_label(a));
+		if (a->has_size && a->name)
+			set_bytes(&v[MC_SIZE], a->size);
+		set_u64(&v[MC_ATTEMPTS], a->attempts);
+		set_u64(&v[MC_LOADED], a->loaded);
+		set_u64(&v[MC_DUP], a->dup);
+		if (a->dup)
+			v[MC_DUP].style = ST_WARN;
+		set_u64(&v[MC_FAIL], a->fail);
+		if (a->fail)
+			v[MC_FAIL].style = ST_BAD;
+		set_u64(&v[MC_NEEDLESS], a->needless);
+		if (a->est_any || (m->hdr.has_est && !a->fail && a->attempts))
+			set_bytes(&v[MC_WASTED_EST], a->wasted_est);
+		if (s && s->measured && a->attempts)
+			set_bytes(&v[MC_WASTED_MEAS], a->wasted_meas);
+		v[MC_RECENT].kind = TV_SPARK;
+		v[MC_RECENT].spark = a->spark;
+		if (a->last >= 0 && l && (size_t)a->last < l->n_attempts) {
+			const struct attempt *at = &l->attempts[a->last];
+			const struct req_acc *ra = &m->reqs[a->last_req];
+
+			set_str(&v[MC_REQUESTER], ra->disp);
+			set_str(&v[MC_OUTCOME], outcome_text(&b->t->arena, at));
+			v[MC_OUTCOME].style = outcome_style(at);
+			v[MC_OUTCOME].d = at->end;
+		}
+	}
+}
+
+static const char *parents_text(void **arena, const struct ledger *l, int pid)
+{
+	const struct proctab *pt = l ? ledger_proctab(l) : NULL;
+	const char *comms[4];
+	int pids[4];
+	size_t n = pt ? proctab_chain(pt, pid, comms, pids, 4) : 0;
+	char buf[256];
+	size_t len = 0;
+
+	if (!n)
+		return NULL;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof(buf); i++) {
+		char *e = comms[i] ? escape_str(comms[i]) : NULL;
+
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s(%d)",
+					i ? " < " : "", e ? e : "?", pids[i]);
+		free(e);
+	}
+	return arena_printf(arena, "%s", buf);
+}
+
+static void build_requesters(struct top_model *m, const struct top_ui *ui,
+			     struct builder *b)
+{
+	for (size_t i = 0; i < m->n_reqs; i++) {
+		const struct req_acc *r = &m->reqs[i];
+		char mods[512];
+		size_t len = 0;
+		struct top_row *row;
+		struct top_val *v;
+		const char *key;
+		bool match;
+
+		b->t->n_total++;
+		match = top_filter_match(ui->filter, r->disp) ||
+			(r->site_disp && top_filter_match(ui->filter, r->site_disp));
+		mods[0] = '\0';
+		for (size_t k = 0; k < r->n_mods && len < sizeof(mods); k++) {
+			const char *md = m->mods[r->mods[k]].disp;
+
+			match = match || top_filter_match(ui->filter, md);
+			len += (size_t)snprintf(mods + len, sizeof(mods) - len, "%s%s",
+						k ? "," : "", md);
+		}
+		if (!match)
+			continue;
+		key = arena_printf(&b->t->arena, "%s\t%s", r->disp,
+				   r->site_disp ? r->site_disp : "");
+		row = add_row(b, key);
+		if (!row)
+			return;
+		row->style = r->changed ? ST_CHANGED : 0;
+		v = row->vals;
+		set_str(&v[RC_REQUESTER], r->disp);
+		set_u64(&v[RC_PID], (uint64_t)r->pid);
+		set_u64(&v[RC_PIDS], r->n_pids);
+		set_str(&v[RC_PARENTS], parents_text(&b->t->arena, m->ledger, r->pid));
+		set_str(&v[RC_SITE], r->site_disp);
+		set_u64(&v[RC_ATTEMPTS], r->attempts);
+		set_u64(&v[RC_DUP], r->dup);
+		if (r->dup)
+			v[RC_DUP].style = ST_WARN;
+		set_u64(&v[RC_FAIL], r->fail);
+		if (r->fail)
+			v[RC_FAIL].style = ST_BAD;
+		if (m->hdr.has_est)
+			set_bytes(&v[RC_WASTED_EST], r->wasted_est);
+		if (m->s && m->s->measured)
+			set_bytes(&v[RC_WASTED_MEAS], r->wasted_meas);
+		set_str(&v[RC_MODULES], arena_printf(&b->t->arena, "%s", mods));
+	}
+}
+
+static void build_autoload(struct top_model *m, const struct top_ui *ui,
+			   struct builder *b)
+{
+	for (size_t i = 0; i < m->n_aliases; i++) {
+		const struct alias_acc *a = &m->aliases[i];
+		struct top_row *row;
+		struct top_val *v;
+
+		b->t->n_total++;
+		if (!top_filter_match(ui->filter, a->alias_disp) &&
+		    !(a->module_disp && top_filter_match(ui->filter, a->module_disp)) &&
+		    !top_filter_match(ui->filter, a->comm_disp))
+			continue;
+		row = add_row(b, arena_printf(&b->t->arena, "%s\t%s\t%s", a->alias_disp,
+					      a->site_disp, a->comm_disp));
+		if (!row)
+			return;
+		row->style = a->changed ? ST_CHANGED : 0;
+		row->module = a->module_disp;
+		v = row->vals;
+		set_str(&v[AC_ALIAS], a->alias_disp);
+		set_str(&v[AC_SITE], a->site_disp);
+		set_str(&v[AC_REQUESTER], a->comm_disp);
+		set_u64(&v[AC_PIDS], a->n_pids);
+		set_u64(&v[AC_REQUESTS], a->requests);
+		set_u64(&v[AC_NEEDLESS], a->needless);
+		if (a->needless)
+			v[AC_NEEDLESS].style = ST_WARN;
+		set_u64(&v[AC_MODPROBES], a->modprobes);
+		set_u64(&v[AC_ATTEMPTS], a->attempts);
+		set_str(&v[AC_MODULE], a->module_disp  ? a->module_disp
+				       : a->unresolved ? "(no index)"
+						       : "(none)");
+		if (!a->module_disp)
+			v[AC_MODULE].style = ST_DIM;
+	}
+}
+
+static const char *esc_arena(void **arena, const char *s, size_t len)
+{
+	char *e = escape_dup(s, len);
+	const char *r;
+
+	if (!e)
+		return "";
+	r = arena_printf(arena, "%s", e);
+	free(e);
+	return r;
+}
+
+static const char *attempt_bytes_text(void **arena, const struct attempt *a,
+				      const struct attempt_cost *c)
+{
+	char b1[32];
+	uint64_t meas = attempt_wasted(a);
+
+	if (a->measured && meas)
+		return arena_printf(arena, "wasted %s (meas.)",
+				    (top_format_bytes(meas, b1, sizeof(b1)), b1));
+	if (c && c->estimated && c->wasted)
+		return arena_printf(arena, "wasted %s (est.)",
+				    (top_format_bytes(c->wasted, b1, sizeof(b1)), b1));
+	return "";
+}
+
+static void build_events(struct top_model *m, const struct top_ui *ui, struct builder *b)
+{
+	const struct ledger *l = m->ledger;
+
+	if (!l)
+		return;
+	for (size_t n = 0; n < m->n_events; n++) {
+		const struct event *e = &m->events[(m->ev_head + n) % EVENT_RING];
+		const char *module = NULL, *req = NULL, *detail = NULL, *what = NULL;
+		uint8_t style = 0;
+		struct top_row *row;
+		struct top_val *v;
+
+		switch (e->kind) {
+		case EV_ATTEMPT: {
+			const struct attempt *a = &l->attempts[e->idx];
+			const struct req_acc *ra = &m->reqs[m->att_req[e->idx]];
+			char eb[16];
+
+			module = a->module ? esc_arena(&b->t->arena, a->module,
+						       strlen(a->module))
+					   : "(unnamed)";
+			req = ra->disp;
+			what = top_outcome_label(a->outcome);
+			style = outcome_style(a);
+			detail = arena_printf(
+				&b->t->arena, "%s%s%s pid %d %s",
+				a->syscall == ATTEMPT_FINIT ? "finit_module"
+							    : "init_module",
+				a->err ? " " : "",
+				a->err ? errno_label(a->err, eb, sizeof(eb)) : "", a->pid,
+				attempt_bytes_text(&b->t->arena, a,
+						   m->s->cost ? &m->s->cost[e->idx]
+							      : NULL));
+			break;
+		}
+		case EV_REQUEST: {
+			const struct autoload_request *rq = &l->requests[e->idx];
+
+			module = rq->n_resolved ? esc_arena(&b->t->arena, rq->resolved[0],
+							    strlen(rq->resolved[0]))
+						: NULL;
+			req = esc_arena(&b->t->arena, rq->comm, strlen(rq->comm));
+			what = rq->needless ? "request (live)" : "request";
+			style = rq->needless ? ST_WARN : 0;
+			detail = arena_printf(
+				&b->t->arena, "request_module(%s) from %s",
+				esc_arena(&b->t->arena, rq->alias ? rq->alias : "",
+					  rq->alias ? strlen(rq->alias) : 0),
+				rq->call_site ? esc_arena(&b->t->arena, rq->call_site,
+							  strlen(rq->call_site))
+					      : "?");
+			break;
+		}
+		case EV_KLOG: {
+			const struct ledger_klog *g = &l->klog[e->idx];
+
+			module = g->module ? esc_arena(&b->t->arena, g->module,
+						       strlen(g->module))
+					   : NULL;
+			what = klog_finding_kind_name(g->kind);
+			style = ST_BAD;
+			detail = g->msg ? esc_arena(&b->t->arena, g->msg, strlen(g->msg))
+					: "";
+			break;
+		}
+		}
+		b->t->n_total++;
+		if (!top_filter_match(ui->filter, module ? module : "") &&
+		    !top_filter_match(ui->filter, req ? req : "") &&
+		    !top_filter_match(ui->filter, detail ? detail : ""))
+			continue;
+		row = add_row(b,
+			      arena_printf(&b->t->arena, "%d:%zu", (int)e->kind, e->idx));
+		if (!row)
+			return;
+		v = row->vals;
+		set_time(&v[EC_TIME], e->ts);
+		set_str(&v[EC_EVENT], what);
+		v[EC_EVENT].style = style;
+		set_str(&v[EC_MODULE], module);
+		set_str(&v[EC_REQUESTER], req);
+		set_str(&v[EC_DETAIL], detail);
+		/* the row's module, for Enter */
+		row->unnamed = e->kind == EV_ATTEMPT && !l->attempts[e->idx].module;
+		row->module = module;
+	}
+}
+
+/* Attempts of one (requester, module), in order, for the tree and the detail. */
+static size_t collect_attempts(const struct top_model *m, const struct top_sample *s,
+			       long req, long mod, size_t *out, size_t max,
+			       size_t *ret_total)
+{
+	const struct ledger *l = m->ledger;
+	size_t n = 0, total = 0;
+
+	for (size_t i = 0; i < m->n_seen; i++) {
+		size_t idx = s->done[i];
+
+		if (idx >= l->n_attempts)
+			continue;
+		if (req >= 0 && m->att_req[idx] != (size_t)req)
+			continue;
+		if (mod >= 0 && m->att_mod[idx] != (size_t)mod)
+			continue;
+		total++;
+		/* keep the latest @max */
+		if (n == max) {
+			memmove(out, out + 1, (max - 1) * sizeof(*out));
+			n--;
+		}
+		out[n++] = idx;
+	}
+	*ret_total = total;
+	return n;
+}
+
+static int cmp_req_attempts(const void *pa, const void *pb, void *ctx)
+{
+	const struct top_model *m = ctx;
+	const struct req_acc *a = &m->reqs[*(const size_t *)pa],
+			     *b = &m->reqs[*(const size_t *)pb];
+
+	if (a->attempts != b->attempts)
+		return a->attempts > b->attempts ? -1 : 1;
+	return strcmp(a->comm, b->comm);
+}
+
+/* One requester's attempts on one module: the tree's middle level. */
+struct pair {
+	size_t req, mod;
+	uint64_t attempts, dup, fail, est, meas;
+	size_t last[TREE_ATTEMPTS]; /* ring of the latest attempts */
+	size_t n_last, head;
+};
+
+struct pair_key {
+	const struct pair *pairs;
+	size_t req, mod;
+};
+
+static bool pair_eq(const void *ctx, size_t idx)
+{
+	const struct pair_key *k = ctx;
+
+	return k->pairs[idx].req == k->req && k->pairs[idx].mod == k->mod;
+}
+
+static uint64_t pair_hash(size_t req, size_t mod)
+{
+	return ((uint64_t)req * 0x9e3779b97f4a7c15ull) ^
+	       ((uint64_t)mod * 0xc2b2ae3d27d4eb4full);
+}
+
+static int cmp_pairs(const void *pa, const void *pb, void *ctx)
+{
+	const struct pair *a = pa, *b = pb;
+	const struct top_model *m = ctx;
+
+	if (a->req != b->req)
+		return a->req < b->req ? -1 : 1;
+	if (a->attempts != b->attempts)
+		return a->attempts > b->attempts ? -1 : 1;
+	return strcmp(m->mods[a->mod].disp, m->mods[b->mod].disp);
+}
+
+/* Requester -> module -> attempts, one pass over the attempts seen. */
+static void build_tree(struct top_model *m, const struct top_ui *ui, struct builder *b,
+		       bool unicode)
+{
+	const struct ledger *l = m->ledger;
+	const struct top_sample *s = m->s;
+	const char *branch = unicode ? "\u251c\u2500 " : "|- ";
+	const char *last_branch = unicode ? "\u2514\u2500 " : "`- ";
+	const char *pipe = unicode ? "\u2502  " : "|  ";
+	struct index_map map = { 0 };
+	struct pair *pairs = NULL;
+	size_t n_pairs = 0, cap = 0, *order = NULL, *first = NULL;
+
+	if (!l || !m->n_reqs)
+		return;
+	for (size_t i = 0; i < m->n_seen; i++) {
+		size_t ai = s->done[i];
+		const struct attempt *a;
+		struct pair_key k;
+		struct pair *p;
+		size_t slot;
+		long pi;
+
+		if (ai >= l->n_attempts)
+			continue;
+		a = &l->attempts[ai];
+		k = (struct pair_key){ pairs, m->att_req[ai], m->att_mod[ai] };
+		pi = index_map_find(&map, pair_hash(k.req, k.mod), pair_eq, &k, &slot);
+		if (pi < 0) {
+			if (grow((void **)&pairs, n_pairs, &cap, sizeof(*pairs)) < 0 ||
+			    index_map_add(&map, pair_hash(k.req, k.mod), n_pairs) < 0) {
+				b->err = -ENOMEM;
+				goto out;
+			}
+			pi = (long)n_pairs++;
+			pairs[pi].req = k.req;
+			pairs[pi].mod = k.mod;
+		}
+		p = &pairs[pi];
+		p->attempts++;
+		p->dup += attempt_is_duplicate(a);
+		p->fail += attempt_is_failure(a);
+		p->meas += attempt_wasted(a);
+		p->est += s->cost && s->cost[ai].estimated ? s->cost[ai].wasted : 0;
+		p->last[(p->head + p->n_last) % TREE_ATTEMPTS] = ai;
+		if (p->n_last < TREE_ATTEMPTS)
+			p->n_last++;
+		else
+			p->head = (p->head + 1) % TREE_ATTEMPTS;
+	}
+	index_map_done(&map);
+	/* pairs grouped by requester, each group by attempts */
+	if (n_pairs > 1)
+		qsort_r(pairs, n_pairs, sizeof(*pairs), cmp_pairs, m);
+	first = calloc(m->n_reqs + 1, sizeof(*first));
+	order = malloc(m->n_reqs * sizeof(*order));
+	if (!first || !order) {
+		b->err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = n_pairs; i-- > 0;)
+		first[pairs[i].req] = i + 1;
+	for (size_t i = 0; i < m->n_reqs; i++)
+		order[i] = i;
+	qsort_r(order, m->n_reqs, sizeof(*order), cmp_req_attempts, m);
+
+	for (size_t oi = 0; oi < m->n_reqs && !b->err; oi++) {
+		const struct req_acc *r = &m->reqs[order[oi]];
+		struct top_row *row;
+		bool any = top_filter_match(ui->filter, r->disp);
+		size_t p0 = first[order[oi]];
+
+		b->t->n_total++;
+		for (size_t k = 0; k < r->n_mods && !any; k++)
+			any = top_filter_match(ui->filter, m->mods[r->mods[k]].disp);
+		if (!any || !p0)
+			continue;
+		row = add_row(b, arena_printf(&b->t->arena, "r\t%s\t%s", r->disp,
+					      r->site_disp ? r->site_disp : ""));
+		if (!row)
+			break;
+		row->style = ST_BOLD;
+		set_str(&row->vals[TC_NAME],
+			r->site_disp ? arena_printf(&b->t->arena, "%s (%s)", r->disp,
+						    r->site_disp)
+				     : r->disp);
+		set_u64(&row->vals[TC_ATTEMPTS], r->attempts);
+		set_u64(&row->vals[TC_DUP], r->dup);
+		set_u64(&row->vals[TC_FAIL], r->fail);
+		if (m->hdr.has_est)
+			set_bytes(&row->vals[TC_WASTED_EST], r->wasted_est);
+		if (s->measured)
+			set_bytes(&row->vals[TC_WASTED_MEAS], r->wasted_meas);
+		set_str(&row->vals[TC_DETAIL],
+			arena_printf(&b->t->arena, "%zu pid%s, %zu module%s", r->n_pids,
+				     r->n_pids == 1 ? "" : "s", r->n_mods,
+				     r->n_mods == 1 ? "" : "s"));
+
+		for (size_t pi = p0 - 1;
+		     pi < n_pairs && pairs[pi].req == order[oi] && !b->err; pi++) {
+			const struct pair *p = &pairs[pi];
+			const struct mod_acc *ma = &m->mods[p->mod];
+			bool last_mod =
+				pi + 1 == n_pairs || pairs[pi + 1].req != order[oi];
+
+			row = add_row(b,
+				      arena_printf(&b->t->arena, "m\t%s\t%s\t%s", r->disp,
+						   r->site_disp ? r->site_disp : "",
+						   ma->disp));
+			if (!row)
+				break;
+			row->tree = last_mod ? last_branch : branch;
+			row->indent = 1;
+			row->unnamed = !ma->name;
+			row->module = ma->name ? ma->disp : NULL;
+			set_str(&row->vals[TC_NAME], ma->disp);
+			set_u64(&row->vals[TC_ATTEMPTS], p->attempts);
+			set_u64(&row->vals[TC_DUP], p->dup);
+			if (p->dup)
+				row->vals[TC_DUP].style = ST_WARN;
+			set_u64(&row->vals[TC_FAIL], p->fail);
+			if (p->fail)
+				row->vals[TC_FAIL].style = ST_BAD;
+			if (m->hdr.has_est)
+				set_bytes(&row->vals[TC_WASTED_EST], p->est);
+			if (s->measured)
+				set_bytes(&row->vals[TC_WASTED_MEAS], p->meas);
+			if (p->attempts > p->n_last) {
+				row = add_row(
+					b, arena_printf(&b->t->arena, "e\t%s\t%s\t%s",
+							r->disp,
+							r->site_disp ? r->site_disp : "",
+							ma->disp));
+				if (!row)
+					break;
+				row->tree = arena_printf(&b->t->arena, "%s%s",
+							 last_mod ? "   " : pipe, branch);
+				row->indent = 2;
+				row->style = ST_DIM;
+				set_str(&row->vals[TC_NAME],
+					arena_printf(&b->t->arena,
+						     "... %" PRIu64 " earlier",
+						     p->attempts - p->n_last));
+			}
+			for (size_t q = 0; q < p->n_last; q++) {
+				size_t ai = p->last[(p->head + q) % TREE_ATTEMPTS];
+				const struct attempt *a = &l->attempts[ai];
+
+				row = add_row(b,
+					      arena_printf(&b->t->arena, "a\t%zu", ai));
+				if (!row)
+					break;
+				row->tree = arena_printf(
+					&b->t->arena, "%s%s", last_mod ? "   " : pipe,
+					q + 1 == p->n_last ? last_branch : branch);
+				row->indent = 2;
+				row->unnamed = !a->module;
+				row->module = ma->name ? ma->disp : NULL;
+				set_str(&row->vals[TC_NAME],
+					arena_printf(&b->t->arena, "%.6f pid %d",
+						     a->start, a->pid));
+				if (s->cost && s->cost[ai].estimated && m->hdr.has_est)
+					set_bytes(&row->vals[TC_WASTED_EST],
+						  s->cost[ai].wasted);
+				if (s->measured)
+					set_bytes(&row->vals[TC_WASTED_MEAS],
+						  attempt_wasted(a));
+				set_str(&row->vals[TC_DETAIL],
+					outcome_text(&b->t->arena, a));
+				row->vals[TC_DETAIL].style = outcome_style(a);
+			}
+		}
+	}
+out:
+	index_map_done(&map);
+	free(pairs);
+	free(first);
+	free(order);
+}
+
+static const char *chain_text(void **arena, const struct ledger *l,
+			      const struct attempt *a, const struct req_acc *ra)
+{
+	const char *comm, *site;
+	const char *parents;
+	char *e;
+	const char *r;
+	int pid;
+
+	attempt_requester(l, a, &comm, &site, &pid);
+	parents = parents_text(arena, l, pid);
+	e = escape_str(a->comm);
+	if (site)
+		r = arena_printf(arena, "%s(%d) via %s: %s(%d)%s%s", ra->disp, pid,
+				 ra->site_disp ? ra->site_disp : "?", e ? e : "?", a->pid,
+				 parents ? " < " : "", parents ? parents : "");
+	else
+		r = arena_printf(arena, "%s(%d)%s%s", ra->disp, pid, parents ? " < " : "",
+				 parents ? parents : "");
+	free(e);
+	return r;
+}
+
+static void build_detail(struct top_model *m, const struct top_ui *ui, struct builder *b)
+{
+	const struct ledger *l = m->ledger;
+	const struct top_sample *s = m->s;
+	long mi = -1;
+	const struct mod_acc *ma;
+	size_t *idx, n, total;
+	char b1[32], b2[32], b3[32];
+
+	for (size_t i = 0; i < m->n_mods; i++)
+		if (ui->detail_unnamed ? !m->mods[i].name
+				       : (m->mods[i].name &&
+					  strcmp(m->mods[i].disp, ui->detail) == 0)) {
+			mi = (long)i;
+			break;
+		}
+	if (mi < 0) {
+		add_line(b, ST_BOLD, "%s: not seen", ui->detail);
+		return;
+	}
+	ma = &m->mods[mi];
+	add_line(b, ST_BOLD, "%s  %s%s%s", ma->disp, state_label(ma),
+		 ma->has_size ? "  size " : "",
+		 ma->has_size ? top_format_bytes(ma->size, b1, sizeof(b1)) : "");
+	add_line(b, 0,
+		 "attempts %" PRIu64 "  loaded %" PRIu64 "  duplicates %" PRIu64
+		 "  failed %" PRIu64 "  autoload requests %" PRIu64 " (%" PRIu64
+		 " needless)",
+		 ma->attempts, ma->loaded, ma->dup, ma->fail, ma->requests, ma->needless);
+	add_line(b, 0, "wasted: estimated %s%s  measured %s",
+		 ma->est_any ? top_format_bytes(ma->wasted_est, b1, sizeof(b1)) : "-",
+		 m->hdr.has_est && ma->unestimated ? " (some attempts not estimated)"
+						   : "",
+		 s->measured ? top_format_bytes(ma->wasted_meas, b2, sizeof(b2)) : "-");
+	if (ma->name && s->module_info) {
+		if (!m->info_valid || strcmp(m->info_for, ma->name) != 0) {
+			memset(&m->info, 0, sizeof(m->info));
+			if (s->module_info(s->userdata, ma->name, &m->info) < 0)
+				m->info.found = false;
+			snprintf(m->info_for, sizeof(m->info_for), "%s", ma->name);
+			m->info_valid = true;
+		}
+		if (m->info.found) {
+			char *p = escape_str(m->info.path);
+
+			add_line(b, 0, "file: %s", p ? p : "?");
+			free(p);
+			add_line(b, 0, "      %s on disk%s%s%s%s%s",
+				 top_format_bytes(m->info.file_size, b1, sizeof(b1)),
+				 m->info.compressed ? ", " : ", uncompressed",
+				 m->info.compressed && m->info.compression
+					 ? m->info.compression
+					 : "",
+				 m->info.compressed ? "-compressed" : "",
+				 m->info.has_decompressed ? ", decompressed " : "",
+				 m->info.has_decompressed
+					 ? top_format_bytes(m->info.decompressed_size, b2,
+							    sizeof(b2))
+					 : "");
+			if (m->info.has_layout)
+				add_line(b, 0, "      layout (%s): core %s, init %s",
+					 m->info.layout_from ? m->info.layout_from : "?",
+					 top_format_bytes(m->info.core_size, b2,
+							  sizeof(b2)),
+					 top_format_bytes(m->info.init_size, b3,
+							  sizeof(b3)));
+			if (m->info.n_percpu_aliases) {
+				char *e = escape_str(m->info.percpu_example);
+
+				add_line(
+					b, ST_WARN,
+					"per-CPU alias risk: %zu of %zu aliases match every CPU (%s): "
+					"one load request per CPU",
+					m->info.n_percpu_aliases, m->info.n_aliases,
+					e ? e : "");
+				free(e);
+				if (m->info.has_risk)
+					add_line(
+						b, ST_WARN,
+						"      at %u CPUs: up to %s of vmap wasted (%s where "
+						"finit_module merges)",
+						m->info.ncpus,
+						top_format_bytes(m->info.risk_worst, b2,
+								 sizeof(b2)),
+						top_format_bytes(m->info.risk_merged, b3,
+								 sizeof(b3)));
+			} else {
+				add_line(b, 0, "per-CPU alias risk: none (%zu aliases)",
+					 m->info.n_aliases);
+			}
+		} else {
+			add_line(b, ST_DIM, "file: not found in the module tree");
+		}
+	}
+	if (!l)
+		return;
+	idx = malloc(DETAIL_ATTEMPTS * sizeof(*idx));
+	if (!idx) {
+		b->err = -ENOMEM;
+		return;
+	}
+	n = collect_attempts(m, s, -1, mi, idx, DETAIL_ATTEMPTS, &total);
+	if (total > n)
+		add_line(b, ST_DIM, "(the last %zu of %zu attempts)", n, total);
+	for (size_t q = 0; q < n && !b->err; q++) {
+		const struct attempt *a = &l->attempts[idx[q]];
+		const struct attempt_cost *c = s->cost ? &s->cost[idx[q]] : NULL;
+		const uint64_t *by = NULL;
+		struct top_row *row;
+		struct top_val *v;
+		char eb[16];
+
+		b->t->n_total++;
+		row = add_row(b, arena_printf(&b->t->arena, "a\t%zu", idx[q]));
+		if (!row)
+			break;
+		v = row->vals;
+		set_time(&v[DC_TIME], a->start);
+		set_u64(&v[DC_PID], (uint64_t)a->pid);
+		set_str(&v[DC_REQUESTER],
+			chain_text(&b->t->arena, l, a, &m->reqs[m->att_req[idx[q]]]));
+		set_str(&v[DC_OUTCOME], top_outcome_label(a->outcome));
+		v[DC_OUTCOME].style = outcome_style(a);
+		if (a->complete && a->err)
+			set_str(&v[DC_ERRNO],
+				arena_printf(&b->t->arena, "%s",
+					     errno_label(a->err, eb, sizeof(eb))));
+		else if (a->complete)
+			set_str(&v[DC_ERRNO], "0");
+		if (a->measured) {
+			by = a->vmap;
+			set_str(&v[DC_BY], "meas");
+		} else if (c && c->estimated) {
+			by = c->est;
+			set_str(&v[DC_BY], c->source == COST_MEASURED ? "meas" : "est");
+		}
+		if (by) {
+			set_bytes(&v[DC_KREAD], by[VMAP_KREAD]);
+			set_bytes(&v[DC_DECOMP], by[VMAP_DECOMPRESS]);
+			set_bytes(&v[DC_LAYOUT], by[VMAP_LAYOUT]);
+			set_bytes(&v[DC_COPY], by[VMAP_USER_COPY]);
+			set_bytes(&v[DC_WASTED],
+				  a->measured ? attempt_wasted(a) : c->wasted);
+		}
+	}
+	free(idx);
+}
+
+/* --- sorting -------------------------------------------------------------------------- */
+
+struct sort_ctx {
+	int col;
+	bool desc;
+	bool pin_unnamed;
+};
+
+static int cmp_val(const struct top_val *a, const struct top_val *b)
+{
+	/* "-" sorts below every value */
+	if (a->kind == TV_NONE || b->kind == TV_NONE)
+		return (a->kind != TV_NONE) - (b->kind != TV_NONE);
+	switch (a->kind) {
+	case TV_STR:
+		return b->kind == TV_STR ? strcmp(a->s, b->s) : 0;
+	case TV_TIME:
+		return a->d < b->d ? -1 : a->d > b->d;
+	case TV_SPARK: {
+		uint64_t sa = 0, sb = 0;
+
+		/* the most recent refreshes weigh most */
+		for (int i = 0; i < TOP_SPARK_N; i++) {
+			sa = sa * 4 + a->spark[i];
+			sb = sb * 4 + b->spark[i];
+		}
+		return sa < sb ? -1 : sa > sb;
+	}
+	default:
+		return a->u < b->u ? -1 : a->u > b->u;
+	}
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *ctx)
+{
+	const struct sort_ctx *c = ctx;
+	const struct top_row *a = pa, *b = pb;
+	int r = cmp_val(&a->vals[c->col], &b->vals[c->col]);
+
+	/* the unnamed attempts are no module: their row stays last */
+	if (a->unnamed != b->unnamed && c->pin_unnamed)
+		return a->unnamed ? 1 : -1;
+	if (r)
+		return c->desc ? -r : r;
+	/* ties: the named before the unnamed row, then by key, always ascending */
+	if (a->unnamed != b->unnamed)
+		return a->unnamed ? 1 : -1;
+	return strcmp(a->key, b->key);
+}
+
+static void sort_table(struct top_table *t)
+{
+	struct sort_ctx c;
+
+	if (t->sort < 0 || (size_t)t->sort >= t->n_cols ||
+	    (t->cols[t->sort].flags & TOP_COL_NOSORT))
+		return;
+	c.col = t->sort;
+	c.desc = !!(t->cols[t->sort].flags & TOP_COL_DESC) != t->invert;
+	c.pin_unnamed = t->view == TOP_VIEW_MODULES;
+	if (t->n_rows > 1)
+		qsort_r(t->rows, t->n_rows, sizeof(*t->rows), cmp_rows, &c);
+}
+
+/* --- selection ------------------------------------------------------------------------ */
+
+void top_ui_scroll(struct top_ui *ui, const struct top_table *t)
+{
+	enum top_view v = t->view;
+	size_t page = ui->page > 0 ? (size_t)ui->page : 1;
+
+	if (ui->sel[v] < ui->scroll[v])
+		ui->scroll[v] = ui->sel[v];
+	else if (ui->sel[v] >= ui->scroll[v] + page)
+		ui->scroll[v] = ui->sel[v] - page + 1;
+	if (t->n_rows <= page)
+		ui->scroll[v] = 0;
+	else if (ui->scroll[v] > t->n_rows - page)
+		ui->scroll[v] = t->n_rows - page;
+}
+
+void top_ui_select(struct top_ui *ui, const struct top_table *t, size_t row)
+{
+	enum top_view v = t->view;
+
+	if (!t->n_rows) {
+		ui->sel[v] = 0;
+		ui->sel_key[v][0] = '\0';
+		return;
+	}
+	if (row >= t->n_rows)
+		row = t->n_rows - 1;
+	ui->sel[v] = row;
+	snprintf(ui->sel_key[v], sizeof(ui->sel_key[v]), "%s", t->rows[row].key);
+	ui->follow_selection[v] = true;
+	top_ui_scroll(ui, t);
+}
+
+void top_ui_move(struct top_ui *ui, const struct top_table *t, long delta)
+{
+	long cur = (long)ui->sel[t->view];
+
+	if (!t->n_rows)
+		return;
+	if (delta == LONG_MIN)
+		cur = 0;
+	else if (delta == LONG_MAX)
+		cur = (long)t->n_rows - 1;
+	else
+		cur += delta;
+	if (cur < 0)
+		cur = 0;
+	top_ui_select(ui, t,
+		      (size_t)(cur >= (long)t->n_rows ? (long)t->n_rows - 1 : cur));
+}
+
+/* Search looks at every text cell of a row: names, requesters, call sites, messages. */
+static bool row_matches(const struct top_table *t, const struct top_row *r,
+			const char *needle, size_t len)
+{
+	for (size_t c = 0; c < t->n_cols; c++)
+		if (r->vals[c].kind == TV_STR && contains_ci(r->vals[c].s, needle, len))
+			return true;
+	return false;
+}
+
+bool top_ui_search(struct top_ui *ui, const struct top_table *t, int dir,
+		   bool from_current)
+{
+	size_t n = t->n_rows, start = ui->sel[t->view];
+	size_t len = strlen(ui->search);
+
+	ui->search_failed = false;
+	if (!n || !len)
+		return false;
+	for (size_t k = from_current ? 0 : 1; k <= n; k++) {
+		size_t i = dir >= 0 ? (start + k) % n : (start + n * 2 - k) % n;
+		const struct top_row *r = &t->rows[i];
+
+		if (row_matches(t, r, ui->search, len)) {
+			top_ui_select(ui, t, i);
+			return true;
+		}
+	}
+	ui->search_failed = true;
+	return false;
+}
+
+bool top_ui_open_detail(struct top_ui *ui, const struct top_table *t)
+{
+	const struct top_row *r;
+	const char *name = NULL;
+
+	if (!t->n_rows || ui->sel[t->view] >= t->n_rows)
+		return false;
+	r = &t->rows[ui->sel[t->view]];
+	switch (t->view) {
+	case TOP_VIEW_MODULES:
+	case TOP_VIEW_EVENTS:
+	case TOP_VIEW_TREE:
+	case TOP_VIEW_AUTOLOAD:
+		name = r->module;
+		break;
+	default:
+		break;
+	}
+	if (!name && !(r->unnamed && t->view != TOP_VIEW_DETAIL))
+		return false;
+	ui->detail_unnamed = r->unnamed;
+	snprintf(ui->detail, sizeof(ui->detail), "%s", r->unnamed ? "(unnamed)" : name);
+	if (ui->view < _TOP_VIEW_TABS)
+		ui->tab = ui->view;
+	ui->view = TOP_VIEW_DETAIL;
+	ui->sel[TOP_VIEW_DETAIL] = 0;
+	ui->scroll[TOP_VIEW_DETAIL] = 0;
+	ui->sel_key[TOP_VIEW_DETAIL][0] = '\0';
+	/* the newest attempt first: the storm is what one opens a detail for */
+	ui->follow_selection[TOP_VIEW_DETAIL] = false;
+	return true;
+}
+
+/* --- the table ------------------------------------------------------------------------ */
+
+int top_model_table(struct top_model *m, struct top_ui *ui, struct top_table *ret)
+{
+	struct builder b = { ret, 0, 0 };
+	enum top_view v = ui->view;
+	bool found = false;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->view = v;
+	ret->cols = top_columns(v, &ret->n_cols);
+	ret->sort = ui->sort[v];
+	ret->invert = ui->invert[v];
+	/* no cost model: sorting by wasted bytes means the measured ones, else attempts */
+	if (v == TOP_VIEW_MODULES && ret->sort == MC_WASTED_EST && !m->hdr.has_est)
+		ret->sort = m->s && m->s->measured ? MC_WASTED_MEAS : MC_ATTEMPTS;
+	if (!m->s)
+		return 0;
+	switch (v) {
+	case TOP_VIEW_MODULES:
+		build_modules(m, ui, &b);
+		break;
+	case TOP_VIEW_REQUESTERS:
+		build_requesters(m, ui, &b);
+		break;
+	case TOP_VIEW_AUTOLOAD:
+		build_autoload(m, ui, &b);
+		break;
+	case TOP_VIEW_EVENTS:
+		build_events(m, ui, &b);
+		break;
+	case TOP_VIEW_TREE:
+		build_tree(m, ui, &b, ui->unicode);
+		break;
+	case TOP_VIEW_DETAIL:
+	default:
+		build_detail(m, ui, &b);
+		break;
+	}
+	if (b.err) {
+		top_table_done(ret);
+		return b.err;
+	}
+	sort_table(ret);
+
+	/* the selection stays on its row (htop): by key, else at the same position */
+	if (ui->follow_selection[v] && ui->sel_key[v][0]) {
+		for (size_t i = 0; i < ret->n_rows; i++)
+			if (strcmp(ret->rows[i].key, ui->sel_key[v]) == 0) {
+				ui->sel[v] = i;
+				found = true;
+				break;
+			}
+	}
+	if (!found) {
+		if (!ui->follow_selection[v])
+			ui->sel[v] = 0;
+		if (ui->sel[v] >= ret->n_rows)
+			ui->sel[v] = ret->n_rows ? ret->n_rows - 1 : 0;
+		if (ret->n_rows)
+			snprintf(ui->sel_key[v], sizeof(ui->sel_key[v]), "%s",
+				 ret->rows[ui->sel[v]].key);
+	}
+	top_ui_scroll(ui, ret);
+	return 0;
+}
+
+void top_table_done(struct top_table *t)
+{
+	free(t->rows);
+	for (size_t i = 0; i < t->n_lines; i++)
+		free(t->lines[i]);
+	free(t->lines);
+	free(t->line_styles);
+	arena_free(t->arena);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# kmodtop top without a terminal: golden frames of each capture replayed (--batch), the
+# replay clock and its snapshots, options, and kernel strings kept off the terminal.
+. "$TS_SRCDIR/lib/ts.sh"
+ts_init top
+ts_need awk
+
+# Golden frames: the end of each capture at 80x24 and 120x40, and one replay in steps
+for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+	for size in 80x24 120x40; do
+		ts_golden "top/$fx-$size.frame" top --replay "fixtures/$fx" --batch --iterations 1 \
+			--speed 0 --size "$size"
+	done
+done
+ts_golden "top/debian-6.12-xz-steps.frame" top --replay fixtures/debian-6.12-xz --batch \
+	--iterations 4 --delay 20 --size 120x40
+
+fx=$FIXTURES/debian-6.12-xz
+
+# every frame is exactly the size asked for, and no line is wider
+ts_run top --replay "$fx" --batch --iterations 3 --size 100x30
+ts_expect_rc 0 "three frames"
+[ "$(wc -l <"$TS_TMP/out")" = 90 ] || ts_fail "--iterations 3 at 100x30: $(wc -l <"$TS_TMP/out") lines, want 90"
+awk '{ if (length($0) > 100) bad = 1 } END { exit bad }' "$TS_TMP/out" ||
+	ts_fail "a line wider than --size"
+[ -s "$TS_TMP/err" ] && ts_fail "--batch wrote to stderr: $(head -3 "$TS_TMP/err")"
+
+# the replay follows the trace clock: frames 2 s of capture apart, ending at its end
+ts_run top --replay "$fx" --batch --delay 20 --size 120x40
+ts_expect_rc 0 "replay to the end"
+first=$(awk '/^Replay/ { print $2; exit }' "$TS_TMP/out")
+last=$(awk '/^Replay/ { t = $2 } END { print t }' "$TS_TMP/out")
+end=$(awk '/^Replay/ { print $4; exit }' "$TS_TMP/out")
+frames=$(grep -c '^Replay' "$TS_TMP/out")
+want=$(awk -v a="$first" -v b="$end" 'BEGIN { n = int((b - a) / 2); if (a + 2 * n < b) n++; print n + 1 }')
+[ "$frames" = "$want" ] || ts_fail "replay from $first to $end in 2 s steps: $frames frames, want $want"
+[ "$last" = "$end" ] || ts_fail "replay did not end at the end of the capture ($last, $end)"
+grep '(end of capture)' "$TS_TMP/out" >/dev/null || ts_fail "the last frame does not say the capture ended"
+# the attempt count never goes down, and ends at the report's
+awk '/^Attempts/ { if ($2 < prev) bad = 1; prev = $2 } END { exit bad }' "$TS_TMP/out" ||
+	ts_fail "attempts went down during the replay"
+attempts=$(awk '/^Attempts/ { n = $2 } END { print n }' "$TS_TMP/out")
+if command -v jq >/dev/null 2>&1; then
+	want=$("$KMODTOP" --root "$fx" report -j | jq '.load_attempts.total' 2>/dev/null)
+	[ -z "$want" ] || [ "$attempts" = "$want" ] || ts_fail "replay ends with $attempts attempts, the report counts $want"
+fi
+# vmallocinfo steps from the boot snapshot through the one after the storm to the end
+for from in 'from boot' 'from after-live-storm' 'from proc/vmallocinfo'; do
+	grep "^Vmalloc.*$from" "$TS_TMP/out" >/dev/null || ts_fail "no frame with vmalloc $from"
+done
+ts_ok
+
+# after the 6.12 capture, xfs tops the module table by wasted bytes
+ts_run top --replay "$fx" --batch --speed 0 --size 120x40
+row=$(awk '/^MODULE/ { getline; print $1; exit }' "$TS_TMP/out")
+[ "$row" = xfs ] || ts_fail "the first module after replaying 6.12 is '$row', not xfs"
+# --sort-key and --filter
+ts_run top --replay "$fx" --batch --speed 0 --size 120x40 --sort-key module
+row=$(awk '/^MODULE/ { getline; print $1; exit }' "$TS_TMP/out")
+[ "$row" = af_key ] || ts_fail "--sort-key module: first row '$row'"
+ts_run top --replay "$fx" --batch --speed 0 --size 120x40 -F 'sctp|vfat'
+rows=$(awk '/^MODULE/ { on = 1; next } /^F1/ { on = 0 } on && NF { print $1 }' "$TS_TMP/out" | sort | tr '\n' ' ')
+[ "$rows" = "sctp vfat " ] || ts_fail "--filter 'sctp|vfat': rows '$rows'"
+# --root without --replay: the captured end state, proc read at every refresh
+ts_run --root "$fx" top --batch --iterations 2 --size 120x40
+ts_expect_rc 0 "--root polling"
+grep '^Refresh' "$TS_TMP/out" >/dev/null || ts_fail "--root without --replay shows no refresh line"
+grep '^xfs ' "$TS_TMP/out" >/dev/null || ts_fail "--root: the captured attempts are missing"
+# ASCII only
+ts_run top --replay "$fx" --batch --speed 0 --size 120x40 -U
+LC_ALL=C grep -n "$(printf '[\200-\377]')" "$TS_TMP/out" >/dev/null && ts_fail "-U printed non-ASCII"
+ts_ok
+
+# Options
+ts_run top --help
+ts_expect_rc 0 "top --help"
+grep 'Usage: kmodtop .*top' "$TS_TMP/out" >/dev/null || ts_fail "top --help text"
+ts_run top --sort-key help
+ts_expect_rc 0 "--sort-key help"
+for k in module attempts wasted measured requester outcome; do
+	grep "^$k " "$TS_TMP/out" >/dev/null || ts_fail "--sort-key help lacks $k"
+done
+ts_run top --replay "$fx" --batch --sort-key bogus
+ts_expect_rc 2 "bad --sort-key"
+ts_run top --replay "$fx" --batch --speed fast
+ts_expect_rc 2 "bad --speed"
+ts_run top --replay "$fx" --batch --size 10x5
+ts_expect_rc 2 "--size too small"
+ts_run top --replay "$fx" --batch --iterations 0
+ts_expect_rc 2 "--iterations 0"
+ts_run top --replay "$fx" --batch --delay x
+ts_expect_rc 2 "bad --delay"
+ts_run top --replay "$fx"
+ts_expect_rc 2 "top on a pipe without --batch"
+grep 'terminal' "$TS_TMP/err" >/dev/null || ts_fail "no terminal: message does not say so"
+ts_run top --replay "$TS_TMP/nonexistent" --batch
+ts_expect_rc 1 "--replay of a missing directory"
+# kmodtop with no command, not on a terminal: the report
+ts_run --root "$fx"
+ts_expect_rc 0 "no command on a pipe"
+head -1 "$TS_TMP/out" | grep '^Kernel' >/dev/null || ts_fail "no command on a pipe is not the report"
+
+# Kernel strings reach the frame escaped: a module name and a comm with control bytes
+r=$TS_TMP/hostile
+mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/tracing"
+printf 'ev\033]0;owned\007il 16384 0 - Live 0xffffffffc0000000\n' >"$r/proc/modules"
+echo "6.12.0-test" >"$r/proc/sys/kernel/osrelease"
+printf 'MemTotal:        2000000 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:        3476 kB\n' >"$r/proc/meminfo"
+echo "0xffffffffc0000000-0xffffffffc0005000   20480 load_module+0x857/0x2470 pages=4 vmalloc N0=4" >"$r/proc/vmallocinfo"
+{
+	echo "# tracer: nop"
+	printf '     bad\033[2Jcomm-157     [000] .....     4.500000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)\n'
+	printf '     bad\033[2Jcomm-157     [000] .....     4.600000: module_load: ev\033]0;owned\007il\n'
+	printf '     bad\033[2Jcomm-157     [000] .....     4.700000: sys_finit_module -> 0x0\n'
+} >"$r/sys/kernel/tracing/trace"
+ts_run top --replay "$r" --batch --speed 0 --size 120x40
+ts_expect_rc 0 "hostile names"
+if LC_ALL=C grep -n "$(printf '\033\|\007')" "$TS_TMP/out" >/dev/null; then
+	ts_fail "a control character from the kernel reached the frame"
+fi
+grep -F 'ev\x1b]0;owned\x07il' "$TS_TMP/out" >/dev/null || ts_fail "the module name is not shown escaped"
+ts_ok
+
+ts_finalize
