@@ -18,14 +18,24 @@ build-vm/vm-out/RELEASE/). Checks:
              capture as a bundle): it exited 0, left no tracefs
              instance or kprobe group, and, when its JSON has attempts[] with start
              times, its attempts per step equal the trace's calls and return values
+  live       when the live suite ran (tests/vm/init): `report --duration` gives the
+             attempts, outcomes and requesters of the offline analysis of the plain
+             trace (host.out); with --measure each attempt's vmap bytes by class equal
+             measure.py's for that call, to the byte; the global tracing files are
+             byte-identical before and after; no instance or kprobe group is left after
+             SIGINT, SIGTERM, SIGHUP, or kill -9 and a new start; the bundle `record`
+             wrote reports on the host exactly as in the guest, with the live attempts
 
 A failure prints a table (step, check, expected, got) and exits 1; 0 when all pass.
-Uses measure.py (the kernel-measurement side), never kmodtop's code.
+Uses measure.py (the kernel-measurement side), never kmodtop's code; it runs the
+kmodtop binary ($KMODTOP, else src/kmodtop) only to read the guest's bundle on the host.
 """
 import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -135,6 +145,207 @@ def attempt_result(a):
         return str(e)
 
 
+def attempt_key(a):
+    """what must agree; the requester's pid apart (see requester_pids)"""
+    rq = a.get('requester') or {}
+    return (a.get('syscall'), a.get('comm'), a.get('pid'), attempt_result(a),
+            a.get('outcome'), a.get('module'), rq.get('comm'), rq.get('call_site'),
+            rq.get('alias'))
+
+
+def requester_pids(atts):
+    """attempts per requester pid. Two tasks asking for one alias at once start two
+    modprobes, and which modprobe answers which request is not in the events: the
+    ledger ties them in time order, which two buffers may see a microsecond apart.
+    The pairing may differ; how many attempts each requester caused may not."""
+    return sorted(hist(((a.get('requester') or {}).get('pid'),
+                        (a.get('requester') or {}).get('alias')) for a in atts).items(),
+                  key=str)
+
+
+def by_pid(items, pid='pid', start='start'):
+    """calls in order per thread: the same order in every buffer that traced them"""
+    return sorted(items, key=lambda a: (a.get(pid), float(a.get(start) or 0)))
+
+
+def load_json(path):
+    text = read(path)
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def host_kmodtop():
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(os.path.dirname(here))
+    k = os.environ.get('KMODTOP', 'auto')
+    if k in ('', 'none'):
+        return None
+    for c in ([k] if k != 'auto' else []) + [top + '/src/kmodtop', top + '/build/src/kmodtop']:
+        if os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def check_live(root, m, check, passed):
+    """the live suite of tests/vm/init: live = offline, measurement, teardown, bundle"""
+    kd = root + '/kmodtop'
+    live = load_json(kd + '/live.out')
+    host = load_json(kd + '/host.out')
+    if live is None:
+        if os.path.exists(kd + '/live.out'):
+            check(False, '-', 'kmodtop live output is JSON', 'JSON', 'not JSON')
+        return
+    latt = kmodtop_attempts(live) or []
+    li = live.get('live') or {}
+    tr = li.get('trace') or {}
+    check(tr.get('ok') is True, '-', 'live trace collected', True, tr.get('reason') or tr.get('ok'))
+    check(tr.get('lost_events', 0) == 0, '-', 'live lost trace events', 0, tr.get('lost_events'))
+    check((li.get('kmsg') or {}).get('ok') is True, '-', 'live /dev/kmsg followed', True,
+          (li.get('kmsg') or {}).get('reason'))
+    # live = offline analysis of the plain trace of the same run
+    if host is not None:
+        hatt = kmodtop_attempts(host) or []
+        lk = [attempt_key(a) for a in by_pid(latt)]
+        hk = [attempt_key(a) for a in by_pid(hatt)]
+        check(len(lk) == len(hk), '-', 'live attempts = offline (count)', len(hk), len(lk))
+        diff = [(h, g) for h, g in zip(hk, lk) if h != g]
+        check(not diff and len(lk) == len(hk), '-',
+              'live attempts, outcomes, requesters = offline', 'same',
+              '%d differ, first %s vs %s' % (len(diff), diff[0][0], diff[0][1]) if diff else 'same')
+        check(requester_pids(latt) == requester_pids(hatt), '-',
+              'live attempts per requester = offline', requester_pids(hatt), requester_pids(latt))
+    # --measure: each attempt's bytes by class = measure.py's, to the byte
+    mode = tr.get('measure')
+    if mode in ('tracepoint', 'kprobe'):
+        calls = by_pid(m.calls)
+        la = by_pid(latt)
+        check(len(calls) == len(la), '-', 'live measured attempts = trace calls', len(calls), len(la))
+        bad = []
+        total = 0
+        for c, a in zip(calls, la):
+            exp = {k: v for k, v in c['vmap'].items() if v}
+            got = {k: v for k, v in (a.get('vmap') or {}).items() if v}
+            total += sum(exp.values())
+            if exp != got or c['pid'] != a.get('pid'):
+                bad.append((c['pid'], c['syscall'], exp, got))
+        check(not bad, '-', 'live --measure (%s) = stack-trace measurement' % mode, 'same',
+              '%d differ, first %s' % (len(bad), bad[0]) if bad else 'same')
+        if not bad:
+            passed.append(('-', 'live --measure matched %d bytes in %d calls' % (total, len(calls))))
+    elif mode is not None:
+        check(mode != 'none', '-', 'live --measure mode', 'tracepoint|kprobe',
+              '%s (%s)' % (mode, tr.get('measure_reason')))
+    # global tracing state
+    before, after = read(kd + '/global-before.txt'), read(kd + '/global-after.txt')
+    if before is not None:
+        first = None
+        # event systems of modules the workload loaded come and go: not kmodtop's doing
+        sysre = re.compile(r'/events/([^/]+)/')
+
+        def systems(text):
+            return set(m_.group(1) for m_ in sysre.finditer(text or ''))
+
+        moving = systems(before) ^ systems(after)
+
+        def stable(text):
+            return '\n'.join(ln for ln in (text or '').splitlines()
+                             if not (sysre.search(ln) and sysre.search(ln).group(1) in moving))
+        before, after = stable(before), stable(after)
+        if before != after:
+            bl, al = before.splitlines(), (after or '').splitlines()
+            for i in range(max(len(bl), len(al))):
+                x = bl[i] if i < len(bl) else '<none>'
+                y = al[i] if i < len(al) else '<none>'
+                if x != y:
+                    first = '%s -> %s' % (x, y)
+                    break
+        check(before == after, '-', 'global tracing files unchanged', 'identical', first or 'identical')
+    # teardown on each signal, and cleanup of a kill -9 by the next start
+    td = read(kd + '/teardown.txt')
+    if td is not None:
+        got = {}
+        for ln in td.splitlines():
+            p = ln.split()
+            if p:
+                # "SIGINT rc=0 left_instances=0 left_probes=0 during:left_instances=1 ..."
+                after_ = []
+                for x in p[1:]:
+                    if x.startswith('during:'):
+                        break
+                    after_.append(x)
+                got[p[0]] = dict(x.split('=', 1) for x in after_ if '=' in x)
+        for sig in ('SIGINT', 'SIGTERM', 'SIGHUP'):
+            g = got.get(sig, {})
+            check(g.get('rc') == '0', '-', 'kmodtop ended by %s exit status' % sig, 0, g.get('rc'))
+            check(g.get('left_instances') == '0' and g.get('left_probes') == '0', '-',
+                  'nothing left after %s' % sig, 'none', '%s instances, %s probes' % (
+                      g.get('left_instances'), g.get('left_probes')))
+        g = got.get('SIGKILL', {})
+        check(g.get('left_instances', '0') != '0', '-', 'kill -9 leaves its instance (test is real)',
+              '>0', g.get('left_instances'))
+        g = got.get('restart', {})
+        check(g.get('rc') == '0' and g.get('left_instances') == '0' and g.get('left_probes') == '0',
+              '-', 'a new start removes what kill -9 left', 'rc=0, none left',
+              'rc=%s, %s instances, %s probes' % (g.get('rc'), g.get('left_instances'),
+                                                  g.get('left_probes')))
+        err = read(kd + '/restart.err', '')
+        check('removed 1 tracefs instance' in err, '-', 'the new start says what it removed',
+              'removed 1 tracefs instance', err.strip().splitlines()[0] if err.strip() else 'nothing')
+    # the bundle: the host reads what the guest read, and the live attempts
+    bundle = kd + '/bundle'
+    guest = read(kd + '/bundle-guest.out')
+    if os.path.isdir(bundle) and guest:
+        k = host_kmodtop()
+        if not k:
+            passed.append(('-', 'no host kmodtop: bundle not compared'))
+            return
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, XDG_CACHE_HOME=cache)
+            res = subprocess.run([k, '--root', bundle, 'report', '-j'], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        check(res.returncode == 0, '-', 'host kmodtop on the bundle exit status', 0, res.returncode)
+        hb = res.stdout.decode(errors='replace').replace(bundle, 'BUNDLE')
+        gb = guest.replace('/capture/kmodtop/bundle', 'BUNDLE')
+        first = None
+        if hb != gb:
+            try:
+                a, b = json.loads(gb), json.loads(hb)
+                diffs = []
+
+                def walk(x, y, path):
+                    if type(x) is not type(y) or not isinstance(x, (dict, list)):
+                        if x != y:
+                            diffs.append('%s: %r vs %r' % (path, x, y))
+                        return
+                    if isinstance(x, dict):
+                        for key in sorted(set(x) | set(y)):
+                            walk(x.get(key), y.get(key), path + '.' + key)
+                    else:
+                        if len(x) != len(y):
+                            diffs.append('%s: %d vs %d items' % (path, len(x), len(y)))
+                        for i, (u, v) in enumerate(zip(x, y)):
+                            walk(u, v, '%s[%d]' % (path, i))
+                walk(a, b, '')
+                first = '%d differences, first %s' % (len(diffs), diffs[0] if diffs else '?')
+            except ValueError:
+                first = 'not JSON'
+        check(hb == gb, '-', 'bundle: host report = guest report', 'identical', first or 'identical')
+        batt = kmodtop_attempts(load_json(kd + '/bundle-guest.out') or {}) or []
+        lk = [attempt_key(a) for a in by_pid(latt)]
+        bk = [attempt_key(a) for a in by_pid(batt)]
+        diff = [(x, y) for x, y in zip(bk, lk) if x != y]
+        check(lk == bk, '-', 'bundle attempts = live attempts', len(lk),
+              'same' if lk == bk else '%d vs %d, %d differ, first %s vs %s' % (
+                  len(bk), len(lk), len(diff), diff[0][0] if diff else '-',
+                  diff[0][1] if diff else '-'))
+        check(requester_pids(batt) == requester_pids(latt), '-',
+              'bundle attempts per requester = live', requester_pids(latt), requester_pids(batt))
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
@@ -219,7 +430,7 @@ def main(argv):
     # ---- kmodtop ----
     kd = root + '/kmodtop'
     if os.path.isdir(kd):
-        for run in ('live', 'post', 'host'):
+        for run in ('live', 'post', 'host', 'record', 'bundle-guest'):
             rc = read('%s/%s.rc' % (kd, run))
             if rc is not None:
                 check(rc.strip() == '0', '-', 'kmodtop %s exit status' % run, 0, rc.strip())
@@ -282,6 +493,7 @@ def main(argv):
                 check(ok, step, 'kmodtop %s estimated waste (5%%)' % run, want,
                       est if top == est else '%s..%s' % (est, top))
 
+        check_live(root, m, check, passed)
 
     if rows:
         w = [max(len(str(r[i])) for r in rows + [('step', 'check', 'expected', 'got')]) for i in range(4)]
