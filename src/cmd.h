@@ -46,6 +46,7 @@ enum {
 
 int cmd_report(int argc, char **argv, struct global_opts *g);
 int cmd_top(int argc, char **argv, struct global_opts *g);
+int cmd_ci(int argc, char **argv, struct global_opts *g);
 int cmd_record(int argc, char **argv, struct global_opts *g);
 
 /*

@@ -15,6 +15,7 @@ static const struct {
 } commands[] = {
 	{ "report", cmd_report, "describe loaded modules and their place in vmalloc space" },
 	{ "top", cmd_top, "watch module loads as they happen (interactive)" },
+	{ "ci", cmd_ci, "check saved kernel logs and traces against gates, for CI" },
 	{ "record", cmd_record, "collect load attempts live and write a bundle for --root" },
 };
 

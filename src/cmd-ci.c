@@ -1,0 +1,1364 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cost/catalog.h"
+#include "cost/cost.h"
+#include "cost/estimate.h"
+#include "cost/loadpath.h"
+#include "ledger/ledger.h"
+#include "ledger/summary.h"
+#include "output/ci-formats.h"
+#include "output/output.h"
+#include "sources/dmesg-text.h"
+#include "sources/kconfig.h"
+#include "sources/kmsg.h"
+#include "sources/modindex.h"
+#include "sources/proc-modules.h"
+#include "sources/stream.h"
+#include "sources/sys-module.h"
+#include "sources/tracefs-events.h"
+#include "util/linereader.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/parse-num.h"
+#include "util/root.h"
+#include "views/ci.h"
+#include "cmd.h"
+
+/* Exit codes of `ci` (man page: EXIT STATUS); kselftest's skip is 4 */
+enum {
+	CI_EXIT_PASS = 0,
+	CI_EXIT_FAIL = 1,
+	CI_EXIT_USAGE = 2,
+	CI_EXIT_EMPTY = 4,
+};
+
+/* Skipped lines reported per input: the first few, then a count */
+#define BAD_LINE_WARNINGS 10
+/* Lines looked at for the input's format before it counts as kernel log text */
+#define SNIFF_LINES 64
+/* A baseline is one earlier report */
+#define BASELINE_MAX (64 << 20)
+/* Release-specific module trees kept open */
+#define MAX_TREES 8
+
+static void ci_usage(FILE *f)
+{
+	fputs("Usage: kmodtop [OPTIONS] ci [OPTIONS] FILE... | -\n"
+	      "\n"
+	      "Read saved kernel logs and traces (dmesg, dmesg -T, /dev/kmsg, journalctl -k in\n"
+	      "short, short-monotonic, short-iso or json form, serial consoles, tracefs or\n"
+	      "trace-cmd report text; gzip, xz or zstd compressed), report module load findings\n"
+	      "per boot, and fail when a gate is exceeded.\n"
+	      "\n"
+	      "Gates:\n"
+	      "      --max-duplicates=N    fail when a boot has more than N duplicate loads\n"
+	      "      --max-failures=N      fail when a boot has more than N failures\n"
+	      "      --max-wasted=SIZE     fail when a boot wasted more vmap space (K, M, G)\n"
+	      "      --fail-on=CLASS[,...] fail on any finding of these classes or groups\n"
+	      "      --allow=MODULE[,...]  ignore these modules in every gate (patterns)\n"
+	      "      --baseline=FILE       an earlier 'ci --json' output: fail on new offending\n"
+	      "                            modules and on counts that grew\n"
+	      "      --tolerance=PERCENT   growth over the baseline that still passes (default 0)\n"
+	      "      --config=FILE         the same settings, one 'key = value' a line\n"
+	      "\n"
+	      "Formats (any number at once; the report goes to standard output):\n"
+	      "      --junit=FILE          JUnit XML: a testcase per gate and offending module\n"
+	      "      --sarif=FILE          SARIF 2.1.0: a rule per finding class\n"
+	      "      --github[=FILE]       GitHub Actions annotations (default: standard output)\n"
+	      "      --no-filter           parse every line (slower; the same findings)\n"
+	      "  -h, --help                show this help\n"
+	      "\n"
+	      "Module files for waste estimates come from --root or --moduledir; without them\n"
+	      "only counts are reported. The global options (--root, --kernel-release,\n"
+	      "--moduledir, -j, -p, --color) may also follow the command.\n"
+	      "Exit status: 0 every gate passed, 1 a gate failed, 2 usage error or unreadable\n"
+	      "input, 4 nothing to analyse.\n",
+	      f);
+}
+
+enum {
+	OPT_MAX_DUPLICATES = OPT_CMD_BASE,
+	OPT_MAX_FAILURES,
+	OPT_MAX_WASTED,
+	OPT_FAIL_ON,
+	OPT_ALLOW,
+	OPT_BASELINE,
+	OPT_TOLERANCE,
+	OPT_CONFIG,
+	OPT_JUNIT,
+	OPT_SARIF,
+	OPT_GITHUB,
+	OPT_NO_FILTER,
+};
+
+/* --- settings: the command line, then the config file for what it left unset ---------- */
+
+struct settings {
+	struct ci_options opt;
+	bool set[OPT_NO_FILTER - OPT_CMD_BASE + 1];
+	char *baseline, *junit, *sarif;
+	char *config;
+};
+
+static const struct {
+	const char *key;
+	int opt;
+} config_keys[] = {
+	{ "max-duplicates", OPT_MAX_DUPLICATES },
+	{ "max-failures", OPT_MAX_FAILURES },
+	{ "max-wasted", OPT_MAX_WASTED },
+	{ "fail-on", OPT_FAIL_ON },
+	{ "allow", OPT_ALLOW },
+	{ "baseline", OPT_BASELINE },
+	{ "tolerance", OPT_TOLERANCE },
+	{ "junit", OPT_JUNIT },
+	{ "sarif", OPT_SARIF },
+};
+
+static void settings_done(struct settings *s)
+{
+	for (size_t i = 0; i < s->opt.n_allow; i++)
+		free(s->opt.allow[i]);
+	free(s->opt.allow);
+	free(s->baseline);
+	free(s->junit);
+	free(s->sarif);
+	free(s->config);
+}
+
+static int set_count(const char *v, int64_t *ret)
+{
+	uint64_t n;
+
+	if (parse_u64(v, 10, &n) < 0 || n > INT64_MAX)
+		return -EINVAL;
+	*ret = (int64_t)n;
+	return 0;
+}
+
+static int add_classes(struct ci_options *o, const char *list, const char **ret_bad,
+		       char *bad, size_t bad_size)
+{
+	_cleanup_free_ char *dup = strdup(list);
+	char *save = NULL;
+
+	if (!dup)
+		return -ENOMEM;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int cls;
+
+		while (*t == ' ')
+			t++;
+		for (char *e = t + strlen(t); e > t && e[-1] == ' ';)
+			*--e = '\0';
+		if (!*t)
+			continue;
+		cls = ci_class_find(t);
+		if (cls >= 0) {
+			o->fail_on |= 1ull << cls;
+			continue;
+		}
+		/* group names: "failures" and friends */
+		for (size_t i = 0; i < ci_class_count(); i++)
+			if (strcmp(ci_group_name(ci_class_group(i)), t) == 0)
+				o->fail_on |= 1ull << i, cls = (int)i;
+		if (cls < 0) {
+			snprintf(bad, bad_size, "%s", t);
+			*ret_bad = bad;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int add_allow(struct ci_options *o, const char *list)
+{
+	_cleanup_free_ char *dup = strdup(list);
+	char *save = NULL;
+
+	if (!dup)
+		return -ENOMEM;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char **na, *p;
+
+		while (*t == ' ')
+			t++;
+		for (char *e = t + strlen(t); e > t && e[-1] == ' ';)
+			*--e = '\0';
+		if (!*t)
+			continue;
+		na = realloc(o->allow, (o->n_allow + 1) * sizeof(char *));
+		if (!na)
+			return -ENOMEM;
+		o->allow = na;
+		p = strdup(t);
+		if (!p)
+			return -ENOMEM;
+		for (char *q = p; *q; q++)
+			if (*q == '-')
+				*q = '_';
+		o->allow[o->n_allow++] = p;
+	}
+	return 0;
+}
+
+static int set_path(char **dst, const char *v)
+{
+	char *p = strdup(v);
+
+	if (!p)
+		return -ENOMEM;
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
+/*
+ * Applies one setting; @origin names it in messages ("--max-failures", "'ci.conf':3").
+ * A config file does not override the command line, except lists, which add up.
+ */
+static int apply(struct settings *s, int opt, const char *v, const char *origin, bool cmdline)
+{
+	size_t slot = (size_t)(opt - OPT_CMD_BASE);
+	const char *bad = NULL;
+	char badbuf[64];
+	uint64_t size;
+	double tol;
+	char *end;
+	int r = 0;
+
+	if (!cmdline && s->set[slot] && opt != OPT_FAIL_ON && opt != OPT_ALLOW)
+		return 0;
+	if (cmdline)
+		s->set[slot] = true;
+	switch (opt) {
+	case OPT_MAX_DUPLICATES:
+		r = set_count(v, &s->opt.max_duplicates);
+		break;
+	case OPT_MAX_FAILURES:
+		r = set_count(v, &s->opt.max_failures);
+		break;
+	case OPT_MAX_WASTED:
+		r = ci_parse_size(v, &size);
+		if (r == 0 && size > INT64_MAX)
+			r = -ERANGE;
+		if (r == 0)
+			s->opt.max_wasted = (int64_t)size;
+		break;
+	case OPT_FAIL_ON:
+		r = add_classes(&s->opt, v, &bad, badbuf, sizeof(badbuf));
+		if (r == -EINVAL) {
+			log_error("%s: unknown finding class '%s' (see kmodtop(8), CI FINDINGS)",
+				  origin, bad);
+			return r;
+		}
+		break;
+	case OPT_ALLOW:
+		r = add_allow(&s->opt, v);
+		break;
+	case OPT_BASELINE:
+		r = set_path(&s->baseline, v);
+		break;
+	case OPT_TOLERANCE:
+		errno = 0;
+		tol = strtod(v, &end);
+		if (end == v || *end || errno || !isfinite(tol) || tol < 0)
+			r = -EINVAL;
+		else
+			s->opt.tolerance = tol;
+		break;
+	case OPT_JUNIT:
+		r = set_path(&s->junit, v);
+		break;
+	case OPT_SARIF:
+		r = set_path(&s->sarif, v);
+		break;
+	}
+	if (r == -ENOMEM)
+		log_error("out of memory");
+	else if (r < 0)
+		log_error("%s: invalid value '%s'", origin, v);
+	return r;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static int read_config(struct settings *s, const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	struct linereader lr;
+	char *line;
+	size_t len;
+	int r;
+
+	if (!f) {
+		log_error("--config '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	linereader_init(&lr, f, 4096);
+	while ((r = linereader_next(&lr, &line, &len)) != 0) {
+		char origin[300], *key, *value, *eq, *hash;
+		size_t k;
+
+		snprintf(origin, sizeof(origin), "'%s':%u", path, lr.lineno);
+		if (r < 0) {
+			log_error("%s: %s", origin, r == -E2BIG ? "line too long" : strerror(-r));
+			goto out;
+		}
+		/* '#' starts a comment at the line's start or after a blank */
+		for (hash = line; (hash = strchr(hash, '#')); hash++)
+			if (hash == line || hash[-1] == ' ' || hash[-1] == '\t') {
+				*hash = '\0';
+				break;
+			}
+		key = trim(line);
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			log_error("%s: expected 'key = value'", origin);
+			r = -EINVAL;
+			goto out;
+		}
+		*eq = '\0';
+		key = trim(key);
+		value = trim(eq + 1);
+		for (k = 0; k < ARRAY_SIZE(config_keys); k++)
+			if (strcmp(config_keys[k].key, key) == 0)
+				break;
+		if (k == ARRAY_SIZE(config_keys)) {
+			log_error("%s: unknown key '%s'", origin, key);
+			r = -EINVAL;
+			goto out;
+		}
+		if (!*value) {
+			log_error("%s: '%s' has no value", origin, key);
+			r = -EINVAL;
+			goto out;
+		}
+		r = apply(s, config_keys[k].opt, value, origin, false);
+		if (r < 0)
+			goto out;
+	}
+out:
+	linereader_done(&lr);
+	return r;
+}
+
+/* --- module trees for estimates ------------------------------------------------------- */
+
+struct tree {
+	char *release;			/* NULL: the default release */
+	bool ok;
+	struct cost_kernel k;
+	struct catalog *cat;
+};
+
+struct cost_ctx {
+	struct kt_root *root;		/* --root, or NULL */
+	const char *moduledir;		/* --moduledir */
+	const char *release;		/* --kernel-release, else the root's */
+	char root_release[256];
+	struct tree trees[MAX_TREES];
+	size_t n_trees;
+};
+
+static void cost_ctx_done(struct cost_ctx *x)
+{
+	for (size_t i = 0; i < x->n_trees; i++) {
+		free(x->trees[i].release);
+		catalog_free(x->trees[i].cat);
+	}
+}
+
+static void tree_init(struct cost_ctx *x, struct tree *t, const char *release)
+{
+	_cleanup_free_ char *moduledir = NULL;
+	struct kconfig *kc = NULL;
+	struct kt_err e = {0};
+	char comp[32];
+
+	if (x->moduledir) {
+		moduledir = strdup(x->moduledir);
+	} else if (x->root && release) {
+		char rel[300];
+
+		snprintf(rel, sizeof(rel), "lib/modules/%s", release);
+		if (root_abspath(x->root, rel, &moduledir) < 0)
+			moduledir = NULL;
+	}
+	if (!moduledir)
+		return;
+	if (catalog_new(moduledir, true, NULL, &t->cat) < 0) {
+		t->cat = NULL;
+		return;
+	}
+	loadpath_from_release(release, &t->k.lp);
+	t->k.page_size = 4096;
+	/* what the captured kernel says; without a root, what its release can do */
+	t->k.in_kernel_decompress = t->k.lp.decompress_capable;
+	if (x->root) {
+		if (kconfig_read(x->root, release, &kc, &e) == 0)
+			t->k.in_kernel_decompress =
+				kconfig_enabled(kc, "CONFIG_MODULE_DECOMPRESS");
+		if (sys_module_compression_read(x->root, comp, sizeof(comp), &e) == 0)
+			t->k.in_kernel_decompress = true;
+		kconfig_free(kc);
+	}
+	t->ok = true;
+}
+
+static struct tree *tree_get(struct cost_ctx *x, const char *release)
+{
+	struct tree *t;
+
+	if (!release)
+		release = x->release;
+	for (size_t i = 0; i < x->n_trees; i++) {
+		t = &x->trees[i];
+		if ((!release && !t->release) ||
+		    (release && t->release && strcmp(release, t->release) == 0))
+			return t;
+	}
+	if (x->n_trees == MAX_TREES) {
+		/* a log of many releases: keep the first few open, forget the oldest other */
+		catalog_free(x->trees[MAX_TREES - 1].cat);
+		free(x->trees[MAX_TREES - 1].release);
+		x->n_trees--;
+	}
+	t = &x->trees[x->n_trees++];
+	memset(t, 0, sizeof(*t));
+	t->release = release ? strdup(release) : NULL;
+	tree_init(x, t, release);
+	return t;
+}
+
+static int cost_kernel_of(void *userdata, const char *release, struct cost_kernel *ret)
+{
+	struct tree *t = tree_get(userdata, release);
+
+	if (!t->ok)
+		return -ENOENT;
+	*ret = t->k;
+	return 0;
+}
+
+static const struct cost_module *cost_module_of(void *userdata, const char *release,
+						const char *name)
+{
+	struct tree *t = tree_get(userdata, release);
+	char norm[64];
+
+	if (!t->ok)
+		return NULL;
+	snprintf(norm, sizeof(norm), "%s", name);
+	catalog_normalize(norm);
+	return catalog_cost_module(t->cat, catalog_find(t->cat, norm));
+}
+
+/* --- inputs -------------------------------------------------------------------------- */
+
+enum input_format {
+	FMT_DMESG,			/* every text rendering dmesg-text.c knows */
+	FMT_KMSG,
+	FMT_JOURNAL_JSON,
+	FMT_TRACE,
+};
+
+static const char *const format_names[] = {
+	[FMT_DMESG] = "kernel-log-text",
+	[FMT_KMSG] = "kmsg",
+	[FMT_JOURNAL_JSON] = "journal-json",
+	[FMT_TRACE] = "trace",
+};
+
+struct run {
+	struct ci *ci;
+	struct cost_ctx *cost;
+	const struct global_opts *g;
+	struct kt_root *idx_root;	/* modprobe.d for the module index: --root, or / */
+	struct modindex *idx;
+	struct proc_modules *pm;
+	const struct stream_needles *needles;
+	bool filter;
+	/* the current input */
+	const char *path;
+	struct stream *s;
+	struct ci_input_stats st;
+	unsigned int warned;
+	/* kernel log text without timestamps (dmesg -t, printk.time=0): since its banner */
+	bool plain;
+	bool journal;			/* journalctl text: no filter */
+	char boot_id[48];
+	/* trace inputs */
+	struct ledger *ledger;
+	struct ci_event_line *lines;
+	size_t n_lines, cap_lines;
+};
+
+static void bad_line(struct run *x, uint64_t line, const char *what)
+{
+	x->st.skipped++;
+	if (++x->warned <= BAD_LINE_WARNINGS)
+		log_warn("'%s':%llu: %s, skipping", x->path, (unsigned long long)line, what);
+	else if (x->warned == BAD_LINE_WARNINGS + 1)
+		log_warn("'%s': more skipped lines, not shown", x->path);
+}
+
+static bool has_prefix(const char *s, size_t len, const char *p)
+{
+	size_t n = strlen(p);
+
+	return len >= n && memcmp(s, p, n) == 0;
+}
+
+static enum input_format sniff(const char *line, size_t len)
+{
+	struct tracefs_line tl;
+	struct klog_rec rec;
+	const char *what, *p = line;
+	char buf[512];
+	size_t n = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+
+	while (p < line + len && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < line + len && *p == '{')
+		return FMT_JOURNAL_JSON;
+	if (has_prefix(line, len, "# tracer:") || has_prefix(line, len, "cpus=") ||
+	    has_prefix(line, len, "version = ") || has_prefix(line, len, "CPU ") ||
+	    has_prefix(line, len, "# entries-in-buffer"))
+		return FMT_TRACE;
+	if (tracefs_parse_line(line, len, &tl, &what) == 0 && tl.kind == TRACEFS_LINE_EVENT &&
+	    tl.ev.kind != TRACEFS_EV_UNKNOWN)
+		return FMT_TRACE;
+	/* kmsg_parse_line() decodes in place: try a copy */
+	memcpy(buf, line, n);
+	buf[n] = '\0';
+	if (kmsg_parse_line(buf, n, &rec, &what) == 0)
+		return FMT_KMSG;
+	return FMT_DMESG;
+}
+
+/* journalctl's "-- Boot 0123abcd... --" between boots (and "-- Reboot --" of old ones) */
+static int boot_marker(struct run *x, uint64_t lineno, const char *line, size_t len)
+{
+	char id[48] = "";
+
+	if (has_prefix(line, len, "-- Boot ")) {
+		size_t n = 0;
+
+		line += 8;
+		len -= 8;
+		while (n < len && n + 1 < sizeof(id) && line[n] != ' ')
+			n++;
+		memcpy(id, line, n);
+		id[n] = '\0';
+	} else if (!has_prefix(line, len, "-- Reboot --")) {
+		return 0;
+	}
+	return ci_boot_mark(x->ci, lineno, id[0] ? id : NULL);
+}
+
+static int on_dmesg_record(void *userdata, const struct klog_rec *rec)
+{
+	struct run *x = userdata;
+
+	/* journalctl text marks boots with lines of its own: those need every line */
+	if (!x->st.records && rec->format >= KLOG_FORMAT_JOURNAL_SHORT)
+		x->journal = true;
+	x->st.records++;
+	return ci_klog(x->ci, stream_lineno(x->s), rec);
+}
+
+static void on_dmesg_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct run *x = userdata;
+
+	bad_line(x, stream_lineno(x->s), e->what ? e->what : "malformed");
+}
+
+/* Reads the next line, fully or filtered: 1 line, 0 end, <0 fatal (logged). */
+static int next_line(struct run *x, bool filtered, char **line, size_t *len)
+{
+	for (;;) {
+		int r = filtered ? stream_next_match(x->s, x->needles, line, len)
+				 : stream_next_line(x->s, line, len);
+
+		if (r == -E2BIG) {
+			bad_line(x, stream_lineno(x->s), "line too long");
+			continue;
+		}
+		if (r < 0) {
+			if (r == -EBADMSG)
+				log_error("'%s': corrupt or truncated %s data near line %llu", x->path,
+					  stream_compression_name(stream_compression(x->s)),
+					  (unsigned long long)stream_lineno(x->s) + 1);
+			else
+				log_error("'%s': %s", x->path, strerror(-r));
+			return r;
+		}
+		return r;
+	}
+}
+
+/*
+ * A line that is no timestamped record: other text (a serial console's), or, once a
+ * banner without timestamp was seen, a kernel message of a log without timestamps.
+ */
+static int plain_line(struct run *x, uint64_t lineno, const char *line, size_t len)
+{
+	struct klog_rec rec = { .format = KLOG_FORMAT_DMESG, .facility = -1, .level = -1 };
+
+	while (len && *line == '\r') {
+		line++;
+		len--;
+	}
+	while (len && line[len - 1] == '\r')
+		len--;
+	if (!x->plain && has_prefix(line, len, "Linux version ")) {
+		x->plain = true;
+		ci_input_set_format(x->ci, "kernel-log-plain", NULL);
+	}
+	if (!x->plain)
+		return ci_text(x->ci, lineno, line, len);
+	if (!len || memchr(line, '\0', len))
+		return 0;
+	rec.msg = line;
+	rec.msg_len = len;
+	x->st.records++;
+	return ci_klog(x->ci, lineno, &rec);
+}
+
+static int read_dmesg(struct run *x, char *line, size_t len)
+{
+	struct klog_parser_ops ops = { .record = on_dmesg_record, .bad_line = on_dmesg_bad_line };
+	struct dmesg_parser *p;
+	int r;
+
+	r = dmesg_parser_new(x->path, &ops, x, &p);
+	if (r < 0)
+		return r;
+	do {
+		uint64_t before = x->st.records;
+		uint64_t lineno = stream_lineno(x->s);
+
+		if (line[0] == '-' && line[1] == '-' && (r = boot_marker(x, lineno, line, len)) < 0)
+			break;
+		r = dmesg_parser_feed(p, line, len);
+		if (r < 0)
+			break;
+		if (x->st.records == before) {
+			r = plain_line(x, lineno, line, len);
+			if (r < 0)
+				break;
+		}
+		/* once it is a kernel log, only lines that may hold a finding need parsing */
+		x->st.filtered = x->filter && x->st.records > 0 && !x->journal;
+		r = next_line(x, x->st.filtered, &line, &len);
+	} while (r > 0);
+	if (r == 0)
+		r = dmesg_parser_finish(p);
+	dmesg_parser_free(p);
+	return r;
+}
+
+static int read_kmsg(struct run *x, char *line, size_t len)
+{
+	int r;
+
+	do {
+		struct klog_rec rec;
+		const char *what = NULL;
+		uint64_t lineno = stream_lineno(x->s);
+
+		r = len && line[0] == ' ' ? 1 : kmsg_parse_line(line, len, &rec, &what);
+		if (r == 0) {
+			x->st.records++;
+			r = ci_klog(x->ci, lineno, &rec);
+			if (r < 0)
+				break;
+		} else if (r < 0) {
+			bad_line(x, lineno, what ? what : "malformed");
+		}
+		x->st.filtered = x->filter && x->st.records > 0;
+		r = next_line(x, x->st.filtered, &line, &len);
+	} while (r > 0);
+	return r;
+}
+
+/* journalctl -o json: one object a line; kernel records have _TRANSPORT=kernel */
+static int journal_json_line(struct run *x, uint64_t lineno, const char *line, size_t len)
+{
+	static const char *const keys[] = { "MESSAGE", "_TRANSPORT", "SYSLOG_IDENTIFIER",
+					    "__MONOTONIC_TIMESTAMP", "_BOOT_ID", "PRIORITY",
+					    "_HOSTNAME" };
+	enum { MESSAGE, TRANSPORT, IDENT, MONO, BOOT_ID, PRIORITY, HOST, N_KEYS };
+	char *v[N_KEYS];
+	size_t l[N_KEYS];
+	int r;
+
+	r = ci_json_fields(line, len, keys, N_KEYS, v, l);
+	if (r == -EINVAL) {
+		bad_line(x, lineno, "not a JSON object");
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (v[BOOT_ID] && strcmp(v[BOOT_ID], x->boot_id) != 0) {
+		snprintf(x->boot_id, sizeof(x->boot_id), "%s", v[BOOT_ID]);
+		r = ci_boot_mark(x->ci, lineno, x->boot_id);
+	}
+	if (r >= 0 && v[MESSAGE] && v[TRANSPORT] && strcmp(v[TRANSPORT], "kernel") == 0) {
+		struct klog_rec rec = { .format = KLOG_FORMAT_JOURNAL_MONOTONIC,
+					.facility = 0,
+					.level = -1,
+					.msg = v[MESSAGE],
+					.msg_len = l[MESSAGE] };
+		uint64_t usec;
+		int prio;
+
+		if (v[MONO] && parse_u64(v[MONO], 10, &usec) == 0) {
+			rec.has_monotonic = true;
+			rec.usec = usec;
+			rec.ts = (double)usec / 1e6;
+		}
+		if (v[PRIORITY] && parse_int(v[PRIORITY], &prio) == 0)
+			rec.level = prio;
+		rec.host = v[HOST];
+		rec.host_len = v[HOST] ? l[HOST] : 0;
+		x->st.records++;
+		r = ci_klog(x->ci, lineno, &rec);
+	} else if (r >= 0 && v[MESSAGE] && v[IDENT]) {
+		/* kmod and udev log through the journal without their "modprobe: " */
+		_cleanup_free_ char *t = NULL;
+		int n = asprintf(&t, "%s: %s", v[IDENT], v[MESSAGE]);
+
+		r = n < 0 ? -ENOMEM : ci_text(x->ci, lineno, t, (size_t)n);
+		if (r >= 0 && strcmp(v[IDENT], "systemd-udevd") == 0)
+			r = ci_text(x->ci, lineno, v[MESSAGE], l[MESSAGE]);
+	}
+	for (int i = 0; i < N_KEYS; i++)
+		free(v[i]);
+	return r;
+}
+
+static int read_journal_json(struct run *x, char *line, size_t len)
+{
+	int r;
+
+	x->boot_id[0] = '\0';
+	do {
+		r = journal_json_line(x, stream_lineno(x->s), line, len);
+		if (r < 0)
+			break;
+		r = next_line(x, false, &line, &len);
+	} while (r > 0);
+	return r;
+}
+
+static int on_trace_event(void *userdata, const struct tracefs_event *ev)
+{
+	struct run *x = userdata;
+
+	x->st.records++;
+	return ledger_feed_trace(x->ledger, ev);
+}
+
+static void on_trace_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct run *x = userdata;
+
+	bad_line(x, e->line ? e->line : stream_lineno(x->s), e->what ? e->what : "malformed");
+}
+
+/* The line of each syscall and request event: the ledger keeps times, CI wants lines. */
+static int note_event_line(struct run *x, const char *line, size_t len)
+{
+	struct tracefs_line tl;
+	const char *what;
+
+	if (!memmem(line, len, "init_module", 11) && !memmem(line, len, "module_request", 14))
+		return 0;
+	if (tracefs_parse_line(line, len, &tl, &what) < 0 || tl.kind != TRACEFS_LINE_EVENT)
+		return 0;
+	switch (tl.ev.kind) {
+	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
+	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
+	case TRACEFS_EV_MODULE_REQUEST:
+		break;
+	default:
+		return 0;
+	}
+	if (x->n_lines == x->cap_lines) {
+		size_t cap = x->cap_lines ? x->cap_lines * 2 : 256;
+		struct ci_event_line *nl = realloc(x->lines, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		x->lines = nl;
+		x->cap_lines = cap;
+	}
+	x->lines[x->n_lines++] = (struct ci_event_line){ tl.ev.ts, tl.ev.pid, stream_lineno(x->s) };
+	return 0;
+}
+
+static int lookup_resolve(void *userdata, const char *alias, char ***ret, size_t *ret_n)
+{
+	struct run *x = userdata;
+
+	return x->idx ? modindex_lookup(x->idx, alias, ret, ret_n) : -ENOENT;
+}
+
+static int lookup_closure(void *userdata, const char *module, char ***ret, size_t *ret_n)
+{
+	struct run *x = userdata;
+	char **deps = NULL, **all;
+	size_t nd = 0;
+	int r;
+
+	if (!x->idx)
+		return -ENOENT;
+	r = modindex_deps(x->idx, module, &deps, &nd);
+	if (r < 0)
+		nd = 0;
+	all = calloc(nd + 2, sizeof(char *));
+	if (!all || !(all[0] = strdup(module))) {
+		free(all);
+		modindex_names_free(deps);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		all[i + 1] = deps[i];
+		deps[i] = NULL;
+	}
+	modindex_names_free(deps);
+	*ret = all;
+	*ret_n = nd + 1;
+	return 0;
+}
+
+static bool lookup_live_at_start(void *userdata, const char *module)
+{
+	struct run *x = userdata;
+
+	return x->pm && proc_modules_find(x->pm, module) != NULL;
+}
+
+/* kread bytes (traced) or init_module's length that fit one module file exactly */
+static bool size_fits(struct tree *t, const struct attempt *a, struct catalog_entry *e)
+{
+	if (a->syscall == ATTEMPT_FINIT)
+		return a->measured && a->vmap[VMAP_KREAD] &&
+		       cost_vmalloc(&t->k, e->file_size) == a->vmap[VMAP_KREAD];
+	/* userspace hands over the decompressed image: its exact length */
+	return catalog_analyze(t->cat, e, MODFILE_SIZES) == 0 && e->info.decompressed_exact &&
+	       e->info.decompressed_size == a->len;
+}
+
+/* Names an unnamed attempt when exactly one module file has its size (as report does) */
+static int lookup_identify(void *userdata, const struct attempt *a, char *const *cand,
+			   size_t n_cand, char **ret_name)
+{
+	struct run *x = userdata;
+	struct tree *t = tree_get(x->cost, NULL);
+	const char *found = NULL;
+	size_t n;
+
+	if (!t->ok)
+		return 0;
+	if (a->syscall == ATTEMPT_FINIT && !(a->measured && a->vmap[VMAP_KREAD]))
+		return 0;
+	n = cand ? n_cand : t->cat->n;
+	for (size_t i = 0; i < n; i++) {
+		struct catalog_entry *e = cand ? catalog_find(t->cat, cand[i]) : &t->cat->e[i];
+
+		if (!e || !size_fits(t, a, e))
+			continue;
+		if (found && strcmp(found, e->name) != 0)
+			return 0;	/* two files fit: no evidence */
+		found = e->name;
+	}
+	if (!found)
+		return 0;
+	*ret_name = strdup(found);
+	return *ret_name ? 1 : -ENOMEM;
+}
+
+static const struct cost_module *lookup_cost_module(void *userdata, const char *name)
+{
+	struct run *x = userdata;
+
+	return cost_module_of(x->cost, NULL, name);
+}
+
+static int read_trace(struct run *x, char *line, size_t len)
+{
+	struct tracefs_parser_ops ops = { .event = on_trace_event, .bad_line = on_trace_bad_line };
+	struct ledger_ops lops = {
+		.resolve_alias = lookup_resolve,
+		.module_closure = lookup_closure,
+		.names_free = modindex_names_free,
+		.live_at_start = lookup_live_at_start,
+		.identify = lookup_identify,
+		.userdata = x,
+	};
+	struct tracefs_parser *p = NULL;
+	struct ledger_summary *sum = NULL;
+	struct cost_result *cost = NULL;
+	struct cost_kernel k = {0};
+	struct loadpath lp;
+	int r;
+
+	loadpath_from_release(x->cost->release, &lp);
+	r = ledger_new(&lops, lp.idempotent_finit, &x->ledger);
+	if (r < 0)
+		return r;
+	r = tracefs_parser_new(x->path, &ops, x, &p);
+	if (r < 0)
+		goto out;
+	do {
+		r = note_event_line(x, line, len);
+		if (r >= 0)
+			r = tracefs_parser_feed(p, line, len);
+		if (r < 0)
+			goto out;
+		r = next_line(x, false, &line, &len);
+	} while (r > 0);
+	if (r < 0)
+		goto out;
+	r = tracefs_parser_finish(p);
+	if (r >= 0)
+		r = ledger_finish(x->ledger);
+	if (r >= 0)
+		r = ledger_summarize(x->ledger, &sum);
+	if (r >= 0 && cost_kernel_of(x->cost, NULL, &k) == 0)
+		r = cost_compute(x->ledger, &k, lookup_cost_module, x, &cost);
+	if (r >= 0)
+		r = ci_trace(x->ci, x->ledger, sum, cost, x->lines, x->n_lines);
+out:
+	cost_result_free(cost);
+	ledger_summary_free(sum);
+	tracefs_parser_free(p);
+	x->ledger = ledger_free(x->ledger);
+	free(x->lines);
+	x->lines = NULL;
+	x->n_lines = x->cap_lines = 0;
+	return r;
+}
+
+static int open_input(const char *path, int *ret_fd)
+{
+	struct stat st;
+	int fd;
+
+	if (strcmp(path, "-") == 0) {
+		*ret_fd = STDIN_FILENO;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* One input, start to end. 0, or <0 after logging (exit 2). */
+static int read_input(struct run *x, const char *path)
+{
+	const char *what = NULL;
+	char *line;
+	size_t len;
+	int fd = -1, r;
+
+	x->path = path;
+	x->warned = 0;
+	x->plain = false;
+	x->journal = false;
+	memset(&x->st, 0, sizeof(x->st));
+	r = open_input(path, &fd);
+	if (r < 0) {
+		log_error("'%s': %s", path, strerror(-r));
+		return r;
+	}
+	r = stream_new(fd, 0, &x->s, &what);
+	if (r < 0) {
+		if (r == -EPROTONOSUPPORT)
+			log_error("'%s': %s compressed input is not supported (gzip, xz, zstd are)",
+				  path, what);
+		else
+			log_error("'%s': %s", path, strerror(-r));
+		return r;
+	}
+	r = ci_input_begin(x->ci, path, x->cost->release);
+	if (r < 0)
+		goto out;
+	/* the first line that is not blank tells the format */
+	do
+		r = next_line(x, false, &line, &len);
+	while (r > 0 && len == 0 && stream_lineno(x->s) < SNIFF_LINES);
+	if (r > 0) {
+		enum input_format fmt = sniff(line, len);
+
+		ci_input_set_format(x->ci, format_names[fmt],
+				    stream_compression_name(stream_compression(x->s)));
+		switch (fmt) {
+		case FMT_TRACE:
+			r = read_trace(x, line, len);
+			break;
+		case FMT_KMSG:
+			r = read_kmsg(x, line, len);
+			break;
+		case FMT_JOURNAL_JSON:
+			r = read_journal_json(x, line, len);
+			break;
+		default:
+			r = read_dmesg(x, line, len);
+		}
+	} else {
+		ci_input_set_format(x->ci, "empty",
+				    stream_compression_name(stream_compression(x->s)));
+	}
+	if (r < 0)
+		goto out;
+	x->st.lines = stream_lineno(x->s);
+	if (stream_missing_newline(x->s) && x->st.lines)
+		log_warn("'%s': the last line has no newline (truncated log?)", path);
+	r = ci_input_end(x->ci, &x->st);
+out:
+	if (r == -ENOMEM)
+		log_error("out of memory");
+	x->s = stream_free(x->s);
+	return r;
+}
+
+static int read_baseline(const char *path, struct ci_fmt_baseline **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	const char *what = NULL;
+	size_t len = 0, cap = 0;
+	int r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		log_error("--baseline '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			if (cap > BASELINE_MAX) {
+				log_error("--baseline '%s': bigger than %d MiB", path,
+					  BASELINE_MAX >> 20);
+				return -EFBIG;
+			}
+			nb = realloc(buf, cap);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_error("--baseline '%s': %s", path, strerror(errno));
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	r = ci_baseline_parse(buf, len, ret, &what);
+	if (r == -EINVAL)
+		log_error("--baseline '%s': %s", path, what);
+	else if (r < 0)
+		log_error("out of memory");
+	return r;
+}
+
+static int write_file(const char *opt, const char *path, const struct ci *ci, bool pretty,
+		      int (*fn)(const struct ci *, FILE *, bool))
+{
+	FILE *f = fopen(path, "we");
+	int r;
+
+	if (!f) {
+		log_error("%s '%s': %s", opt, path, strerror(errno));
+		return -errno;
+	}
+	r = fn(ci, f, pretty);
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		log_error("%s '%s': %s", opt, path, strerror(-r));
+	return r;
+}
+
+static int junit_fn(const struct ci *ci, FILE *f, bool pretty)
+{
+	return ci_write_junit(ci, f);
+}
+
+static int sarif_fn(const struct ci *ci, FILE *f, bool pretty)
+{
+	return ci_write_sarif(ci, f, pretty);
+}
+
+static int github_fn(const struct ci *ci, FILE *f, bool pretty)
+{
+	return ci_write_github(ci, f);
+}
+
+static int setup_release(struct cost_ctx *cx, const struct global_opts *g)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r;
+
+	if (g->root) {
+		r = root_new(g->root, &cx->root);
+		if (r < 0) {
+			log_error("--root '%s': %s", g->root, strerror(-r));
+			return r;
+		}
+	}
+	cx->moduledir = g->moduledir;
+	cx->release = g->release;
+	if (!cx->release && cx->root &&
+	    root_read_file(cx->root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
+		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+			buf[--len] = '\0';
+		if (len && !strchr(buf, '/') && !memchr(buf, '\n', len)) {
+			snprintf(cx->root_release, sizeof(cx->root_release), "%s", buf);
+			cx->release = cx->root_release;
+		}
+	}
+	return 0;
+}
+
+int cmd_ci(int argc, char **argv, struct global_opts *g)
+{
+	static const struct option long_options[] = {
+		GLOBAL_LONG_OPTIONS,
+		{ "max-duplicates", required_argument, NULL, OPT_MAX_DUPLICATES },
+		{ "max-failures", required_argument, NULL, OPT_MAX_FAILURES },
+		{ "max-wasted", required_argument, NULL, OPT_MAX_WASTED },
+		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "junit", required_argument, NULL, OPT_JUNIT },
+		{ "sarif", required_argument, NULL, OPT_SARIF },
+		{ "github", optional_argument, NULL, OPT_GITHUB },
+		{ "no-filter", no_argument, NULL, OPT_NO_FILTER },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct settings s = { .opt = { .max_duplicates = -1, .max_failures = -1,
+				       .max_wasted = -1 } };
+	struct ci_fmt_baseline *baseline = NULL;
+	struct stream_needles *nd = NULL;
+	struct cost_ctx cx = {0};
+	struct ci_cost_ops cops = { cost_kernel_of, cost_module_of, &cx };
+	struct run x = {0};
+	struct out *o = NULL;
+	const char *github = NULL;
+	bool want_github = false, no_filter = false, stdin_seen = false;
+	enum ci_result res;
+	const char *const *needles;
+	size_t n_needles;
+	int opt, r, ret = CI_EXIT_USAGE;
+
+	while ((opt = getopt_long(argc, argv, GLOBAL_SHORT_OPTIONS "h", long_options, NULL)) != -1) {
+		char origin[32];
+
+		switch (opt) {
+		case 'h':
+			ci_usage(stdout);
+			ret = CI_EXIT_PASS;
+			goto out;
+		case '?':
+			fputs("Try 'kmodtop ci --help' for more information.\n", stderr);
+			goto out;
+		case OPT_CONFIG:
+			if (set_path(&s.config, optarg) < 0)
+				goto out;
+			continue;
+		case OPT_GITHUB:
+			want_github = true;
+			github = optarg;
+			continue;
+		case OPT_NO_FILTER:
+			no_filter = true;
+			continue;
+		}
+		if (opt >= OPT_CMD_BASE) {
+			snprintf(origin, sizeof(origin), "--%s", long_options[0].name);
+			for (const struct option *lo = long_options; lo->name; lo++)
+				if (lo->val == opt)
+					snprintf(origin, sizeof(origin), "--%s", lo->name);
+			if (apply(&s, opt, optarg, origin, true) < 0)
+				goto out;
+			continue;
+		}
+		if (global_opt_handle(g, opt, optarg) <= 0)
+			goto out;
+	}
+	if (s.config && read_config(&s, s.config) < 0)
+		goto out;
+	if (optind >= argc) {
+		log_error("ci: no input (FILE..., or - for standard input)");
+		fputs("Try 'kmodtop ci --help' for more information.\n", stderr);
+		goto out;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (strcmp(argv[i], "-") != 0)
+			continue;
+		if (stdin_seen) {
+			log_error("ci: standard input ('-') given twice");
+			goto out;
+		}
+		stdin_seen = true;
+	}
+	if (want_github && !github && g->json) {
+		log_error("ci: --github and --json both write to standard output; "
+			  "use --github=FILE");
+		goto out;
+	}
+	color_init(g->color, !g->json && isatty(STDOUT_FILENO));
+
+	if (s.baseline) {
+		if (read_baseline(s.baseline, &baseline) < 0)
+			goto out;
+		s.opt.baseline = baseline;
+		s.opt.baseline_path = s.baseline;
+	}
+	if (setup_release(&cx, g) < 0)
+		goto out;
+	needles = ci_needles(&n_needles);
+	r = stream_needles_new(needles, n_needles, &nd);
+	if (r < 0) {
+		log_error("ci: needles: %s", strerror(-r));
+		goto out;
+	}
+	r = ci_new(&s.opt, &cops, &x.ci);
+	if (r < 0) {
+		log_error("out of memory");
+		goto out;
+	}
+	x.cost = &cx;
+	x.g = g;
+	x.needles = nd;
+	x.filter = !no_filter;
+	/* the trace's aliases and already-loaded modules, when a tree was given */
+	if (cx.root || g->moduledir) {
+		_cleanup_free_ char *moddir = NULL;
+		struct kt_err e = {0};
+
+		if (!cx.root && root_new("/", &x.idx_root) < 0)
+			x.idx_root = NULL;
+		if (g->moduledir) {
+			moddir = strdup(g->moduledir);
+		} else if (cx.release) {
+			char rel[300];
+
+			snprintf(rel, sizeof(rel), "lib/modules/%s", cx.release);
+			if (root_abspath(cx.root, rel, &moddir) < 0)
+				moddir = NULL;
+		}
+		if (moddir && (cx.root || x.idx_root) &&
+		    modindex_new(cx.root ? cx.root : x.idx_root, moddir, &x.idx) < 0)
+			x.idx = NULL;
+		if (g->root && proc_modules_read(cx.root, &x.pm, &e) < 0)
+			x.pm = NULL;
+	}
+
+	for (int i = optind; i < argc; i++)
+		if (read_input(&x, argv[i]) < 0)
+			goto out;
+
+	r = ci_finish(x.ci, &res);
+	if (r < 0) {
+		log_error("out of memory");
+		goto out;
+	}
+	if (want_github && !github && ci_write_github(x.ci, stdout) < 0)
+		goto out;
+	r = out_new(g->json ? OUT_JSON : OUT_TEXT, g->pretty, stdout, &o);
+	if (r >= 0)
+		r = ci_render(x.ci, o);
+	if (r >= 0)
+		r = out_finish(o);
+	if (r < 0) {
+		log_error("writing the report: %s", strerror(-r));
+		goto out;
+	}
+	if (s.junit && write_file("--junit", s.junit, x.ci, false, junit_fn) < 0)
+		goto out;
+	if (s.sarif && write_file("--sarif", s.sarif, x.ci, g->pretty, sarif_fn) < 0)
+		goto out;
+	if (github && write_file("--github", github, x.ci, false, github_fn) < 0)
+		goto out;
+
+	switch (res) {
+	case CI_PASS:
+		ret = CI_EXIT_PASS;
+		break;
+	case CI_FAIL:
+		ret = CI_EXIT_FAIL;
+		break;
+	case CI_EMPTY:
+		/* a code of its own: CI harnesses read it as "skipped" (kselftest) */
+		log_info("nothing to analyse: no kernel log records or trace events in the input");
+		ret = CI_EXIT_EMPTY;
+		break;
+	case CI_UNKNOWN_WASTE:
+		log_error("--max-wasted: no waste estimate (pass --root or --moduledir for module "
+			  "files, or a trace with vmalloc events)");
+		ret = CI_EXIT_USAGE;
+		break;
+	}
+out:
+	out_free(o);
+	ci_free(x.ci);
+	proc_modules_free(x.pm);
+	modindex_free(x.idx);
+	root_free(x.idx_root);
+	stream_needles_free(nd);
+	ci_baseline_free(baseline);
+	cost_ctx_done(&cx);
+	root_free(cx.root);
+	settings_done(&s);
+	return ret;
+}

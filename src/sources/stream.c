@@ -1,0 +1,921 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define STREAM_X86 1
+#else
+#define STREAM_X86 0
+#endif
+
+#include "util/macro.h"
+#include "stream.h"
+
+#define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
+
+/* Raw (compressed) input is read in blocks of this size. */
+#define RAW_BLOCK (128 * 1024)
+/* Text is handed out from a buffer of this size plus max_line (L2-sized: scanned hot). */
+#define TEXT_BLOCK (256 * 1024)
+/* Enough to tell every supported and refused format apart. */
+#define SNIFF_LEN 10
+
+const char *stream_compression_name(enum stream_compression c)
+{
+	static const char *const names[_STREAM_COMPRESSION_MAX] = {
+		[STREAM_PLAIN] = "none",
+		[STREAM_GZIP] = "gzip",
+		[STREAM_XZ] = "xz",
+		[STREAM_ZSTD] = "zstd",
+	};
+
+	return (unsigned int)c < _STREAM_COMPRESSION_MAX ? names[c] : "?";
+}
+
+/* --- needles --------------------------------------------------------------------------- */
+
+/*
+ * A "Teddy" search (Hyperscan's packed matcher, as Rust's aho-corasick crate describes
+ * it). Each needle is looked for by three consecutive bytes of it, its fingerprint;
+ * needles that can share one share it. Each fingerprint has a bucket, and a position
+ * may start a fingerprint of bucket b only if its byte and the next two have the low
+ * and high nibbles of that fingerprint's bytes; PSHUFB answers that for 16 positions
+ * from 16-entry nibble tables. With AVX2 there are 16 buckets (the two 128-bit lanes
+ * hold buckets 0-7 and 8-15 for the same 16 bytes), one fingerprint each, and the test
+ * is exact; with SSSE3, 8 buckets of up to two fingerprints, a little looser. The
+ * candidates left are checked with memcmp().
+ */
+#define FP_LEN 3
+#define N_BUCKETS 16
+
+struct needle {
+	char s[STREAM_NEEDLE_LEN_MAX];
+	size_t len;
+	size_t fp_off;			/* where its fingerprint is */
+	uint32_t head, head_mask;	/* the first bytes, for a cheap check before memcmp */
+};
+
+struct stream_needles {
+	struct needle needles[STREAM_NEEDLES_MAX];
+	size_t n;
+	/* needle indexes per bucket (of 16; the 8-bucket tables fold b and b + 8) */
+	uint8_t bucket[N_BUCKETS][STREAM_NEEDLES_MAX];
+	size_t bucket_n[N_BUCKETS];
+	/* AVX2: per fingerprint byte, 32 bytes: buckets 0-7 by nibble, then 8-15 */
+	uint8_t lo32[FP_LEN][32], hi32[FP_LEN][32];
+	/* SSSE3 and scalar: 8 buckets */
+	uint8_t lo[FP_LEN][16], hi[FP_LEN][16];
+	int simd;			/* 0 scalar, 1 SSSE3, 2 AVX2 */
+};
+
+/* How common a byte is in log text, roughly: spaces, lower-case letters, digits. */
+static int commonness(unsigned char c)
+{
+	static const char frequent[] = " etaoinsrhldcum0123456789.-:fpgwyb";
+	const char *p = c ? strchr(frequent, c) : NULL;
+
+	return p ? (int)(sizeof(frequent) - (size_t)(p - frequent)) : 0;
+}
+
+static int window_score(const char *s)
+{
+	return commonness((unsigned char)s[0]) + commonness((unsigned char)s[1]) +
+	       commonness((unsigned char)s[2]);
+}
+
+/*
+ * Fingerprints: a window shared by several needles first (one bucket for all of
+ * them), then each remaining needle's rarest window.
+ */
+static void choose_windows(struct stream_needles *nd)
+{
+	bool done[STREAM_NEEDLES_MAX] = { false };
+
+	for (;;) {
+		size_t best_n = 1, best_i = 0, best_o = 0;
+		int best_score = 0;
+
+		for (size_t i = 0; i < nd->n; i++) {
+			if (done[i])
+				continue;
+			for (size_t o = 0; o + FP_LEN <= nd->needles[i].len; o++) {
+				const char *w = nd->needles[i].s + o;
+				size_t shared = 1;
+				int score = window_score(w);
+
+				for (size_t k = 0; k < nd->n; k++)
+					if (k != i && !done[k] &&
+					    memmem(nd->needles[k].s, nd->needles[k].len, w, FP_LEN))
+						shared++;
+				if (shared > best_n || (shared == best_n && shared > 1 &&
+							score < best_score)) {
+					best_n = shared;
+					best_i = i;
+					best_o = o;
+					best_score = score;
+				}
+			}
+		}
+		if (best_n < 2)
+			break;
+		for (size_t k = 0; k < nd->n; k++) {
+			const char *w = nd->needles[best_i].s + best_o;
+			const char *at;
+
+			if (done[k] && k != best_i)
+				continue;
+			at = memmem(nd->needles[k].s, nd->needles[k].len, w, FP_LEN);
+			if (!at)
+				continue;
+			nd->needles[k].fp_off = (size_t)(at - nd->needles[k].s);
+			done[k] = true;
+		}
+	}
+	for (size_t i = 0; i < nd->n; i++) {
+		size_t best = 0;
+
+		if (done[i])
+			continue;
+		for (size_t o = 1; o + FP_LEN <= nd->needles[i].len; o++)
+			if (window_score(nd->needles[i].s + o) < window_score(nd->needles[i].s + best))
+				best = o;
+		nd->needles[i].fp_off = best;
+	}
+}
+
+static void set_bucket(struct stream_needles *nd, size_t b, const char *fp)
+{
+	for (int k = 0; k < FP_LEN; k++) {
+		unsigned char c = (unsigned char)fp[k];
+		size_t lane = b < 8 ? 0 : 16;
+
+		nd->lo32[k][lane + (c & 0xf)] |= (uint8_t)(1u << (b & 7));
+		nd->hi32[k][lane + (c >> 4)] |= (uint8_t)(1u << (b & 7));
+		nd->lo[k][c & 0xf] |= (uint8_t)(1u << (b & 7));
+		nd->hi[k][c >> 4] |= (uint8_t)(1u << (b & 7));
+	}
+}
+
+int stream_needles_new(const char *const *needles, size_t n, struct stream_needles **ret)
+{
+	char fps[STREAM_NEEDLES_MAX][FP_LEN];
+	struct stream_needles *nd;
+	size_t n_fp = 0;
+
+	if (n == 0 || n > STREAM_NEEDLES_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(needles[i]);
+
+		if (len < STREAM_NEEDLE_MIN || len > STREAM_NEEDLE_LEN_MAX ||
+		    memchr(needles[i], '\n', len))
+			return -EINVAL;
+	}
+	nd = calloc(1, sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct needle *e = &nd->needles[i];
+		size_t k = 0;
+
+		e->len = strlen(needles[i]);
+		memcpy(e->s, needles[i], e->len);
+		for (; k < 4 && k < e->len; k++)
+			((uint8_t *)&e->head_mask)[k] = 0xff;
+		memcpy(&e->head, e->s, k);
+	}
+	nd->n = n;
+	choose_windows(nd);
+	for (size_t i = 0; i < n; i++) {
+		const struct needle *e = &nd->needles[i];
+		size_t f;
+
+		for (f = 0; f < n_fp; f++)
+			if (memcmp(fps[f], e->s + e->fp_off, FP_LEN) == 0)
+				break;
+		if (f == n_fp)
+			memcpy(fps[n_fp++], e->s + e->fp_off, FP_LEN);
+		/* more fingerprints than buckets: they share, and the test gets looser */
+		nd->bucket[f % N_BUCKETS][nd->bucket_n[f % N_BUCKETS]++] = (uint8_t)i;
+	}
+	for (size_t f = 0; f < n_fp; f++)
+		set_bucket(nd, f % N_BUCKETS, fps[f]);
+#if STREAM_X86
+	if (__builtin_cpu_supports("avx2"))
+		nd->simd = 2;
+	else if (__builtin_cpu_supports("ssse3"))
+		nd->simd = 1;
+#endif
+	*ret = nd;
+	return 0;
+}
+
+void stream_needles_limit_simd(struct stream_needles *nd, int level)
+{
+	if (level < nd->simd)
+		nd->simd = level < 0 ? 0 : level;
+}
+
+struct stream_needles *stream_needles_free(struct stream_needles *nd)
+{
+	free(nd);
+	return NULL;
+}
+
+/*
+ * The start of a needle of a bucket in @bits whose fingerprint is at @buf + @q, or
+ * (size_t)-1. @bits: bit b is bucket b (b >= 8 only with 16 buckets).
+ */
+static size_t verify(const struct stream_needles *nd, unsigned int bits, const char *buf,
+		     size_t q, size_t len)
+{
+	while (bits) {
+		int b = __builtin_ctz(bits);
+
+		bits &= bits - 1;
+		for (size_t i = 0; i < nd->bucket_n[b]; i++) {
+			const struct needle *e = &nd->needles[nd->bucket[b][i]];
+			const char *p;
+			uint32_t w = 0;
+
+			if (q < e->fp_off || q - e->fp_off + e->len > len)
+				continue;
+			p = buf + q - e->fp_off;
+			memcpy(&w, p, 4 < e->len ? 4 : e->len);
+			if ((w & e->head_mask) == e->head && memcmp(p, e->s, e->len) == 0)
+				return q - e->fp_off;
+		}
+	}
+	return (size_t)-1;
+}
+
+/* Every bucket's needles, folded 8-bucket bits given: both halves */
+static unsigned int unfold(unsigned int bits8)
+{
+	return bits8 | bits8 << 8;
+}
+
+static size_t find_scalar(const struct stream_needles *nd, const char *buf, size_t from,
+			  size_t len)
+{
+	for (size_t q = from; q + FP_LEN <= len; q++) {
+		const unsigned char *p = (const unsigned char *)buf + q;
+		unsigned int bits = 0xff;
+		size_t s;
+
+		for (int k = 0; k < FP_LEN; k++)
+			bits &= nd->lo[k][p[k] & 0xf] & nd->hi[k][p[k] >> 4];
+		if (bits && (s = verify(nd, unfold(bits), buf, q, len)) != (size_t)-1)
+			return s;
+	}
+	return len;
+}
+
+#if STREAM_X86
+__attribute__((target("ssse3"))) static size_t
+find_ssse3(const struct stream_needles *nd, const char *buf, size_t len)
+{
+	const __m128i mask = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
+	__m128i lo[FP_LEN], hi[FP_LEN];
+	size_t i = 0;
+
+	for (int k = 0; k < FP_LEN; k++) {
+		lo[k] = _mm_loadu_si128((const __m128i *)nd->lo[k]);
+		hi[k] = _mm_loadu_si128((const __m128i *)nd->hi[k]);
+	}
+	/* three overlapping loads: position j's bits need bytes j, j+1 and j+2 */
+	for (; i + 16 + FP_LEN - 1 <= len; i += 16) {
+		__m128i r = _mm_set1_epi8(-1);
+		unsigned int m;
+
+		for (int k = 0; k < FP_LEN; k++) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(buf + i + k));
+			__m128i l = _mm_shuffle_epi8(lo[k], _mm_and_si128(v, mask));
+			__m128i h = _mm_shuffle_epi8(hi[k], _mm_and_si128(_mm_srli_epi16(v, 4), mask));
+
+			r = _mm_and_si128(r, _mm_and_si128(l, h));
+		}
+		m = ~(unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(r, zero)) & 0xffff;
+		if (m) {
+			uint8_t bits[16];
+
+			_mm_storeu_si128((__m128i *)bits, r);
+			while (m) {
+				unsigned int j = (unsigned int)__builtin_ctz(m);
+				size_t s;
+
+				m &= m - 1;
+				s = verify(nd, unfold(bits[j]), buf, i + j, len);
+				if (s != (size_t)-1)
+					return s;
+			}
+		}
+	}
+	return find_scalar(nd, buf, i, len);
+}
+
+__attribute__((target("avx2"))) static size_t
+find_avx2(const struct stream_needles *nd, const char *buf, size_t len)
+{
+	const __m256i mask = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+	__m256i lo[FP_LEN], hi[FP_LEN];
+	size_t i = 0;
+
+	for (int k = 0; k < FP_LEN; k++) {
+		lo[k] = _mm256_loadu_si256((const __m256i *)nd->lo32[k]);
+		hi[k] = _mm256_loadu_si256((const __m256i *)nd->hi32[k]);
+	}
+	/* the same 16 bytes in both lanes: lane 0 asks buckets 0-7, lane 1 buckets 8-15 */
+	for (; i + 16 + FP_LEN - 1 <= len; i += 16) {
+		__m256i r = _mm256_set1_epi8(-1);
+		unsigned int m, m0;
+
+		for (int k = 0; k < FP_LEN; k++) {
+			__m256i v = _mm256_broadcastsi128_si256(
+				_mm_loadu_si128((const __m128i *)(buf + i + k)));
+			__m256i l = _mm256_shuffle_epi8(lo[k], _mm256_and_si256(v, mask));
+			__m256i h = _mm256_shuffle_epi8(
+				hi[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), mask));
+
+			r = _mm256_and_si256(r, _mm256_and_si256(l, h));
+		}
+		m0 = ~(unsigned int)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
+		m = (m0 | m0 >> 16) & 0xffff;
+		if (m) {
+			uint8_t bits[32];
+
+			_mm256_storeu_si256((__m256i *)bits, r);
+			while (m) {
+				unsigned int j = (unsigned int)__builtin_ctz(m);
+				size_t s;
+
+				m &= m - 1;
+				s = verify(nd, bits[j] | (unsigned int)bits[16 + j] << 8, buf, i + j,
+					   len);
+				if (s != (size_t)-1)
+					return s;
+			}
+		}
+	}
+	return find_scalar(nd, buf, i, len);
+}
+
+/* '\n' bytes in @p[0..@n): byte counters per lane, summed before they can wrap */
+static uint64_t count_newlines(const char *p, size_t n)
+{
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	uint64_t total = 0;
+	size_t i = 0;
+
+	while (i + 16 <= n) {
+		__m128i acc = zero, sad;
+		size_t stop = n - i >= 255 * 16 ? i + 255 * 16 : i + (n - i) / 16 * 16;
+
+		for (; i < stop; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+		}
+		sad = _mm_sad_epu8(acc, zero);
+		total += (uint64_t)_mm_cvtsi128_si64(sad) +
+			 (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sad, sad));
+	}
+	for (; i < n; i++)
+		total += p[i] == '\n';
+	return total;
+}
+#else
+static uint64_t count_newlines(const char *p, size_t n)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += p[i] == '\n';
+	return total;
+}
+#endif
+
+size_t stream_needles_find(const struct stream_needles *nd, const char *buf, size_t len)
+{
+#if STREAM_X86
+	if (nd->simd == 2)
+		return find_avx2(nd, buf, len);
+	if (nd->simd == 1)
+		return find_ssse3(nd, buf, len);
+#endif
+	return find_scalar(nd, buf, 0, len);
+}
+
+/* --- decompression backends ------------------------------------------------------------ */
+
+struct stream {
+	int fd;
+	enum stream_compression comp;
+	/* raw bytes: the sniffed head first, then read() blocks */
+	uint8_t *in;
+	size_t in_pos, in_len;
+	bool in_eof;
+	union {
+		z_stream z;
+		lzma_stream x;
+		ZSTD_DStream *zs;
+	};
+	bool backend_ready;
+	bool frame_open;	/* zstd: inside a frame; gzip: inside a member */
+	/* text */
+	char *buf;
+	size_t cap, start, end;
+	bool eof;
+	int err;		/* sticky: -EBADMSG, -ENOMEM, -errno */
+	size_t max_line;
+	bool skipping;		/* inside an over-long line */
+	uint64_t lineno, bytes;
+	bool missing_newline;
+};
+
+/* Refills the raw buffer once it is used up. 0 or -errno. */
+static int raw_fill(struct stream *s)
+{
+	ssize_t n;
+
+	if (s->in_pos < s->in_len || s->in_eof)
+		return 0;
+	do
+		n = read(s->fd, s->in, RAW_BLOCK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	s->in_pos = 0;
+	s->in_len = (size_t)n;
+	s->in_eof = n == 0;
+	return 0;
+}
+
+/* Plain text: what is left of the sniffed head, then straight into @dst. */
+static int plain_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
+{
+	ssize_t n;
+
+	if (s->in_pos < s->in_len) {
+		size_t k = MIN_SIZE(cap, s->in_len - s->in_pos);
+
+		memcpy(dst, s->in + s->in_pos, k);
+		s->in_pos += k;
+		*ret_n = k;
+		return 0;
+	}
+	if (s->in_eof) {
+		*ret_n = 0;
+		return 0;
+	}
+	do
+		n = read(s->fd, dst, cap);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	s->in_eof = n == 0;
+	*ret_n = (size_t)n;
+	return 0;
+}
+
+static int gzip_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
+{
+	int r;
+
+	if (!s->backend_ready) {
+		/* 16 + MAX_WBITS: gzip wrapper only, with its CRC and length checked */
+		if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK)
+			return -ENOMEM;
+		s->backend_ready = true;
+		s->frame_open = true;
+	}
+	s->z.next_out = (Bytef *)dst;
+	s->z.avail_out = (uInt)cap;
+	while (s->z.avail_out == cap) {
+		r = raw_fill(s);
+		if (r < 0)
+			return r;
+		if (!s->frame_open) {
+			if (s->in_pos == s->in_len && s->in_eof)
+				break;
+			/* concatenated members ("cat a.gz b.gz") are one gzip stream */
+			if (inflateReset(&s->z) != Z_OK)
+				return -EBADMSG;
+			s->frame_open = true;
+		}
+		s->z.next_in = s->in + s->in_pos;
+		s->z.avail_in = (uInt)(s->in_len - s->in_pos);
+		r = inflate(&s->z, Z_NO_FLUSH);
+		s->in_pos = s->in_len - s->z.avail_in;
+		if (r == Z_STREAM_END)
+			s->frame_open = false;
+		else if (r == Z_MEM_ERROR)
+			return -ENOMEM;
+		else if (r == Z_BUF_ERROR && s->in_eof && s->in_pos == s->in_len)
+			return -EBADMSG;	/* the input ended inside a member */
+		else if (r != Z_OK && r != Z_BUF_ERROR)
+			return -EBADMSG;
+	}
+	*ret_n = cap - s->z.avail_out;
+	return 0;
+}
+
+static int xz_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
+{
+	lzma_ret lr;
+	int r;
+
+	if (!s->backend_ready) {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		s->x = init;
+		/* LZMA_CONCATENATED: "cat a.xz b.xz" is read as xz(1) reads it */
+		lr = lzma_stream_decoder(&s->x, UINT64_MAX, LZMA_CONCATENATED);
+		if (lr != LZMA_OK)
+			return lr == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
+		s->backend_ready = true;
+		s->frame_open = true;
+	}
+	if (!s->frame_open) {
+		*ret_n = 0;
+		return 0;
+	}
+	s->x.next_out = (uint8_t *)dst;
+	s->x.avail_out = cap;
+	while (s->x.avail_out == cap) {
+		r = raw_fill(s);
+		if (r < 0)
+			return r;
+		s->x.next_in = s->in + s->in_pos;
+		s->x.avail_in = s->in_len - s->in_pos;
+		lr = lzma_code(&s->x, s->in_eof ? LZMA_FINISH : LZMA_RUN);
+		s->in_pos = s->in_len - s->x.avail_in;
+		if (lr == LZMA_STREAM_END) {
+			s->frame_open = false;
+			break;
+		}
+		if (lr == LZMA_MEM_ERROR || lr == LZMA_MEMLIMIT_ERROR)
+			return -ENOMEM;
+		/* LZMA_BUF_ERROR: no progress at the end of input, a truncated file */
+		if (lr != LZMA_OK)
+			return -EBADMSG;
+	}
+	*ret_n = cap - s->x.avail_out;
+	return 0;
+}
+
+static int zstd_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
+{
+	ZSTD_outBuffer out = { dst, cap, 0 };
+	int r;
+
+	if (!s->backend_ready) {
+		s->zs = ZSTD_createDStream();
+		if (!s->zs)
+			return -ENOMEM;
+		s->backend_ready = true;
+	}
+	while (out.pos == 0) {
+		ZSTD_inBuffer in;
+		size_t zr;
+
+		r = raw_fill(s);
+		if (r < 0)
+			return r;
+		if (s->in_pos == s->in_len && s->in_eof) {
+			if (!s->frame_open)
+				break;
+			/* the decoder may still hold output; then the input may only end
+			 * between frames */
+			in = (ZSTD_inBuffer){ NULL, 0, 0 };
+			zr = ZSTD_decompressStream(s->zs, &out, &in);
+			if (ZSTD_isError(zr))
+				return -EBADMSG;
+			s->frame_open = zr != 0;
+			if (!out.pos && s->frame_open)
+				return -EBADMSG;
+			break;
+		}
+		in = (ZSTD_inBuffer){ s->in + s->in_pos, s->in_len - s->in_pos, 0 };
+		zr = ZSTD_decompressStream(s->zs, &out, &in);
+		s->in_pos += in.pos;
+		if (ZSTD_isError(zr))
+			return ZSTD_getErrorCode(zr) == ZSTD_error_memory_allocation ? -ENOMEM
+										: -EBADMSG;
+		/* 0: a frame is complete and flushed */
+		s->frame_open = zr != 0;
+	}
+	*ret_n = out.pos;
+	return 0;
+}
+
+static int backend_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
+{
+	switch (s->comp) {
+	case STREAM_GZIP:
+		return gzip_fill(s, dst, cap, ret_n);
+	case STREAM_XZ:
+		return xz_fill(s, dst, cap, ret_n);
+	case STREAM_ZSTD:
+		return zstd_fill(s, dst, cap, ret_n);
+	default:
+		return plain_fill(s, dst, cap, ret_n);
+	}
+}
+
+static void backend_done(struct stream *s)
+{
+	if (!s->backend_ready)
+		return;
+	switch (s->comp) {
+	case STREAM_GZIP:
+		inflateEnd(&s->z);
+		break;
+	case STREAM_XZ:
+		lzma_end(&s->x);
+		break;
+	case STREAM_ZSTD:
+		ZSTD_freeDStream(s->zs);
+		break;
+	default:
+		break;
+	}
+	s->backend_ready = false;
+}
+
+/* --- magic bytes ----------------------------------------------------------------------- */
+
+static const struct {
+	enum stream_compression comp;	/* _STREAM_COMPRESSION_MAX: refused */
+	const char *name;
+	const char *magic;
+	size_t len;
+} magics[] = {
+	{ STREAM_GZIP, "gzip", "\x1f\x8b", 2 },
+	{ STREAM_XZ, "xz", "\xfd" "7zXZ\0", 6 },
+	{ STREAM_ZSTD, "zstd", "\x28\xb5\x2f\xfd", 4 },
+	/* formats people compress logs with that this build has no library for */
+	{ _STREAM_COMPRESSION_MAX, "bzip2", "BZh", 3 },
+	{ _STREAM_COMPRESSION_MAX, "lz4", "\x04\x22\x4d\x18", 4 },
+	{ _STREAM_COMPRESSION_MAX, "lzma", "\x5d\x00\x00", 3 },
+};
+
+/* bzip2 is "BZh" + block size digit + the block magic 0x314159265359 (pi) */
+static bool magic_matches(size_t i, const uint8_t *p, size_t n)
+{
+	if (n < magics[i].len || memcmp(p, magics[i].magic, magics[i].len) != 0)
+		return false;
+	if (strcmp(magics[i].name, "bzip2") == 0)
+		return n >= 10 && p[3] >= '1' && p[3] <= '9' &&
+		       memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0;
+	return true;
+}
+
+int stream_new(int fd, size_t max_line, struct stream **ret, const char **reterr_what)
+{
+	struct stream *s;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	s->fd = fd;
+	s->max_line = max_line ? max_line : STREAM_LINE_MAX_DEFAULT;
+	s->cap = TEXT_BLOCK + s->max_line + 1;
+	s->in = malloc(RAW_BLOCK);
+	s->buf = malloc(s->cap);
+	if (!s->in || !s->buf) {
+		r = -ENOMEM;
+		goto fail;
+	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	/* short reads from pipes: gather the head before looking at it */
+	while (s->in_len < SNIFF_LEN && !s->in_eof) {
+		ssize_t n = read(fd, s->in + s->in_len, RAW_BLOCK - s->in_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		s->in_len += (size_t)n;
+		s->in_eof = n == 0;
+	}
+	s->comp = STREAM_PLAIN;
+	for (size_t i = 0; i < ARRAY_SIZE(magics); i++) {
+		if (!magic_matches(i, s->in, s->in_len))
+			continue;
+		if (magics[i].comp == _STREAM_COMPRESSION_MAX) {
+			if (reterr_what)
+				*reterr_what = magics[i].name;
+			r = -EPROTONOSUPPORT;
+			goto fail;
+		}
+		s->comp = magics[i].comp;
+		break;
+	}
+	*ret = s;
+	return 0;
+fail:
+	stream_free(s);
+	return r;
+}
+
+struct stream *stream_free(struct stream *s)
+{
+	if (!s)
+		return NULL;
+	backend_done(s);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->in);
+	free(s->buf);
+	free(s);
+	return NULL;
+}
+
+enum stream_compression stream_compression(const struct stream *s)
+{
+	return s->comp;
+}
+
+uint64_t stream_lineno(const struct stream *s)
+{
+	return s->lineno;
+}
+
+uint64_t stream_bytes(const struct stream *s)
+{
+	return s->bytes;
+}
+
+bool stream_missing_newline(const struct stream *s)
+{
+	return s->missing_newline;
+}
+
+/* Moves the unread text to the front and appends more. 0, or the sticky error. */
+static int refill(struct stream *s)
+{
+	size_t n = 0;
+	int r;
+
+	if (s->start > 0) {
+		memmove(s->buf, s->buf + s->start, s->end - s->start);
+		s->end -= s->start;
+		s->start = 0;
+	}
+	/* one byte stays free for the NUL after a last line without '\n' */
+	r = backend_fill(s, s->buf + s->end, s->cap - 1 - s->end, &n);
+	if (r < 0) {
+		s->err = r;
+		return r;
+	}
+	if (n == 0)
+		s->eof = true;
+	s->end += n;
+	s->bytes += n;
+	return 0;
+}
+
+/* Inside an over-long line: drops text up to its end. 1 when the line is over. */
+static int skip_long(struct stream *s)
+{
+	char *nl = memchr(s->buf + s->start, '\n', s->end - s->start);
+
+	if (nl) {
+		s->start = (size_t)(nl + 1 - s->buf);
+		s->skipping = false;
+		s->lineno++;
+		return 1;
+	}
+	s->start = s->end;
+	if (s->eof) {
+		s->skipping = false;
+		s->missing_newline = true;
+		s->lineno++;
+		return 1;
+	}
+	return 0;
+}
+
+static int take_line(struct stream *s, size_t from, size_t to, char **ret_line,
+		     size_t *ret_len)
+{
+	s->buf[to] = '\0';
+	s->lineno++;
+	if (to - from > s->max_line)
+		return -E2BIG;
+	*ret_line = s->buf + from;
+	*ret_len = to - from;
+	return 1;
+}
+
+int stream_next_line(struct stream *s, char **ret_line, size_t *ret_len)
+{
+	for (;;) {
+		char *nl;
+
+		if (s->err)
+			return s->err;
+		if (s->skipping) {
+			if (skip_long(s))
+				return -E2BIG;
+		} else {
+			nl = memchr(s->buf + s->start, '\n', s->end - s->start);
+			if (nl) {
+				size_t from = s->start, to = (size_t)(nl - s->buf);
+
+				s->start = to + 1;
+				return take_line(s, from, to, ret_line, ret_len);
+			}
+			if (s->end - s->start > s->max_line) {
+				s->skipping = true;
+				s->start = s->end;
+				continue;
+			}
+			if (s->eof) {
+				size_t from = s->start;
+
+				if (s->end == from)
+					return 0;
+				s->start = s->end;
+				s->missing_newline = true;
+				return take_line(s, from, s->end, ret_line, ret_len);
+			}
+		}
+		if (refill(s) < 0)
+			return s->err;
+	}
+}
+
+int stream_next_match(struct stream *s, const struct stream_needles *nd, char **ret_line,
+		      size_t *ret_len)
+{
+	for (;;) {
+		char *last;
+		size_t lim;
+
+		if (s->err)
+			return s->err;
+		if (s->skipping) {
+			if (skip_long(s))
+				return -E2BIG;
+			if (refill(s) < 0)
+				return s->err;
+			continue;
+		}
+		/* complete lines only: [start, lim) ends with '\n' */
+		last = memrchr(s->buf + s->start, '\n', s->end - s->start);
+		lim = last ? (size_t)(last + 1 - s->buf) : s->start;
+		if (lim > s->start) {
+			size_t off = stream_needles_find(nd, s->buf + s->start, lim - s->start);
+
+			if (off < lim - s->start) {
+				size_t hit = s->start + off, from, to;
+				char *p = memrchr(s->buf + s->start, '\n', off);
+
+				from = p ? (size_t)(p + 1 - s->buf) : s->start;
+				s->lineno += count_newlines(s->buf + s->start, from - s->start);
+				to = (size_t)((char *)memchr(s->buf + hit, '\n', lim - hit) - s->buf);
+				s->start = to + 1;
+				return take_line(s, from, to, ret_line, ret_len);
+			}
+			s->lineno += count_newlines(s->buf + s->start, lim - s->start);
+			s->start = lim;
+		}
+		if (s->end - s->start > s->max_line) {
+			s->skipping = true;
+			s->start = s->end;
+			continue;
+		}
+		if (s->eof) {
+			size_t from = s->start;
+
+			if (s->end == from)
+				return 0;
+			s->start = s->end;
+			s->missing_newline = true;
+			if (stream_needles_find(nd, s->buf + from, s->end - from) < s->end - from)
+				return take_line(s, from, s->end, ret_line, ret_len);
+			s->lineno++;
+			return 0;
+		}
+		if (refill(s) < 0)
+			return s->err;
+	}
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Saved logs as a stream of lines: plain, or compressed with gzip, xz or zstd, told apart
+ * by their magic bytes (as libkmod-file.c does for module files), never by the name, so
+ * a pipe works as well as a file. One pass, a bounded buffer, nothing kept behind.
+ *
+ * Lines come out NUL-terminated without their '\n', pointing into the stream's buffer
+ * (valid until the next call; the caller may modify them). An over-long line is
+ * reported with its number and skipped, so reading goes on.
+ *
+ * For big logs, stream_next_match() hands out only the lines that hold one of a set of
+ * needles and counts the others: the search runs over the whole buffer at once
+ * (SSSE3 on x86-64, a scalar loop elsewhere), not line by line.
+ */
+
+enum stream_compression {
+	STREAM_PLAIN,
+	STREAM_GZIP,
+	STREAM_XZ,
+	STREAM_ZSTD,
+	_STREAM_COMPRESSION_MAX,
+};
+
+/* "none", "gzip", "xz", "zstd" */
+const char *stream_compression_name(enum stream_compression c);
+
+/* --- needles: a set of byte strings searched for at once ------------------------------- */
+
+#define STREAM_NEEDLES_MAX 64
+#define STREAM_NEEDLE_MIN 3	/* the search looks at three bytes per position */
+#define STREAM_NEEDLE_LEN_MAX 64
+
+struct stream_needles;
+
+/*
+ * Compiles @n needles (each STREAM_NEEDLE_MIN..STREAM_NEEDLE_LEN_MAX bytes, no '\n'),
+ * copied. -EINVAL for a needle out of bounds or more than STREAM_NEEDLES_MAX, -ENOMEM.
+ */
+int stream_needles_new(const char *const *needles, size_t n, struct stream_needles **ret);
+struct stream_needles *stream_needles_free(struct stream_needles *nd);
+/* For tests and benchmarks: at most scalar code (0), SSSE3 (1) or AVX2 (2). */
+void stream_needles_limit_simd(struct stream_needles *nd, int level);
+/*
+ * The offset of a needle in @buf[0..@len), or @len if there is none. A needle that
+ * starts before it reaches past it (so it is in the first line holding a needle).
+ */
+size_t stream_needles_find(const struct stream_needles *nd, const char *buf, size_t len);
+
+/* --- the stream ------------------------------------------------------------------------ */
+
+#define STREAM_LINE_MAX_DEFAULT (64 * 1024)
+
+struct stream;
+
+/*
+ * Reads the first bytes of @fd to recognise the compression. Takes @fd: stream_free()
+ * closes it, also on failure here. @max_line 0 means STREAM_LINE_MAX_DEFAULT.
+ * -EPROTONOSUPPORT for a compression this build cannot read (bzip2, lz4: *ret_what
+ * names it), -ENOMEM, -errno of read().
+ */
+int stream_new(int fd, size_t max_line, struct stream **ret, const char **reterr_what);
+struct stream *stream_free(struct stream *s);
+
+enum stream_compression stream_compression(const struct stream *s);
+
+/*
+ * The next line: 1 with *ret_line and *ret_len; 0 at the end. Errors, after which the
+ * stream can go on (the line is skipped and counted):
+ *   -E2BIG     the line is longer than max_line
+ * and after which it cannot (the same error comes back):
+ *   -EBADMSG   corrupt or truncated compressed data
+ *   -ENOMEM, or -errno of read()
+ */
+int stream_next_line(struct stream *s, char **ret_line, size_t *ret_len);
+
+/*
+ * Like stream_next_line(), but only lines that hold one of @nd's needles; the others
+ * are counted (stream_lineno() goes on) and skipped.
+ */
+int stream_next_match(struct stream *s, const struct stream_needles *nd, char **ret_line,
+		      size_t *ret_len);
+
+/* 1-based number of the line last returned or refused; 0 before the first. */
+uint64_t stream_lineno(const struct stream *s);
+/* Bytes of (decompressed) text read so far. */
+uint64_t stream_bytes(const struct stream *s);
+/* The last line had no '\n' (a truncated log). */
+bool stream_missing_newline(const struct stream *s);

@@ -1,0 +1,600 @@
+#!/bin/bash
+# kmodtop ci: the captures' kernel logs and traces in every rendering and compression,
+# a line for each kernel format string the ledger knows, multi-boot files, gates,
+# config, baseline, every output format read back by a real parser (python3's json,
+# xmllint, a SARIF structure check), and every exit code.
+. "$TS_SRCDIR/lib/ts.sh"
+ts_init ci
+ts_need python3 gzip xz zstd xmllint
+
+T=$TS_TMP
+FX=$FIXTURES
+CHECK=$T/check.py
+
+# --- a JSON/XML/SARIF checker: python3 reads what kmodtop wrote -------------------------
+cat >"$CHECK" <<'EOF'
+import json, re, sys, xml.etree.ElementTree as ET
+
+def load(p):
+    with open(p, encoding="utf-8") as f:
+        return json.load(f)
+
+def findings(doc):
+    """(class, module) -> count, summed over inputs"""
+    out = {}
+    for f in doc["findings"]:
+        k = (f["class"], f["module"])
+        out[k] = out.get(k, 0) + f["count"]
+    return out
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+cmd = sys.argv[1]
+if cmd == "get":
+    # get FILE EXPR: a python expression over d (the document)
+    d = load(sys.argv[2])
+    v = eval(sys.argv[3], {"d": d, "findings": findings})
+    print(json.dumps(v, sort_keys=True) if not isinstance(v, str) else v)
+elif cmd == "same-findings":
+    # same-findings A B: the same (class, module) counts
+    a, b = findings(load(sys.argv[2])), findings(load(sys.argv[3]))
+    if a != b:
+        fail("findings differ:\n  %s\n  %s" % (sorted(a.items()), sorted(b.items())))
+elif cmd == "same-doc":
+    # same-doc A B: identical apart from what the inputs say about parsing
+    a, b = load(sys.argv[2]), load(sys.argv[3])
+    for d in (a, b):
+        for i in d["inputs"]:
+            i.pop("filtered", None)
+            i.pop("records", None)
+    if a != b:
+        fail("documents differ")
+elif cmd == "contract":
+    # contract FILE: every finding row has the documented fields and types
+    d = load(sys.argv[2])
+    assert d["command"] == "ci" and d["schema_version"] == 1, "header"
+    assert d["result"] in ("pass", "fail", "empty", "error"), d["result"]
+    for k in ("inputs", "boots", "findings", "gates"):
+        assert isinstance(d[k], list), k
+    for f in d["findings"]:
+        for k, t in (("class", str), ("group", str), ("level", str), ("count", int),
+                     ("boots", int), ("file", str), ("first_line", int), ("last_line", int),
+                     ("allowed", bool), ("gated", bool)):
+            assert isinstance(f[k], t), (k, f)
+        assert f["module"] is None or isinstance(f["module"], str), f
+        assert f["wasted"] is None or isinstance(f["wasted"], int), f
+        assert 1 <= f["first_line"] <= f["last_line"], f
+        assert f["level"] in ("error", "warning", "note"), f
+    for b in d["boots"]:
+        assert b["line"] >= 1 and b["end_line"] >= b["line"], b
+    for g in d["gates"]:
+        assert g["name"] and g["result"] in ("pass", "FAIL", "unknown"), g
+elif cmd == "evidence":
+    # evidence FILE LOG: first and last lines of every finding exist in LOG and carry its text
+    d = load(sys.argv[2])
+    lines = open(sys.argv[3], "rb").read().split(b"\n")
+    for f in d["findings"]:
+        for n in (f["first_line"], f["last_line"]):
+            if n > len(lines):
+                fail("line %d past the end" % n)
+            line = lines[n - 1].decode("utf-8", "replace")
+            words = {"unknown-symbol": "Unknown symbol", "bad-elf": "ELF",
+                     "autoload-duplicate": "duplicate request"}
+            w = words.get(f["class"])
+            if w and w not in line:
+                fail("%s line %d lacks %r: %s" % (f["class"], n, w, line))
+            if f["module"] and f["class"] in ("unknown-symbol", "autoload-duplicate") and \
+               f["module"] not in line:
+                fail("%s line %d lacks %s" % (f["class"], n, f["module"]))
+elif cmd == "junit":
+    # junit FILE TESTS FAILURES: a testsuites document with those totals, consistent
+    root = ET.parse(sys.argv[2]).getroot()
+    assert root.tag == "testsuites", root.tag
+    cases = root.findall("./testsuite/testcase")
+    fails = [c for c in cases if c.find("failure") is not None]
+    assert int(root.get("tests")) == len(cases), "tests attribute"
+    assert int(root.get("failures")) == len(fails), "failures attribute"
+    for s in root.findall("testsuite"):
+        assert int(s.get("tests")) == len(s.findall("testcase")), s.get("name")
+    for c in cases:
+        assert c.get("classname") and c.get("name"), c.attrib
+    want_tests, want_fails = int(sys.argv[3]), int(sys.argv[4])
+    if len(cases) != want_tests or len(fails) != want_fails:
+        fail("junit: %d testcases, %d failed; want %d, %d" % (len(cases), len(fails),
+                                                             want_tests, want_fails))
+    for extra in sys.argv[5:]:
+        kind, name = extra.split("=", 1)
+        hits = [c for c in cases if c.get("name") == name]
+        if not hits:
+            fail("junit: no testcase %s" % name)
+        if (kind == "failed") != (hits[0].find("failure") is not None):
+            fail("junit: testcase %s is not %s" % (name, kind))
+elif cmd == "sarif":
+    # sarif FILE LOG: SARIF 2.1.0 structure; every location points at an evidence line
+    d = load(sys.argv[2])
+    assert d["version"] == "2.1.0", "version"
+    assert "sarif-2.1.0" in d["$schema"], "$schema"
+    assert isinstance(d["runs"], list) and len(d["runs"]) == 1, "runs"
+    run = d["runs"][0]
+    drv = run["tool"]["driver"]
+    assert drv["name"] == "kmodtop" and drv["version"], "driver"
+    ids = [r["id"] for r in drv["rules"]]
+    assert len(ids) == len(set(ids)), "rule ids unique"
+    for r in drv["rules"]:
+        assert r["shortDescription"]["text"], r
+        assert r["defaultConfiguration"]["level"] in ("note", "warning", "error"), r
+    log = open(sys.argv[3], "rb").read().split(b"\n") if len(sys.argv) > 3 else None
+    for res in run["results"]:
+        assert res["ruleId"] == ids[res["ruleIndex"]], res
+        assert res["level"] in ("none", "note", "warning", "error"), res
+        assert res["message"]["text"], res
+        assert len(res["locations"]) >= 1, res
+        for loc in res["locations"] + res.get("relatedLocations", []):
+            pl = loc["physicalLocation"]
+            uri = pl["artifactLocation"]["uri"]
+            assert re.fullmatch(r"[A-Za-z0-9\-._~/!$&'()*+,;=:@%]+", uri), uri
+            line = pl["region"]["startLine"]
+            assert isinstance(line, int) and line >= 1, loc
+            if log is not None:
+                assert line <= len(log), line
+        assert isinstance(res["properties"]["count"], int), res
+    print(len(run["results"]))
+elif cmd == "github":
+    # github FILE: every line a workflow command; print the error count
+    n = 0
+    for line in open(sys.argv[2], encoding="utf-8"):
+        m = re.fullmatch(r"::(error|warning|notice)( ([a-zA-Z]+=[^,:]*)(,[a-zA-Z]+=[^,:]*)*)?::(.*)\n",
+                         line)
+        if not m:
+            fail("not a workflow command: %r" % line)
+        n += m.group(1) == "error"
+    print(n)
+EOF
+py() { python3 "$CHECK" "$@"; }
+json_of() { cp "$T/out" "$T/$1.json"; echo "$T/$1.json"; }
+
+# --- the captures: every input the fixtures have --------------------------------------
+for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+	root=$FX/$fx
+	rel=$(cat "$root/capture/uname-r")
+	for f in capture/dmesg.txt capture/kmsg.raw; do
+		log=$root/$f
+		ts_run ci -j "$log"
+		ts_expect_rc 0 "$fx $f: no gates, exit 0" || continue
+		j=$(json_of "$fx-$(basename "$f")")
+		py contract "$j" || ts_fail "$fx $f: JSON contract"
+		py evidence "$j" "$log" || ts_fail "$fx $f: evidence lines"
+		want=$(case $f in *kmsg*) echo kmsg ;; *) echo kernel-log-text ;; esac)
+		[ "$(py get "$j" 'd["inputs"][0]["format"]')" = "$want" ] || ts_fail "$fx $f: format not $want"
+		[ "$(py get "$j" 'd["boots"][0]["release"]')" = "$rel" ] || ts_fail "$fx $f: release from the banner"
+		[ "$(py get "$j" 'len(d["boots"])')" = 1 ] || ts_fail "$fx $f: one boot"
+		# counts against the log itself
+		n=$(grep -c ': Unknown symbol ' "$log")
+		got=$(py get "$j" 'sum(f["count"] for f in d["findings"] if f["class"] == "unknown-symbol")')
+		[ "$got" = "$n" ] || ts_fail "$fx $f: unknown-symbol $got, the log has $n"
+		n=$(grep -c 'Invalid ELF\|ELF Spec' "$log")
+		got=$(py get "$j" 'sum(f["count"] for f in d["findings"] if f["class"] == "bad-elf")')
+		[ "$got" = "$n" ] || ts_fail "$fx $f: bad-elf $got, the log has $n"
+		n=$(grep -c 'module-autoload: duplicate request' "$log")
+		got=$(py get "$j" 'sum(f["count"] for f in d["findings"] if f["class"] == "autoload-duplicate")')
+		[ "$got" = "$n" ] || ts_fail "$fx $f: autoload-duplicate $got, the log has $n"
+		first=$(grep -n ': Unknown symbol ' "$log" | head -1 | cut -d: -f1)
+		last=$(grep -n ': Unknown symbol ' "$log" | tail -1 | cut -d: -f1)
+		got=$(py get "$j" '[(f["first_line"], f["last_line"]) for f in d["findings"] if f["class"] == "unknown-symbol"]')
+		[ "$got" = "[[$first, $last]]" ] || ts_fail "$fx $f: unknown-symbol lines $got, want $first-$last"
+		# the needle filter changes nothing but the speed
+		ts_run ci -j --no-filter "$log"
+		cp "$T/out" "$T/nofilter.json"
+		py same-doc "$j" "$T/nofilter.json" || ts_fail "$fx $f: --no-filter differs"
+		ts_ok
+	done
+	# dmesg.txt and kmsg.raw are the same boot: the same findings
+	py same-findings "$T/$fx-dmesg.txt.json" "$T/$fx-kmsg.raw.json" || ts_fail "$fx: dmesg.txt and kmsg.raw disagree"
+
+	# the trace: attempts from the ledger, as report counts them
+	trace=$root/sys/kernel/tracing/trace
+	ts_run --root "$root" ci -j "$trace"
+	ts_expect_rc 0 "$fx trace" || continue
+	j=$(json_of "$fx-trace")
+	py contract "$j" || ts_fail "$fx trace: JSON contract"
+	[ "$(py get "$j" 'd["inputs"][0]["format"]')" = trace ] || ts_fail "$fx trace: format"
+	ts_run --root "$root" report -j
+	cp "$T/out" "$T/$fx-report.json"
+	for outcome in duplicate-live duplicate-concurrent idempotent-waiter missing-dependency bad-format \
+		userspace-decompression-fallback init-failed; do
+		want=$(python3 -c 'import json,sys; print(sum(1 for a in json.load(open(sys.argv[1]))["attempts"] if a["outcome"] == sys.argv[2]))' "$T/$fx-report.json" "$outcome")
+		got=$(py get "$j" "sum(f['count'] for f in d['findings'] if f['class'] == '$outcome')")
+		[ "$got" = "$want" ] || ts_fail "$fx trace: $outcome $got, report has $want attempts"
+	done
+	# every trace finding's lines are syscall or request events of the trace
+	bad=$(python3 - "$j" "$trace" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2], encoding="utf-8", errors="replace").read().split("\n")
+for f in d["findings"]:
+    for n in (f["first_line"], f["last_line"]):
+        l = lines[n - 1]
+        if "init_module" not in l and "module_request" not in l:
+            print(f["class"], n, l)
+EOF
+)
+	[ -z "$bad" ] || ts_fail "$fx trace: evidence lines that are no syscall or request: $bad"
+	ts_ok
+done
+
+# --- the same boot in every rendering --------------------------------------------------
+kmsg=$FX/debian-6.12-xz/capture/kmsg.raw
+python3 - "$kmsg" "$T" <<'EOF'
+import json, re, sys, time
+src, out = sys.argv[1], sys.argv[2]
+recs = []
+for line in open(src, encoding="utf-8", errors="surrogateescape"):
+    line = line.rstrip("\n")
+    if line.startswith(" "):
+        continue
+    head, msg = line.split(";", 1)
+    prio, seq, usec = head.split(",")[:3]
+    msg = re.sub(r"\\x([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), msg)
+    recs.append((int(prio), int(usec), msg))
+base = 1796216481  # 2026-12-02 13:01:21 UTC
+def w(name, fmt):
+    with open(out + "/" + name, "w", encoding="utf-8", errors="surrogateescape") as f:
+        for i, (prio, usec, msg) in enumerate(recs):
+            f.write(fmt(i, prio, usec, msg))
+w("dmesg-T.txt", lambda i, p, u, m: time.strftime("[%a %b %e %H:%M:%S %Y] ", time.gmtime(base + u // 10**6)) + m + "\n")
+w("dmesg-notime.txt", lambda i, p, u, m: m + "\n")
+w("journal-short.txt", lambda i, p, u, m: time.strftime("%b %d %H:%M:%S", time.gmtime(base + u // 10**6)) + " ci-host kernel: " + m + "\n"
+  + ("%s ci-host systemd[1]: Started modprobe@drm.service - Load Kernel Module drm.\n" % time.strftime("%b %d %H:%M:%S", time.gmtime(base)) if i % 50 == 7 else ""))
+w("journal-mono.txt", lambda i, p, u, m: "[%5d.%06d] ci-host kernel: %s\n" % (u // 10**6, u % 10**6, m))
+w("journal-iso.txt", lambda i, p, u, m: time.strftime("%Y-%m-%dT%H:%M:%S+0000", time.gmtime(base + u // 10**6)) + " ci-host kernel: " + m + "\n")
+w("console.txt", lambda i, p, u, m: ("login: " if i % 9 == 0 else "") + "[%5d.%06d] %s\n" % (u // 10**6, u % 10**6, m)
+  + ("Welcome to Debian GNU/Linux 12 (bookworm)!\n[  OK  ] Started systemd-udevd.service\n" if i % 40 == 3 else ""))
+def jline(i, p, u, m):
+    s = json.dumps({"__REALTIME_TIMESTAMP": str((base * 10**6) + u), "__MONOTONIC_TIMESTAMP": str(u),
+                    "_BOOT_ID": "0123456789abcdef0123456789abcdef", "_TRANSPORT": "kernel",
+                    "SYSLOG_IDENTIFIER": "kernel", "PRIORITY": str(p & 7), "_HOSTNAME": "ci-host",
+                    "MESSAGE": m}) + "\n"
+    if i == 100:
+        s += json.dumps({"_BOOT_ID": "0123456789abcdef0123456789abcdef", "_TRANSPORT": "stdout",
+                         "SYSLOG_IDENTIFIER": "modprobe",
+                         "MESSAGE": "FATAL: Module bluetooth not found in directory /lib/modules/6.12.118+deb12-amd64"}) + "\n"
+    return s
+w("journal.json", jline)
+EOF
+ts_run ci -j "$kmsg"
+base_json=$(json_of base)
+for f in dmesg-T.txt dmesg-notime.txt journal-short.txt journal-mono.txt journal-iso.txt console.txt journal.json; do
+	ts_run ci -j "$T/$f"
+	ts_expect_rc 0 "rendering $f" || continue
+	j=$(json_of "render-$f")
+	py contract "$j" || ts_fail "$f: JSON contract"
+	if [ "$f" = journal.json ]; then
+		# the journal also has modprobe's own line
+		[ "$(py get "$j" 'findings(d).get(("modprobe-error", "bluetooth"))')" = 1 ] ||
+			ts_fail "$f: modprobe's journal line not found"
+		python3 - "$base_json" "$j" <<'EOF' || ts_fail "$f: findings differ from kmsg.raw"
+import json, sys
+def f(p):
+    return {(x["class"], x["module"]): x["count"] for x in json.load(open(p))["findings"]
+            if x["class"] != "modprobe-error"}
+sys.exit(0 if f(sys.argv[1]) == f(sys.argv[2]) else 1)
+EOF
+	else
+		py same-findings "$base_json" "$j" || ts_fail "$f: findings differ from kmsg.raw"
+	fi
+	[ "$(py get "$j" 'd["boots"][0]["release"]')" = "6.12.118+deb12-amd64" ] || ts_fail "$f: release"
+	ts_ok
+done
+[ "$(py get "$T/render-dmesg-notime.txt.json" 'd["inputs"][0]["format"]')" = kernel-log-plain ] ||
+	ts_fail "dmesg without timestamps not recognised"
+[ "$(py get "$T/render-journal.json.json" 'd["inputs"][0]["format"]')" = journal-json ] ||
+	ts_fail "journal json not recognised"
+
+# trace-cmd report text: a duplicate, a missing dependency, a request for nothing
+cat >"$T/report.txt" <<'EOF'
+cpus=2
+        modprobe-157   [000]     4.586660: sys_enter_finit_module: fd: 0x00000003, uargs: 0x005bfb41, flags: 0x00000004
+        modprobe-157   [000]     4.600001: module_load:          dummy
+        modprobe-157   [000]     4.600932: sys_exit_finit_module: 0x0
+        modprobe-160   [001]     5.000000: sys_enter_finit_module: fd: 0x00000003, uargs: 0x005bfb41, flags: 0x00000004
+        modprobe-160   [001]     5.000100: sys_exit_finit_module: 0xffffffffffffffef
+        modprobe-161   [001]     6.000000: sys_enter_finit_module: fd: 0x00000003, uargs: 0x005bfb41, flags: 0x00000004
+        modprobe-161   [001]     6.000100: sys_exit_finit_module: 0xfffffffffffffffe
+EOF
+ts_run ci -j --max-duplicates=0 "$T/report.txt"
+ts_expect_rc 1 "trace-cmd report: a duplicate fails --max-duplicates=0"
+j=$(json_of tracecmd)
+[ "$(py get "$j" 'd["inputs"][0]["format"]')" = trace ] || ts_fail "trace-cmd report not recognised"
+[ "$(py get "$j" 'sorted((f["class"], f["first_line"], f["last_line"]) for f in d["findings"])')" = \
+	'[["duplicate-live", 5, 6], ["missing-dependency", 7, 8]]' ] ||
+	ts_fail "trace-cmd report findings: $(py get "$j" 'd["findings"]')"
+
+# --- a line for each kernel format string the ledger recognises -----------------------
+unit=$TS_BUILDDIR/unit/test-ci
+if [ -x "$unit" ]; then
+	"$unit" --format-lines >"$T/formats.tsv"
+	cut -f2- "$T/formats.tsv" >"$T/formats.log"
+	[ "$(wc -l <"$T/formats.log")" -gt 80 ] || ts_fail "too few format lines"
+	ts_run ci -j "$T/formats.log"
+	ts_expect_rc 0 "format lines"
+	j=$(json_of formats)
+	python3 - "$T/formats.tsv" "$j" <<'EOF' || ts_fail "format lines: a format was not reported as its class"
+import json, sys
+want = {}
+for n, line in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
+    cls = line.split("\t", 1)[0]
+    want.setdefault(cls, []).append(n)
+d = json.load(open(sys.argv[2]))
+got = {}
+for f in d["findings"]:
+    got.setdefault(f["class"], []).append(f)
+bad = 0
+for cls, lines in want.items():
+    rows = got.get(cls, [])
+    if sum(r["count"] for r in rows) != len(lines):
+        print("%s: %d lines, %d counted" % (cls, len(lines), sum(r["count"] for r in rows)))
+        bad = 1
+        continue
+    if min(r["first_line"] for r in rows) != lines[0] or max(r["last_line"] for r in rows) != lines[-1]:
+        print("%s: lines %s, rows %s" % (cls, lines, [(r["first_line"], r["last_line"]) for r in rows]))
+        bad = 1
+if set(got) - set(want):
+    print("unexpected classes", set(got) - set(want))
+    bad = 1
+sys.exit(bad)
+EOF
+	ts_run ci -j --no-filter "$T/formats.log"
+	cp "$T/out" "$T/formats-nf.json"
+	py same-doc "$j" "$T/formats-nf.json" || ts_fail "format lines: --no-filter differs"
+else
+	echo "note: $unit not built (no cmocka): format lines skipped"
+fi
+
+# --- several boots in one file ----------------------------------------------------------
+cat "$FX/debian-6.12-xz/capture/dmesg.txt" "$FX/debian-6.1-plain/capture/dmesg.txt" \
+	"$FX/custom-6.12-modstats/capture/dmesg.txt" >"$T/boots.log"
+ts_run ci -j "$T/boots.log"
+ts_expect_rc 0 "multi-boot file"
+j=$(json_of boots)
+[ "$(py get "$j" '[b["release"] for b in d["boots"]]')" = '["6.12.118+deb12-amd64", "6.1.0-57-amd64", "6.12.118"]' ] ||
+	ts_fail "multi-boot: releases $(py get "$j" '[b["release"] for b in d["boots"]]')"
+l2=$(($(wc -l <"$FX/debian-6.12-xz/capture/dmesg.txt") + 1))
+[ "$(py get "$j" 'd["boots"][1]["line"]')" = "$l2" ] || ts_fail "multi-boot: boot 2 does not start at line $l2"
+# per boot: each boot's failures are its own log's
+for i in 0 1 2; do
+	f=$(echo "debian-6.12-xz debian-6.1-plain custom-6.12-modstats" | cut -d' ' -f$((i + 1)))
+	want=$(py get "$T/$f-dmesg.txt.json" 'sum(x["count"] for x in d["findings"] if x["group"] == "failures")')
+	[ "$(py get "$j" "d['boots'][$i]['failures']")" = "$want" ] || ts_fail "multi-boot: boot $((i + 1)) failures"
+done
+[ "$(py get "$j" '[f["boots"] for f in d["findings"] if f["class"] == "unknown-symbol"]')" = '[3]' ] ||
+	ts_fail "multi-boot: unknown-symbol not seen in 3 boots"
+# the worst boot decides: debian-6.1 has the most failures
+worst=$(py get "$j" 'max(b["failures"] for b in d["boots"])')
+ts_run ci --max-failures="$worst" "$T/boots.log"
+ts_expect_rc 0 "--max-failures at the worst boot's count"
+ts_run ci --max-failures=$((worst - 1)) "$T/boots.log"
+ts_expect_rc 1 "--max-failures one below the worst boot's count"
+grep -F "boots.log:$l2 (boot 2)" "$T/out" >/dev/null || ts_fail "the failed gate does not name boot 2"
+# journalctl's boot separators split too
+{ echo "-- Boot 1111 --"; sed -n '2,50p' "$T/journal-short.txt"; echo "-- Boot 2222 --"; sed -n '2,50p' "$T/journal-short.txt"; } >"$T/two-boots.txt"
+ts_run ci -j "$T/two-boots.txt"
+[ "$(py get "$T/out" '[b["boot_id"] for b in d["boots"]]')" = '["1111", "2222"]' ] ||
+	ts_fail "journal boot markers: $(py get "$T/out" 'd["boots"]')"
+
+# --- compressed inputs, by magic bytes -------------------------------------------------
+log=$FX/debian-6.12-xz/capture/dmesg.txt
+gzip -c "$log" >"$T/c.gz"
+xz -c "$log" >"$T/c.xz"
+zstd -q -c "$log" >"$T/c.zst"
+cp "$T/c.xz" "$T/disguised.log"
+{ head -300 "$log" | gzip -c; tail -n +301 "$log" | gzip -c; } >"$T/members.gz"
+for f in c.gz c.xz c.zst disguised.log members.gz; do
+	ts_run ci -j "$T/$f"
+	ts_expect_rc 0 "compressed $f" || continue
+	py same-findings "$T/debian-6.12-xz-dmesg.txt.json" "$T/out" || ts_fail "$f: findings differ from the plain log"
+	want=$(case $f in *gz) echo gzip ;; c.zst) echo zstd ;; *) echo xz ;; esac)
+	[ "$(py get "$T/out" 'd["inputs"][0]["compression"]')" = "$want" ] || ts_fail "$f: compression not $want"
+	py evidence "$T/out" "$log" || ts_fail "$f: line numbers are not the decompressed text's"
+	ts_ok
+done
+# standard input, compressed
+"$KMODTOP" ci -j - <"$T/c.zst" >"$T/out" 2>"$T/err"
+[ $? = 0 ] || ts_fail "ci - <c.zst"
+py same-findings "$T/debian-6.12-xz-dmesg.txt.json" "$T/out" || ts_fail "stdin: findings differ"
+[ "$(py get "$T/out" 'd["inputs"][0]["path"]')" = - ] || ts_fail "stdin is not named -"
+
+# --- output formats, read back -------------------------------------------------------
+ts_run ci -p --junit="$T/r.xml" --sarif="$T/r.sarif" --max-failures=0 --max-duplicates=100 \
+	--fail-on=bad-elf "$log"
+ts_expect_rc 1 "all formats at once"
+j=$(json_of all)
+[ "$(wc -l <"$j")" -gt 20 ] || ts_fail "-p is not indented"
+py contract "$j" || ts_fail "all formats: JSON contract"
+xmllint --noout "$T/r.xml" || ts_fail "JUnit is not well-formed XML"
+# 3 gates (max-duplicates passes) + 2 offending modules: nfs and the unnamed bad-elf
+py junit "$T/r.xml" 5 4 failed=max-failures failed=fail-on passed=max-duplicates failed=nfs \
+	"failed=(unnamed)" ||
+	ts_fail "JUnit testcases"
+n=$(py sarif "$T/r.sarif" "$log") || ts_fail "SARIF structure"
+[ "$n" = "$(py get "$j" 'len(d["findings"])')" ] || ts_fail "SARIF: $n results for $(py get "$j" 'len(d["findings"])') findings"
+# locations: the log and the first evidence line of each finding
+[ "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]["results"]; print(sorted((x["ruleId"], x["locations"][0]["physicalLocation"]["region"]["startLine"]) for x in r))' "$T/r.sarif")" = \
+	"$(py get "$j" 'sorted([f["class"], f["first_line"]] for f in d["findings"])' | tr '[]' '()' | sed 's/^(/[/;s/)$/]/;s/"/'"'"'/g')" ] ||
+	ts_fail "SARIF locations are not the findings' first lines"
+ts_run ci --github --max-failures=0 "$log"
+ts_expect_rc 1 "--github"
+grep '^::' "$T/out" >"$T/gh.txt"
+n=$(py github "$T/gh.txt") || ts_fail "--github lines"
+[ "$n" -ge 2 ] || ts_fail "--github: $n errors, want the gate and nfs"
+grep -E "^::error file=[^,]*dmesg.txt,line=$(grep -n ': Unknown symbol ' "$log" | head -1 | cut -d: -f1),endLine=[0-9]+,title=unknown-symbol nfs::" "$T/gh.txt" >/dev/null ||
+	ts_fail "--github: no error annotation at nfs's first line"
+grep -E '^::error file=[^,]*dmesg.txt,line=[0-9]+,title=kmodtop ci%3A gate max-failures failed::428 failures' "$T/gh.txt" >/dev/null ||
+	ts_fail "--github: the gate's annotation (title escaped)"
+grep -A1000 '^kmodtop ci' "$T/out" | grep '^::' >/dev/null && ts_fail "--github: annotations inside the report"
+ts_run ci --github="$T/gh2.txt" -j "$log"
+ts_expect_rc 0 "--github=FILE with -j"
+py github "$T/gh2.txt" >/dev/null || ts_fail "--github=FILE lines"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" || ts_fail "-j with --github=FILE is not JSON"
+ts_run ci --github -j "$log"
+ts_expect_rc 2 "--github and -j both on standard output"
+# hostile text survives every format
+printf '[    1.000000] Linux version 6.1.0-x\n[    2.000000] e\001vil<&"\x27>\xff: Unknown symbol x (err -2)\n' >"$T/hostile.log"
+ts_run ci -j --junit="$T/h.xml" --sarif="$T/h.sarif" --max-failures=0 "$T/hostile.log"
+ts_expect_rc 1 "hostile names"
+python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$T/out" || ts_fail "hostile: JSON"
+xmllint --noout "$T/h.xml" || ts_fail "hostile: JUnit XML"
+py sarif "$T/h.sarif" >/dev/null || ts_fail "hostile: SARIF"
+ts_run ci "$T/hostile.log"
+grep "$(printf '\001')" "$T/out" >/dev/null && ts_fail "hostile: a control character reached the text output"
+
+# --- gates, config, allow ---------------------------------------------------------------
+ts_run ci --fail-on=failures "$log"
+ts_expect_rc 1 "--fail-on=failures (a group)"
+ts_run ci --fail-on=autoload-duplicate,vermagic "$log"
+ts_expect_rc 0 "--fail-on classes absent from the log"
+ts_run ci --fail-on=autoload-duplicate "$FX/custom-6.12-modstats/capture/dmesg.txt"
+ts_expect_rc 1 "--fail-on=autoload-duplicate on the log that has them"
+ts_run ci --max-failures=5 --allow=nfs "$log"
+ts_expect_rc 0 "--allow=nfs leaves the 5 bad-elf lines"
+ts_run ci --max-failures=4 --allow=nfs "$log"
+ts_expect_rc 1 "--allow=nfs, --max-failures=4"
+ts_run ci -j --max-failures=0 --allow='n*' "$log"
+[ "$(py get "$T/out" '[f["allowed"] for f in d["findings"] if f["module"] == "nfs"]')" = '[true]' ] ||
+	ts_fail "--allow pattern not applied"
+cat >"$T/ci.conf" <<'EOF'
+# gates for the nightly run
+max-failures = 5   # the bad-elf lines
+allow = nfs
+fail-on=vermagic
+EOF
+ts_run ci --config="$T/ci.conf" "$log"
+ts_expect_rc 0 "--config"
+ts_run ci --config="$T/ci.conf" --max-failures=1 "$log"
+ts_expect_rc 1 "the command line wins over --config"
+echo "max-fails = 3" >"$T/bad.conf"
+ts_run ci --config="$T/bad.conf" "$log"
+ts_expect_rc 2 "unknown config key"
+grep -F "bad.conf':1: unknown key 'max-fails'" "$T/err" >/dev/null || ts_fail "config error does not name file and line"
+printf 'max-failures = lots\n' >"$T/bad.conf"
+ts_run ci --config="$T/bad.conf" "$log"
+ts_expect_rc 2 "bad config value"
+
+# --- estimated waste --------------------------------------------------------------------
+root=$FX/debian-6.12-xz
+ts_run ci -j "$log"
+[ "$(py get "$T/out" 'd["totals"]["wasted"]')" = null ] || ts_fail "waste without module files"
+grep -F 'no vmap waste estimate' "$T/out" >/dev/null || ts_fail "no note that only counts are shown"
+ts_run --root "$root" ci -j "$log"
+ts_expect_rc 0 "--root"
+w=$(py get "$T/out" '[f["wasted"] for f in d["findings"] if f["class"] == "unknown-symbol"][0]')
+# one failed nfs load at the cost model's estimate of its attempt in the trace
+want=$(py get "$T/debian-6.12-xz-trace.json" '[f["wasted"] // f["count"] for f in d["findings"] if f["class"] == "missing-dependency" and f["module"] == "nfs"][0]')
+[ "$w" = "$want" ] || ts_fail "estimated waste of the nfs failure $w, the trace's per attempt $want"
+ts_run --moduledir "$root/lib/modules/6.12.118+deb12-amd64" ci -j "$log"
+[ "$(py get "$T/out" '[f["wasted"] for f in d["findings"] if f["class"] == "unknown-symbol"][0]')" = "$w" ] ||
+	ts_fail "--moduledir gives another estimate"
+ts_run --root "$root" ci --max-wasted=1K "$log"
+ts_expect_rc 1 "--max-wasted=1K"
+ts_run --root "$root" ci --max-wasted=1G "$log"
+ts_expect_rc 0 "--max-wasted=1G"
+ts_run ci --max-wasted=1G "$log"
+ts_expect_rc 2 "--max-wasted without module files"
+grep -F -- '--max-wasted' "$T/err" >/dev/null || ts_fail "--max-wasted error message"
+
+# --- baseline -------------------------------------------------------------------------
+ts_run ci -j "$log"
+cp "$T/out" "$T/old.json"
+ts_run ci --baseline="$T/old.json" "$log"
+ts_expect_rc 0 "baseline: the same log"
+cat "$log" "$log" >"$T/twice.log"
+ts_run ci -j --baseline="$T/old.json" "$T/twice.log"
+ts_expect_rc 1 "baseline: the counts doubled"
+[ "$(py get "$T/out" '[(x["class"], x["status"], x["delta"]) for x in d["baseline"]["deltas"] if x["status"] != "same"]')" = \
+	'[["bad-elf", "increased", 5], ["unknown-symbol", "increased", 423]]' ] ||
+	ts_fail "baseline deltas: $(py get "$T/out" 'd["baseline"]["deltas"]')"
+ts_run ci --baseline="$T/old.json" --tolerance=100 "$T/twice.log"
+ts_expect_rc 0 "baseline: doubled is within --tolerance=100"
+ts_run ci --baseline="$T/old.json" --tolerance=99 "$T/twice.log"
+ts_expect_rc 1 "baseline: doubled is beyond --tolerance=99"
+ts_run ci -j --baseline="$T/old.json" "$FX/custom-6.12-modstats/capture/dmesg.txt"
+ts_expect_rc 1 "baseline: new offending modules"
+[ "$(py get "$T/out" '[g["name"] for g in d["gates"] if not g["passed"]]')" = '["baseline-new"]' ] ||
+	ts_fail "baseline-new gate: $(py get "$T/out" 'd["gates"]')"
+[ "$(py get "$T/out" 'sorted(x["module"] for x in d["baseline"]["deltas"] if x["status"] == "new")')" = \
+	'["net-pf-15", "net-pf-2-proto-132", "net-pf-2-proto-132-type-1", "net-pf-31"]' ] ||
+	ts_fail "baseline: new modules"
+echo '{"command":"report"}' >"$T/notci.json"
+ts_run ci --baseline="$T/notci.json" "$log"
+ts_expect_rc 2 "baseline that is no ci output"
+
+# --- exit codes and usage errors --------------------------------------------------------
+ts_run ci
+ts_expect_rc 2 "no input"
+ts_run ci "$T/does-not-exist.log"
+ts_expect_rc 2 "missing input"
+grep -F "does-not-exist.log" "$T/err" >/dev/null || ts_fail "missing input not named"
+ts_run ci "$T"
+ts_expect_rc 2 "a directory"
+ts_run ci --bogus "$log"
+ts_expect_rc 2 "unknown option"
+ts_run ci --max-failures=-1 "$log"
+ts_expect_rc 2 "negative --max-failures"
+ts_run ci --max-wasted=12Q "$log"
+ts_expect_rc 2 "bad size"
+ts_run ci --fail-on=no-such-class "$log"
+ts_expect_rc 2 "unknown class"
+grep -F "no-such-class" "$T/err" >/dev/null || ts_fail "unknown class not named"
+ts_run ci --tolerance=-5 "$log"
+ts_expect_rc 2 "negative tolerance"
+ts_run ci - - <"$log"
+ts_expect_rc 2 "stdin twice"
+head -c $(($(stat -c %s "$T/c.xz") / 2)) "$T/c.xz" >"$T/cut.xz"
+ts_run ci "$T/cut.xz"
+ts_expect_rc 2 "truncated xz"
+grep -F "cut.xz': corrupt or truncated xz" "$T/err" >/dev/null || ts_fail "truncated xz message: $(cat "$T/err")"
+printf 'BZh91AY&SY\001\002' >"$T/b.bz2"
+ts_run ci "$T/b.bz2"
+ts_expect_rc 2 "bzip2 input"
+: >"$T/empty.log"
+ts_run ci "$T/empty.log"
+ts_expect_rc 4 "empty input: nothing to analyse"
+printf 'hello\nworld\n' >"$T/noise.log"
+ts_run ci -j --junit="$T/e.xml" "$T/noise.log"
+ts_expect_rc 4 "no kernel lines: nothing to analyse"
+[ "$(py get "$T/out" 'd["result"]')" = empty ] || ts_fail "empty: result"
+xmllint --noout "$T/e.xml" && py junit "$T/e.xml" 1 0 || ts_fail "empty: JUnit"
+ts_run ci "$T/empty.log" "$log"
+ts_expect_rc 0 "one empty input among others"
+ts_run ci --help
+ts_expect_rc 0 "ci --help"
+grep '^Usage: kmodtop .*ci' "$T/out" >/dev/null || ts_fail "ci --help text"
+
+# --- over-long lines and NUL bytes are skipped with their line number ---------------------
+# With the filter only lines that may hold a finding are looked at; --no-filter sees all.
+{ echo "[    0.000000] Linux version 6.12.1 (x@y)"; head -c 70000 /dev/zero | tr '\0' a; echo;
+  printf '[    1.000000] nul\000here\n'; echo "[    2.000000] nfs: Unknown symbol a (err -2)";
+  head -c 70000 /dev/zero | tr '\0' b; echo " module"; printf '[    3.000000] x: Unknown\000 symbol\n'; } >"$T/long.log"
+ts_run ci -j --no-filter "$T/long.log"
+ts_expect_rc 0 "over-long line"
+grep -F "long.log':2: line too long, skipping" "$T/err" >/dev/null || ts_fail "over-long line not reported with its number"
+grep -F "long.log':3: line contains a NUL byte, skipping" "$T/err" >/dev/null || ts_fail "NUL byte line not reported"
+[ "$(py get "$T/out" '[(f["class"], f["first_line"]) for f in d["findings"]]')" = '[["unknown-symbol", 4]]' ] ||
+	ts_fail "lines after the skipped ones"
+[ "$(py get "$T/out" 'd["inputs"][0]["skipped_lines"]')" = 4 ] || ts_fail "--no-filter: 4 skipped lines"
+ts_run ci -j "$T/long.log"
+grep -F "long.log':5: line too long" "$T/err" >/dev/null || ts_fail "filtered: over-long line with a needle not reported"
+grep -F "long.log':6: line contains a NUL byte" "$T/err" >/dev/null || ts_fail "filtered: NUL line with a needle not reported"
+[ "$(py get "$T/out" '[(f["class"], f["first_line"]) for f in d["findings"]]')" = '[["unknown-symbol", 4]]' ] ||
+	ts_fail "filtered: lines after the skipped ones"
+
+# --- valgrind, where installed --------------------------------------------------------
+if command -v valgrind >/dev/null 2>&1; then
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		"$KMODTOP" ci -j --junit="$T/v.xml" --sarif="$T/v.sarif" --github="$T/v.gh" \
+		--baseline="$T/old.json" --max-failures=0 "$T/c.xz" "$FX/debian-6.12-xz/sys/kernel/tracing/trace" \
+		"$T/journal.json" >/dev/null 2>"$T/vg.txt"
+	[ $? = 1 ] || ts_fail "valgrind: $(head -20 "$T/vg.txt")"
+fi
+ts_finalize

@@ -1,0 +1,883 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/wait.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "ledger/klog-findings.h"
+#include "ledger/ledger.h"
+#include "output/ci-formats.h"
+#include "sources/stream.h"
+#include "views/ci.h"
+
+/*
+ * `kmodtop ci` below the command: the stream readers (every compression, line
+ * splitting, the needle search), the finding classes and needles against the kernel
+ * formats, the XML escaper, sizes, the baseline reader.
+ *
+ * Run with --format-lines, it prints one kernel log line per klog_formats() entry as
+ * "CLASS<TAB>[    1.000000] MESSAGE", for tests/cli/ci.sh.
+ */
+
+/* --- helpers --------------------------------------------------------------------------- */
+
+/* A stream over @len bytes of @data through a pipe, written by a child: read() in pieces */
+static struct stream *stream_over(const void *data, size_t len, const char **what)
+{
+	struct stream *s = NULL;
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const char *p = data;
+		size_t off = 0;
+
+		close(fds[0]);
+		/* odd-sized writes: the reader sees short reads at every boundary */
+		while (off < len) {
+			size_t k = len - off < 4093 ? len - off : 4093;
+			ssize_t n = write(fds[1], p + off, k);
+
+			if (n <= 0)
+				_exit(1);
+			off += (size_t)n;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	*what = NULL;
+	if (stream_new(fds[0], 0, &s, what) < 0)
+		return NULL;
+	return s;
+}
+
+static char *read_all_lines(struct stream *s, size_t *ret_len, int *ret_err, uint64_t *ret_lines)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *out = malloc(cap), *line;
+	size_t n;
+	int r;
+
+	assert_non_null(out);
+	while ((r = stream_next_line(s, &line, &n)) > 0) {
+		while (len + n + 2 > cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+			assert_non_null(out);
+		}
+		memcpy(out + len, line, n);
+		len += n;
+		out[len++] = '\n';
+	}
+	*ret_err = r;
+	*ret_len = len;
+	*ret_lines = stream_lineno(s);
+	return out;
+}
+
+static void reap(void)
+{
+	while (wait(NULL) > 0)
+		;
+}
+
+/* A text of @n lines of varying length, each ending in '\n' */
+static char *sample_text(size_t n, size_t *ret_len)
+{
+	size_t cap = n * 80 + 1, len = 0;
+	char *t = malloc(cap);
+
+	assert_non_null(t);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(t + len, cap - len, "[%5zu.%06zu] line %zu %.*s\n", i / 100,
+					i % 1000000, i, (int)(i % 37), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	*ret_len = len;
+	return t;
+}
+
+static void *gzip_of(const void *in, size_t len, size_t *ret_len)
+{
+	z_stream z = {0};
+	size_t cap = compressBound(len) + 64;
+	unsigned char *out = malloc(cap);
+
+	assert_non_null(out);
+	/* 16 + 15: a gzip wrapper */
+	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*ret_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+static void *xz_of(const void *in, size_t len, size_t *ret_len)
+{
+	size_t cap = lzma_stream_buffer_bound(len), pos = 0;
+	uint8_t *out = malloc(cap);
+
+	assert_non_null(out);
+	assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, in, len, out, &pos,
+						 cap),
+			 LZMA_OK);
+	*ret_len = pos;
+	return out;
+}
+
+static void *zstd_of(const void *in, size_t len, size_t *ret_len)
+{
+	size_t cap = ZSTD_compressBound(len);
+	void *out = malloc(cap);
+	size_t n;
+
+	assert_non_null(out);
+	n = ZSTD_compress(out, cap, in, len, 3);
+	assert_false(ZSTD_isError(n));
+	*ret_len = n;
+	return out;
+}
+
+typedef void *(*compress_fn)(const void *, size_t, size_t *);
+
+/* --- streams --------------------------------------------------------------------------- */
+
+static void check_roundtrip(compress_fn fn, enum stream_compression want, size_t n_lines)
+{
+	size_t len, clen, got_len;
+	char *text = sample_text(n_lines, &len), *got;
+	void *c = fn ? fn(text, len, &clen) : text;
+	const char *what;
+	struct stream *s;
+	uint64_t lines;
+	int err;
+
+	if (!fn)
+		clen = len;
+	s = stream_over(c, clen, &what);
+	assert_non_null(s);
+	assert_int_equal(stream_compression(s), want);
+	got = read_all_lines(s, &got_len, &err, &lines);
+	assert_int_equal(err, 0);
+	assert_int_equal(lines, n_lines);
+	assert_int_equal(got_len, len);
+	assert_memory_equal(got, text, len);
+	assert_int_equal(stream_bytes(s), len);
+	assert_false(stream_missing_newline(s));
+	stream_free(s);
+	reap();
+	free(got);
+	if (fn)
+		free(c);
+	free(text);
+}
+
+static void test_stream_formats(void **state)
+{
+	check_roundtrip(NULL, STREAM_PLAIN, 20000);
+	check_roundtrip(gzip_of, STREAM_GZIP, 20000);
+	check_roundtrip(xz_of, STREAM_XZ, 20000);
+	check_roundtrip(zstd_of, STREAM_ZSTD, 20000);
+	check_roundtrip(NULL, STREAM_PLAIN, 1);
+	check_roundtrip(gzip_of, STREAM_GZIP, 1);
+	assert_string_equal(stream_compression_name(STREAM_ZSTD), "zstd");
+	assert_string_equal(stream_compression_name(STREAM_PLAIN), "none");
+}
+
+/* "cat a.gz b.gz": one stream of both, for every format that allows it */
+static void test_stream_concatenated(void **state)
+{
+	compress_fn fns[] = { gzip_of, xz_of, zstd_of };
+
+	for (size_t k = 0; k < 3; k++) {
+		size_t la, lb, ca, cb, got_len;
+		char *a = sample_text(3000, &la), *b = sample_text(500, &lb), *got;
+		char *za = fns[k](a, la, &ca), *zb = fns[k](b, lb, &cb), *both = malloc(ca + cb);
+		const char *what;
+		struct stream *s;
+		uint64_t lines;
+		int err;
+
+		memcpy(both, za, ca);
+		memcpy(both + ca, zb, cb);
+		s = stream_over(both, ca + cb, &what);
+		assert_non_null(s);
+		got = read_all_lines(s, &got_len, &err, &lines);
+		assert_int_equal(err, 0);
+		assert_int_equal(lines, 3500);
+		assert_int_equal(got_len, la + lb);
+		assert_memory_equal(got, a, la);
+		assert_memory_equal(got + la, b, lb);
+		stream_free(s);
+		reap();
+		free(got);
+		free(both);
+		free(za);
+		free(zb);
+		free(a);
+		free(b);
+	}
+}
+
+/* A truncated or corrupt file is an error, never a quiet short read */
+static void test_stream_corrupt(void **state)
+{
+	compress_fn fns[] = { gzip_of, xz_of, zstd_of };
+
+	for (size_t k = 0; k < 3; k++) {
+		size_t len, clen, got_len;
+		char *text = sample_text(5000, &len), *got;
+		char *c = fns[k](text, len, &clen);
+		const char *what;
+		struct stream *s;
+		uint64_t lines;
+		int err;
+
+		/* cut in the middle */
+		s = stream_over(c, clen / 2, &what);
+		assert_non_null(s);
+		got = read_all_lines(s, &got_len, &err, &lines);
+		assert_int_equal(err, -EBADMSG);
+		assert_true(lines < 5000);
+		/* sticky */
+		assert_int_equal(stream_next_line(s, &got, &got_len), -EBADMSG);
+		stream_free(s);
+		reap();
+		free(got);
+
+		/* garbage in the middle */
+		memset(c + clen / 2, 0x55, 64 < clen / 4 ? 64 : clen / 4);
+		s = stream_over(c, clen, &what);
+		assert_non_null(s);
+		got = read_all_lines(s, &got_len, &err, &lines);
+		assert_int_equal(err, -EBADMSG);
+		stream_free(s);
+		reap();
+		free(got);
+		free(c);
+		free(text);
+	}
+}
+
+static void test_stream_refused(void **state)
+{
+	static const char bz2[] = "BZh91AY&SY\x01\x02\x03";
+	static const char lz4[] = "\x04\x22\x4d\x18rest";
+	static const char text[] = "BZh is just text\n";
+	const char *what;
+	struct stream *s;
+	int fds[2];
+
+	s = stream_over(bz2, sizeof(bz2) - 1, &what);
+	assert_null(s);
+	assert_string_equal(what, "bzip2");
+	reap();
+	s = stream_over(lz4, sizeof(lz4) - 1, &what);
+	assert_null(s);
+	assert_string_equal(what, "lz4");
+	reap();
+	s = stream_over(text, sizeof(text) - 1, &what);
+	assert_non_null(s);
+	assert_int_equal(stream_compression(s), STREAM_PLAIN);
+	stream_free(s);
+	reap();
+	/* an empty input is a plain, empty stream */
+	assert_int_equal(pipe(fds), 0);
+	close(fds[1]);
+	assert_int_equal(stream_new(fds[0], 0, &s, &what), 0);
+	{
+		char *line;
+		size_t len;
+
+		assert_int_equal(stream_next_line(s, &line, &len), 0);
+		assert_int_equal(stream_lineno(s), 0);
+	}
+	stream_free(s);
+}
+
+static void test_stream_long_lines(void **state)
+{
+	size_t big = STREAM_LINE_MAX_DEFAULT * 5 / 2, len = 0;
+	char *t = malloc(big * 3 + 100), *line;
+	const char *what;
+	struct stream *s;
+	size_t n;
+
+	/* short, over-long (longer than the buffer), short, over-long without '\n' */
+	len += (size_t)sprintf(t + len, "first\n");
+	memset(t + len, 'a', big);
+	len += big;
+	t[len++] = '\n';
+	len += (size_t)sprintf(t + len, "third\r\n");
+	memset(t + len, 'b', STREAM_LINE_MAX_DEFAULT + 1);
+	len += STREAM_LINE_MAX_DEFAULT + 1;
+	s = stream_over(t, len, &what);
+	assert_non_null(s);
+	assert_int_equal(stream_next_line(s, &line, &n), 1);
+	assert_string_equal(line, "first");
+	assert_int_equal(stream_next_line(s, &line, &n), -E2BIG);
+	assert_int_equal(stream_lineno(s), 2);
+	assert_int_equal(stream_next_line(s, &line, &n), 1);
+	/* the '\r' is the parsers' business */
+	assert_string_equal(line, "third\r");
+	assert_int_equal(stream_lineno(s), 3);
+	assert_int_equal(stream_next_line(s, &line, &n), -E2BIG);
+	assert_int_equal(stream_lineno(s), 4);
+	assert_true(stream_missing_newline(s));
+	assert_int_equal(stream_next_line(s, &line, &n), 0);
+	stream_free(s);
+	reap();
+	free(t);
+}
+
+/* --- needles ----------------------------------------------------------------------------- */
+
+/* Is @r a needle's start such that no needle starting before it ends before it? */
+static void check_find(const char *const *nd, size_t n_nd, const char *buf, size_t len,
+		       size_t r)
+{
+	bool at_r = false;
+
+	for (size_t i = 0; i < n_nd; i++) {
+		size_t l = strlen(nd[i]);
+
+		for (const char *p = buf; (p = memmem(p, (size_t)(buf + len - p), nd[i], l)); p++) {
+			size_t s = (size_t)(p - buf);
+
+			if (s == r)
+				at_r = true;
+			if (r == len || s < r)
+				assert_true(s + l > r);	/* missed: it lies wholly before */
+		}
+	}
+	assert_true(r == len || at_r);
+}
+
+static void test_needles_find(void **state)
+{
+	static const char *const nd[] = { "odule", "symbol", "ELF", "vmalloc", "-- Boot ",
+					   "Linux version ", "abc", "abd", "xyz", "PKCS#7", "vmap",
+					   "section", "version", "->init ", ".init_array",
+					   "initialize ZSTD", "percpu", "per-cpu" };
+	static const char alphabet[] = "abcdelmosuvyxzELF-# \nPKCS7Blinuxvr>.tip";
+	const size_t n_nd = sizeof(nd) / sizeof(nd[0]);
+	char buf[600];
+
+	srand(8);
+	/* every code path: AVX2, SSSE3, scalar, as far as this CPU has them */
+	for (int level = 2; level >= 0; level--) {
+		struct stream_needles *s;
+
+		assert_int_equal(stream_needles_new(nd, n_nd, &s), 0);
+		stream_needles_limit_simd(s, level);
+		for (int round = 0; round < 20000; round++) {
+			size_t len = (size_t)rand() % sizeof(buf), off = (size_t)rand() % 16;
+
+			for (size_t i = 0; i < len; i++)
+				buf[i] = alphabet[rand() % (int)(sizeof(alphabet) - 1)];
+			for (int k = 0; k < round % 4 && len > 20; k++) {
+				const char *w = nd[rand() % (int)n_nd];
+				size_t at = (size_t)rand() % (len - strlen(w));
+
+				memcpy(buf + at, w, strlen(w));
+			}
+			if (off > len)
+				off = len;
+			/* unaligned starts, every length: the SIMD loop and its scalar tail */
+			check_find(nd, n_nd, buf + off, len - off,
+				   stream_needles_find(s, buf + off, len - off));
+		}
+		stream_needles_free(s);
+	}
+	{
+		static const char *const bad[] = { "ab" };
+		static const char *const nl[] = { "a\nb" };
+		struct stream_needles *s;
+
+		assert_int_equal(stream_needles_new(bad, 1, &s), -EINVAL);
+		assert_int_equal(stream_needles_new(nl, 1, &s), -EINVAL);
+	}
+}
+
+/* stream_next_match() returns exactly the lines holding a needle, with their numbers */
+static void test_stream_next_match(void **state)
+{
+	static const char *const nd[] = { "odule", "Unknown symbol" };
+	size_t cap = 8 << 20, len = 0, n_want = 0;
+	char *t = malloc(cap), *line;
+	uint64_t *want = calloc(200000, sizeof(uint64_t));
+	struct stream_needles *s_nd;
+	const char *what;
+	struct stream *s;
+	size_t n, got = 0;
+	int r;
+
+	assert_int_equal(stream_needles_new(nd, 2, &s_nd), 0);
+	for (uint64_t i = 1; i <= 120000; i++) {
+		int k = (int)(i % 97);
+
+		if (k == 3 || k == 50) {
+			len += (size_t)snprintf(t + len, cap - len, "[ %" PRIu64 ".000000] nfs: Unknown symbol s%d (err -2)\n",
+						i, k);
+			want[n_want++] = i;
+		} else if (i % 1013 == 0) {
+			len += (size_t)snprintf(t + len, cap - len, "module %" PRIu64 "\n", i);
+			want[n_want++] = i;
+		} else {
+			len += (size_t)snprintf(t + len, cap - len, "noise line %" PRIu64 " Unknown symbo\n", i);
+		}
+	}
+	/* and a last line without newline that matches */
+	len += (size_t)snprintf(t + len, cap - len, "last module");
+	want[n_want++] = 120001;
+	s = stream_over(t, len, &what);
+	assert_non_null(s);
+	while ((r = stream_next_match(s, s_nd, &line, &n)) > 0) {
+		assert_true(got < n_want);
+		assert_int_equal(stream_lineno(s), want[got]);
+		assert_non_null(memmem(line, n, "odule", 5) ? line : memmem(line, n, "Unknown symbol", 14));
+		assert_null(memchr(line, '\n', n));
+		got++;
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(got, n_want);
+	assert_int_equal(stream_lineno(s), 120001);
+	stream_free(s);
+	reap();
+	stream_needles_free(s_nd);
+	free(want);
+	free(t);
+}
+
+/* --- classes and needles against the kernel's formats ---------------------------------- */
+
+/* A sample message for @e: each conversion replaced by a value its slot names (as
+ * tests/unit/test-klog.c does); only its first line, as dmesg prints it. */
+static void build_sample(const struct klog_format_entry *e, char *buf, size_t size)
+{
+	const char *f = e->format, *slot = e->slots;
+	size_t n = 0;
+
+	while (*f && *f != '\n' && n + 64 < size) {
+		const char *v;
+		char conv, num[32];
+		bool alt = false;
+
+		if (*f != '%') {
+			buf[n++] = *f++;
+			continue;
+		}
+		f++;
+		if (*f == '%') {
+			buf[n++] = *f++;
+			continue;
+		}
+		while (strchr("-+ #0", *f)) {
+			alt |= *f == '#';
+			f++;
+		}
+		while (*f == '*' || *f == '.' || (*f >= '0' && *f <= '9'))
+			f++;
+		while (strchr("hlzjt", *f))
+			f++;
+		conv = *f++;
+		if (conv == 'p')
+			while ((*f >= 'a' && *f <= 'z') || (*f >= 'A' && *f <= 'Z'))
+				f++;
+		switch (*slot ? *slot++ : '-') {
+		case 'm':
+			v = "mod_a";
+			break;
+		case 's':
+			v = "sym_b";
+			break;
+		case 't':
+			v = "text c";
+			break;
+		case 'u':
+			v = e->text2_is ? e->text2_is : "text d";
+			break;
+		default:
+			v = "dash";
+			break;
+		}
+		if (conv == 'd' || conv == 'i')
+			v = "-17";
+		else if (conv == 'u')
+			v = "4096";
+		else if (conv == 'x' || conv == 'X') {
+			snprintf(num, sizeof(num), "%s1f", alt ? "0x" : "");
+			v = num;
+		}
+		n += (size_t)snprintf(buf + n, size - n, "%s", v);
+	}
+	buf[n] = '\0';
+}
+
+static void test_classes(void **state)
+{
+	/* every kernel log kind and every outcome but "loaded" is a class of its own name */
+	for (int k = KLOG_FINDING_NONE + 1; k < KLOG_FINDING__MAX; k++) {
+		int cls = ci_class_find(klog_finding_kind_name(k));
+
+		if (cls < 0)
+			fail_msg("no class for kernel log finding %s", klog_finding_kind_name(k));
+	}
+	for (int o = 0; o < _OUTCOME_MAX; o++) {
+		if (o == OUTCOME_LOADED)
+			continue;
+		if (ci_class_find(attempt_outcome_name(o)) < 0)
+			fail_msg("no class for outcome %s", attempt_outcome_name(o));
+	}
+	assert_true(ci_class_find("needless-autoload") >= 0);
+	assert_true(ci_class_find("autoload-unresolved") >= 0);
+	assert_int_equal(ci_class_find("no-such-class"), -1);
+	assert_true(ci_class_count() <= 64);
+	for (size_t i = 0; i < ci_class_count(); i++) {
+		assert_true(strlen(ci_class_help(i)) > 10);
+		assert_true(ci_class_group(i) < _CI_GROUP_MAX);
+		for (size_t k = i + 1; k < ci_class_count(); k++)
+			assert_string_not_equal(ci_class_name(i), ci_class_name(k));
+	}
+	assert_int_equal(ci_class_group((size_t)ci_class_find("unknown-symbol")), CI_GROUP_FAILURE);
+	assert_int_equal(ci_class_group((size_t)ci_class_find("duplicate-live")), CI_GROUP_DUPLICATE);
+}
+
+static struct ci *new_ci(struct ci_options *o)
+{
+	struct ci *c;
+
+	memset(o, 0, sizeof(*o));
+	o->max_duplicates = o->max_failures = o->max_wasted = -1;
+	assert_int_equal(ci_new(o, NULL, &c), 0);
+	return c;
+}
+
+/* The needles pass every line a format can print; ci_klog() classes it right. */
+static void test_every_format(void **state)
+{
+	const struct klog_format_entry *t;
+	const char *const *nd;
+	size_t n, n_nd;
+	struct stream_needles *s;
+	struct ci_options o;
+	struct ci *c = new_ci(&o);
+	struct ci_input_stats st = { .records = 1 };
+
+	nd = ci_needles(&n_nd);
+	assert_int_equal(stream_needles_new(nd, n_nd, &s), 0);
+	t = klog_formats(&n);
+	for (size_t i = 0; i < n; i++) {
+		struct klog_rec rec = { .msg_len = 0 };
+		struct ci_finding_info fi;
+		char buf[512];
+		bool found = false;
+
+		build_sample(&t[i], buf, sizeof(buf));
+		if (stream_needles_find(s, buf, strlen(buf)) == strlen(buf))
+			fail_msg("no needle in the line of format %zu: \"%s\"", i, buf);
+		assert_int_equal(ci_input_begin(c, "formats", NULL), 0);
+		rec.msg = buf;
+		rec.msg_len = strlen(buf);
+		assert_int_equal(ci_klog(c, 1, &rec), 0);
+		assert_int_equal(ci_input_end(c, &st), 0);
+		for (size_t k = 0; k < ci_finding_count(c); k++) {
+			ci_finding_get(c, k, &fi);
+			if (strcmp(fi.path, "formats") != 0 || fi.first_line != 1)
+				continue;
+			/* each input is its own row set: the last rows are this one's */
+			if (k + 1 == ci_finding_count(c)) {
+				found = true;
+				assert_string_equal(fi.cls, klog_finding_kind_name(t[i].kind));
+				if (strchr(t[i].slots, 'm') && !(buf[0] == '(' ))
+					assert_string_equal(fi.module, "mod_a");
+			}
+		}
+		if (!found)
+			fail_msg("format %zu gave no finding: \"%s\"", i, buf);
+	}
+	stream_needles_free(s);
+	ci_free(c);
+}
+
+/* A banner starts a boot; the release comes from it; gates look at the worst boot */
+static void test_boots_and_gates(void **state)
+{
+	static const char *const lines[] = {
+		"Linux version 6.1.0-9-amd64 (debian-kernel@lists.debian.org) #1 SMP",
+		"nfs: Unknown symbol rpc_put_task (err -2)",
+		"nfs: Unknown symbol rpc_call_sync (err -2)",
+		"Linux version 6.12.1 (x@y) #2",
+		"nfs: Unknown symbol rpc_put_task (err -2)",
+		"module: module-autoload: duplicate request for module net-pf-31",
+		"Linux version 6.12.1 (x@y) #3",
+	};
+	struct ci_options o;
+	struct ci *c = new_ci(&o);
+	struct ci_input_stats st = { .records = 7, .lines = 7 };
+	struct ci_finding_info fi;
+	enum ci_result res;
+	char *alw[] = { "sctp" };
+
+	o.max_failures = 1;
+	o.max_duplicates = 0;
+	o.allow = alw;
+	o.n_allow = 1;
+	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
+
+		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
+	}
+	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	assert_int_equal(ci_boot_count(c), 3);
+	assert_string_equal(ci_boot_release(c, 0), "6.1.0-9-amd64");
+	assert_string_equal(ci_boot_release(c, 1), "6.12.1");
+	/* boot 1 has 2 failures > 1; boot 2 a duplicate request > 0 */
+	assert_int_equal(res, CI_FAIL);
+	assert_int_equal(ci_finding_count(c), 2);
+	ci_finding_get(c, 0, &fi);
+	assert_string_equal(fi.cls, "unknown-symbol");
+	assert_string_equal(fi.module, "nfs");
+	assert_int_equal(fi.count, 3);
+	assert_int_equal(fi.boots, 2);
+	assert_int_equal(fi.first_line, 2);
+	assert_int_equal(fi.last_line, 5);
+	assert_true(fi.gated);
+	ci_finding_get(c, 1, &fi);
+	assert_string_equal(fi.cls, "autoload-duplicate");
+	/* an alias keeps its dashes */
+	assert_string_equal(fi.module, "net-pf-31");
+	ci_free(c);
+
+	/* the same with a failure limit of 2 and the alias allowed: passes */
+	c = new_ci(&o);
+	o.max_failures = 2;
+	o.max_duplicates = 0;
+	alw[0] = "net-pf-*";
+	o.allow = alw;
+	o.n_allow = 1;
+	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
+
+		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
+	}
+	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	/* --allow patterns are normalised by the caller ('-' is '_'): no match here */
+	assert_int_equal(res, CI_FAIL);
+	ci_free(c);
+	c = new_ci(&o);
+	o.max_failures = 2;
+	o.max_duplicates = 0;
+	alw[0] = "net_pf_*";
+	o.allow = alw;
+	o.n_allow = 1;
+	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
+
+		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
+	}
+	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	assert_int_equal(res, CI_PASS);
+	ci_free(c);
+
+	/* nothing at all */
+	c = new_ci(&o);
+	st.records = 0;
+	assert_int_equal(ci_input_begin(c, "empty.log", NULL), 0);
+	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	assert_int_equal(res, CI_EMPTY);
+	assert_int_equal(ci_boot_count(c), 0);
+	ci_free(c);
+}
+
+/* --- formats ------------------------------------------------------------------------- */
+
+static void check_xml(const char *in, size_t len, const char *want)
+{
+	char *got = ci_xml_escape(in, len);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_xml_escape(void **state)
+{
+	check_xml("a&b<c>d\"e'f", 11, "a&amp;b&lt;c&gt;d&quot;e&apos;f");
+	check_xml("t\tn\nr\r", 6, "t&#9;n&#10;r&#13;");
+	/* C0 controls are no XML 1.0 character at all, not even as a reference */
+	check_xml("\x01\x1b[1m\x7f", 6, "\xef\xbf\xbd\xef\xbf\xbd[1m&#x7F;");
+	check_xml("nul\0x", 5, "nul\xef\xbf\xbdx");
+	/* valid UTF-8 stays, invalid bytes and forbidden code points become U+FFFD */
+	check_xml("\xc3\xa9\xe2\x82\xac", 5, "\xc3\xa9\xe2\x82\xac");
+	check_xml("\xff\xc3", 2, "\xef\xbf\xbd\xef\xbf\xbd");
+	check_xml("\xef\xbf\xbe", 3, "\xef\xbf\xbd");		/* U+FFFE */
+	check_xml("\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"); /* a surrogate */
+	check_xml("\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd");	/* overlong '/' */
+	check_xml("\xc2\x85", 2, "&#x85;");			/* C1 NEL */
+	check_xml("\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80");
+	check_xml("", 0, "");
+}
+
+static void test_parse_size(void **state)
+{
+	uint64_t v;
+
+	assert_int_equal(ci_parse_size("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(ci_parse_size("512", &v), 0);
+	assert_int_equal(v, 512);
+	assert_int_equal(ci_parse_size("1K", &v), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(ci_parse_size("1k", &v), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(ci_parse_size("1.5M", &v), 0);
+	assert_int_equal(v, 1536 * 1024);
+	assert_int_equal(ci_parse_size("2G", &v), 0);
+	assert_int_equal(v, 2ull << 30);
+	assert_int_equal(ci_parse_size("3KiB", &v), 0);
+	assert_int_equal(v, 3072);
+	assert_int_equal(ci_parse_size("10MB", &v), 0);
+	assert_int_equal(v, 10 << 20);
+	assert_int_equal(ci_parse_size("100B", &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(ci_parse_size("", &v), -EINVAL);
+	assert_int_equal(ci_parse_size("K", &v), -EINVAL);
+	assert_int_equal(ci_parse_size("-1", &v), -EINVAL);
+	assert_int_equal(ci_parse_size("1X", &v), -EINVAL);
+	assert_int_equal(ci_parse_size("1.", &v), -EINVAL);
+	assert_int_equal(ci_parse_size("1 M", &v), -EINVAL);
+	assert_int_equal(ci_parse_size("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(ci_parse_size("17179869184G", &v), -ERANGE);
+}
+
+static void test_baseline_parse(void **state)
+{
+	static const char good[] =
+		"{\"command\":\"ci\",\"schema_version\":1,\"findings\":["
+		"{\"class\":\"unknown-symbol\",\"module\":\"nfs\",\"count\":423,\"wasted\":null},"
+		"{\"class\":\"bad-elf\",\"module\":null,\"count\":5,\"wasted\":8192}],"
+		"\"totals\":{\"boots\":2,\"wasted\":8192}}";
+	struct ci_fmt_baseline *b = NULL;
+	const char *what;
+
+	assert_int_equal(ci_baseline_parse(good, strlen(good), &b, &what), 0);
+	assert_int_equal(b->n, 2);
+	assert_string_equal(b->items[0].class, "unknown-symbol");
+	assert_string_equal(b->items[0].module, "nfs");
+	assert_int_equal(b->items[0].count, 423);
+	assert_false(b->items[0].wasted_known);
+	assert_null(b->items[1].module);
+	assert_true(b->items[1].wasted_known);
+	assert_int_equal(b->items[1].wasted, 8192);
+	assert_int_equal(b->boots, 2);
+	assert_true(b->wasted_known);
+	ci_baseline_free(b);
+
+	what = NULL;
+	assert_int_equal(ci_baseline_parse("{", 1, &b, &what), -EINVAL);
+	assert_non_null(what);
+	assert_int_equal(ci_baseline_parse("{\"command\":\"report\",\"findings\":[]}", 35, &b, &what),
+			 -EINVAL);
+	assert_int_equal(ci_baseline_parse("{\"command\":\"ci\"}", 16, &b, &what), -EINVAL);
+	{
+		static const char nocount[] =
+			"{\"command\":\"ci\",\"findings\":[{\"class\":\"x\",\"module\":\"y\"}]}";
+		static const char negative[] =
+			"{\"command\":\"ci\",\"findings\":[{\"class\":\"x\",\"count\":-1}]}";
+
+		assert_int_equal(ci_baseline_parse(nocount, strlen(nocount), &b, &what), -EINVAL);
+		assert_int_equal(ci_baseline_parse(negative, strlen(negative), &b, &what), -EINVAL);
+	}
+}
+
+static void test_json_fields(void **state)
+{
+	static const char line[] =
+		"{\"MESSAGE\":\"nfs: Unknown symbol x (err -2)\",\"_TRANSPORT\":\"kernel\","
+		"\"__MONOTONIC_TIMESTAMP\":\"11700013\",\"PRIORITY\":4,"
+		"\"BIN\":[104,105,0,255],\"Z\":null}";
+	static const char *const keys[] = { "MESSAGE", "__MONOTONIC_TIMESTAMP", "PRIORITY", "BIN",
+					    "Z", "ABSENT" };
+	char *v[6];
+	size_t l[6];
+
+	assert_int_equal(ci_json_fields(line, strlen(line), keys, 6, v, l), 0);
+	assert_string_equal(v[0], "nfs: Unknown symbol x (err -2)");
+	assert_string_equal(v[1], "11700013");
+	assert_string_equal(v[2], "4");
+	assert_int_equal(l[3], 4);
+	assert_memory_equal(v[3], "hi\0\xff", 4);
+	assert_null(v[4]);
+	assert_null(v[5]);
+	for (int i = 0; i < 6; i++)
+		free(v[i]);
+	assert_int_equal(ci_json_fields("[1,2]", 5, keys, 6, v, l), -EINVAL);
+	assert_int_equal(ci_json_fields("not json", 8, keys, 6, v, l), -EINVAL);
+}
+
+/* --- the CLI test's format lines ------------------------------------------------------- */
+
+static int print_format_lines(void)
+{
+	const struct klog_format_entry *t;
+	size_t n;
+
+	t = klog_formats(&n);
+	for (size_t i = 0; i < n; i++) {
+		char buf[512];
+
+		build_sample(&t[i], buf, sizeof(buf));
+		printf("%s\t[%5zu.%06zu] %s\n", klog_finding_kind_name(t[i].kind), i + 1, i, buf);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_formats),
+		cmocka_unit_test(test_stream_concatenated),
+		cmocka_unit_test(test_stream_corrupt),
+		cmocka_unit_test(test_stream_refused),
+		cmocka_unit_test(test_stream_long_lines),
+		cmocka_unit_test(test_needles_find),
+		cmocka_unit_test(test_stream_next_match),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_every_format),
+		cmocka_unit_test(test_boots_and_gates),
+		cmocka_unit_test(test_xml_escape),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_baseline_parse),
+		cmocka_unit_test(test_json_fields),
+	};
+
+	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)
+		return print_format_lines();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
