@@ -200,6 +200,8 @@ struct spool {
 	int fd;
 	char *carry;			/* a line not complete yet */
 	size_t carry_len, carry_cap;
+	char *scratch;			/* a line with its task name put in */
+	size_t scratch_cap;
 	char out[READ_CHUNK];
 	size_t out_len;
 	struct pid_comm *map;		/* open addressing, power-of-two size */
@@ -276,6 +278,13 @@ static bool proc_comm(int pid, char *buf, size_t len)
 		return false;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	/*
+	 * For a workqueue worker /proc adds its workqueue ("kworker/u4:8+events_unbound",
+	 * wq_worker_comm()); the trace prints the task's comm, at most 15 bytes
+	 */
+	if (strncmp(buf, "kworker/", 8) == 0)
+		buf[8 + strcspn(buf + 8, "+-")] = '\0';
+	buf[15] = '\0';
 	return buf[0] != '\0';
 }
 
@@ -304,6 +313,20 @@ static int spool_flush(struct spool *sp)
 		sp->err = write_all(sp->fd, sp->out, sp->out_len);
 	sp->out_len = 0;
 	return sp->err;
+}
+
+static int scratch_reserve(struct spool *sp, size_t n)
+{
+	char *ns;
+
+	if (n <= sp->scratch_cap)
+		return 0;
+	ns = realloc(sp->scratch, n);
+	if (!ns)
+		return -ENOMEM;
+	sp->scratch = ns;
+	sp->scratch_cap = n;
+	return 0;
 }
 
 static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len)
@@ -359,15 +382,25 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 		size_t at = (size_t)(tl.ev.comm.s - line), width = at + 5, nl = strlen(name);
 		size_t pad = width > nl ? width - nl : 0;
 
-		if (pad + nl < sizeof(fixed)) {
+		size_t nlen = pad + nl + (len - width);
+
+		if (pad + nl < sizeof(fixed) && scratch_reserve(sp, nlen + 1) == 0) {
+			struct tracefs_line check;
+
 			memset(fixed, ' ', pad);
 			memcpy(fixed + pad, name, nl);
-			spool_out(sp, fixed, pad + nl);
-			spool_out(sp, line + width, len - width);
-			spool_out(sp, "\n", 1);
-			sp->resolved++;
-			map_set(sp, tl.ev.pid, name, nl, false);
-			return;
+			memcpy(sp->scratch, fixed, pad + nl);
+			memcpy(sp->scratch + pad + nl, line + width, len - width);
+			sp->scratch[nlen] = '\0';
+			/* a name the parser would not take back leaves the line as it was */
+			if (tracefs_parse_line(sp->scratch, nlen, &check, &what) == 0 &&
+			    check.kind == TRACEFS_LINE_EVENT && check.ev.pid == tl.ev.pid) {
+				spool_out(sp, sp->scratch, nlen);
+				spool_out(sp, "\n", 1);
+				sp->resolved++;
+				map_set(sp, tl.ev.pid, name, nl, false);
+				return;
+			}
 		}
 	}
 	if (tl.ev.comm.len == 5 && memcmp(tl.ev.comm.s, "<...>", 5) == 0)
@@ -421,6 +454,7 @@ static int spool_finish(struct spool *sp)
 static void spool_done(struct spool *sp)
 {
 	free(sp->carry);
+	free(sp->scratch);
 	free(sp->map);
 }
 
