@@ -589,8 +589,9 @@ grep -F "long.log':6: line contains a NUL byte" "$T/err" >/dev/null || ts_fail "
 [ "$(py get "$T/out" '[(f["class"], f["first_line"]) for f in d["findings"]]')" = '[["unknown-symbol", 4]]' ] ||
 	ts_fail "filtered: lines after the skipped ones"
 
-# --- valgrind, where installed --------------------------------------------------------
-if command -v valgrind >/dev/null 2>&1; then
+# --- valgrind, where installed (not over a sanitizer build, nor under a wrapper) --------
+if command -v valgrind >/dev/null 2>&1 && [ -z "${KMODTOP_WRAPPER:-}" ] &&
+	! grep -c __asan_init "$KMODTOP" >/dev/null 2>&1; then
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		"$KMODTOP" ci -j --junit="$T/v.xml" --sarif="$T/v.sarif" --github="$T/v.gh" \
 		--baseline="$T/old.json" --max-failures=0 "$T/c.xz" "$FX/debian-6.12-xz/sys/kernel/tracing/trace" \
