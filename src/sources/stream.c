@@ -230,6 +230,15 @@ struct stream_needles *stream_needles_free(struct stream_needles *nd)
 	return NULL;
 }
 
+/* After the first four bytes: needles are short, a loop beats a call to memcmp() */
+static inline bool same_tail(const char *p, const struct needle *e)
+{
+	for (size_t i = 4; i < e->len; i++)
+		if (p[i] != e->s[i])
+			return false;
+	return true;
+}
+
 /*
  * The start of a needle of a bucket in @bits whose fingerprint is at @buf + @q, or
  * (size_t)-1. @bits: bit b is bucket b (b >= 8 only with 16 buckets).
@@ -250,7 +259,7 @@ static size_t verify(const struct stream_needles *nd, unsigned int bits, const c
 				continue;
 			p = buf + q - e->fp_off;
 			memcpy(&w, p, 4 < e->len ? 4 : e->len);
-			if ((w & e->head_mask) == e->head && memcmp(p, e->s, e->len) == 0)
+			if ((w & e->head_mask) == e->head && same_tail(p, e))
 				return q - e->fp_off;
 		}
 	}

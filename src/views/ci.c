@@ -214,7 +214,9 @@ static const char *const needles[] = {
 	"vmalloc",
 	"vmap",
 	"execmem",
-	"probe",		/* driver probes, modprobe */
+	"probe of ",		/* driver probes */
+	"probe with ",
+	"modprobe: ",		/* kmod's own messages (not systemd's modprobe@ units) */
 	"taint",
 	"compress",		/* decompression, ZSTD-compressed */
 	"-fno-common",
@@ -1084,8 +1086,8 @@ int ci_text(struct ci *c, uint64_t line, const char *s, size_t len)
 		len--;
 	}
 	/* only kmod's and udev's own lines: kernel formats need the kernel's record */
-	if (len < 8 || (memcmp(s, "modprobe", 8) != 0 && memcmp(s, "insmod: ", 8) != 0 &&
-			!memmem(s, len, ": Worker [", 10)))
+	if (len < 10 || (memcmp(s, "modprobe: ", 10) != 0 && memcmp(s, "insmod: ", 8) != 0 &&
+			 !memmem(s, len, ": Worker [", 10)))
 		return 0;
 	if (!classify_cached(c, s, len, &f, &slot) ||
 	    (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT))
