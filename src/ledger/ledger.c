@@ -14,6 +14,16 @@
  * its exit follows the leader's by scheduling latency only.
  */
 #define WAITER_EXIT_SLACK 0.010
+/*
+ * With vmap allocations traced, a finit_module of 6.5+ that allocated nothing and
+ * returned what an overlapping, allocating call of the same file returned cannot be
+ * anything but its waiter: the timing need not be tight. Entry and exit timestamps
+ * on two CPUs (or in two trace buffers of one run) disagree by microseconds, under
+ * emulation by milliseconds, and the leader is whoever reaches idempotent() first,
+ * after the entry event.
+ */
+#define WAITER_START_SLACK_MEASURED 0.005
+#define WAITER_EXIT_SLACK_MEASURED 0.100
 /* A log line belongs to a call if printed inside it (plus printk/trace clock skew). */
 #define KLOG_SLACK 0.002
 /* kmod's fallback: init_module right after its finit_module failed with ENOEXEC */
@@ -458,9 +468,17 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 	case TRACEFS_EV_ALLOC_VMAP_AREA:
 	case TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE:
 		return on_vmap_alloc(l, ev);
-	case TRACEFS_EV_SCHED_PROCESS_FORK:
+	case TRACEFS_EV_SCHED_PROCESS_FORK: {
+		int r;
+
+		/* the parent's name now (a kworker was "kthreadd" when it was forked) */
+		copy_comm(comm, sizeof(comm), &ev->fork.comm);
+		r = comm[0] ? proctab_set_comm(p->procs, ev->fork.pid, comm) : 0;
+		if (r < 0)
+			return r;
 		copy_comm(comm, sizeof(comm), &ev->fork.child_comm);
 		return proctab_fork(p->procs, ev->fork.pid, ev->fork.child_pid, comm);
+	}
 	case TRACEFS_EV_SCHED_PROCESS_EXEC:
 		copy_comm(comm, sizeof(comm), &ev->comm);
 		return proctab_set_comm(p->procs, ev->pid, comm);
@@ -530,6 +548,7 @@ static void find_waiters(struct ledger *l)
 			continue;
 		for (size_t j = 0; j < l->n_attempts; j++) {
 			const struct attempt *b = &l->attempts[j];
+			bool measured = a->measured && b->measured && has_load_allocation(b);
 
 			if (j == i || b->syscall != ATTEMPT_FINIT || !b->complete ||
 			    b->outcome == OUTCOME_WAITER || b->ret != a->ret)
@@ -538,7 +557,9 @@ static void find_waiters(struct ledger *l)
 			 * The leader wakes its waiters in idempotent_complete() and then still has
 			 * to return: a waiter may leave a little before or after it.
 			 */
-			if (b->start > a->start || fabs(a->end - b->end) > WAITER_EXIT_SLACK ||
+			if (b->start > a->start + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
+			    fabs(a->end - b->end) > (measured ? WAITER_EXIT_SLACK_MEASURED
+							     : WAITER_EXIT_SLACK) ||
 			    !names_compatible(a, b))
 				continue;
 			if (b->measured ? !has_load_allocation(b)
