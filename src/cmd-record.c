@@ -77,6 +77,7 @@ struct live {
 	uint64_t *lost;			/* per CPU, from per_cpu/cpuN/stats */
 	uint64_t *lost_seen;		/* per CPU, from "[LOST n EVENTS]" lines */
 	uint64_t lost_total;
+	uint64_t lost_uncounted;	/* "[LOST EVENTS]" lines: lost, count not given */
 	int lost_err;			/* the stats could not be read */
 	int teardown_err;
 
@@ -344,6 +345,7 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 	if (tl.ev.kind == TRACEFS_EV_LOST) {
 		if (tl.ev.cpu < lv->ncpus && lv->lost_seen)
 			lv->lost_seen[tl.ev.cpu] += tl.ev.lost.count;
+		lv->lost_uncounted += tl.ev.lost.uncounted;
 	} else if (tl.ev.comm.len == 5 && memcmp(tl.ev.comm.s, "<...>", 5) == 0) {
 		struct pid_comm *e = map_slot(sp, tl.ev.pid, false);
 
@@ -861,6 +863,9 @@ int live_log(const struct live *lv)
 			log_warn("%s: %" PRIu64 " trace events lost on CPU %u (per_cpu/cpu%u/stats): "
 				 "attempts may be missing or incomplete",
 				 lv->instance, lv->lost[c], c, c);
+	if (lv->lost_uncounted)
+		log_warn("%s: %" PRIu64 " \"[LOST EVENTS]\" line(s) without a count: an unknown "
+			 "number of trace events lost", lv->instance, lv->lost_uncounted);
 	if (lv->teardown_err) {
 		log_error("%s: %s could not be removed (%s): remove it with 'rmdir %s/%s'%s%s", pfx,
 			  lv->instance, strerror(-lv->teardown_err), pfx, lv->instance,
@@ -923,6 +928,8 @@ void live_render(const struct live *lv, struct out *o)
 	if (lv->o.measure && lv->measure == TRACEFS_MEASURE_NONE)
 		out_str(o, "measure_reason", "  not measured:", lv->measure_why);
 	out_u64(o, "lost_events", "lost trace events:", lv->lost_total);
+	out_u64(o, "lost_events_uncounted", lv->lost_uncounted ? "  lines without a count:" : NULL,
+		lv->lost_uncounted);
 	if (lv->lost_err)
 		out_str(o, "lost_events_error", "  lost events unknown:", strerrorname_np(-lv->lost_err));
 	out_section_begin(o, "lost_by_cpu", NULL);

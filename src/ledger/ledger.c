@@ -484,6 +484,7 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 		return proctab_set_comm(p->procs, ev->pid, comm);
 	case TRACEFS_EV_LOST:
 		l->stats.lost_events += ev->lost.count;
+		l->stats.lost_uncounted += ev->lost.uncounted;
 		return 0;
 	case TRACEFS_EV_UNKNOWN:
 	case TRACEFS_EV_KPROBE:

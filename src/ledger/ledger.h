@@ -143,7 +143,8 @@ struct ledger_stats {
 	uint64_t nested_enters;		/* an enter while the thread's previous was open */
 	uint64_t vmap_allocs;
 	uint64_t vmap_allocs_outside;	/* vmap allocations outside any load attempt */
-	uint64_t lost_events;
+	uint64_t lost_events;		/* sum of the counted LOST lines */
+	uint64_t lost_uncounted;	/* LOST lines that give no count: more were lost */
 	uint64_t markers;
 };
 

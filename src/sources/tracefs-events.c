@@ -921,7 +921,11 @@ static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
 	return decode_fields(ev, after, end, what);
 }
 
-/* "CPU:%d [LOST %lu EVENTS]" (tracefs), "CPU:%d [%lld EVENTS DROPPED]" (trace-cmd) */
+/*
+ * "CPU:%d [LOST %lu EVENTS]" and, when the ring buffer iterator only knows that the
+ * writer passed it, "CPU:%d [LOST EVENTS]" (kernel/trace/trace.c print_trace_line);
+ * "CPU:%d [%lld EVENTS DROPPED]" and "[EVENTS DROPPED]" (trace-cmd).
+ */
 static int parse_cpu_line(const char *s, const char *end, struct tracefs_line *l,
 			  const char **what)
 {
@@ -949,13 +953,19 @@ static int parse_cpu_line(const char *s, const char *end, struct tracefs_line *l
 		const char *e = find(b, end, " EVENTS]");
 
 		l->ev.format = TRACEFS_FMT_TRACE;
+		if (e == b + 4 && e + 8 == end) {
+			l->ev.lost.uncounted = true;
+			return 0;
+		}
 		if (!e || num_u64(b + 5, e, 10, &l->ev.lost.count) < 0)
 			goto bad;
 		return 0;
 	}
 	l->ev.format = TRACEFS_FMT_TRACE_CMD;
-	if (starts_with(b, end, "EVENTS DROPPED]"))
+	if (starts_with(b, end, "EVENTS DROPPED]")) {
+		l->ev.lost.uncounted = true;
 		return 0;
+	}
 	{
 		const char *e = find(b, end, " EVENTS DROPPED]");
 
@@ -1201,8 +1211,10 @@ static int emit_head(struct tracefs_parser *p)
 	p->stats.by_kind[e->ev.kind]++;
 	if (e->ev.kind == TRACEFS_EV_UNKNOWN)
 		p->stats.unknown++;
-	if (e->ev.kind == TRACEFS_EV_LOST)
+	if (e->ev.kind == TRACEFS_EV_LOST) {
 		p->stats.lost_events += e->ev.lost.count;
+		p->stats.lost_uncounted += e->ev.lost.uncounted;
+	}
 	if (p->ops.event)
 		r = p->ops.event(p->userdata, &e->ev);
 	return r < 0 ? r : 0;

@@ -54,7 +54,7 @@ enum tracefs_event_kind {
 	TRACEFS_EV_PURGE_VMAP_AREA_LAZY,
 	TRACEFS_EV_KPROBE,		/* any other "(sym+0x0/0x..) args" probe event */
 	TRACEFS_EV_STACK,		/* "<stack trace>": tracefs_parse_line() only */
-	TRACEFS_EV_LOST,		/* "CPU:1 [LOST 12 EVENTS]" */
+	TRACEFS_EV_LOST,		/* "CPU:1 [LOST 12 EVENTS]", "CPU:1 [LOST EVENTS]" */
 	TRACEFS_EV__MAX
 };
 
@@ -153,8 +153,9 @@ struct tracefs_kprobe {
 };
 
 struct tracefs_lost {
-	/* 0 when trace-cmd only says "[EVENTS DROPPED]" */
 	uint64_t count;
+	/* "[LOST EVENTS]" or "[EVENTS DROPPED]": some lost, how many unknown (count 0) */
+	bool uncounted;
 };
 
 enum tracefs_line_format {
@@ -243,6 +244,7 @@ struct tracefs_stats {
 	uint64_t frames;
 	uint64_t orphan_stacks;		/* stack entries with no event to attach to */
 	uint64_t lost_events;		/* sum of the LOST counts */
+	uint64_t lost_uncounted;	/* LOST lines without a count */
 	int ncpus;			/* from the header, -1 if never seen */
 	int64_t entries, written;	/* from the tracefs header, -1 if never seen */
 };

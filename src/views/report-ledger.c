@@ -48,7 +48,17 @@ static void render_inputs(const struct report_data *d, struct out *o)
 			 (unsigned long long)d->log_other_lines);
 		out_str(o, NULL, "kernel log records:", buf);
 	}
-	out_u64(o, "lost_events", "lost trace events:", l->stats.lost_events);
+	if (l->stats.lost_uncounted) {
+		/* "[LOST EVENTS]": the kernel knew some were lost, not how many */
+		snprintf(buf, sizeof(buf), "%llu and an unknown number more (%llu CPU lines "
+			 "without a count)", (unsigned long long)l->stats.lost_events,
+			 (unsigned long long)l->stats.lost_uncounted);
+		out_u64(o, "lost_events", NULL, l->stats.lost_events);
+		out_str(o, NULL, "lost trace events:", buf);
+	} else {
+		out_u64(o, "lost_events", "lost trace events:", l->stats.lost_events);
+	}
+	out_u64(o, "lost_events_uncounted", NULL, l->stats.lost_uncounted);
 	out_bool(o, "vmap_measured", "vmap allocations traced:", l->saw_vmap_events);
 	out_section_end(o);
 
@@ -102,6 +112,9 @@ static void render_inputs(const struct report_data *d, struct out *o)
 				break;
 			}
 	}
+	if (l->stats.lost_events || l->stats.lost_uncounted)
+		out_note(o, "the trace lost events: attempts, outcomes and requesters may be "
+			    "missing or incomplete");
 	if (s->fallbacks)
 		out_note(o, "a finit_module() that failed with ENOEXEC on a compressed file was "
 			    "followed by init_module() of the decompressed module on the same thread: "

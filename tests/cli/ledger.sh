@@ -175,6 +175,32 @@ if tr -d '\n' <"$TS_TMP/out" | grep "$(printf '\033')" >/dev/null; then
 fi
 grep -F 'e\x1b]52;c;aGk=\x07vil' "$TS_TMP/out" >/dev/null || ts_fail "escaped comm not shown"
 
+# lost events: "[LOST EVENTS]" (the kernel's non-consuming iterator: lost, count
+# unknown) is reported as uncounted, never as 0, beside the counted ones
+r=$TS_TMP/losttrace
+mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/tracing"
+echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$r/proc/modules"
+echo 6.12.0-test >"$r/proc/sys/kernel/osrelease"
+{
+	echo '# tracer: nop'
+	echo '        modprobe-157     [000] ...1.     4.100000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)'
+	echo 'CPU:1 [LOST EVENTS]'
+	echo '        modprobe-157     [000] ...1.     4.200000: sys_finit_module -> 0xffffffffffffffef'
+} >"$r/sys/kernel/tracing/trace"
+ts_run --root "$r" report -j
+ts_expect_rc 0 "uncounted lost events"
+[ "$(jq -c '[.load_attempts.inputs.lost_events, .load_attempts.inputs.lost_events_uncounted, .load_attempts.inputs.trace_malformed_lines]' "$TS_TMP/out")" = '[0,1,0]' ] ||
+	ts_fail "[LOST EVENTS]: $(jq -c .load_attempts "$TS_TMP/out")"
+ts_run --root "$r" report
+grep 'lost trace events: *0 and an unknown number more (1 CPU lines without a count)' "$TS_TMP/out" >/dev/null ||
+	ts_fail "[LOST EVENTS] not shown in text: $(grep -i lost "$TS_TMP/out")"
+grep 'the trace lost events' "$TS_TMP/out" >/dev/null || ts_fail "no note about lost events"
+sed -i 's/^CPU:1 \[LOST EVENTS\]$/CPU:1 [LOST 3 EVENTS]/' "$r/sys/kernel/tracing/trace"
+ts_run --root "$r" report -j
+[ "$(jq -c '[.load_attempts.inputs.lost_events, .load_attempts.inputs.lost_events_uncounted]' "$TS_TMP/out")" = '[3,0]' ] ||
+	ts_fail "[LOST 3 EVENTS]: $(jq -c .load_attempts "$TS_TMP/out")"
+ts_ok
+
 # --trace/--log name files outside the root; --no-trace/--no-log turn them off
 ts_run --root "$FIXTURES/debian-6.12-xz" report -j --no-trace --no-log
 ts_expect_rc 0 "--no-trace --no-log"

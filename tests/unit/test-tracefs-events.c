@@ -401,10 +401,25 @@ static void test_variants(void **state)
 	assert_int_equal(l.ev.kind, TRACEFS_EV_LOST);
 	assert_int_equal(l.ev.cpu, 1);
 	assert_int_equal(l.ev.lost.count, 1234);
+	assert_false(l.ev.lost.uncounted);
+	/* the "trace" file's iterator knows only that the writer passed it */
+	assert_int_equal(parse("CPU:3 [LOST EVENTS]", &l, &what), 0);
+	assert_int_equal(l.kind, TRACEFS_LINE_EVENT);
+	assert_int_equal(l.ev.kind, TRACEFS_EV_LOST);
+	assert_int_equal(l.ev.cpu, 3);
+	assert_int_equal(l.ev.lost.count, 0);
+	assert_true(l.ev.lost.uncounted);
+	assert_int_equal(parse("CPU:3 [LOST EVENTS]  ", &l, &what), 0);
+	assert_true(l.ev.lost.uncounted);
+	assert_int_equal(parse("CPU:3 [LOST x EVENTS]", &l, &what), -EINVAL);
+	assert_int_equal(parse("CPU:3 [LOST EVENTS] x", &l, &what), -EINVAL);
+	assert_int_equal(parse("CPU:3 [LOST EVENTS", &l, &what), -EINVAL);
 	assert_int_equal(parse("CPU:0 [12 EVENTS DROPPED]", &l, &what), 0);
 	assert_int_equal(l.ev.lost.count, 12);
+	assert_false(l.ev.lost.uncounted);
 	assert_int_equal(parse("CPU:0 [EVENTS DROPPED]", &l, &what), 0);
 	assert_int_equal(l.ev.kind, TRACEFS_EV_LOST);
+	assert_true(l.ev.lost.uncounted);
 
 	/* CRLF */
 	parse_event("           rmmod-177     [001] .....     9.550179: module_free: xfs\r", &ev);
@@ -695,7 +710,8 @@ static void test_parser_bad_lines(void **state)
 		"            init-9       [002] .....     1.300001: <stack trace>\n"	/* 10 */
 		" => nobody\n"								/* 11 */
 		"CPU:2 [LOST 7 EVENTS]\n"						/* 12 */
-		"            init-1       [000] .....     1.400000: module_free: xfs\n";	/* 13 */
+		"            init-1       [000] .....     1.400000: module_free: xfs\n"	/* 13 */
+		"CPU:0 [LOST EVENTS]\n";						/* 14 */
 
 	assert_non_null(c);
 	assert_int_equal(tracefs_parser_new("sys/kernel/tracing/trace", &collect_ops, c, &p), 0);
@@ -703,7 +719,7 @@ static void test_parser_bad_lines(void **state)
 	assert_int_equal(tracefs_parser_finish(p), 0);
 
 	/* later events are neither lost nor shifted */
-	assert_int_equal(c->n, 4);
+	assert_int_equal(c->n, 5);
 	assert_int_equal(c->ev[0].kind, TRACEFS_EV_MODULE_LOAD);
 	assert_int_equal(c->n_frames[0], 0);
 	assert_int_equal(c->ev[1].kind, TRACEFS_EV_UNKNOWN);
@@ -711,6 +727,8 @@ static void test_parser_bad_lines(void **state)
 	assert_int_equal(c->ev[2].lost.count, 7);
 	assert_int_equal(c->ev[3].kind, TRACEFS_EV_MODULE_FREE);
 	assert_true(fabs(c->ev[3].ts - 1.4) < 1e-9);
+	assert_int_equal(c->ev[4].kind, TRACEFS_EV_LOST);
+	assert_true(c->ev[4].lost.uncounted);
 
 	assert_int_equal(c->n_bad, 5);
 	assert_int_equal(c->bad_lines[0], 2);	/* frame without a stack header */
@@ -721,13 +739,14 @@ static void test_parser_bad_lines(void **state)
 	assert_string_equal(c->bad_what[3], "module_get/put without name, call_site= or refcnt=");
 
 	st = tracefs_parser_stats(p);
-	assert_int_equal(st->lines, 13);
+	assert_int_equal(st->lines, 14);
 	assert_int_equal(st->malformed, 4);
 	assert_int_equal(st->orphan_stacks, 1);
 	assert_int_equal(st->unknown, 1);
 	assert_int_equal(st->lost_events, 7);
+	assert_int_equal(st->lost_uncounted, 1);
 	assert_int_equal(st->header_lines, 1);
-	assert_int_equal(st->events, 4);
+	assert_int_equal(st->events, 5);
 	tracefs_parser_free(p);
 	free(c);
 }
