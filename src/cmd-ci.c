@@ -33,6 +33,7 @@
 #include "util/root.h"
 #include "views/ci.h"
 #include "cmd.h"
+#include "collect.h"
 
 /* Exit codes of `ci` (man page: EXIT STATUS); kselftest's skip is 4 */
 enum {
@@ -824,113 +825,21 @@ static int note_event_line(struct run *x, const char *line, size_t len)
 	return 0;
 }
 
-static int lookup_resolve(void *userdata, const char *alias, char ***ret, size_t *ret_n)
-{
-	struct run *x = userdata;
-
-	return x->idx ? modindex_lookup(x->idx, alias, ret, ret_n) : -ENOENT;
-}
-
-static int lookup_closure(void *userdata, const char *module, char ***ret, size_t *ret_n)
-{
-	struct run *x = userdata;
-	char **deps = NULL, **all;
-	size_t nd = 0;
-	int r;
-
-	if (!x->idx)
-		return -ENOENT;
-	r = modindex_deps(x->idx, module, &deps, &nd);
-	if (r < 0)
-		nd = 0;
-	all = calloc(nd + 2, sizeof(char *));
-	if (!all || !(all[0] = strdup(module))) {
-		free(all);
-		modindex_names_free(deps);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nd; i++) {
-		all[i + 1] = deps[i];
-		deps[i] = NULL;
-	}
-	modindex_names_free(deps);
-	*ret = all;
-	*ret_n = nd + 1;
-	return 0;
-}
-
-static bool lookup_live_at_start(void *userdata, const char *module)
-{
-	struct run *x = userdata;
-
-	return x->pm && proc_modules_find(x->pm, module) != NULL;
-}
-
-/* kread bytes (traced) or init_module's length that fit one module file exactly */
-static bool size_fits(struct tree *t, const struct attempt *a, struct catalog_entry *e)
-{
-	if (a->syscall == ATTEMPT_FINIT)
-		return a->measured && a->vmap[VMAP_KREAD] &&
-		       cost_vmalloc(&t->k, e->file_size) == a->vmap[VMAP_KREAD];
-	/* userspace hands over the decompressed image: its exact length */
-	return catalog_analyze(t->cat, e, MODFILE_SIZES) == 0 && e->info.decompressed_exact &&
-	       e->info.decompressed_size == a->len;
-}
-
-/* Names an unnamed attempt when exactly one module file has its size (as report does) */
-static int lookup_identify(void *userdata, const struct attempt *a, char *const *cand,
-			   size_t n_cand, char **ret_name)
-{
-	struct run *x = userdata;
-	struct tree *t = tree_get(x->cost, NULL);
-	const char *found = NULL;
-	size_t n;
-
-	if (!t->ok)
-		return 0;
-	if (a->syscall == ATTEMPT_FINIT && !(a->measured && a->vmap[VMAP_KREAD]))
-		return 0;
-	n = cand ? n_cand : t->cat->n;
-	for (size_t i = 0; i < n; i++) {
-		struct catalog_entry *e = cand ? catalog_find(t->cat, cand[i]) : &t->cat->e[i];
-
-		if (!e || !size_fits(t, a, e))
-			continue;
-		if (found && strcmp(found, e->name) != 0)
-			return 0;	/* two files fit: no evidence */
-		found = e->name;
-	}
-	if (!found)
-		return 0;
-	*ret_name = strdup(found);
-	return *ret_name ? 1 : -ENOMEM;
-}
-
-static const struct cost_module *lookup_cost_module(void *userdata, const char *name)
-{
-	struct run *x = userdata;
-
-	return cost_module_of(x->cost, NULL, name);
-}
-
 static int read_trace(struct run *x, char *line, size_t len)
 {
 	struct tracefs_parser_ops ops = { .event = on_trace_event, .bad_line = on_trace_bad_line };
-	struct ledger_ops lops = {
-		.resolve_alias = lookup_resolve,
-		.module_closure = lookup_closure,
-		.names_free = modindex_names_free,
-		.live_at_start = lookup_live_at_start,
-		.identify = lookup_identify,
-		.userdata = x,
-	};
+	struct tree *t = tree_get(x->cost, NULL);
+	/* the default release's tree names and prices the attempts, as report does */
+	struct collect_lookup lk = { .idx = x->idx, .pm = x->pm, .cat = t->ok ? t->cat : NULL,
+				     .k = t->ok ? &t->k : NULL };
+	struct ledger_ops lops;
 	struct tracefs_parser *p = NULL;
 	struct ledger_summary *sum = NULL;
 	struct cost_result *cost = NULL;
-	struct cost_kernel k = {0};
 	struct loadpath lp;
 	int r;
 
+	collect_ledger_ops(&lk, &lops);
 	loadpath_from_release(x->cost->release, &lp);
 	r = ledger_new(&lops, lp.idempotent_finit, &x->ledger);
 	if (r < 0)
@@ -953,8 +862,8 @@ static int read_trace(struct run *x, char *line, size_t len)
 		r = ledger_finish(x->ledger);
 	if (r >= 0)
 		r = ledger_summarize(x->ledger, &sum);
-	if (r >= 0 && cost_kernel_of(x->cost, NULL, &k) == 0)
-		r = cost_compute(x->ledger, &k, lookup_cost_module, x, &cost);
+	if (r >= 0 && t->ok)
+		r = cost_compute(x->ledger, &t->k, collect_cost_module, &lk, &cost);
 	if (r >= 0)
 		r = ci_trace(x->ci, x->ledger, sum, cost, x->lines, x->n_lines);
 out:

@@ -37,6 +37,7 @@
 #include "util/root.h"
 #include "views/report.h"
 #include "cmd.h"
+#include "collect.h"
 
 static void report_usage(FILE *f)
 {
@@ -88,179 +89,6 @@ enum {
 	OPT_NO_CACHE,
 	OPT_CPUS,
 };
-
-/* Warnings about skipped input lines: the first few, then a count */
-#define BAD_LINE_WARNINGS 10
-
-struct input_ctx {
-	struct ledger *ledger;
-	unsigned int bad_lines;
-	uint64_t records;
-};
-
-static void on_bad_line(void *userdata, const struct kt_err *e)
-{
-	struct input_ctx *c = userdata;
-
-	if (++c->bad_lines <= BAD_LINE_WARNINGS)
-		log_warn("'%s':%u: %s, skipping", e->path, e->line, e->what ? e->what : "malformed");
-	else if (c->bad_lines == BAD_LINE_WARNINGS + 1)
-		log_warn("'%s': more malformed lines, not shown", e->path);
-}
-
-static int on_trace_event(void *userdata, const struct tracefs_event *ev)
-{
-	struct input_ctx *c = userdata;
-
-	return ledger_feed_trace(c->ledger, ev);
-}
-
-static int on_klog_record(void *userdata, const struct klog_rec *rec)
-{
-	struct input_ctx *c = userdata;
-	struct klog_finding f;
-
-	c->records++;
-	if (klog_classify(rec->msg, rec->msg_len, &f) < 0 || f.kind == KLOG_FINDING_NONE)
-		return 0;
-	return ledger_add_klog(c->ledger, rec->has_monotonic ? rec->ts : NAN, f.module,
-			       f.module_len, f.kind, f.err, rec->msg, rec->msg_len);
-}
-
-/* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
-static bool looks_like_kmsg(FILE *f)
-{
-	char buf[512];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	char *nl, *line = buf;
-	struct klog_rec rec;
-	const char *what;
-
-	rewind(f);
-	buf[n] = '\0';
-	nl = memchr(buf, '\n', n);
-	if (nl)
-		*nl = '\0';
-	return kmsg_parse_line(line, strlen(line), &rec, &what) == 0;
-}
-
-struct ledger_lookup {
-	struct modindex *idx;
-	const struct proc_modules *pm;
-	struct catalog *cat;
-	const struct cost_kernel *k;
-};
-
-static int lookup_resolve(void *userdata, const char *alias, char ***ret, size_t *ret_n)
-{
-	struct ledger_lookup *lk = userdata;
-
-	return lk->idx ? modindex_lookup(lk->idx, alias, ret, ret_n) : -ENOENT;
-}
-
-/* A module and what modprobe loads with it: dependencies and pre-softdeps, closed */
-static int lookup_closure(void *userdata, const char *module, char ***ret, size_t *ret_n)
-{
-	struct ledger_lookup *lk = userdata;
-	char **all = NULL;
-	size_t n = 0;
-	int r;
-
-	if (!lk->idx)
-		return -ENOENT;
-	all = calloc(2, sizeof(char *));
-	if (!all || !(all[0] = strdup(module))) {
-		free(all);
-		return -ENOMEM;
-	}
-	n = 1;
-	/* bounded: a softdep loop in a hostile modprobe.d cannot grow it forever */
-	for (size_t i = 0; i < n && n < 256; i++) {
-		char **deps = NULL;
-		size_t nd = 0;
-
-		r = modindex_deps(lk->idx, all[i], &deps, &nd);
-		if (r == -ENOMEM)
-			goto fail;
-		for (size_t k = 0; r >= 0 && k < nd; k++) {
-			bool have = false;
-			char **na;
-
-			for (size_t q = 0; q < n && !have; q++)
-				have = strcmp(all[q], deps[k]) == 0;
-			if (have)
-				continue;
-			na = realloc(all, (n + 2) * sizeof(char *));
-			if (!na || !(na[n] = strdup(deps[k]))) {
-				if (na)
-					all = na;
-				modindex_names_free(deps);
-				r = -ENOMEM;
-				goto fail;
-			}
-			all = na;
-			all[++n] = NULL;
-		}
-		modindex_names_free(deps);
-	}
-	*ret = all;
-	*ret_n = n;
-	return 0;
-fail:
-	modindex_names_free(all);
-	return r;
-}
-
-/* kread bytes (traced) or init_module's length that fit one module file exactly */
-static bool size_fits(struct ledger_lookup *lk, const struct attempt *a, struct catalog_entry *e)
-{
-	if (a->syscall == ATTEMPT_FINIT)
-		return a->measured && a->vmap[VMAP_KREAD] &&
-		       cost_vmalloc(lk->k, e->file_size) == a->vmap[VMAP_KREAD];
-	/* userspace hands over the decompressed image: its exact length */
-	return catalog_analyze(lk->cat, e, MODFILE_SIZES) == 0 && e->info.decompressed_exact &&
-	       e->info.decompressed_size == a->len;
-}
-
-static int lookup_identify(void *userdata, const struct attempt *a, char *const *cand,
-			   size_t n_cand, char **ret_name)
-{
-	struct ledger_lookup *lk = userdata;
-	const char *found = NULL;
-	size_t n = cand ? n_cand : (lk->cat ? lk->cat->n : 0);
-
-	if (!lk->cat)
-		return 0;
-	if (a->syscall == ATTEMPT_FINIT && !(a->measured && a->vmap[VMAP_KREAD]))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		struct catalog_entry *e = cand ? catalog_find(lk->cat, cand[i]) : &lk->cat->e[i];
-
-		if (!e || !size_fits(lk, a, e))
-			continue;
-		if (found && strcmp(found, e->name) != 0)
-			return 0; /* two files fit: no evidence */
-		found = e->name;
-	}
-	if (!found)
-		return 0;
-	*ret_name = strdup(found);
-	return *ret_name ? 1 : -ENOMEM;
-}
-
-static const struct cost_module *lookup_cost_module(void *userdata, const char *name)
-{
-	struct ledger_lookup *lk = userdata;
-
-	return lk->cat ? catalog_cost_module(lk->cat, catalog_find(lk->cat, name)) : NULL;
-}
-
-static bool lookup_live_at_start(void *userdata, const char *module)
-{
-	struct ledger_lookup *lk = userdata;
-
-	return proc_modules_find(lk->pm, module) != NULL;
-}
 
 struct collected {
 	struct kt_root *root;
@@ -559,27 +387,6 @@ static int open_input(struct collected *c, const char *arg, const char *const *d
 	return -ENOENT;
 }
 
-/* A live collection's spool, read from its start like a captured file; -ENOENT: none */
-static int open_spool(int fd, const char *name, FILE **ret_f, char **ret_path)
-{
-	int dfd;
-
-	if (fd < 0)
-		return -ENOENT;
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (dfd < 0)
-		return -errno;
-	*ret_f = fdopen(dfd, "re");
-	if (!*ret_f) {
-		close(dfd);
-		return -ENOMEM;
-	}
-	*ret_path = strdup(name);
-	return *ret_path ? 0 : -ENOMEM;
-}
-
 static int read_attempts(struct collected *c, struct report_data *d, const char *arg_trace,
 			 const char *arg_log, bool want_trace, bool want_log)
 {
@@ -587,23 +394,16 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 						      "sys/kernel/debug/tracing/trace", NULL };
 	static const char *const log_defaults[] = { "capture/kmsg.raw", "capture/dmesg.txt",
 						    NULL };
-	struct ledger_lookup *lk;
-	struct ledger_ops ops = {
-		.resolve_alias = lookup_resolve,
-		.module_closure = lookup_closure,
-		.names_free = modindex_names_free,
-		.live_at_start = lookup_live_at_start,
-		.identify = lookup_identify,
-	};
-	struct input_ctx in = {0};
-	struct kt_err e = {0};
+	struct collect_input in = { 0 };
+	struct collect_result res;
+	struct collect_lookup *lk;
 	FILE *tf = NULL, *lf = NULL;
 	int r;
 
 	if (want_trace) {
 		if (c->live)
-			r = open_spool(live_trace_fd(c->live), live_trace_name(c->live), &tf,
-				       &c->trace_path);
+			r = collect_open_spool(live_trace_fd(c->live), live_trace_name(c->live), &tf,
+					       &c->trace_path);
 		else
 			r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path);
 		if (r < 0 && (arg_trace || r != -ENOENT)) {
@@ -614,7 +414,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	}
 	if (want_log) {
 		if (c->live)
-			r = open_spool(live_kmsg_fd(c->live), "/dev/kmsg", &lf, &c->log_path);
+			r = collect_open_spool(live_kmsg_fd(c->live), "/dev/kmsg", &lf, &c->log_path);
 		else
 			r = open_input(c, arg_log, log_defaults, &lf, &c->log_path);
 		if (r < 0 && (arg_log || r != -ENOENT)) {
@@ -634,69 +434,35 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		r = -ENOMEM;
 		goto out;
 	}
-	lk->idx = c->idx;
-	lk->pm = c->pm;
-	lk->k = &c->k;
-	lk->cat = c->cat;
-	ops.userdata = lk;
-	r = ledger_new(&ops, d->lp.idempotent_finit, &c->ledger);
-	if (r < 0) {
-		free(lk);
-		goto out;
-	}
-	in.ledger = c->ledger;
-
-	/* the log first: the ledger names attempts from it when the trace is done */
+	*lk = (struct collect_lookup){ .idx = c->idx, .pm = c->pm, .cat = c->cat, .k = &c->k };
+	c->lookup = lk;
+	in = (struct collect_input){ .trace = tf, .log = lf, .trace_path = c->trace_path,
+				     .log_path = c->log_path };
+	r = collect_read(lk, d->lp.idempotent_finit, &in, &res);
+	c->ledger = res.ledger;
+	c->cost = res.cost;
+	c->trace_stats = res.trace_stats;
 	if (lf) {
-		struct klog_parser_ops kops = { .record = on_klog_record, .bad_line = on_bad_line };
-
-		if (looks_like_kmsg(lf)) {
-			d->log_format = "kmsg";
-			r = kmsg_read_file(lf, c->log_path, &kops, &in, NULL, &e);
-		} else {
-			struct dmesg_stats ds = {0};
-
-			d->log_format = "dmesg";
-			r = dmesg_read_file(lf, c->log_path, &kops, &in, &ds, &e);
-			d->log_other_lines = ds.other_lines;
-		}
-		d->log_records = in.records;
-		d->log_malformed = in.bad_lines;
+		d->log_format = res.log_format;
+		d->log_records = res.log_records;
+		d->log_malformed = res.log_malformed;
+		d->log_other_lines = res.log_other_lines;
 		d->log_path = c->log_path;
-		if (r < 0) {
-			log_error("kernel log '%s': %s", c->log_path, strerror(-r));
-			goto out_lk;
-		}
 	}
+	if (r < 0)
+		goto out;
 	if (tf) {
-		struct tracefs_parser_ops tops = { .event = on_trace_event, .bad_line = on_bad_line };
-
-		in.bad_lines = 0;
-		r = tracefs_events_read_file(tf, c->trace_path, &tops, &in, &c->trace_stats, &e);
-		if (r < 0) {
-			log_error("trace '%s': %s", c->trace_path, strerror(-r));
-			goto out_lk;
-		}
 		d->trace_path = c->trace_path;
 		d->trace_stats = &c->trace_stats;
 	}
-	r = ledger_finish(c->ledger);
-	if (r >= 0)
-		r = ledger_summarize(c->ledger, &c->sum);
-	if (r >= 0)
-		r = cost_compute(c->ledger, &c->k, lookup_cost_module, lk, &c->cost);
+	r = ledger_summarize(c->ledger, &c->sum);
 	if (r < 0) {
 		log_error("building load attempts: %s", strerror(-r));
-		goto out_lk;
+		goto out;
 	}
 	d->ledger = c->ledger;
 	d->sum = c->sum;
 	d->cost = c->cost;
-	/* freed with the ledger's userdata at exit */
-	c->lookup = lk;
-	lk = NULL;
-out_lk:
-	free(lk);
 out:
 	if (tf)
 		fclose(tf);

@@ -40,6 +40,7 @@
 #include "views/top/loop.h"
 #include "views/top/model.h"
 #include "cmd.h"
+#include "collect.h"
 
 /*
  * kmodtop top: wires a sampler (a replayed capture, or the system's files polled at
@@ -274,7 +275,6 @@ struct history {
 	double *lost_ts;
 	uint64_t *lost_n;
 	size_t n_lost, cap_lost;
-	unsigned int bad_lines;
 	const struct proc_modules *pm; /* final, for live_at_start */
 };
 
@@ -361,20 +361,8 @@ static long history_name(struct history *h, const char *name, size_t len)
 	return (long)h->n_names++;
 }
 
-#define BAD_LINE_WARNINGS 10
-
-static void on_bad_line(void *userdata, const struct kt_err *e)
-{
-	struct history *h = userdata;
-
-	if (++h->bad_lines <= BAD_LINE_WARNINGS)
-		log_warn("'%s':%u: %s, skipping", e->path, e->line,
-			 e->what ? e->what : "malformed");
-	else if (h->bad_lines == BAD_LINE_WARNINGS + 1)
-		log_warn("'%s': more malformed lines, not shown", e->path);
-}
-
-static int on_trace_event(void *userdata, const struct tracefs_event *ev)
+/* Each trace event, before the ledger sees it: the replay's clock and timeline */
+static int history_on_event(void *userdata, const struct tracefs_event *ev)
 {
 	struct history *h = userdata;
 
@@ -410,176 +398,19 @@ static int on_trace_event(void *userdata, const struct tracefs_event *ev)
 		h->lost_ts[h->n_lost] = h->t_end;
 		h->lost_n[h->n_lost++] = ev->lost.count;
 	}
-	return ledger_feed_trace(h->ledger, ev);
-}
-
-static int on_klog_record(void *userdata, const struct klog_rec *rec)
-{
-	struct history *h = userdata;
-	struct klog_finding f;
-
-	if (klog_classify(rec->msg, rec->msg_len, &f) < 0 || f.kind == KLOG_FINDING_NONE)
-		return 0;
-	return ledger_add_klog(h->ledger, rec->has_monotonic ? rec->ts : NAN, f.module,
-			       f.module_len, f.kind, f.err, rec->msg, rec->msg_len);
-}
-
-/* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
-static bool looks_like_kmsg(FILE *f)
-{
-	char buf[512];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	struct klog_rec rec;
-	const char *what;
-	char *nl;
-
-	rewind(f);
-	buf[n] = '\0';
-	nl = memchr(buf, '\n', n);
-	if (nl)
-		*nl = '\0';
-	return kmsg_parse_line(buf, strlen(buf), &rec, &what) == 0;
-}
-
-/*
- * The module tree for the ledger and the cost model: the same lookups as the report's
- * (cmd-report.c), so both name attempts and price them alike.
- */
-struct lookup {
-	struct modindex *idx;
-	const struct proc_modules *pm;
-	struct catalog *cat;
-	const struct cost_kernel *k;
-};
-
-static int lookup_resolve(void *userdata, const char *alias, char ***ret, size_t *ret_n)
-{
-	struct lookup *lk = userdata;
-
-	return lk->idx ? modindex_lookup(lk->idx, alias, ret, ret_n) : -ENOENT;
-}
-
-/* A module and what modprobe loads with it: dependencies and pre-softdeps, closed */
-static int lookup_closure(void *userdata, const char *module, char ***ret, size_t *ret_n)
-{
-	struct lookup *lk = userdata;
-	char **all;
-	size_t n = 1;
-	int r;
-
-	if (!lk->idx)
-		return -ENOENT;
-	all = calloc(2, sizeof(char *));
-	if (!all || !(all[0] = strdup(module))) {
-		free(all);
-		return -ENOMEM;
-	}
-	/* bounded: a softdep loop in a hostile modprobe.d cannot grow it forever */
-	for (size_t i = 0; i < n && n < 256; i++) {
-		char **deps = NULL;
-		size_t nd = 0;
-
-		r = modindex_deps(lk->idx, all[i], &deps, &nd);
-		if (r == -ENOMEM)
-			goto fail;
-		for (size_t k = 0; r >= 0 && k < nd; k++) {
-			bool have = false;
-			char **na;
-
-			for (size_t q = 0; q < n && !have; q++)
-				have = strcmp(all[q], deps[k]) == 0;
-			if (have)
-				continue;
-			na = realloc(all, (n + 2) * sizeof(char *));
-			if (!na || !(na[n] = strdup(deps[k]))) {
-				if (na)
-					all = na;
-				modindex_names_free(deps);
-				r = -ENOMEM;
-				goto fail;
-			}
-			all = na;
-			all[++n] = NULL;
-		}
-		modindex_names_free(deps);
-	}
-	*ret = all;
-	*ret_n = n;
 	return 0;
-fail:
-	modindex_names_free(all);
-	return r;
-}
-
-static bool lookup_live_at_start(void *userdata, const char *module)
-{
-	struct lookup *lk = userdata;
-
-	return lk->pm && proc_modules_find(lk->pm, module) != NULL;
-}
-
-/* kread bytes (traced) or init_module's length that fit one module file exactly */
-static bool size_fits(struct lookup *lk, const struct attempt *a, struct catalog_entry *e)
-{
-	if (a->syscall == ATTEMPT_FINIT)
-		return a->measured && a->vmap[VMAP_KREAD] &&
-		       cost_vmalloc(lk->k, e->file_size) == a->vmap[VMAP_KREAD];
-	/* userspace hands over the decompressed image: its exact length */
-	return catalog_analyze(lk->cat, e, MODFILE_SIZES) == 0 &&
-	       e->info.decompressed_exact && e->info.decompressed_size == a->len;
-}
-
-static int lookup_identify(void *userdata, const struct attempt *a, char *const *cand,
-			   size_t n_cand, char **ret_name)
-{
-	struct lookup *lk = userdata;
-	const char *found = NULL;
-	size_t n = cand ? n_cand : (lk->cat ? lk->cat->n : 0);
-
-	if (!lk->cat)
-		return 0;
-	if (a->syscall == ATTEMPT_FINIT && !(a->measured && a->vmap[VMAP_KREAD]))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		struct catalog_entry *e =
-			cand ? catalog_find(lk->cat, cand[i]) : &lk->cat->e[i];
-
-		if (!e || !size_fits(lk, a, e))
-			continue;
-		if (found && strcmp(found, e->name) != 0)
-			return 0; /* two files fit: no evidence */
-		found = e->name;
-	}
-	if (!found)
-		return 0;
-	*ret_name = strdup(found);
-	return *ret_name ? 1 : -ENOMEM;
-}
-
-static const struct cost_module *lookup_cost_module(void *userdata, const char *name)
-{
-	struct lookup *lk = userdata;
-
-	return lk->cat ? catalog_cost_module(lk->cat, catalog_find(lk->cat, name)) : NULL;
 }
 
 /* Opens the root's trace and kernel log, as `report` does by default under --root. */
-static int history_read(struct history *h, struct top_static *st, struct lookup *lk)
+static int history_read(struct history *h, struct top_static *st, struct collect_lookup *lk)
 {
 	static const char *const trace_files[] = { "sys/kernel/tracing/trace",
 						   "sys/kernel/debug/tracing/trace",
 						   NULL };
 	static const char *const log_files[] = { "capture/kmsg.raw", "capture/dmesg.txt",
 						 NULL };
-	struct ledger_ops ops = {
-		.resolve_alias = lookup_resolve,
-		.module_closure = lookup_closure,
-		.names_free = modindex_names_free,
-		.live_at_start = lookup_live_at_start,
-		.identify = lookup_identify,
-		.userdata = lk,
-	};
-	struct kt_err e = { 0 };
+	struct collect_input in = { .on_event = history_on_event, .userdata = h };
+	struct collect_result res;
 	FILE *tf = NULL, *lf = NULL;
 	int r;
 
@@ -595,47 +426,19 @@ static int history_read(struct history *h, struct top_static *st, struct lookup 
 	}
 	lk->cat = st->cat;
 	lk->k = &st->k;
-	r = ledger_new(&ops, st->lp.idempotent_finit, &h->ledger);
+	h->has_log = lf != NULL;
+	h->has_trace = tf != NULL;
+	in.trace = tf;
+	in.log = lf;
+	in.trace_path = h->trace_path;
+	in.log_path = h->log_path;
+	r = collect_read(lk, st->lp.idempotent_finit, &in, &res);
+	h->ledger = res.ledger;
+	h->cost = res.cost;
+	h->trace_stats = res.trace_stats;
+	h->log_format = res.log_format;
 	if (r < 0)
 		goto out;
-	/* the log first: the ledger names attempts from it when the trace is done */
-	if (lf) {
-		struct klog_parser_ops kops = { .record = on_klog_record,
-						.bad_line = on_bad_line };
-
-		h->has_log = true;
-		if (looks_like_kmsg(lf)) {
-			h->log_format = "kmsg";
-			r = kmsg_read_file(lf, h->log_path, &kops, h, NULL, &e);
-		} else {
-			h->log_format = "dmesg";
-			r = dmesg_read_file(lf, h->log_path, &kops, h, NULL, &e);
-		}
-		if (r < 0) {
-			log_error("kernel log '%s': %s", h->log_path, strerror(-r));
-			goto out;
-		}
-	}
-	if (tf) {
-		struct tracefs_parser_ops tops = { .event = on_trace_event,
-						   .bad_line = on_bad_line };
-
-		h->has_trace = true;
-		h->bad_lines = 0;
-		r = tracefs_events_read_file(tf, h->trace_path, &tops, h, &h->trace_stats,
-					     &e);
-		if (r < 0) {
-			log_error("trace '%s': %s", h->trace_path, strerror(-r));
-			goto out;
-		}
-	}
-	r = ledger_finish(h->ledger);
-	if (r >= 0)
-		r = cost_compute(h->ledger, &st->k, lookup_cost_module, lk, &h->cost);
-	if (r < 0) {
-		log_error("building load attempts: %s", strerror(-r));
-		goto out;
-	}
 	/* without a trace, the log's clock is the replay's */
 	if (!h->have_t0) {
 		for (size_t i = 0; i < h->ledger->n_klog; i++) {
@@ -812,7 +615,7 @@ struct snapshot {
 struct replay {
 	struct top_static *st;
 	struct history h;
-	struct lookup lk;
+	struct collect_lookup lk;
 	struct info_ctx ic;
 	struct proc_modules *final_pm;
 	struct meminfo mi;
@@ -1263,7 +1066,7 @@ static int replay_sample(void *userdata, double dt, const struct top_sample **re
 struct poll {
 	struct top_static *st;
 	struct history h;
-	struct lookup lk;
+	struct collect_lookup lk;
 	struct info_ctx ic;
 	struct proc_modules *pm, *first_pm;
 	uint64_t pm_hash;

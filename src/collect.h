@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sources/tracefs-events.h"
+
+/*
+ * What report, top and ci share between the sources and the ledger: the module-tree
+ * lookups the ledger and the cost model ask (struct ledger_ops), and the reading of a
+ * kernel log and a trace into a ledger priced by the cost model. One copy, so that
+ * every command names attempts and prices them alike.
+ */
+
+struct catalog;
+struct cost_kernel;
+struct cost_module;
+struct cost_result;
+struct ledger;
+struct ledger_ops;
+struct modindex;
+struct proc_modules;
+
+/* The module tree behind the lookups; any member may be NULL (that lookup finds none). */
+struct collect_lookup {
+	struct modindex *idx;		/* aliases, dependencies */
+	const struct proc_modules *pm;	/* the modules Live before the trace began */
+	struct catalog *cat;		/* module files: sizes, the cost model's inputs */
+	const struct cost_kernel *k;	/* with @cat: what the kernel allocates */
+};
+
+/* The ledger's lookups over @lk (which must outlive the ledger). */
+void collect_ledger_ops(struct collect_lookup *lk, struct ledger_ops *ret);
+/* cost_compute()'s module lookup; @userdata is a struct collect_lookup. */
+const struct cost_module *collect_cost_module(void *userdata, const char *name);
+
+/* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
+bool collect_looks_like_kmsg(FILE *f);
+
+/*
+ * A live collection's spool, read from its start like a captured file (the offset is
+ * the spool's own: the caller seeks back to the end before writing more). -ENOENT
+ * when @fd is -1.
+ */
+int collect_open_spool(int fd, const char *name, FILE **ret_f, char **ret_path);
+
+struct collect_input {
+	FILE *trace, *log;		/* either may be NULL */
+	const char *trace_path, *log_path;
+	/* optional: each trace event, before the ledger sees it; <0 stops the read */
+	int (*on_event)(void *userdata, const struct tracefs_event *ev);
+	void *userdata;
+};
+
+struct collect_result {
+	struct ledger *ledger;
+	struct cost_result *cost;
+	struct tracefs_stats trace_stats;
+	const char *log_format;		/* "kmsg", "dmesg", or NULL without a log */
+	uint64_t log_records;
+	unsigned int log_malformed;	/* log lines skipped */
+	uint64_t log_other_lines;	/* dmesg text: lines that are not kernel log lines */
+};
+
+/*
+ * The log first (the ledger names attempts from it when the trace is done), then the
+ * trace, into a new ledger over @lk; then ledger_finish() and the cost model. Bad lines
+ * are warned about (the first few, then a count), failures logged. 0 or -errno; on
+ * failure *ret holds what was made (free it with collect_result_done()).
+ */
+int collect_read(struct collect_lookup *lk, bool idempotent_finit,
+		 const struct collect_input *in, struct collect_result *ret);
+void collect_result_done(struct collect_result *r);
