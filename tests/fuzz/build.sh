@@ -6,7 +6,9 @@
 #
 #	tests/fuzz/build.sh [OUTDIR]	default: $KMODTOP_FUZZ_OUT or $TMPDIR/kmodtop-fuzz
 #
-# CC and EXTRA_CFLAGS may be set. The binaries are OUTDIR/fuzz-*.
+# CC and EXTRA_CFLAGS may be set. The binaries are OUTDIR/fuzz-*, one per
+# tests/fuzz/fuzz-*.c. Debian 12 needs clang and libclang-rt-14-dev (libFuzzer and the
+# sanitizer runtimes; clang only recommends it).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,53 +17,56 @@ out=${1:-${KMODTOP_FUZZ_OUT:-${TMPDIR:-/tmp}/kmodtop-fuzz}}
 CC=${CC:-clang}
 
 if ! command -v "$CC" >/dev/null 2>&1; then
-	echo "build.sh: $CC not found (Debian: apt-get install -y clang)" >&2
+	echo "build.sh: $CC not found (Debian: apt-get install -y clang libclang-rt-14-dev)" >&2
 	exit 1
 fi
 
-if pkg-config --exists zlib 2>/dev/null; then
-	ZLIB_CFLAGS=$(pkg-config --cflags zlib)
-	ZLIB_LIBS=$(pkg-config --libs zlib)
-else
-	ZLIB_CFLAGS=
-	ZLIB_LIBS=-lz
-fi
-
-# cost/modfile.c: xz, zstd and ELF besides zlib
-for pc in liblzma libzstd libelf; do
+DEP_CFLAGS=
+DEP_LIBS=
+for pc in libkmod libelf liblzma libzstd zlib json-c; do
 	if pkg-config --exists "$pc" 2>/dev/null; then
-		ZLIB_CFLAGS="$ZLIB_CFLAGS $(pkg-config --cflags "$pc")"
-		ZLIB_LIBS="$ZLIB_LIBS $(pkg-config --libs "$pc")"
+		DEP_CFLAGS="$DEP_CFLAGS $(pkg-config --cflags "$pc")"
+		DEP_LIBS="$DEP_LIBS $(pkg-config --libs "$pc")"
 	else
-		ZLIB_LIBS="$ZLIB_LIBS -l${pc#lib}"
+		case $pc in
+		zlib) DEP_LIBS="$DEP_LIBS -lz" ;;
+		json-c) DEP_LIBS="$DEP_LIBS -ljson-c" ;;
+		*) DEP_LIBS="$DEP_LIBS -l${pc#lib}" ;;
+		esac
 	fi
 done
 
-# -D_GNU_SOURCE stands in for config.h's AC_USE_SYSTEM_EXTENSIONS
+# -D_GNU_SOURCE and PACKAGE_VERSION stand in for config.h
 CFLAGS="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined -D_GNU_SOURCE \
-	-Wall -Wextra -Wno-unused-parameter -I$top/src $ZLIB_CFLAGS ${EXTRA_CFLAGS:-}"
+	-DPACKAGE_VERSION=\"fuzz\" -Wall -Wextra -Wno-unused-parameter -I$top/src \
+	$DEP_CFLAGS ${EXTRA_CFLAGS:-}"
 
-LIB_SOURCES="
-	util/kt-err.c util/root.c util/linereader.c util/parse-num.c util/escape.c
-	util/version.c
-	sources/proc-modules.c sources/vmallocinfo.c sources/meminfo.c sources/tainted.c
-	sources/modstats.c sources/kconfig.c
-	cost/loadpath.c cost/modmem.c cost/modfile.c"
-
-TARGETS="fuzz-proc-modules fuzz-vmallocinfo fuzz-modstats fuzz-kconfig fuzz-meminfo
-	fuzz-modfile"
+# the library: every source but the command layer and the terminal (collect.c is the
+# command layer's shared part, which fuzz-ci-input needs)
+cd "$top/src"
+LIB_SOURCES=$(ls collect.c util/*.c sources/*.c ledger/*.c cost/*.c output/*.c views/*.c \
+	views/top/*.c | grep -v -e '^views/top/loop\.c$' -e '^views/top/term-curses\.c$')
+cd "$here"
+TARGETS=$(ls fuzz-*.c | sed 's/\.c$//')
 
 mkdir -p "$out/obj"
 objs=
 for s in $LIB_SOURCES; do
 	o="$out/obj/$(echo "$s" | tr / -).o"
 	# instrumented for coverage and the sanitizers, but without libFuzzer's main()
-	$CC $CFLAGS -fsanitize=fuzzer-no-link,address,undefined -c "$top/src/$s" -o "$o"
+	if [ ! -f "$o" ] || [ "$top/src/$s" -nt "$o" ] || [ "$0" -nt "$o" ] ||
+		[ -n "$(find "$top/src" -name '*.h' -newer "$o" | head -n 1)" ]; then
+		$CC $CFLAGS -fsanitize=fuzzer-no-link,address,undefined -c "$top/src/$s" -o "$o"
+	fi
 	objs="$objs $o"
 done
+rm -f "$out/libkmodtop-fuzz.a"
+# shellcheck disable=SC2086
+ar rcs "$out/libkmodtop-fuzz.a" $objs
 
 for t in $TARGETS; do
 	echo "  CC       $out/$t"
-	$CC $CFLAGS -fsanitize=fuzzer,address,undefined "$here/$t.c" $objs $ZLIB_LIBS \
-		-o "$out/$t"
+	# shellcheck disable=SC2086
+	$CC $CFLAGS -fsanitize=fuzzer,address,undefined "$here/$t.c" "$out/libkmodtop-fuzz.a" \
+		$DEP_LIBS -o "$out/$t"
 done

@@ -1,24 +1,51 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Builds the fuzz targets and runs each for SECONDS (default 60), seeded from the
-# fixture roots. Exits non-zero when any target crashes, leaks or times out; the input
-# is kept in OUTDIR/artifacts/ (see build.sh for OUTDIR).
+# Builds the fuzz targets (build.sh) and runs each for SECONDS (default 60), FUZZ_JOBS
+# (default 2) at a time, seeded from tests/fuzz/seeds/NAME/, the fixture roots and the
+# crashes kept in tests/fuzz/regressions/NAME/. Exits non-zero when any target crashes,
+# leaks or times out; the input is kept in OUTDIR/artifacts/ (OUTDIR: see build.sh).
 #
-#	tests/fuzz/run.sh [SECONDS]
+#	tests/fuzz/run.sh [SECONDS [TARGET...]]	or: make fuzz [FUZZ_SECONDS=N]
 #
-# Reproduce a crash: OUTDIR/fuzz-NAME OUTDIR/artifacts/fuzz-NAME-crash-...
+# Reproduce a crash:	OUTDIR/fuzz-NAME OUTDIR/artifacts/fuzz-NAME-crash-...
+# or without clang:	make tests/fuzz/regress-NAME && tests/fuzz/regress-NAME FILE
+# Keep it as a regression test: copy the file to tests/fuzz/regressions/NAME/ (make
+# check runs every file there), then fix the parser.
 set -eu
 
-secs=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 fx=$top/tests/fixtures
 out=${KMODTOP_FUZZ_OUT:-${TMPDIR:-/tmp}/kmodtop-fuzz}
+jobs=${FUZZ_JOBS:-2}
 
+# one target, in the background of the main run: prints one line, fails on a finding
+if [ "${1:-}" = --one ]; then
+	t=$2 secs=$3 work=$4
+	max_len=16384
+	case $t in
+	fuzz-vmallocinfo | fuzz-ci-input | fuzz-stream | fuzz-modfile) max_len=65536 ;;
+	esac
+	log="$out/$t.log"
+	if "$out/$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+		-max_len="$max_len" -print_final_stats=1 \
+		-artifact_prefix="$out/artifacts/$t-" "$work/$t" >"$log" 2>&1; then
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+		cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
+		printf '%-20s %ss ok (%s runs, %s)\n' "$t" "$secs" "${execs:-?}" "${cov:-cov: ?}"
+		exit 0
+	fi
+	printf '%-20s %ss FAILED, see %s\n' "$t" "$secs" "$log"
+	grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$log" | head -n 5
+	exit 1
+fi
+
+secs=${1:-60}
 case $secs in
-'' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;;
+'' | *[!0-9]*) echo "usage: $0 [SECONDS [TARGET...]]" >&2; exit 2 ;;
 esac
+[ $# -gt 0 ] && shift
 
 "$here/build.sh" "$out"
 
@@ -26,18 +53,32 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kmodtop-fuzz-corpus.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$out/artifacts"
 
-# seed NAME FILE...: copies the existing files into a fresh corpus directory
+# seed NAME FILE...: copies the existing files into the target's corpus directory
 seed() {
 	name=$1
 	shift
 	mkdir -p "$work/$name"
-	n=0
 	for f in "$@"; do
 		[ -f "$f" ] || continue
-		n=$((n + 1))
-		cp "$f" "$work/$name/seed-$n"
+		cp "$f" "$work/$name/seed-$(ls "$work/$name" | wc -l)"
 	done
 }
+
+# head16 NAME FILE...: the first 16 KiB of each (a whole capture is bigger than max_len)
+head16() {
+	name=$1
+	shift
+	mkdir -p "$work/$name"
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		head -c 16000 "$f" >"$work/$name/head-$(ls "$work/$name" | wc -l)"
+	done
+}
+
+for d in "$here"/seeds/*/ "$here"/regressions/*/; do
+	[ -d "$d" ] || continue
+	seed "fuzz-$(basename "$d")" "$d"*
+done
 
 seed fuzz-proc-modules "$fx"/*/proc/modules "$fx"/*/capture/snapshots/modules.*
 seed fuzz-vmallocinfo "$fx"/*/proc/vmallocinfo "$fx"/*/capture/snapshots/vmallocinfo.*
@@ -64,22 +105,26 @@ for f in "$fx"/*/boot/config-*; do
 done
 seed fuzz-meminfo "$fx"/*/proc/meminfo "$fx"/*/proc/sys/kernel/tainted
 
-fail=0
-for t in fuzz-proc-modules fuzz-vmallocinfo fuzz-modstats fuzz-kconfig fuzz-meminfo; do
-	max_len=16384
-	[ "$t" = fuzz-vmallocinfo ] && max_len=32768
-	log="$out/$t.log"
-	printf '%-20s %ss ... ' "$t" "$secs"
-	if "$out/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-max_len="$max_len" -print_final_stats=1 \
-		-artifact_prefix="$out/artifacts/$t-" "$work/$t" >"$log" 2>&1; then
-		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-		cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
-		echo "ok (${execs:-?} runs, ${cov:-cov: ?})"
-	else
-		echo "FAILED, see $log"
-		grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$log" | head -n 5
-		fail=1
-	fi
+# the captured kernel logs and traces, and the small module files
+head16 fuzz-kmsg "$fx"/*/capture/kmsg.raw
+head16 fuzz-dmesg "$fx"/*/capture/dmesg.txt
+head16 fuzz-klog "$fx"/*/capture/dmesg.txt
+head16 fuzz-tracefs "$fx"/*/sys/kernel/tracing/trace
+head16 fuzz-ledger "$fx"/*/sys/kernel/tracing/trace
+head16 fuzz-ci-input "$fx"/*/capture/kmsg.raw "$fx"/*/capture/dmesg.txt \
+	"$fx"/*/sys/kernel/tracing/trace
+head16 fuzz-stream "$fx"/*/capture/dmesg.txt
+for f in "$fx"/*/lib/modules/*/kernel/*/*.ko*; do
+	[ "$(wc -c <"$f")" -le 12000 ] && seed fuzz-modfile "$f"
 done
-exit $fail
+
+targets=${*:-$(cd "$out" && ls fuzz-* | grep -v '\.log$')}
+for t in $targets; do
+	t=fuzz-${t#fuzz-}
+	[ -x "$out/$t" ] || { echo "run.sh: no target $t" >&2; exit 2; }
+	mkdir -p "$work/$t"
+done
+echo "fuzzing $(echo $targets | wc -w) targets for ${secs}s each, $jobs at a time"
+# xargs exits 123 when any run failed; every target still runs
+printf 'fuzz-%s\n' $(for t in $targets; do echo "${t#fuzz-}"; done) |
+	KMODTOP_FUZZ_OUT=$out xargs -P "$jobs" -I{} "$0" --one {} "$secs" "$work"
