@@ -1140,7 +1140,9 @@ int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *
 {
 	int r;
 
-	qsort(lines, n_lines, sizeof(*lines), event_line_cmp);
+	/* @lines is NULL for a trace without syscalls, and qsort() must not be passed NULL */
+	if (n_lines)
+		qsort(lines, n_lines, sizeof(*lines), event_line_cmp);
 	if (!c->in_boot) {
 		r = boot_open(c, 1);
 		if (r < 0)
