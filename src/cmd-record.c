@@ -87,7 +87,15 @@ struct live {
 	uint64_t kmsg_records;
 
 	int trace_fd, kmsg_fd;		/* the spools */
-	bool own_spools;		/* in memory, made by live_collect() */
+	bool own_spools;		/* in memory, made by live_start() */
+
+	/* while collecting (live_start() to live_end()) */
+	struct tracefs_instance *ti;
+	struct kmsg_follow *kf;
+	struct spool *sp;
+	char *buf;
+	bool stopped;
+	int stop_err;
 };
 
 /* ---- signals and the atexit backstop -------------------------------------------- */
@@ -626,28 +634,26 @@ static int spool_new(const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret)
+/* The instance and /dev/kmsg, read by live_poll() into the spools until live_end(). */
+int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret)
 {
 	static bool atexit_done;
 	struct klog_parser_ops kops = { .record = kmsg_count };
-	struct tracefs_instance *ti = NULL;
-	struct kmsg_follow *kf = NULL;
-	struct spool sp = { .fd = -1 };
-	struct sigstate ss;
 	struct live *lv;
-	char *buf = NULL;
-	double deadline;
 	int r = 0;
 
 	lv = calloc(1, sizeof(*lv));
-	buf = malloc(READ_CHUNK);
-	if (!lv || !buf) {
-		free(lv);
-		free(buf);
+	if (!lv)
+		return -ENOMEM;
+	lv->trace_fd = lv->kmsg_fd = -1;
+	lv->buf = malloc(READ_CHUNK);
+	lv->sp = calloc(1, sizeof(*lv->sp));
+	if (!lv->buf || !lv->sp) {
+		live_free(lv);
 		return -ENOMEM;
 	}
 	lv->o = *o;
-	lv->trace_fd = lv->kmsg_fd = -1;
+	lv->sp->fd = -1;
 	if (trace_fd < 0) {
 		lv->own_spools = true;
 		trace_fd = lv->trace_fd = spool_new("kmodtop-trace");
@@ -655,111 +661,127 @@ int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct li
 		if (trace_fd < 0 || kmsg_fd < 0) {
 			r = trace_fd < 0 ? trace_fd : kmsg_fd;
 			live_free(lv);
-			free(buf);
 			return r;
 		}
 	} else {
 		lv->trace_fd = trace_fd;
 		lv->kmsg_fd = kmsg_fd;
 	}
-	sp.fd = trace_fd;
+	lv->sp->fd = trace_fd;
 	if (!atexit_done)
 		atexit_done = atexit(live_atexit) == 0;
-	live_stop = 0;
-	signals_catch(&ss);
 
-	r = setup_trace(lv, &ti);
+	r = setup_trace(lv, &lv->ti);
 	if (r == -ENOMEM)
-		goto out;
-	r = kmsg_follow_open(NULL, o->since_boot, &kops, lv, kmsg_fd, &kf);
+		goto fail;
+	r = kmsg_follow_open(NULL, o->since_boot, &kops, lv, kmsg_fd, &lv->kf);
 	if (r < 0) {
 		lv->kmsg_err = r;
 		lv->kmsg_why = kmsg_reason(r);
 	}
 	r = 0;
-	if (ti) {
+	if (lv->ti) {
 		r = trace_header(lv, trace_fd);
 		if (r >= 0)
-			r = tracefs_instance_start(ti);
+			r = tracefs_instance_start(lv->ti);
 		if (r < 0) {
 			lv->trace_err = r;
 			lv->trace_why = "starting the instance failed";
-			goto out;
+			goto fail;
 		}
 	}
-
 	lv->started = now_mono();
-	deadline = o->duration > 0 ? lv->started + o->duration : INFINITY;
-	/* nothing to follow: waiting would only delay the report */
-	while ((ti || kf) && !live_stop) {
-		struct pollfd pfd[2];
-		struct timespec ts;
-		double left = deadline - now_mono();
-		nfds_t n = 0;
-		int ms;
+	*ret = lv;
+	return 0;
+fail:
+	live_free(lv);
+	return r;
+}
 
-		if (left <= 0)
-			break;
-		ms = left * 1000 < POLL_MS ? (int)(left * 1000) + 1 : POLL_MS;
-		if (ti)
-			pfd[n++] = (struct pollfd){ .fd = ti->pipe_fd, .events = POLLIN };
-		if (kf)
-			pfd[n++] = (struct pollfd){ .fd = kmsg_follow_fd(kf), .events = POLLIN };
-		ts = (struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-		if (ppoll(pfd, n, &ts, &ss.oldmask) < 0 && errno != EINTR) {
-			r = -errno;
-			break;
-		}
-		/* the pipe's wakeups are lazy (irq_work): read on every tick, not only POLLIN */
-		if (ti) {
-			r = drain_trace(lv, ti, &sp, buf, 64);
-			if (r < 0) {
-				lv->trace_err = r;
-				lv->trace_why = "reading trace_pipe failed";
-				break;
-			}
-		}
-		if (kf) {
-			r = kmsg_follow_read(kf);
-			if (r < 0) {
-				lv->kmsg_err = r;
-				lv->kmsg_why = "reading it failed";
-				kf = kmsg_follow_free(kf);
-				r = 0;
-			}
+int live_poll(struct live *lv, unsigned int max_reads)
+{
+	uint64_t before = lv->trace_bytes + lv->kstats.bytes;
+	int r, ret = 0;
+
+	/* a reader of the spools (top) may have moved their offsets */
+	if (lv->own_spools) {
+		lseek(lv->trace_fd, 0, SEEK_END);
+		lseek(lv->kmsg_fd, 0, SEEK_END);
+	}
+	/* the pipe's wakeups are lazy (irq_work): read on every tick, not only POLLIN */
+	if (lv->ti && !lv->trace_err) {
+		r = drain_trace(lv, lv->ti, lv->sp, lv->buf, max_reads);
+		if (r < 0) {
+			lv->trace_err = r;
+			lv->trace_why = "reading trace_pipe failed";
+			ret = r;
 		}
 	}
-	lv->seconds = now_mono() - lv->started;
-	lv->ended_by = live_stop;
+	if (lv->kf) {
+		r = kmsg_follow_read(lv->kf);
+		if (r < 0) {
+			lv->kmsg_err = r;
+			lv->kmsg_why = "reading it failed";
+			lv->kf = kmsg_follow_free(lv->kf);
+		} else {
+			lv->kstats = *kmsg_follow_stats(lv->kf);
+		}
+	}
+	return ret < 0 ? ret : lv->trace_bytes + lv->kstats.bytes != before;
+}
 
-	if (ti) {
+int live_pollfds(const struct live *lv, struct pollfd *pfd)
+{
+	int n = 0;
+
+	if (lv->ti)
+		pfd[n++] = (struct pollfd){ .fd = lv->ti->pipe_fd, .events = POLLIN };
+	if (lv->kf)
+		pfd[n++] = (struct pollfd){ .fd = kmsg_follow_fd(lv->kf), .events = POLLIN };
+	return n;
+}
+
+int live_end(struct live *lv)
+{
+	int r = 0;
+
+	if (lv->stopped)
+		return lv->stop_err;
+	lv->stopped = true;
+	if (lv->started)
+		lv->seconds = now_mono() - lv->started;
+	if (lv->ti && lv->ti->pipe_fd >= 0) {
 		int q;
 
+		if (lv->own_spools)
+			lseek(lv->trace_fd, 0, SEEK_END);
 		/* stop, then take what is still buffered: nothing is left behind unread */
-		tracefs_instance_stop(ti);
-		q = drain_trace(lv, ti, &sp, buf, UINT32_MAX);
+		tracefs_instance_stop(lv->ti);
+		q = drain_trace(lv, lv->ti, lv->sp, lv->buf, UINT32_MAX);
 		if (q >= 0)
-			q = spool_finish(&sp);
+			q = spool_finish(lv->sp);
 		if (q < 0 && r >= 0)
 			r = q;
-		lv->comms_resolved = sp.resolved;
-		lv->comms_unknown = sp.unresolved;
-		q = account_lost(lv, ti, trace_fd);
+		lv->comms_resolved = lv->sp->resolved;
+		lv->comms_unknown = lv->sp->unresolved;
+		q = account_lost(lv, lv->ti, lv->trace_fd);
 		if (q < 0 && r >= 0)
 			r = q;
 	}
-	if (kf) {
-		int q = kmsg_follow_read(kf);
+	if (lv->kf) {
+		int q;
 
+		if (lv->own_spools)
+			lseek(lv->kmsg_fd, 0, SEEK_END);
+		q = kmsg_follow_read(lv->kf);
 		if (q >= 0)
-			q = kmsg_follow_finish(kf);
+			q = kmsg_follow_finish(lv->kf);
 		if (q < 0 && !lv->kmsg_err) {
 			lv->kmsg_err = q;
 			lv->kmsg_why = "reading it failed";
 		}
-		lv->kstats = *kmsg_follow_stats(kf);
+		lv->kstats = *kmsg_follow_stats(lv->kf);
 	}
-out:
 	if (live_ti) {
 		lv->teardown_err = tracefs_instance_teardown(live_ti);
 		if (live_ti->group[0] || live_ti->created)
@@ -767,11 +789,81 @@ out:
 		else
 			live_ti = tracefs_instance_free(live_ti);
 	}
+	lv->ti = NULL;
 	tracefs_mount_done(&live_mnt);
-	kmsg_follow_free(kf);
+	lv->kf = kmsg_follow_free(lv->kf);
+	if (lv->sp)
+		spool_done(lv->sp);
+	free(lv->sp);
+	lv->sp = NULL;
+	free(lv->buf);
+	lv->buf = NULL;
+	lv->stop_err = r;
+	return r;
+}
+
+int live_lost_now(struct live *lv, uint64_t *ret)
+{
+	uint64_t total = 0;
+	int r;
+
+	if (!lv->ti || lv->trace_err) {
+		*ret = lv->lost_total;
+		return lv->stopped ? 0 : -ENOENT;
+	}
+	r = tracefs_instance_lost(lv->ti, lv->lost);
+	if (r < 0)
+		return r;
+	for (unsigned int c = 0; c < lv->ncpus; c++)
+		total += lv->lost[c] > lv->lost_seen[c] ? lv->lost[c] : lv->lost_seen[c];
+	*ret = total;
+	return 0;
+}
+
+int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret)
+{
+	struct sigstate ss;
+	struct live *lv = NULL;
+	double deadline;
+	int r = 0;
+
+	live_stop = 0;
+	signals_catch(&ss);
+	r = live_start(o, trace_fd, kmsg_fd, &lv);
+	if (r < 0)
+		goto out;
+	deadline = o->duration > 0 ? lv->started + o->duration : INFINITY;
+	/* nothing to follow: waiting would only delay the report */
+	while ((lv->ti || lv->kf) && !live_stop) {
+		struct pollfd pfd[2];
+		struct timespec ts;
+		double left = deadline - now_mono();
+		nfds_t n;
+		int ms;
+
+		if (left <= 0)
+			break;
+		ms = left * 1000 < POLL_MS ? (int)(left * 1000) + 1 : POLL_MS;
+		n = (nfds_t)live_pollfds(lv, pfd);
+		ts = (struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+		if (ppoll(pfd, n, &ts, &ss.oldmask) < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		r = live_poll(lv, 64);
+		if (r < 0)
+			break;
+		r = 0;
+	}
+	lv->ended_by = live_stop;
+	{
+		int q = live_end(lv);
+
+		if (q < 0 && r >= 0)
+			r = q;
+	}
+out:
 	signals_restore(&ss);
-	spool_done(&sp);
-	free(buf);
 	if (r < 0) {
 		live_free(lv);
 		return r;
@@ -784,6 +876,7 @@ struct live *live_free(struct live *lv)
 {
 	if (!lv)
 		return NULL;
+	live_end(lv);
 	if (lv->own_spools && lv->trace_fd >= 0)
 		close(lv->trace_fd);
 	if (lv->own_spools && lv->kmsg_fd >= 0)
@@ -818,6 +911,24 @@ int live_kmsg_fd(const struct live *lv)
 const char *live_trace_name(const struct live *lv)
 {
 	return lv->trace_name;
+}
+
+int live_trace_error(const struct live *lv, const char **ret_why)
+{
+	*ret_why = lv->trace_why;
+	return lv->trace_err ? lv->trace_err : lv->instance[0] ? 0 : -ENOENT;
+}
+
+int live_kmsg_error(const struct live *lv, const char **ret_why)
+{
+	*ret_why = lv->kmsg_why;
+	return lv->kmsg_err;
+}
+
+bool live_measuring(const struct live *lv, const char **ret_why)
+{
+	*ret_why = lv->measure_why;
+	return lv->measure != TRACEFS_MEASURE_NONE;
 }
 
 int live_teardown_error(const struct live *lv)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "output/color.h"
 
@@ -73,6 +74,28 @@ int live_parse_duration(const char *s, double *ret);
  * by the result. 0 with *ret, or -errno (out of memory, a spool write failed).
  */
 int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret);
+/*
+ * The same collection in steps, for a caller with its own loop (top): live_start()
+ * starts it (no signal handling: the caller's), live_poll() reads what the instance
+ * and /dev/kmsg hold now into the spools (at most @max_reads reads of trace_pipe):
+ * 1 when anything came, 0 when not, -errno (the trace failed: live_trace_error()).
+ * live_end() takes what is still buffered and removes the instance; live_free() does
+ * that too when it was not done. A caller reading the spools between polls may move
+ * their offsets: live_poll() seeks them back to their ends.
+ */
+int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret);
+int live_poll(struct live *lv, unsigned int max_reads);
+struct pollfd;
+/* Fills up to two pollfds (trace_pipe, /dev/kmsg); how many. */
+int live_pollfds(const struct live *lv, struct pollfd *pfd);
+int live_end(struct live *lv);
+/* Trace events lost so far (per_cpu/cpuN/stats, at least the "[LOST n]" lines seen). */
+int live_lost_now(struct live *lv, uint64_t *ret);
+/* 0 when tracing, or the -errno that stopped it with *ret_why (static text). */
+int live_trace_error(const struct live *lv, const char **ret_why);
+int live_kmsg_error(const struct live *lv, const char **ret_why);
+/* Are vmap allocations traced (--measure)? If not, *ret_why says why (may be NULL). */
+bool live_measuring(const struct live *lv, const char **ret_why);
 struct live *live_free(struct live *lv);
 bool live_has_trace(const struct live *lv);
 bool live_has_kmsg(const struct live *lv);

@@ -170,30 +170,71 @@ int top_loop_batch_frame(const struct top_sampler *smp, struct top_model *m,
 	return r;
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits @secs for one of the stop signals in @mask: its number, or 0. */
+static int wait_stop_signal(const sigset_t *mask, double secs)
+{
+	double end = mono_now() + secs;
+
+	for (;;) {
+		double left = end - mono_now();
+		struct timespec ts;
+		int sig;
+
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		sig = sigtimedwait(mask, NULL, &ts);
+		if (sig > 0)
+			return sig;
+		if (errno != EINTR || left == 0)
+			return 0;
+	}
+}
+
+/*
+ * Stop signals are taken between frames, not where they land, so that the caller
+ * tears down what it set up (a live sampler's tracefs instance) before exiting.
+ */
 static int run_batch(const struct top_sampler *smp, struct top_model *m,
 		     struct top_ui *ui, const struct top_loop_opts *o)
 {
+	sigset_t mask, old;
+	int ret = 0;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &mask, &old) < 0)
+		return -errno;
 	for (long i = 0; !o->iterations || i < o->iterations; i++) {
 		const struct top_sample *s;
 		int r;
 
-		if (i > 0 && !smp->virtual_clock) {
-			struct timespec ts = {
-				(time_t)o->delay,
-				(long)((o->delay - (double)(time_t)o->delay) * 1e9)
-			};
-
-			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-				;
-		}
+		ret = wait_stop_signal(&mask, i > 0 && !smp->virtual_clock ? o->delay : 0);
+		if (ret)
+			break;
 		r = top_loop_batch_frame(smp, m, ui, o, i ? o->delay : 0, &s);
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			ret = r;
+			break;
+		}
 		fflush(o->out);
 		if (s->finished && !o->iterations)
 			break;
 	}
-	return 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }
 
 static int arm_timer(int tfd, double delay)
