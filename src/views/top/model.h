@@ -98,6 +98,13 @@ struct top_sample {
 	size_t n_requests;
 	size_t n_klog;
 	const struct attempt_cost *cost;	/* parallel to ledger->attempts, or NULL */
+	/*
+	 * The ledger was rebuilt from the same events and more (live: a ledger is built
+	 * whole, so new events mean a new one): the counts are taken anew from it, the
+	 * rows' sparklines and change marks carry over, and only attempts past the
+	 * previous sample's n_done count as new in this refresh.
+	 */
+	bool rebuilt;
 
 	/* module detail: fills *ret, 0 or -errno. Optional. */
 	int (*module_info)(void *userdata, const char *module, struct top_module_info *ret);
