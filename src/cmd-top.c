@@ -2,9 +2,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +46,9 @@
 
 /*
  * kmodtop top: wires a sampler (a replayed capture, or the system's files polled at
- * every refresh) to the top view's loop. The view itself knows no source: it takes
- * struct top_sample (views/top/model.h), so live tracing plugs in as another sampler.
+ * every refresh, with on the running system the live collection of cmd-record.c) to
+ * the top view's loop. The view itself knows no source: it takes struct top_sample
+ * (views/top/model.h).
  */
 
 static void top_usage(FILE *f)
@@ -54,7 +57,8 @@ static void top_usage(FILE *f)
 	      "\n"
 	      "Show module loads as they happen: which modules are loaded again and again,\n"
 	      "which loads fail, who asks, and what it costs in vmalloc space. Without\n"
-	      "--replay, reads ROOT/proc at every refresh (ROOT is / or --root).\n"
+	      "--replay, reads ROOT/proc at every refresh (ROOT is / or --root); on the\n"
+	      "running system it also traces loads live, as 'report --duration' (root).\n"
 	      "\n"
 	      "Options:\n"
 	      "      --replay DIR      replay a captured root: its trace and kernel log by\n"
@@ -65,7 +69,8 @@ static void top_usage(FILE *f)
 	      "  -s, --sort-key KEY    sort the module table by KEY ('--sort-key help' lists\n"
 	      "                        them; default wasted)\n"
 	      "  -F, --filter STR      show only modules matching STR (a|b: either)\n"
-	      "      --measure         show measured bytes (vmap allocations in the trace)\n"
+	      "      --measure         show measured bytes (vmap allocations in the trace;\n"
+	      "                        live: traced with their stacks)\n"
 	      "  -C, --no-color        no colour (also NO_COLOR, --color=never)\n"
 	      "  -U, --no-unicode      ASCII only: no Unicode sparklines and tree lines\n"
 	      "  -M, --no-mouse        leave the mouse to the terminal\n"
@@ -1068,6 +1073,17 @@ struct poll {
 	struct history h;
 	struct collect_lookup lk;
 	struct info_ctx ic;
+	/* a live system: kmodtop's tracefs instance and /dev/kmsg, spooled */
+	struct live *lv;
+	bool measure;
+	struct collect_result cur, old; /* old: the model's until this sample */
+	size_t n_rebuilds;
+	double rebuild_secs, rebuild_max;
+	bool pending;			/* new events not in cur yet */
+	double next_rebuild;		/* not before: a rebuild's cost bounds how often */
+	size_t *ldone;
+	size_t trace_src, kmsg_src;	/* their entries in sources[] */
+	char trace_why[80], kmsg_why[80];
 	struct proc_modules *pm, *first_pm;
 	uint64_t pm_hash;
 	bool pm_valid;
@@ -1091,6 +1107,11 @@ static double monotonic_now(void)
 
 static void poll_free(struct poll *p)
 {
+	/* first: the instance must go whatever else fails */
+	p->lv = live_free(p->lv);
+	collect_result_done(&p->cur);
+	collect_result_done(&p->old);
+	free(p->ldone);
 	proc_modules_free(p->pm);
 	proc_modules_free(p->first_pm);
 	free(p->mods);
@@ -1108,6 +1129,195 @@ static uint64_t bytes_hash(const char *buf, size_t len)
 		h *= 1099511628211ull;
 	}
 	return h ^ len;
+}
+
+/*
+ * Live attempts. The ledger is built whole (ledger_finish() links waiters, fallbacks
+ * and requests over all events), so when new events came the spools are read again
+ * from their start, by the same code `report --duration` reads them with: what top
+ * shows is what the report of the same events says. A rebuild costs a parse of
+ * everything traced so far; the next waits at least REBUILD_BACKOFF times as long as
+ * the last took (at most 1/REBUILD_BACKOFF of a core).
+ */
+#define REBUILD_BACKOFF 20
+/*
+ * but never longer than this: the first rebuild may analyse module files (naming an
+ * attempt by its size), which later ones find done, and the screen must not stay
+ * behind for twenty times that
+ */
+#define REBUILD_MAX_WAIT 5.0
+/* trace_pipe reads (64 KiB) per refresh: a flood must not stall the screen */
+#define LIVE_READS 256
+
+static int cmp_end(const void *pa, const void *pb, void *ctx)
+{
+	const struct ledger *l = ctx;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	double ta = l->attempts[a].end, tb = l->attempts[b].end;
+
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static int live_rebuild(struct poll *p)
+{
+	_cleanup_free_ char *tpath = NULL, *kpath = NULL;
+	struct collect_input in = { 0 };
+	struct collect_result res;
+	struct top_sample *s = &p->s;
+	FILE *tf = NULL, *lf = NULL;
+	const struct ledger *l;
+	double t0 = monotonic_now(), t1;
+	size_t n = 0;
+	int r, quiet;
+
+	r = collect_open_spool(live_trace_fd(p->lv), live_trace_name(p->lv), &tf, &tpath);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	r = collect_open_spool(live_kmsg_fd(p->lv), "/dev/kmsg", &lf, &kpath);
+	if (r < 0 && r != -ENOENT) {
+		if (tf)
+			fclose(tf);
+		return r;
+	}
+	in = (struct collect_input){ .trace = tf, .log = lf, .trace_path = tpath,
+				     .log_path = kpath };
+	/* as the report: the modules now stand for those Live before, where no event says */
+	p->lk.pm = p->pm;
+	/* every rebuild reads the same lines again: their warnings once would be noise */
+	quiet = log_set_quiet(1);
+	r = collect_read(&p->lk, p->st->lp.idempotent_finit, &in, &res);
+	log_set_quiet(quiet);
+	if (tf)
+		fclose(tf);
+	if (lf)
+		fclose(lf);
+	if (r < 0) {
+		collect_result_done(&res);
+		return r;
+	}
+	l = res.ledger;
+	/* attempts in flight are left out until their syscall returns */
+	free(p->ldone);
+	p->ldone = malloc((l->n_attempts ? l->n_attempts : 1) * sizeof(*p->ldone));
+	if (!p->ldone) {
+		collect_result_done(&res);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->n_attempts; i++)
+		if (l->attempts[i].complete)
+			p->ldone[n++] = i;
+	qsort_r(p->ldone, n, sizeof(*p->ldone), cmp_end, (void *)l);
+	/* the model still points at cur: old goes, cur stays until the next rebuild */
+	collect_result_done(&p->old);
+	p->old = p->cur;
+	p->cur = res;
+	s->ledger = l;
+	s->cost = res.cost ? res.cost->att : NULL;
+	s->done = p->ldone;
+	s->n_done = n;
+	s->n_requests = l->n_requests;
+	s->n_klog = l->n_klog;
+	s->rebuilt = p->n_rebuilds++ > 0;
+	if (p->measure && l->saw_vmap_events)
+		s->measured = true;
+	if (res.trace_stats.malformed) {
+		snprintf(p->trace_why, sizeof(p->trace_why), "%" PRIu64 " bad lines",
+			 res.trace_stats.malformed);
+		p->sources[p->trace_src].why = p->trace_why;
+	}
+	p->pending = false;
+	t1 = monotonic_now();
+	p->rebuild_secs += t1 - t0;
+	if (t1 - t0 > p->rebuild_max)
+		p->rebuild_max = t1 - t0;
+	p->next_rebuild = t1 + ((t1 - t0) * REBUILD_BACKOFF < REBUILD_MAX_WAIT
+					? (t1 - t0) * REBUILD_BACKOFF
+					: REBUILD_MAX_WAIT);
+	return 0;
+}
+
+static int live_sample(struct poll *p)
+{
+	const char *why;
+	uint64_t lost;
+	int r = live_poll(p->lv, LIVE_READS);
+
+	if (r > 0)
+		p->pending = true;
+	if (r < 0 || live_trace_error(p->lv, &why) < 0) {
+		p->sources[p->trace_src].state = TOP_SRC_MISSING;
+		p->sources[p->trace_src].why = "reading it failed";
+	}
+	if (live_kmsg_error(p->lv, &why) < 0) {
+		p->sources[p->kmsg_src].state = TOP_SRC_MISSING;
+		p->sources[p->kmsg_src].why = p->kmsg_why[0] ? p->kmsg_why : "reading it failed";
+	}
+	if (live_lost_now(p->lv, &lost) == 0)
+		p->s.lost_events = lost;
+	if (p->pending && p->t >= p->next_rebuild)
+		return live_rebuild(p);
+	return 0;
+}
+
+/* What the header says of a source that is not there: short, the man page has more */
+static const char *trace_reason(int err, const char *why)
+{
+	/* unprivileged, tracefs may not even be found: root is what is missing */
+	if (err == -EACCES || err == -EPERM || geteuid() != 0)
+		return "needs root";
+	if (why && strstr(why, "mount"))
+		return "no tracefs";
+	return why ? why : strerror(-err);
+}
+
+static const char *kmsg_reason(int err, const char *why)
+{
+	if (err == -ENOENT)
+		return "no /dev/kmsg";
+	if (why && strstr(why, "dmesg_restrict"))
+		return "dmesg_restrict";
+	if (err == -EACCES || err == -EPERM)
+		return "needs CAP_SYSLOG";
+	return why ? why : strerror(-err);
+}
+
+static int live_begin(struct poll *p, size_t *ns)
+{
+	struct live_opts lo = { .measure = p->measure,
+				.release = p->st->has_release ? p->st->release : NULL };
+	const char *why = NULL;
+	int r, err;
+
+	r = live_start(&lo, -1, -1, &p->lv);
+	if (r < 0) {
+		log_error("live collection: %s", strerror(-r));
+		return r;
+	}
+	p->lk.idx = p->st->idx;
+	p->lk.cat = p->st->cat;
+	p->lk.k = &p->st->k;
+	p->trace_src = *ns;
+	err = live_trace_error(p->lv, &why);
+	p->sources[(*ns)++] = err ? (struct top_source){ "trace", TOP_SRC_MISSING,
+							 trace_reason(err, why) }
+				  : (struct top_source){ "trace", TOP_SRC_LIVE, NULL };
+	p->kmsg_src = *ns;
+	err = live_kmsg_error(p->lv, &why);
+	if (err)
+		snprintf(p->kmsg_why, sizeof(p->kmsg_why), "%s", kmsg_reason(err, why));
+	p->sources[(*ns)++] = err ? (struct top_source){ "kmsg", TOP_SRC_MISSING, p->kmsg_why }
+				  : (struct top_source){ "kmsg", TOP_SRC_LIVE, NULL };
+	if (!p->measure)
+		p->s.measured_why = "--measure";
+	else if (live_trace_error(p->lv, &why) < 0)
+		p->s.measured_why = "no trace";
+	else if (!live_measuring(p->lv, &why))
+		p->s.measured_why = why ? why : "not measured";
+	else
+		p->s.measured = true;
+	return 0;
 }
 
 /*
@@ -1207,6 +1417,11 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 	} else {
 		s->has_vmalloc = false;
 	}
+	if (p->lv) {
+		r = live_sample(p);
+		if (r < 0)
+			return r;
+	}
 	(void)dt;
 	*ret = s;
 	return 0;
@@ -1224,13 +1439,11 @@ static int poll_new(struct top_static *st, bool measure, struct poll **ret)
 	p->st = st;
 	p->sources[ns++] = (struct top_source){ "proc/modules", TOP_SRC_LIVE, NULL };
 	p->sources[ns++] = (struct top_source){ "vmallocinfo", TOP_SRC_LIVE, NULL };
+	p->measure = measure;
 	if (root_is_live_system(st->root)) {
-		/* the tracefs instance and /dev/kmsg follower plug in here as samplers */
-		p->sources[ns++] =
-			(struct top_source){ "trace", TOP_SRC_MISSING,
-					     "live tracing not available yet" };
-		p->sources[ns++] = (struct top_source){ "kmsg", TOP_SRC_MISSING,
-							"live kmsg not available yet" };
+		r = live_begin(p, &ns);
+		if (r < 0)
+			goto fail;
 	} else {
 		/* a captured root: its history once, as the report reads it */
 		r = proc_modules_read(st->root, &p->first_pm, &e);
@@ -1273,10 +1486,6 @@ static int poll_new(struct top_static *st, bool measure, struct poll **ret)
 		p->s.measured = p->h.ledger && p->h.ledger->saw_vmap_events;
 		p->s.measured_why = "no vmap events in the trace";
 	}
-	if (root_is_live_system(st->root))
-		/* the vmalloc tracepoint is the live tracer's to enable, with --measure */
-		p->s.measured_why =
-			measure ? "live tracing not available yet" : "--measure";
 	if (!st->modstats)
 		p->sources[ns++] =
 			(struct top_source){ "module_stats", TOP_SRC_MISSING, NULL };
@@ -1385,6 +1594,8 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 	struct top_loop_opts lo = { 0 };
 	struct top_ui ui;
 	char program[64];
+	sigset_t oldmask;
+	bool restore_mask = false;
 
 	while ((opt = getopt_long(argc, argv, GLOBAL_SHORT_OPTIONS "hd:s:F:CUMn:b",
 				  long_options, NULL)) != -1) {
@@ -1525,6 +1736,21 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 					    .virtual_clock = true,
 					    .userdata = rp };
 	} else {
+		/*
+		 * A stop signal from here on waits for the loop (or for the teardown
+		 * below): the tracefs instance must not outlive kmodtop
+		 */
+		if (root_is_live_system(st.root)) {
+			sigset_t stop;
+
+			sigemptyset(&stop);
+			sigaddset(&stop, SIGINT);
+			sigaddset(&stop, SIGTERM);
+			sigaddset(&stop, SIGHUP);
+			sigaddset(&stop, SIGQUIT);
+			sigprocmask(SIG_BLOCK, &stop, &oldmask);
+			restore_mask = true;
+		}
 		r = poll_new(&st, arg_measure, &pl);
 		if (r < 0) {
 			if (r == -ENOMEM)
@@ -1572,9 +1798,21 @@ out:
 		free(rp);
 	}
 	if (pl) {
+		/* the terminal is restored: what the live collection lacked can be said */
+		if (pl->lv) {
+			live_end(pl->lv);
+			if (live_log(pl->lv) < 0)
+				ret = EXIT_ERROR;
+			if (arg_batch)
+				log_info("top: the attempts were rebuilt %zu times from the live "
+					 "trace and log, in %.2f s (the longest %.2f s)",
+					 pl->n_rebuilds, pl->rebuild_secs, pl->rebuild_max);
+		}
 		poll_free(pl);
 		free(pl);
 	}
 	top_static_done(&st);
+	if (restore_mask)
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return ret;
 }

@@ -10,9 +10,12 @@
 static unsigned int warn_count;
 static int quiet;
 
-void log_set_quiet(int q)
+int log_set_quiet(int q)
 {
+	int old = quiet;
+
 	quiet = q;
+	return old;
 }
 
 unsigned int log_warn_count(void)

@@ -14,7 +14,8 @@ void log_info(const char *fmt, ...) _printf_format_(1, 2);
 void log_kt_err(const struct kt_err *err, int r);
 /* Number of warnings logged so far (for exit summaries). */
 unsigned int log_warn_count(void);
-void log_set_quiet(int quiet);
+/* The previous setting. */
+int log_set_quiet(int quiet);
 /* A progress line rewritten in place ("\r"); only call it when stderr is a terminal. */
 void log_progress(const char *what, size_t done, size_t total);
 /* Ends a progress line. */
