@@ -8,5 +8,9 @@ command -v python3 >/dev/null 2>&1 || { echo "check-run: SKIP: python3 not found
 rc=0
 for r in "$@"; do
 	python3 "$here/check-run.py" "$r" || rc=1
+	# kmodtop top live (tests/vm/top-live.sh), when it ran
+	if [ -f "$r/kmodtop/top.out" ]; then
+		python3 "$here/check-top.py" "$r" || rc=1
+	fi
 done
 exit $rc

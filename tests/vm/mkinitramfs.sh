@@ -128,6 +128,8 @@ fi
 "$CC" -static -O2 -Wall -pthread -o bin/workload "$here/workload.c" ||
 	skip "cannot build a static workload (libc6-dev with libc.a needed)"
 cp "$here/init" init
+# kmodtop top live during the workload (sourced by init)
+cp "$here/top-live.sh" etc/kmt-top-live.sh
 chmod 755 init
 echo "root:x:0:0:root:/:/bin/sh" >etc/passwd
 echo "root:x:0:" >etc/group
