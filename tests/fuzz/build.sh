@@ -51,22 +51,29 @@ TARGETS=$(ls fuzz-*.c | sed 's/\.c$//')
 
 mkdir -p "$out/obj"
 objs=
+stale=
+newest_h=$(ls -t $(find "$top/src" -name '*.h') | head -n 1)
 for s in $LIB_SOURCES; do
 	o="$out/obj/$(echo "$s" | tr / -).o"
-	# instrumented for coverage and the sanitizers, but without libFuzzer's main()
-	if [ ! -f "$o" ] || [ "$top/src/$s" -nt "$o" ] || [ "$0" -nt "$o" ] ||
-		[ -n "$(find "$top/src" -name '*.h' -newer "$o" | head -n 1)" ]; then
-		$CC $CFLAGS -fsanitize=fuzzer-no-link,address,undefined -c "$top/src/$s" -o "$o"
+	if [ ! -f "$o" ] || [ "$top/src/$s" -nt "$o" ] || [ "$0" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
+		stale="$stale $s"
 	fi
 	objs="$objs $o"
 done
+# instrumented for coverage and the sanitizers, but without libFuzzer's main();
+# FUZZ_JOBS (default 2) at a time
+export CC CFLAGS top out
+# shellcheck disable=SC2016,SC2086
+[ -z "$stale" ] || printf '%s\n' $stale | xargs -P "${FUZZ_JOBS:-2}" -I{} sh -c \
+	'$CC $CFLAGS -fsanitize=fuzzer-no-link,address,undefined -c "$top/src/$1" \
+		-o "$out/obj/$(echo "$1" | tr / -).o"' sh {}
 rm -f "$out/libkmodtop-fuzz.a"
 # shellcheck disable=SC2086
 ar rcs "$out/libkmodtop-fuzz.a" $objs
 
-for t in $TARGETS; do
-	echo "  CC       $out/$t"
-	# shellcheck disable=SC2086
-	$CC $CFLAGS -fsanitize=fuzzer,address,undefined "$here/$t.c" "$out/libkmodtop-fuzz.a" \
-		$DEP_LIBS -o "$out/$t"
-done
+export DEP_LIBS here
+# shellcheck disable=SC2016,SC2086
+printf '%s\n' $TARGETS | xargs -P "${FUZZ_JOBS:-2}" -I{} sh -c \
+	'echo "  CC       $out/$1" &&
+	$CC $CFLAGS -fsanitize=fuzzer,address,undefined "$here/$1.c" \
+		"$out/libkmodtop-fuzz.a" $DEP_LIBS -o "$out/$1"' sh {}
