@@ -70,6 +70,15 @@ static int grow(struct proctab *pt)
 	return 0;
 }
 
+/* snprintf("%s") without the printf machinery: this runs for most trace events */
+static void set_comm(struct proc *p, const char *comm)
+{
+	size_t n = strnlen(comm, sizeof(p->comm) - 1);
+
+	memcpy(p->comm, comm, n);
+	p->comm[n] = '\0';
+}
+
 static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 {
 	size_t h;
@@ -105,7 +114,7 @@ int proctab_set_comm(struct proctab *pt, int pid, const char *comm)
 	struct proc *p = get(pt, pid, &r);
 
 	if (p)
-		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+		set_comm(p, comm);
 	return r;
 }
 
@@ -117,7 +126,7 @@ int proctab_fork(struct proctab *pt, int parent, int child, const char *child_co
 	if (!p)
 		return r;
 	p->ppid = parent;
-	snprintf(p->comm, sizeof(p->comm), "%s", child_comm);
+	set_comm(p, child_comm);
 	return 0;
 }
 

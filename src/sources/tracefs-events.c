@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,8 @@
  * between can come first: 3 lines at most in the captures. 64 is plenty.
  */
 #define PENDING_MAX 64
+/* CPUs whose latest pending event is tracked by number (others are searched for) */
+#define CPU_LAST_MAX 512
 
 static const char *const kind_names[TRACEFS_EV__MAX] = {
 	[TRACEFS_EV_UNKNOWN] = "unknown",
@@ -98,9 +101,15 @@ static const char *find(const char *s, const char *end, const char *lit)
 {
 	size_t n = strlen(lit);
 
-	for (; s && (size_t)(end - s) >= n; s++)
-		if (memcmp(s, lit, n) == 0)
+	/* memchr() to each candidate for the first byte, then compare the rest */
+	while (s && (size_t)(end - s) >= n) {
+		s = memchr(s, lit[0], (size_t)(end - s) - n + 1);
+		if (!s)
+			return NULL;
+		if (memcmp(s + 1, lit + 1, n - 1) == 0)
 			return s;
+		s++;
+	}
 	return NULL;
 }
 
@@ -120,25 +129,19 @@ static const char *rfind(const char *s, const char *end, const char *lit)
 	}
 }
 
-/* Copies a short token so parse-num's NUL-terminated parsers can check it whole. */
-static int copy_token(const char *s, const char *end, char *buf, size_t size)
-{
-	size_t n = (size_t)(end - s);
-
-	if (n == 0 || n >= size)
-		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	return 0;
-}
+/*
+ * Numbers are parsed in place; a token of 32 bytes or more is refused as it was when
+ * tokens were copied into a 32-byte buffer for parse-num.
+ */
+#define TOKEN_MAX 32
 
 static int num_u64(const char *s, const char *end, int base, uint64_t *ret)
 {
-	char buf[32];
+	size_t n = (size_t)(end - s);
 
-	if (copy_token(s, end, buf, sizeof(buf)) < 0)
+	if (n == 0 || n >= TOKEN_MAX)
 		return -EINVAL;
-	return parse_u64(buf, base, ret);
+	return parse_u64_n(s, n, base, ret);
 }
 
 /* "0x..." is hex, anything else decimal: never octal, unlike strtoull base 0. */
@@ -149,22 +152,26 @@ static int num_auto(const char *s, const char *end, uint64_t *ret)
 	return num_u64(s, end, 10, ret);
 }
 
-static int num_int(const char *s, const char *end, int *ret)
-{
-	char buf[32];
-
-	if (copy_token(s, end, buf, sizeof(buf)) < 0)
-		return -EINVAL;
-	return parse_int(buf, ret);
-}
-
 static int num_i64(const char *s, const char *end, int64_t *ret)
 {
-	char buf[32];
+	size_t n = (size_t)(end - s);
 
-	if (copy_token(s, end, buf, sizeof(buf)) < 0)
+	if (n == 0 || n >= TOKEN_MAX)
 		return -EINVAL;
-	return parse_i64(buf, 10, ret);
+	return parse_i64_n(s, n, 10, ret);
+}
+
+static int num_int(const char *s, const char *end, int *ret)
+{
+	int64_t v;
+	int r = num_i64(s, end, &v);
+
+	if (r < 0)
+		return r;
+	if (v < INT_MIN || v > INT_MAX)
+		return -ERANGE;
+	*ret = (int)v;
+	return 0;
 }
 
 static const char *token_end(const char *s, const char *end)
@@ -189,7 +196,10 @@ static bool find_arg(const char *s, const char *end, const char *key,
 		const char *v;
 		bool colon;
 
-		if (memcmp(p, key, n) != 0)
+		p = memchr(p, key[0], (size_t)(end - p) - n);
+		if (!p)
+			break;
+		if (memcmp(p + 1, key + 1, n - 1) != 0)
 			continue;
 		if (p > s && p[-1] != ' ' && p[-1] != ',' && p[-1] != '(')
 			continue;
@@ -1108,6 +1118,9 @@ struct tracefs_parser {
 	bool frame_user;
 	unsigned int lineno;
 	struct tracefs_stats stats;
+	char *scratch;		/* the line being parsed */
+	int cpu_last[CPU_LAST_MAX];	/* ring index + 1 of each CPU's latest entry */
+	size_t scratch_cap;
 };
 
 int tracefs_parser_new(const char *path, const struct tracefs_parser_ops *ops,
@@ -1144,6 +1157,7 @@ struct tracefs_parser *tracefs_parser_free(struct tracefs_parser *p)
 		free(p->ring[i].fbuf);
 		free(p->ring[i].frames);
 	}
+	free(p->scratch);
 	free(p->path);
 	free(p);
 	return NULL;
@@ -1220,51 +1234,72 @@ static int emit_head(struct tracefs_parser *p)
 	return r < 0 ? r : 0;
 }
 
-/*
- * Queues an event line. The text is copied so the record can outlive @line, and parsed
- * again from the copy so its strings point there. A @drop entry (known event, bad
- * fields) only keeps its context, to swallow the stack frames that follow it.
- */
-static int queue_event(struct tracefs_parser *p, const char *line, size_t len, bool drop)
+/* Takes the line into p->scratch, where it is parsed once and, if queued, kept. */
+static int take_line(struct tracefs_parser *p, const char *line, size_t len)
 {
-	struct tracefs_line l;
+	if (len + 1 > p->scratch_cap) {
+		char *nl = realloc(p->scratch, len + 1);
+
+		if (!nl)
+			return -ENOMEM;
+		p->scratch = nl;
+		p->scratch_cap = len + 1;
+	}
+	memcpy(p->scratch, line, len);
+	p->scratch[len] = '\0';
+	return 0;
+}
+
+/*
+ * Queues an event parsed from p->scratch: the scratch buffer becomes the entry's line
+ * (the entry's old buffer the next scratch), so the record outlives the caller's line
+ * without a second parse. A @drop entry (known event, bad fields) only has its context,
+ * to swallow the stack frames that follow it.
+ */
+static int queue_event(struct tracefs_parser *p, const struct tracefs_event *ev, bool drop)
+{
 	struct pending *e;
-	const char *what;
-	size_t idx, i;
+	size_t idx, i, cap;
+	char *buf;
 	int r = 0;
 
 	if (p->count == PENDING_MAX)
 		r = emit_head(p);
 	idx = (p->head + p->count) % PENDING_MAX;
 	e = &p->ring[idx];
-	if (len + 1 > e->line_cap) {
-		char *nl = realloc(e->line, len + 1);
-
-		if (!nl)
-			return -ENOMEM;
-		e->line = nl;
-		e->line_cap = len + 1;
-	}
-	memcpy(e->line, line, len);
-	e->line[len] = '\0';
-	memset(&e->ev, 0, sizeof(e->ev));
-	if (drop) {
-		(void)parse_context(e->line, e->line + len, &e->ev);
-	} else if (tracefs_parse_line(e->line, len, &l, &what) == 0) {
-		e->ev = l.ev;
-	}
+	buf = e->line;
+	cap = e->line_cap;
+	e->line = p->scratch;
+	e->line_cap = p->scratch_cap;
+	p->scratch = buf;
+	p->scratch_cap = cap;
+	e->ev = *ev;
 	e->lineno = p->lineno;
 	e->complete = e->ev.kind == TRACEFS_EV_LOST;
 	e->drop = drop;
 	e->n_refs = 0;
 	e->flen = 0;
 
-	/* a new event ends the previous one's chance to get a stack on this CPU */
-	for (i = 0; i < p->count; i++) {
-		struct pending *o = &p->ring[(p->head + i) % PENDING_MAX];
+	/*
+	 * A new event ends the previous one's chance to get a stack on this CPU. Only the
+	 * CPU's latest entry can still be waiting; below CPU_LAST_MAX it is remembered, so
+	 * a ring full of other CPUs' events is not searched.
+	 */
+	if (e->ev.cpu < CPU_LAST_MAX) {
+		int j = p->cpu_last[e->ev.cpu] - 1;
 
-		if (o->ev.cpu == e->ev.cpu)
-			o->complete = true;
+		if (j >= 0 && (size_t)j != idx &&
+		    ((size_t)j + PENDING_MAX - p->head) % PENDING_MAX < p->count &&
+		    p->ring[j].ev.cpu == e->ev.cpu)
+			p->ring[j].complete = true;
+		p->cpu_last[e->ev.cpu] = (int)idx + 1;
+	} else {
+		for (i = 0; i < p->count; i++) {
+			struct pending *o = &p->ring[(p->head + i) % PENDING_MAX];
+
+			if (o->ev.cpu == e->ev.cpu)
+				o->complete = true;
+		}
 	}
 	p->count++;
 	p->frame_target = -1;
@@ -1357,6 +1392,10 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 		bad_line(p, "line too long");
 		return 0;
 	}
+	r = take_line(p, line, len);
+	if (r < 0)
+		return r;
+	line = p->scratch;
 	r = tracefs_parse_line(line, len, &l, &what);
 	if (r < 0) {
 		struct tracefs_event ev = {0};
@@ -1368,7 +1407,7 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 		 */
 		if (!memchr(line, '\0', len) && parse_context(line, end, &ev)) {
 			bad_line(p, what);
-			r = queue_event(p, line, len, true);
+			r = queue_event(p, &ev, true);
 			k = flush_complete(p);
 			return r < 0 ? r : k;
 		}
@@ -1403,7 +1442,7 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 		attach_stack(p, &l.ev);
 		return 0;
 	}
-	r = queue_event(p, line, len, false);
+	r = queue_event(p, &l.ev, false);
 	k = flush_complete(p);
 	return r < 0 ? r : k;
 }

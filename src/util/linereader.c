@@ -19,38 +19,106 @@ void linereader_done(struct linereader *lr)
 	lr->cap = 0;
 }
 
+/* Room for @need bytes and the NUL in lr->buf, within lr->max + 1. */
+static int reserve(struct linereader *lr, size_t need)
+{
+	size_t ncap;
+	char *nb;
+
+	if (need + 1 <= lr->cap)
+		return 0;
+	ncap = lr->cap ? lr->cap * 2 : 256;
+	while (ncap < need + 1)
+		ncap *= 2;
+	if (ncap > lr->max + 1)
+		ncap = lr->max + 1;
+	nb = realloc(lr->buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	lr->buf = nb;
+	lr->cap = ncap;
+	return 0;
+}
+
+/* Appends [s, s + n) to the line of @len bytes so far, keeping at most lr->max. */
+static int append(struct linereader *lr, const char *s, size_t n, size_t *len,
+		  int *too_long, int *has_nul)
+{
+	if (memchr(s, '\0', n))
+		*has_nul = 1;
+	if (*too_long)
+		return 0;
+	if (n > lr->max - *len) {
+		*too_long = 1;
+		return 0;
+	}
+	if (reserve(lr, *len + n) < 0)
+		return -ENOMEM;
+	memcpy(lr->buf + *len, s, n);
+	*len += n;
+	return 0;
+}
+
+/*
+ * The bytes stdio has buffered for @f, as getc_unlocked() itself reads them (glibc's
+ * <stdio.h> macro): the line is found with memchr() there instead of byte by byte.
+ * Elsewhere nothing, and getc_unlocked() does it all.
+ */
+static size_t buffered(FILE *f, const char **ret)
+{
+#if defined(__GLIBC__)
+	if (f->_IO_read_ptr < f->_IO_read_end) {
+		*ret = f->_IO_read_ptr;
+		return (size_t)(f->_IO_read_end - f->_IO_read_ptr);
+	}
+#endif
+	(void)f;
+	*ret = NULL;
+	return 0;
+}
+
+static void consume(FILE *f, size_t n)
+{
+#if defined(__GLIBC__)
+	f->_IO_read_ptr += n;
+#else
+	(void)f;
+	(void)n;
+#endif
+}
+
 int linereader_next(struct linereader *lr, char **ret_line, size_t *ret_len)
 {
 	size_t len = 0;
 	int too_long = 0, has_nul = 0, c;
 
 	for (;;) {
+		const char *b, *nl;
+		size_t n = buffered(lr->f, &b);
+
+		if (n) {
+			nl = memchr(b, '\n', n);
+			if (append(lr, b, nl ? (size_t)(nl - b) : n, &len, &too_long,
+				   &has_nul) < 0)
+				return -ENOMEM;
+			consume(lr->f, nl ? (size_t)(nl - b) + 1 : n);
+			if (nl) {
+				c = '\n';
+				break;
+			}
+			continue;
+		}
 		c = getc_unlocked(lr->f);
 		if (c == EOF)
 			break;
 		if (c == '\n')
 			break;
-		if (c == '\0')
-			has_nul = 1;
-		if (too_long)
-			continue;
-		if (len >= lr->max) {
-			too_long = 1;
-			continue;
-		}
-		if (len + 1 >= lr->cap) {
-			size_t ncap = lr->cap ? lr->cap * 2 : 256;
-			char *nb;
+		{
+			char ch = (char)c;
 
-			if (ncap > lr->max + 1)
-				ncap = lr->max + 1;
-			nb = realloc(lr->buf, ncap);
-			if (!nb)
+			if (append(lr, &ch, 1, &len, &too_long, &has_nul) < 0)
 				return -ENOMEM;
-			lr->buf = nb;
-			lr->cap = ncap;
 		}
-		lr->buf[len++] = (char)c;
 	}
 	if (c == EOF) {
 		if (ferror(lr->f))

@@ -2,7 +2,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "parse-num.h"
 
@@ -79,5 +81,135 @@ int parse_int(const char *s, int *ret)
 	if (v < INT_MIN || v > INT_MAX)
 		return -ERANGE;
 	*ret = (int)v;
+	return 0;
+}
+
+/* digit value + 1 in base 16; 0 for anything else */
+static const unsigned char digit_val[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* the digit's value, or UINT_MAX: not a digit in any base */
+static unsigned int digit_of(char c)
+{
+	return (unsigned int)digit_val[(unsigned char)c] - 1;
+}
+
+/*
+ * The digits of [*s, end) into *ret, as strtoull does: all of them consumed, overflow
+ * reported (-ERANGE) after the last one; -EINVAL when there are none. A NUL ends the
+ * string, as it would end the copy.
+ */
+static int digits_n(const char **s, const char *end, unsigned int base, uint64_t *ret)
+{
+	const char *p = *s, *q;
+	uint64_t v = 0;
+	bool over = false;
+	unsigned int d;
+
+	/* strtoull(base 16) takes "0x" only when a hex digit follows */
+	if (base == 16 && end - p >= 3 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+	    digit_of(p[2]) < 16)
+		p += 2;
+	/* one pass; an overflow is only possible near the top, checked there */
+	q = p;
+	if (base == 10) {
+		for (; q < end && (d = (unsigned int)(*q - '0')) < 10; q++) {
+			if (__builtin_expect(v >= UINT64_MAX / 10, 0))
+				over |= v > UINT64_MAX / 10 || d > UINT64_MAX % 10;
+			v = v * 10 + d;
+		}
+	} else {
+		const char *nz;
+
+		/* more than 16 digits after the leading zeros overflow */
+		while (q < end && *q == '0')
+			q++;
+		for (nz = q; q < end && (d = digit_of(*q)) < 16; q++)
+			v = v << 4 | d;
+		over = q - nz > 16;
+	}
+	if (q == p)
+		return -EINVAL;
+	*s = q;
+	if (over)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+/* trailing spaces and tabs, then the end (or a NUL) */
+static bool only_ws_left(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p == end || *p == '\0';
+}
+
+/* A copy for the bases parsed by strto*() itself; -EINVAL if it is too long for @buf. */
+static int copy_n(const char *s, size_t n, char *buf, size_t size)
+{
+	if (n >= size)
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+int parse_u64_n(const char *s, size_t n, int base, uint64_t *ret)
+{
+	const char *end = s + n, *p = s;
+	uint64_t v;
+	int r;
+
+	if (base != 10 && base != 16) {
+		char buf[128];
+
+		if (copy_n(s, n, buf, sizeof(buf)) < 0)
+			return -EINVAL;
+		return parse_u64(buf, base, ret);
+	}
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	r = digits_n(&p, end, (unsigned int)base, &v);
+	if (r < 0)
+		return r;
+	if (!only_ws_left(p, end))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int parse_i64_n(const char *s, size_t n, int base, int64_t *ret)
+{
+	const char *end = s + n, *p = s;
+	bool neg = false;
+	uint64_t v;
+	int r;
+
+	if (base != 10 && base != 16) {
+		char buf[128];
+
+		if (copy_n(s, n, buf, sizeof(buf)) < 0)
+			return -EINVAL;
+		return parse_i64(buf, base, ret);
+	}
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && *p == '-') {
+		neg = true;
+		p++;
+	}
+	r = digits_n(&p, end, (unsigned int)base, &v);
+	if (r < 0)
+		return r;
+	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+		return -ERANGE;
+	if (!only_ws_left(p, end))
+		return -EINVAL;
+	*ret = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -12,3 +13,11 @@ int parse_u64(const char *s, int base, uint64_t *ret);
 int parse_i64(const char *s, int base, int64_t *ret);
 int parse_u32(const char *s, int base, uint32_t *ret);
 int parse_int(const char *s, int *ret);
+
+/*
+ * The same on the bytes [s, s + n) without copying them: what parse_u64/parse_i64 give
+ * on a NUL-terminated copy, for the trace and vmallocinfo parsers that split lines in
+ * place. Bases 10 and 16 are parsed here, others go through a copy.
+ */
+int parse_u64_n(const char *s, size_t n, int base, uint64_t *ret);
+int parse_i64_n(const char *s, size_t n, int base, int64_t *ret);

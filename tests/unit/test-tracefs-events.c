@@ -661,6 +661,32 @@ static void test_parser_stacks_interleaved(void **state)
 	free(c);
 }
 
+/* the same with CPU 1 as CPU 600: a CPU beyond the parser's per-CPU table */
+static void test_parser_stacks_high_cpu(void **state)
+{
+	struct tracefs_parser *p;
+	struct collected *c = calloc(1, sizeof(*c));
+	char *text = strdup(interleaved), *q;
+
+	assert_non_null(c);
+	assert_non_null(text);
+	while ((q = strstr(text, "[001]")))
+		memcpy(q, "[600]", 5);
+	assert_int_equal(tracefs_parser_new("trace", &collect_ops, c, &p), 0);
+	assert_int_equal(feed_text(p, text), 0);
+	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(c->n, 4);
+	assert_int_equal(c->n_frames[0], 0);
+	assert_int_equal(c->n_frames[1], 13);
+	assert_int_equal(c->ev[2].cpu, 600);
+	assert_int_equal(c->n_frames[2], 12);
+	assert_int_equal(c->n_frames[3], 0);
+	assert_int_equal(c->n_bad, 0);
+	tracefs_parser_free(p);
+	free(text);
+	free(c);
+}
+
 static void test_parser_frames_of_event(void **state)
 {
 	struct tracefs_parser *p;
@@ -929,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_comm),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_parser_stacks_interleaved),
+		cmocka_unit_test(test_parser_stacks_high_cpu),
 		cmocka_unit_test(test_parser_frames_of_event),
 		cmocka_unit_test(test_parser_bad_lines),
 		cmocka_unit_test(test_parser_huge_and_nul_lines),

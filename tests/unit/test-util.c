@@ -18,6 +18,7 @@
 #include "output/units.h"
 #include "util/escape.h"
 #include "util/linereader.h"
+#include "util/macro.h"
 #include "util/parse-num.h"
 #include "util/root.h"
 #include "util/version.h"
@@ -325,6 +326,60 @@ static void test_parse_i64(void **state)
 	assert_int_equal(parse_i64("1x", 10, &v), -EINVAL);
 	assert_int_equal(parse_i64("0x10", 10, &v), -EINVAL);
 	assert_int_equal(v, 7);
+}
+
+/* the in-place parsers give what the NUL-terminated ones give on a copy, for any bytes */
+static void test_parse_n_matches_copy(void **state)
+{
+	static const char alphabet[] = "0123456789abcdefABCDEFxX -+\t\n\r\0zg";
+	static const char *const fixed[] = {
+		"", " ", "0", "0x", "0x1", "0X1f", "0xg", "-0x5", "- 5", "+5", "  42  ",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999x",
+		"ffffffffffffffff", "10000000000000000", "9223372036854775807",
+		"9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"1\t", "\t1", "1 2", "--1", "0x0x5",
+	};
+	unsigned int seed = 12345;
+	char buf[40], copy[41];
+
+	(void)state;
+	for (size_t k = 0; k < 200000 + ARRAY_SIZE(fixed); k++) {
+		size_t n;
+		int bases[] = { 10, 16, 8 };
+
+		if (k < ARRAY_SIZE(fixed)) {
+			n = strlen(fixed[k]);
+			memcpy(buf, fixed[k], n);
+		} else {
+			n = (size_t)(rand_r(&seed) % 24);
+			for (size_t i = 0; i < n; i++) {
+				unsigned int r = (unsigned int)rand_r(&seed);
+
+				/* mostly digits, so long numbers (and overflows) occur */
+				buf[i] = r % 4 ? "0123456789abcdef"[(r >> 3) % (r % 3 ? 10 : 16)]
+					       : alphabet[(r >> 3) % (sizeof(alphabet) - 1)];
+			}
+		}
+		memcpy(copy, buf, n);
+		copy[n] = '\0';
+		for (size_t b = 0; b < ARRAY_SIZE(bases); b++) {
+			uint64_t u1 = 7, u2 = 7;
+			int64_t i1 = 7, i2 = 7;
+			int r1, r2;
+
+			r1 = parse_u64(copy, bases[b], &u1);
+			r2 = parse_u64_n(buf, n, bases[b], &u2);
+			if (r1 != r2 || u1 != u2)
+				fail_msg("parse_u64_n(\"%s\", %d): %d %llu, want %d %llu", copy,
+					 bases[b], r2, (unsigned long long)u2, r1,
+					 (unsigned long long)u1);
+			r1 = parse_i64(copy, bases[b], &i1);
+			r2 = parse_i64_n(buf, n, bases[b], &i2);
+			if (r1 != r2 || i1 != i2)
+				fail_msg("parse_i64_n(\"%s\", %d): %d %lld, want %d %lld", copy,
+					 bases[b], r2, (long long)i2, r1, (long long)i1);
+		}
+	}
 }
 
 static void test_parse_u32_int(void **state)
@@ -685,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_parse_u32_int),
+		cmocka_unit_test(test_parse_n_matches_copy),
 		cmocka_unit_test(test_escape_terminal_sequences),
 		cmocka_unit_test(test_escape_invalid_utf8),
 		cmocka_unit_test(test_escape_bidi_backslash),
