@@ -48,41 +48,54 @@ void vmalloc_area_done(struct vmalloc_area *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static int parse_hex_token(const char *s, uint64_t *ret)
+/* "0x" and hex digits; @s is NUL-terminated at @n */
+static int parse_hex_token(const char *s, size_t n, uint64_t *ret)
 {
-	if (strncmp(s, "0x", 2) != 0)
+	if (n < 2 || s[0] != '0' || s[1] != 'x')
 		return -EINVAL;
-	return parse_u64(s + 2, 16, ret);
+	return parse_u64_n(s + 2, n - 2, 16, ret);
 }
 
+static bool tok_is(const char *t, size_t n, const char *lit, size_t litlen)
+{
+	return n == litlen && memcmp(t, lit, n) == 0;
+}
+
+#define TOK_IS(t, n, lit) tok_is(t, n, lit, sizeof(lit) - 1)
+
 /* "sym+0xoff/0xlen" (%pS); a bare "0xffff..." when the address has no symbol */
-static int parse_caller(char *tok, struct vmalloc_area *a)
+static int parse_caller(char *tok, size_t n, struct vmalloc_area *a)
 {
 	char *plus, *slash;
 
-	if (strncmp(tok, "0x", 2) == 0) {
-		a->caller = strdup(tok);
+	if (n >= 2 && tok[0] == '0' && tok[1] == 'x') {
+		a->caller = strndup(tok, n);
 		return a->caller ? 0 : -ENOMEM;
 	}
-	plus = strrchr(tok, '+');
+	plus = memrchr(tok, '+', n);
 	if (!plus)
 		return -EINVAL;
-	slash = strchr(plus, '/');
+	slash = memchr(plus, '/', n - (size_t)(plus - tok));
 	if (!slash)
 		return -EINVAL;
 	*plus = '\0';
 	*slash = '\0';
-	if (!tok[0] || parse_hex_token(plus + 1, &a->caller_off) < 0 ||
-	    parse_hex_token(slash + 1, &a->caller_len) < 0)
+	if (!tok[0] || parse_hex_token(plus + 1, (size_t)(slash - plus - 1), &a->caller_off) < 0 ||
+	    parse_hex_token(slash + 1, n - (size_t)(slash + 1 - tok), &a->caller_len) < 0)
 		return -EINVAL;
-	a->caller = strdup(tok);
+	a->caller = strndup(tok, (size_t)(plus - tok));
 	return a->caller ? 0 : -ENOMEM;
 }
 
-static bool is_caller_token(const char *t)
+static bool is_caller_token(const char *t, size_t n)
 {
 	/* a caller has "+0x"; flags and key=value words do not */
-	return strstr(t, "+0x") != NULL || (strncmp(t, "0x", 2) == 0 && !strchr(t, '-'));
+	if (n >= 2 && t[0] == '0' && t[1] == 'x' && !memchr(t, '-', n))
+		return true;
+	for (const char *p = t; (p = memchr(p, '+', n - (size_t)(p - t))); p++)
+		if ((size_t)(t + n - p) >= 3 && p[1] == '0' && p[2] == 'x')
+			return true;
+	return false;
 }
 
 static int add_numa(struct vmalloc_area *a, unsigned int node, uint64_t pages)
@@ -98,29 +111,62 @@ static int add_numa(struct vmalloc_area *a, unsigned int node, uint64_t pages)
 	return 0;
 }
 
+/* token separators for strtok_r(" \t"), and the NUL that ends the line */
+static const bool is_sep[256] = { [' '] = true, ['\t'] = true, ['\0'] = true };
+
+/*
+ * strtok_r(" \t") without its per-call set scanning: the next token of the line at
+ * *pos (NUL-terminated, no NUL inside), NUL-terminated in place, its length in *ret_n;
+ * NULL when there is none.
+ */
+static char *next_token(char **pos, size_t *ret_n)
+{
+	char *p = *pos, *t;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p) {
+		*pos = p;
+		return NULL;
+	}
+	t = p;
+	while (!is_sep[(unsigned char)*p])
+		p++;
+	*ret_n = (size_t)(p - t);
+	if (*p) {
+		*p = '\0';
+		p++;
+	}
+	*pos = p;
+	return t;
+}
+
 int vmallocinfo_parse_line(char *line, size_t len, struct vmalloc_area *ret_area,
 			   const char **reterr_what)
 {
 	struct vmalloc_area a = {0};
-	char *save = NULL, *t, *dash;
+	char *pos = line, *t, *dash;
 	int r = -EINVAL, idx = 0;
+	size_t n;
 
 	if (memchr(line, '\0', len)) {
 		*reterr_what = "line contains a NUL byte";
 		return -EINVAL;
 	}
-	t = strtok_r(line, " \t", &save);
+	/* strtok_r() went by the NUL terminator too: the tokens end at line[len] */
+	t = next_token(&pos, &n);
 	if (!t) {
 		*reterr_what = "empty line";
 		return -EINVAL;
 	}
-	dash = strchr(t, '-');
+	dash = memchr(t, '-', n);
 	if (!dash) {
 		*reterr_what = "missing address range";
 		return -EINVAL;
 	}
 	*dash = '\0';
-	if (parse_hex_token(t, &a.start) < 0 || parse_hex_token(dash + 1, &a.end) < 0) {
+	if (parse_hex_token(t, (size_t)(dash - t), &a.start) < 0 ||
+	    parse_hex_token(dash + 1, n - (size_t)(dash + 1 - t), &a.end) < 0) {
 		/* early in boot hashed pointers print as "(ptrval)" */
 		if (strstr(t, "ptrval") || strstr(dash + 1, "ptrval")) {
 			a.start = a.end = 0;
@@ -129,68 +175,74 @@ int vmallocinfo_parse_line(char *line, size_t len, struct vmalloc_area *ret_area
 			return -EINVAL;
 		}
 	}
-	t = strtok_r(NULL, " \t", &save);
+	t = next_token(&pos, &n);
 	if (!t) {
 		*reterr_what = "missing size";
 		return -EINVAL;
 	}
-	if (parse_u64(t, 10, &a.size) < 0) {
+	if (parse_u64_n(t, n, 10, &a.size) < 0) {
 		*reterr_what = "size is not a number";
 		return -EINVAL;
 	}
-	while ((t = strtok_r(NULL, " \t", &save))) {
+	while ((t = next_token(&pos, &n))) {
 		size_t i;
 
 		idx++;
-		if (strcmp(t, "vm_map_ram") == 0) {
+		if (TOK_IS(t, n, "vmalloc")) {
+			/* the commonest word first */
+			a.flags |= VMA_VMALLOC;
+			continue;
+		}
+		if (TOK_IS(t, n, "vm_map_ram")) {
 			a.flags |= VMA_VM_MAP_RAM;
 			continue;
 		}
-		if (strcmp(t, "unpurged") == 0) {
-			t = strtok_r(NULL, " \t", &save);
-			if (!t || strcmp(t, "vm_area") != 0) {
+		if (TOK_IS(t, n, "unpurged")) {
+			t = next_token(&pos, &n);
+			if (!t || !TOK_IS(t, n, "vm_area")) {
 				*reterr_what = "malformed unpurged vm_area line";
 				goto fail;
 			}
 			a.flags |= VMA_UNPURGED;
 			continue;
 		}
-		if (strncmp(t, "pages=", 6) == 0) {
-			if (parse_u64(t + 6, 10, &a.pages) < 0) {
+		if (n >= 6 && memcmp(t, "pages=", 6) == 0) {
+			if (parse_u64_n(t + 6, n - 6, 10, &a.pages) < 0) {
 				*reterr_what = "pages= is not a number";
 				goto fail;
 			}
 			a.has_pages = true;
 			continue;
 		}
-		if (strncmp(t, "phys=", 5) == 0) {
+		if (n >= 5 && memcmp(t, "phys=", 5) == 0) {
 			/* "%pa" prints 0x-prefixed; very old kernels printed "%llx" */
-			const char *p = strncmp(t + 5, "0x", 2) == 0 ? t + 7 : t + 5;
+			size_t k = n >= 7 && t[5] == '0' && t[6] == 'x' ? 7 : 5;
 
-			if (parse_u64(p, 16, &a.phys) < 0) {
+			if (parse_u64_n(t + k, n - k, 16, &a.phys) < 0) {
 				*reterr_what = "phys= is not a hex number";
 				goto fail;
 			}
 			a.has_phys = true;
 			continue;
 		}
-		if (t[0] == 'N' && t[1] >= '0' && t[1] <= '9' && strchr(t, '=')) {
-			char *eq = strchr(t, '=');
-			uint32_t node;
-			uint64_t pages;
+		if (t[0] == 'N' && t[1] >= '0' && t[1] <= '9' && memchr(t, '=', n)) {
+			char *eq = memchr(t, '=', n);
+			uint64_t node, pages;
 
 			*eq = '\0';
-			if (parse_u32(t + 1, 10, &node) < 0 || parse_u64(eq + 1, 10, &pages) < 0) {
+			if (parse_u64_n(t + 1, (size_t)(eq - t - 1), 10, &node) < 0 ||
+			    node > UINT32_MAX ||
+			    parse_u64_n(eq + 1, n - (size_t)(eq + 1 - t), 10, &pages) < 0) {
 				*reterr_what = "malformed N<node>= count";
 				goto fail;
 			}
-			r = add_numa(&a, node, pages);
+			r = add_numa(&a, (unsigned int)node, pages);
 			if (r < 0)
 				goto fail_nomsg;
 			continue;
 		}
-		if (idx == 1 && !a.caller && is_caller_token(t)) {
-			r = parse_caller(t, &a);
+		if (idx == 1 && !a.caller && is_caller_token(t, n)) {
+			r = parse_caller(t, n, &a);
 			if (r == -EINVAL)
 				*reterr_what = "malformed caller symbol";
 			if (r < 0)
@@ -198,13 +250,11 @@ int vmallocinfo_parse_line(char *line, size_t len, struct vmalloc_area *ret_area
 			continue;
 		}
 		if (t[0] == '[' && a.caller && !a.caller_module && idx == 2) {
-			size_t tl = strlen(t);
-
-			if (tl < 3 || t[tl - 1] != ']') {
+			if (n < 3 || t[n - 1] != ']') {
 				*reterr_what = "malformed [module] suffix";
 				goto fail;
 			}
-			a.caller_module = strndup(t + 1, tl - 2);
+			a.caller_module = strndup(t + 1, n - 2);
 			if (!a.caller_module) {
 				r = -ENOMEM;
 				goto fail_nomsg;
@@ -325,3 +375,4 @@ int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 	}
 	return vmallocinfo_read_file(f, PROC_VMALLOCINFO, ret, reterr);
 }
+
