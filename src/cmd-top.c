@@ -232,17 +232,23 @@ struct vm_figures {
 	size_t areas;
 };
 
+/* one area's share of the figures */
+static void vm_area_figures(const struct vmalloc_area *a, uint64_t *used, uint64_t *modules)
+{
+	/* VmallocUsed is vmalloc_nr_pages: the pages vmalloc() backed its areas with */
+	*used = a->has_pages ? a->pages * 4096 : 0;
+	*modules = area_classify(a) == AREA_MODULE ? a->size : 0;
+}
+
 static void vm_figures_of(const struct vmallocinfo *vi, struct vm_figures *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	for (size_t i = 0; i < vi->n; i++) {
-		const struct vmalloc_area *a = &vi->areas[i];
+		uint64_t u, m;
 
-		/* VmallocUsed is vmalloc_nr_pages: the pages vmalloc() backed its areas with */
-		if (a->has_pages)
-			ret->used += a->pages * 4096;
-		if (area_classify(a) == AREA_MODULE)
-			ret->modules += a->size;
+		vm_area_figures(&vi->areas[i], &u, &m);
+		ret->used += u;
+		ret->modules += m;
 	}
 	ret->areas = vi->n;
 }
@@ -1085,10 +1091,17 @@ struct poll {
 	size_t trace_src, kmsg_src;	/* their entries in sources[] */
 	char trace_why[80], kmsg_why[80];
 	struct proc_modules *pm, *first_pm;
-	uint64_t pm_hash;
+	char *pm_text; /* what pm was parsed from */
+	size_t pm_len;
 	bool pm_valid;
 	struct vm_figures vm;
 	bool vm_valid;
+	/* the last vmallocinfo, re-read where it changed, and each area's figures */
+	struct vmallocinfo *vi;
+	struct vm_area_fig {
+		uint64_t used, modules;
+	} *vm_fig;
+	size_t n_vm_fig;
 	struct top_modstate *mods;
 	size_t cap_mods;
 	size_t *done;
@@ -1112,6 +1125,9 @@ static void poll_free(struct poll *p)
 	collect_result_done(&p->cur);
 	collect_result_done(&p->old);
 	free(p->ldone);
+	vmallocinfo_free(p->vi);
+	free(p->vm_fig);
+	free(p->pm_text);
 	proc_modules_free(p->pm);
 	proc_modules_free(p->first_pm);
 	free(p->mods);
@@ -1119,16 +1135,35 @@ static void poll_free(struct poll *p)
 	history_done(&p->h);
 }
 
-/* FNV-1a of a file's bytes: has it changed since the previous refresh? */
-static uint64_t bytes_hash(const char *buf, size_t len)
+/*
+ * The figures after vmallocinfo_reread(): only the areas it replaced are looked at,
+ * the others keep theirs (a module load changes three lines of 100,000).
+ */
+static int vm_figures_update(struct poll *p, const struct vmallocinfo_change *ch)
 {
-	uint64_t h = 1469598103934665603ull;
+	size_t n = p->vi->n, tail = p->n_vm_fig - ch->start - ch->removed;
+	struct vm_area_fig *f;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)buf[i];
-		h *= 1099511628211ull;
+	if (n > p->n_vm_fig) {
+		f = realloc(p->vm_fig, n * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		p->vm_fig = f;
 	}
-	return h ^ len;
+	f = p->vm_fig;
+	for (size_t i = ch->start; i < ch->start + ch->removed; i++) {
+		p->vm.used -= f[i].used;
+		p->vm.modules -= f[i].modules;
+	}
+	memmove(f + ch->start + ch->added, f + ch->start + ch->removed, tail * sizeof(*f));
+	for (size_t i = ch->start; i < ch->start + ch->added; i++) {
+		vm_area_figures(&p->vi->areas[i], &f[i].used, &f[i].modules);
+		p->vm.used += f[i].used;
+		p->vm.modules += f[i].modules;
+	}
+	p->n_vm_fig = n;
+	p->vm.areas = n;
+	return 0;
 }
 
 /*
@@ -1334,7 +1369,6 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 	struct meminfo mi;
 	bool changed = false;
 	size_t len = 0;
-	uint64_t h;
 	int r;
 
 	p->t = monotonic_now();
@@ -1347,7 +1381,7 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 		p->pm = NULL;
 		p->pm_valid = false;
 		s->n_mods = 0;
-	} else if (!p->pm_valid || (h = bytes_hash(buf, len)) != p->pm_hash) {
+	} else if (!p->pm_valid || len != p->pm_len || memcmp(buf, p->pm_text, len) != 0) {
 		FILE *f = fmemopen(buf, len ? len : 1, "r");
 		struct proc_modules *pm = NULL;
 
@@ -1365,7 +1399,10 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 		}
 		proc_modules_free(p->pm);
 		p->pm = pm;
-		p->pm_hash = bytes_hash(buf, len);
+		free(p->pm_text);
+		p->pm_text = buf;
+		p->pm_len = len;
+		buf = NULL;
 		p->pm_valid = true;
 		changed = true;
 		p->sources[0].state = TOP_SRC_LIVE;
@@ -1385,15 +1422,17 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 		s->mods = p->mods;
 		s->n_mods = p->pm->n;
 	}
-	(void)h;
 
 	if (changed || !p->vm_valid) {
-		struct vmallocinfo *vi = NULL;
+		struct vmallocinfo_change ch;
 
 		memset(&e, 0, sizeof(e));
-		r = vmallocinfo_read(p->st->root, &vi, &e);
+		r = vmallocinfo_reread(p->st->root, &p->vi, &ch, &e);
+		if (r == 0)
+			r = vm_figures_update(p, &ch);
+		if (r == -ENOMEM)
+			return r;
 		if (r == 0) {
-			vm_figures_of(vi, &p->vm);
 			p->vm_valid = true;
 			p->sources[1].state = TOP_SRC_LIVE;
 			p->sources[1].why = NULL;
@@ -1402,8 +1441,11 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 			p->sources[1].state = TOP_SRC_MISSING;
 			p->sources[1].why =
 				r == -EACCES || r == -EPERM ? "needs root" : NULL;
+			/* the next read is a whole one */
+			p->vi = vmallocinfo_free(p->vi);
+			p->n_vm_fig = 0;
+			memset(&p->vm, 0, sizeof(p->vm));
 		}
-		vmallocinfo_free(vi);
 	}
 	memset(&mi, 0, sizeof(mi));
 	memset(&e, 0, sizeof(e));

@@ -9,6 +9,8 @@
 #include "vmallocinfo.h"
 
 #define PROC_VMALLOCINFO "proc/vmallocinfo"
+/* 1 GiB of text: ten million areas */
+#define VMALLOCINFO_TEXT_MAX (1u << 30)
 
 static const struct {
 	const char *word;
@@ -285,6 +287,8 @@ struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi)
 	for (i = 0; i < vi->n; i++)
 		vmalloc_area_done(&vi->areas[i]);
 	free(vi->areas);
+	free(vi->text);
+	free(vi->line_end);
 	free(vi);
 	return NULL;
 }
@@ -376,3 +380,208 @@ int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 	return vmallocinfo_read_file(f, PROC_VMALLOCINFO, ret, reterr);
 }
 
+/* --- incremental re-reading ------------------------------------------------------ */
+
+/* Length of the common prefix of @a and @b (@n bytes each): memcmp() by blocks. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (n - i >= 4096 && memcmp(a + i, b + i, 4096) == 0)
+		i += 4096;
+	while (n - i >= 64 && memcmp(a + i, b + i, 64) == 0)
+		i += 64;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Length of the common suffix of the texts ending at @a and @b, at most @n bytes. */
+static size_t common_suffix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (n - i >= 4096 && memcmp(a - i - 4096, b - i - 4096, 4096) == 0)
+		i += 4096;
+	while (n - i >= 64 && memcmp(a - i - 64, b - i - 64, 64) == 0)
+		i += 64;
+	while (i < n && a[-(ptrdiff_t)i - 1] == b[-(ptrdiff_t)i - 1])
+		i++;
+	return i;
+}
+
+/* How many lines of @vi end at or before byte @off (line_end is increasing). */
+static size_t lines_before(const struct vmallocinfo *vi, size_t off)
+{
+	size_t lo = 0, hi = vi->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (vi->line_end[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t count_lines(const char *s, size_t len)
+{
+	size_t n = 0;
+	const char *p = s, *end = s + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		n++;
+		p = nl ? nl + 1 : end;
+	}
+	return n;
+}
+
+int vmallocinfo_update(struct vmallocinfo **vip, const char *text, size_t len,
+		       const char *path, struct vmallocinfo_change *ret_change,
+		       struct kt_err *reterr)
+{
+	struct vmallocinfo *old = *vip, *vi;
+	size_t pre_b = 0, pre_a = 0, suf_a = 0, q = len, qo = 0, n_mid, removed, i, k;
+	char *line = NULL;
+	size_t line_cap = 0;
+	const char *p;
+	int r = -ENOMEM;
+
+	if (old && old->text) {
+		size_t m = old->text_len < len ? old->text_len : len, s;
+
+		pre_b = common_prefix(old->text, text, m);
+		if (pre_b == old->text_len && pre_b == len) {
+			/* the same text: the same areas */
+			if (ret_change)
+				*ret_change = (struct vmallocinfo_change){ old->n, 0, 0 };
+			return 0;
+		}
+		/* back to the start of the line the difference is in */
+		while (pre_b > 0 && text[pre_b - 1] != '\n')
+			pre_b--;
+		pre_a = lines_before(old, pre_b);
+		s = common_suffix(old->text + old->text_len, text + len, m - pre_b);
+		q = len - s;
+		qo = old->text_len - s;
+		/* forward to a line start in both texts */
+		while (q < len && !((q == pre_b || text[q - 1] == '\n') &&
+				    (qo == pre_b || old->text[qo - 1] == '\n'))) {
+			const char *nl = memchr(text + q, '\n', len - q);
+
+			q = nl ? (size_t)(nl + 1 - text) : len;
+			qo = old->text_len - (len - q);
+		}
+		if (q == len)
+			qo = old->text_len;
+		suf_a = old->n - lines_before(old, qo);
+	}
+	n_mid = count_lines(text + pre_b, q - pre_b);
+
+	vi = calloc(1, sizeof(*vi));
+	if (!vi)
+		return -ENOMEM;
+	vi->text = malloc(len + 1);
+	vi->areas = malloc((pre_a + n_mid + suf_a + 1) * sizeof(*vi->areas));
+	vi->line_end = malloc((pre_a + n_mid + suf_a + 1) * sizeof(*vi->line_end));
+	if (!vi->text || !vi->areas || !vi->line_end)
+		goto fail;
+	memcpy(vi->text, text, len);
+	vi->text[len] = '\0';
+	vi->text_len = len;
+
+	/* the new lines, parsed from a copy: parsing cuts a line into tokens in place */
+	k = pre_a;
+	for (p = text + pre_b; p < text + q;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + q - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(text + q - p);
+		const char *what = NULL;
+		unsigned int lineno = (unsigned int)(k + 1);
+
+		if (ll > LINEREADER_DEFAULT_MAX) {
+			kt_err_set(reterr, path, lineno, "line too long");
+			r = -EINVAL;
+			goto fail;
+		}
+		if (ll + 1 > line_cap) {
+			char *nb = realloc(line, ll + 1);
+
+			if (!nb) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			line = nb;
+			line_cap = ll + 1;
+		}
+		memcpy(line, p, ll);
+		line[ll] = '\0';
+		r = vmallocinfo_parse_line(line, ll, &vi->areas[k], &what);
+		if (r < 0) {
+			if (r == -EINVAL)
+				kt_err_set(reterr, path, lineno, what);
+			goto fail;
+		}
+		p += ll + (nl ? 1 : 0);
+		vi->line_end[k] = (size_t)(p - text);
+		vi->n = ++k;
+	}
+	free(line);
+	line = NULL;
+
+	/* the lines before and after move over as they are */
+	removed = old ? old->n - pre_a - suf_a : 0;
+	if (old) {
+		if (pre_a) {
+			memcpy(vi->areas, old->areas, pre_a * sizeof(*vi->areas));
+			memcpy(vi->line_end, old->line_end, pre_a * sizeof(*vi->line_end));
+		}
+		for (i = 0; i < suf_a; i++) {
+			size_t o = old->n - suf_a + i;
+
+			vi->areas[k + i] = old->areas[o];
+			vi->line_end[k + i] = old->line_end[o] - old->text_len + len;
+		}
+		/* the old lines in between go with the old text */
+		for (i = pre_a; i < old->n - suf_a; i++)
+			vmalloc_area_done(&old->areas[i]);
+		old->n = 0;
+		vmallocinfo_free(old);
+	}
+	vi->n = pre_a + n_mid + suf_a;
+	for (i = 0; i < vi->n; i++)
+		if (vi->areas[i].flags & VMA_UNKNOWN_FLAG)
+			vi->unknown_flag_lines++;
+	vi->addr_mode = detect_addr_mode(vi);
+	if (ret_change)
+		*ret_change = (struct vmallocinfo_change){
+			pre_a, removed, n_mid
+		};
+	*vip = vi;
+	return 0;
+fail:
+	free(line);
+	for (i = pre_a; i < vi->n; i++)
+		vmalloc_area_done(&vi->areas[i]);
+	vi->n = 0;
+	vmallocinfo_free(vi);
+	return r;
+}
+
+int vmallocinfo_reread(const struct kt_root *root, struct vmallocinfo **vi,
+		       struct vmallocinfo_change *ret_change, struct kt_err *reterr)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = root_read_file(root, PROC_VMALLOCINFO, VMALLOCINFO_TEXT_MAX, &buf, &len);
+	if (r < 0) {
+		kt_err_set(reterr, PROC_VMALLOCINFO, 0, NULL);
+		return r;
+	}
+	return vmallocinfo_update(vi, buf, len, PROC_VMALLOCINFO, ret_change, reterr);
+}

@@ -53,6 +53,19 @@ struct vmallocinfo {
 	size_t n;
 	enum vmalloc_addr_mode addr_mode;
 	unsigned int unknown_flag_lines;
+	/* vmallocinfo_update() only: the text parsed, and where each area's line ends */
+	char *text;
+	size_t text_len;
+	size_t *line_end;
+};
+
+/*
+ * What vmallocinfo_update() changed: areas [start, start + removed) of the previous
+ * read were replaced by [start, start + added) of the new one; the rest are the same
+ * lines (the areas before @start keep their index, those after move by added - removed).
+ */
+struct vmallocinfo_change {
+	size_t start, removed, added;
 };
 
 /* Parses one line in place. 0, or -EINVAL with *reterr_what, or -ENOMEM. */
@@ -65,4 +78,18 @@ int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
 			  struct kt_err *reterr);
 struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi);
+
+/*
+ * Parses @text (@len bytes, copied) into *vi, reusing the areas of the lines it shares
+ * with the text of the previous update (a common prefix and suffix): a refresh where a
+ * module came or went parses a few lines, not all of them. *vi NULL, or from
+ * vmallocinfo_read*(), is a full parse. The result equals vmallocinfo_read_file() of
+ * @text. On failure *vi is unchanged. @ret_change may be NULL.
+ */
+int vmallocinfo_update(struct vmallocinfo **vi, const char *text, size_t len,
+		       const char *path, struct vmallocinfo_change *ret_change,
+		       struct kt_err *reterr);
+/* vmallocinfo_update() with ROOT/proc/vmallocinfo. */
+int vmallocinfo_reread(const struct kt_root *root, struct vmallocinfo **vi,
+		       struct vmallocinfo_change *ret_change, struct kt_err *reterr);
 const char *vmalloc_addr_mode_name(enum vmalloc_addr_mode m);

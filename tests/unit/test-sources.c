@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "util/macro.h"
 #include "util/root.h"
 #include "sources/kconfig.h"
 #include "sources/meminfo.h"
@@ -1807,12 +1808,190 @@ static void test_modmem_empty(void **state)
 	assert_string_equal(area_class_name(AREA_OTHER), "other");
 }
 
+/* ---- vmallocinfo_update: the incremental reparse equals a full parse --------------- */
+
+/* appends one random line to @buf at @len; a bad one when @bad */
+static size_t vm_random_line(char *buf, size_t len, unsigned int *seed, bool bad)
+{
+	unsigned long long a = 0xffffc90000000000ull + (unsigned long long)rand_r(seed) * 4096;
+	unsigned int x = (unsigned int)rand_r(seed) % 64 + 1, sz = (x + 1) * 4096;
+	unsigned long long e = a + sz;
+	char *o = buf + len;
+	int n;
+
+	if (bad)
+		return len + (size_t)sprintf(o, "0x%016llx-0x%016llx notasize\n", a, a);
+	switch ((unsigned int)rand_r(seed) % 7) {
+	case 0:
+		n = sprintf(o, "0x%016llx-0x%016llx %8u load_module+0x857/0x2470 pages=%u vmalloc N0=%u\n",
+			    a, e, sz, x, x);
+		break;
+	case 1:
+		n = sprintf(o, "0x%016llx-0x%016llx %8u alloc_thread_stack_node+0x1c6/0x2d0 pages=%u vmalloc N0=%u\n",
+			    a, e, sz, x, x);
+		break;
+	case 2:
+		n = sprintf(o, "0x%016llx-0x%016llx %8u acpi_os_map_iomem+0x1a9/0x1e0 phys=0x%08x ioremap\n",
+			    a, e, sz, x * 4096);
+		break;
+	case 3:
+		n = sprintf(o, "0x%016llx-0x%016llx %8u drm_buddy_init+0x3e/0x130 [drm_buddy] pages=%u vmalloc vpages N0=%u N1=%u\n",
+			    a, e, sz, x, x / 2, x - x / 2);
+		break;
+	case 4:
+		n = sprintf(o, "0x%016llx-0x%016llx %8u pcpu_get_vm_areas+0x0/0x1100 vmalloc something_new\n",
+			    a, e, sz);
+		break;
+	case 5:
+		n = sprintf(o, "0x%016llx-0x%016llx %8u unpurged vm_area\n", a, e, sz);
+		break;
+	default:
+		n = sprintf(o, "0x%016llx-0x%016llx %8u 0xffffffffc0a01234 pages=%u vmalloc\n", a, e,
+			    sz, x);
+		break;
+	}
+	return len + (size_t)n;
+}
+
+static void vm_assert_same(const struct vmallocinfo *a, const struct vmallocinfo *b)
+{
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->addr_mode, b->addr_mode);
+	assert_int_equal(a->unknown_flag_lines, b->unknown_flag_lines);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct vmalloc_area *x = &a->areas[i], *y = &b->areas[i];
+
+		assert_int_equal(x->start, y->start);
+		assert_int_equal(x->end, y->end);
+		assert_int_equal(x->size, y->size);
+		assert_true((!x->caller && !y->caller) ||
+			    (x->caller && y->caller && strcmp(x->caller, y->caller) == 0));
+		assert_true((!x->caller_module && !y->caller_module) ||
+			    (x->caller_module && y->caller_module &&
+			     strcmp(x->caller_module, y->caller_module) == 0));
+		assert_int_equal(x->caller_off, y->caller_off);
+		assert_int_equal(x->caller_len, y->caller_len);
+		assert_int_equal(x->has_pages, y->has_pages);
+		assert_int_equal(x->has_phys, y->has_phys);
+		assert_int_equal(x->pages, y->pages);
+		assert_int_equal(x->phys, y->phys);
+		assert_int_equal(x->flags, y->flags);
+		assert_int_equal(x->n_numa, y->n_numa);
+		for (size_t j = 0; j < x->n_numa; j++) {
+			assert_int_equal(x->numa[j].node, y->numa[j].node);
+			assert_int_equal(x->numa[j].pages, y->numa[j].pages);
+		}
+	}
+}
+
+/* lines of @text, as offsets of their starts (and the end) */
+static size_t vm_line_starts(const char *text, size_t len, size_t *starts)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (i == 0 || text[i - 1] == '\n')
+			starts[n++] = i;
+	starts[n] = len;
+	return n;
+}
+
+static void test_vmalloc_update_random_edits(void **state)
+{
+	enum { LINES = 300, CAP = 1 << 17 };
+	char *text = malloc(CAP), *next = malloc(CAP);
+	size_t *starts = malloc((CAP / 8) * sizeof(*starts));
+	struct vmallocinfo *vi = NULL;
+	unsigned int seed = 4242, partial = 0, failed = 0;
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(next);
+	assert_non_null(starts);
+	for (int i = 0; i < LINES; i++)
+		len = vm_random_line(text, len, &seed, false);
+	{
+		/* the first update starts from a plain read: a full parse */
+		struct kt_err e = { 0 };
+		FILE *f = mem_file(text, len);
+
+		assert_int_equal(vmallocinfo_read_file(f, "proc/vmallocinfo", &vi, &e), 0);
+		fclose(f);
+	}
+	for (int round = 0; round < 400; round++) {
+		struct vmallocinfo *full = NULL, *before = vi;
+		struct vmallocinfo_change ch = { 7, 7, 7 };
+		struct kt_err e1 = { 0 }, e2 = { 0 };
+		size_t nl = vm_line_starts(text, len, starts), old_n = vi ? vi->n : 0;
+		size_t a = nl ? (size_t)rand_r(&seed) % (nl + 1) : 0;
+		size_t b = a + (nl - a ? (size_t)rand_r(&seed) % (nl - a + 1) % 8 : 0);
+		unsigned int kind = (unsigned int)rand_r(&seed) % 10;
+		bool bad = kind == 0;
+		size_t nlen = 0;
+		int r1, r2;
+		FILE *f;
+
+		/* lines [a, b) replaced by 0-3 new ones; now and then a byte edited in place */
+		memcpy(next, text, starts[a]);
+		nlen = starts[a];
+		if (kind == 1 && a < nl) {
+			size_t off = starts[a] + (size_t)rand_r(&seed) % (starts[a + 1] - starts[a]);
+
+			memcpy(next, text, len);
+			nlen = len;
+			if (next[off] >= '0' && next[off] <= '8')
+				next[off]++;
+		} else {
+			for (int k = rand_r(&seed) % 4; k > 0 && nlen + 256 < CAP; k--)
+				nlen = vm_random_line(next, nlen, &seed, bad && k == 1);
+			memcpy(next + nlen, text + starts[b], len - starts[b]);
+			nlen += len - starts[b];
+		}
+		/* sometimes no newline at the end */
+		if (kind == 2 && nlen && next[nlen - 1] == '\n')
+			nlen--;
+		if (kind == 3 && nlen && next[nlen - 1] != '\n')
+			next[nlen++] = '\n';
+
+		f = mem_file(next, nlen);
+		r1 = vmallocinfo_read_file(f, "proc/vmallocinfo", &full, &e1);
+		fclose(f);
+		r2 = vmallocinfo_update(&vi, next, nlen, "proc/vmallocinfo", &ch, &e2);
+		assert_int_equal(r2, r1);
+		if (r1 < 0) {
+			/* the same error, and the previous read kept */
+			assert_int_equal(e1.line, e2.line);
+			assert_string_equal(e1.what, e2.what);
+			assert_ptr_equal(vi, before);
+			failed++;
+			continue;
+		}
+		vm_assert_same(vi, full);
+		assert_int_equal(vi->n, old_n - ch.removed + ch.added);
+		assert_true(ch.start + ch.added <= vi->n);
+		/* most rounds must have kept areas: else this tested full parses only */
+		if (ch.added < vi->n / 2)
+			partial++;
+		vmallocinfo_free(full);
+		memcpy(text, next, nlen);
+		len = nlen;
+	}
+	assert_true(partial > 250);
+	assert_true(failed > 10);
+	vmallocinfo_free(vi);
+	free(text);
+	free(next);
+	free(starts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vmalloc_line_61),
 		cmocka_unit_test(test_vmalloc_line_612),
 		cmocka_unit_test(test_vmalloc_line_kinds),
+		cmocka_unit_test(test_vmalloc_update_random_edits),
 		cmocka_unit_test(test_vmalloc_line_malformed),
 		cmocka_unit_test(test_vmalloc_addr_mode),
 		cmocka_unit_test(test_vmalloc_read_fixtures),
