@@ -70,9 +70,15 @@ static int word_index(const char *s, const char *end, const char *const *words, 
 {
 	size_t i;
 
+	if (s >= end)
+		return -1;
 	for (i = 0; i < n; i++) {
-		size_t l = strlen(words[i]);
+		size_t l;
 
+		/* most lines are no "kern  :info  : " prefix: the first byte rules them out */
+		if (words[i][0] != *s)
+			continue;
+		l = strlen(words[i]);
 		if ((size_t)(end - s) >= l && memcmp(s, words[i], l) == 0 &&
 		    (s + l == end || !((s[l] >= 'a' && s[l] <= 'z') || is_digit(s[l])))) {
 			*ret_len = l;
