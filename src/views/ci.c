@@ -1101,10 +1101,18 @@ static int event_line_cmp(const void *x, const void *y)
 
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static uint64_t event_line(const struct ci_event_line *lines, size_t n, double ts, int pid)
+/*
+ * The first line at or after @after with an event of @pid at @ts, or 0. A trace may
+ * hold the same (ts, pid) twice (time went back: two traces in one file), so an exit
+ * is looked for after its enter.
+ */
+static uint64_t event_line(const struct ci_event_line *lines, size_t n, double ts, int pid,
+			   uint64_t after)
 {
 	size_t lo = 0, hi = n;
 
@@ -1116,7 +1124,10 @@ static uint64_t event_line(const struct ci_event_line *lines, size_t n, double t
 		else
 			hi = mid;
 	}
-	return lo < n && lines[lo].ts == ts && lines[lo].pid == pid ? lines[lo].line : 0;
+	for (; lo < n && lines[lo].ts == ts && lines[lo].pid == pid; lo++)
+		if (lines[lo].line >= after)
+			return lines[lo].line;
+	return 0;
 }
 
 static int trace_requester(struct ci *c, const struct ledger *l, const struct attempt *a,
@@ -1161,8 +1172,8 @@ int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *
 		cls = class_of_outcome(a->outcome);
 		if (cls < 0)
 			continue;
-		ev.first = event_line(lines, n_lines, a->start, a->pid);
-		ev.last = a->complete ? event_line(lines, n_lines, a->end, a->pid) : 0;
+		ev.first = event_line(lines, n_lines, a->start, a->pid, 0);
+		ev.last = a->complete ? event_line(lines, n_lines, a->end, a->pid, ev.first) : 0;
 		if (!ev.first)
 			ev.first = ev.last ? ev.last : 1;
 		if (a->measured) {
@@ -1199,7 +1210,7 @@ int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *
 		} else {
 			continue;
 		}
-		ev.first = event_line(lines, n_lines, rq->ts, rq->pid);
+		ev.first = event_line(lines, n_lines, rq->ts, rq->pid, 0);
 		if (!ev.first)
 			ev.first = 1;
 		r = intern(c, rq->comm, strnlen(rq->comm, sizeof(rq->comm)), &ev.comm);
