@@ -1281,11 +1281,13 @@ static int live_sample(struct poll *p)
 
 	if (r > 0)
 		p->pending = true;
-	if (r < 0 || live_trace_error(p->lv, &why) < 0) {
+	/* a source that was never there keeps its reason (needs root, no tracefs) */
+	if (p->sources[p->trace_src].state == TOP_SRC_LIVE &&
+	    (r < 0 || live_trace_error(p->lv, &why) < 0)) {
 		p->sources[p->trace_src].state = TOP_SRC_MISSING;
 		p->sources[p->trace_src].why = "reading it failed";
 	}
-	if (live_kmsg_error(p->lv, &why) < 0) {
+	if (p->sources[p->kmsg_src].state == TOP_SRC_LIVE && live_kmsg_error(p->lv, &why) < 0) {
 		p->sources[p->kmsg_src].state = TOP_SRC_MISSING;
 		p->sources[p->kmsg_src].why = p->kmsg_why[0] ? p->kmsg_why : "reading it failed";
 	}

@@ -19,6 +19,8 @@ left in tracefs). Checks, on the last frame:
   teardown   top exited by SIGINT, SIGTERM and SIGHUP with 128+N, after --iterations
              with 0, and none left its instance or kprobe group (the global tracing
              files are compared by check-run.py over the whole live suite)
+  nobody     run as uid 65534: proc/modules live, the trace missing with "needs root",
+             kmsg live or missing with its reason
 
 Exit status 0 when all pass, 1 when a check failed, 77 when top did not run.
 """
@@ -190,6 +192,21 @@ def main(argv):
         check(g is not None and g.get('after_instance') == 'no' and g.get('after_probes') == '0',
               'nothing left after top ended by %s' % what, 'no instance, 0 probes',
               g and '%s, %s' % (g.get('after_instance'), g.get('after_probes')))
+    # as nobody: /proc is read, the trace is missing because root is
+    nr = read(kd + '/top-nonroot.out')
+    if nr is not None:
+        g = runs.get('nonroot')
+        check(g is not None and g.get('rc') == '0', 'top as nobody: exit status', 0,
+              g and g.get('rc'))
+        src = parse_frame(last_frame(nr))[0].get('sources', '')
+        live_part, _, missing = src.partition('missing:')
+        check('trace (needs root)' in missing, 'top as nobody: trace missing (needs root)',
+              'missing: trace (needs root)', src.strip())
+        check(' kmsg' in live_part or re.search(r'kmsg \([^)]+\)', missing) is not None,
+              'top as nobody: kmsg live, or missing with a reason', 'kmsg or kmsg (why)',
+              src.strip())
+        check('proc/modules' in live_part, 'top as nobody: proc/modules live', 'live',
+              src.strip())
     err = read(kd + '/top.err') or ''
     check('could not be removed' not in err, 'top removed its instance', 'no error',
           err.strip()[:200])

@@ -1,8 +1,8 @@
 # tests/vm/top-live.sh — sourced by tests/vm/init (busybox sh): `kmodtop top` live
 # during the workload (issue 6). `top --batch --measure` prints a frame every second
 # into kmodtop/top.out; it is stopped with SIGINT after the workload, like the live
-# report. Then SIGTERM, SIGHUP and --iterations end short runs. What each left in
-# tracefs goes to kmodtop/top.txt for check-top.py.
+# report. Then SIGTERM, SIGHUP and --iterations end short runs, and one runs as
+# nobody. What each left in tracefs goes to kmodtop/top.txt for check-top.py.
 
 # top_left T PID: "instance=yes|no probes=N" of kmodtop PID
 top_left() {
@@ -48,4 +48,10 @@ top_live_stop() {
 	wait $p
 	echo "iterations rc=$? $during after_$(top_left $1 $p | sed 's/ / after_/')" \
 		>>$2/kmodtop/top.txt
+	# without root: what is missing, and why (busybox su: root needs no password)
+	grep -q '^nobody:' /etc/passwd || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+	grep -q '^nogroup:' /etc/group || echo 'nogroup:x:65534:' >>/etc/group
+	su -s /bin/sh -c "/bin/kmodtop top --batch -n 2 -d 5 --size 200x30" nobody \
+		>$2/kmodtop/top-nonroot.out 2>$2/kmodtop/top-nonroot.err
+	echo "nonroot rc=$?" >>$2/kmodtop/top.txt
 }
