@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/linereader.h"
 #include "util/macro.h"
@@ -295,26 +297,36 @@ struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi)
 
 DEFINE_FREEP(struct vmallocinfo, vmallocinfo_free)
 
+/* what detect_addr_mode() counts: zero addresses, and those in the kernel half */
+static void addr_count(const struct vmalloc_area *a, size_t *zero, size_t *high)
+{
+	uint64_t s = a->start;
+
+	if (s == 0)
+		(*zero)++;
+	else if (s >> 47 == 0x1ffff || s >> 55 == 0x1ff)
+		(*high)++; /* canonical kernel half, 4- or 5-level paging */
+}
+
+static enum vmalloc_addr_mode addr_mode_of(size_t n, size_t zero, size_t high)
+{
+	if (n == 0)
+		return VMALLOC_ADDR_UNKNOWN;
+	if (zero == n)
+		return VMALLOC_ADDR_ZERO;
+	/* %pK hashes are 32 bits wide on 64-bit kernels (ptr_to_hashval) */
+	if (high == n - zero)
+		return VMALLOC_ADDR_REAL;
+	return VMALLOC_ADDR_HASHED;
+}
+
 static enum vmalloc_addr_mode detect_addr_mode(const struct vmallocinfo *vi)
 {
 	size_t i, zero = 0, high = 0;
 
-	if (vi->n == 0)
-		return VMALLOC_ADDR_UNKNOWN;
-	for (i = 0; i < vi->n; i++) {
-		uint64_t s = vi->areas[i].start;
-
-		if (s == 0)
-			zero++;
-		else if (s >> 47 == 0x1ffff || s >> 55 == 0x1ff)
-			high++; /* canonical kernel half, 4- or 5-level paging */
-	}
-	if (zero == vi->n)
-		return VMALLOC_ADDR_ZERO;
-	/* %pK hashes are 32 bits wide on 64-bit kernels (ptr_to_hashval) */
-	if (high == vi->n - zero)
-		return VMALLOC_ADDR_REAL;
-	return VMALLOC_ADDR_HASHED;
+	for (i = 0; i < vi->n; i++)
+		addr_count(&vi->areas[i], &zero, &high);
+	return addr_mode_of(vi->n, zero, high);
 }
 
 struct read_ctx {
@@ -440,148 +452,266 @@ static size_t count_lines(const char *s, size_t len)
 	return n;
 }
 
-int vmallocinfo_update(struct vmallocinfo **vip, const char *text, size_t len,
-		       const char *path, struct vmallocinfo_change *ret_change,
-		       struct kt_err *reterr)
+/*
+ * The lines of [text + from, text + to) parsed into @areas (room for all of them),
+ * their ends into @ends; line numbers start after @first lines.
+ */
+static int parse_lines(const char *text, size_t from, size_t to, size_t first,
+		       const char *path, struct vmalloc_area *areas, size_t *ends,
+		       size_t *ret_n, struct kt_err *reterr)
 {
-	struct vmallocinfo *old = *vip, *vi;
-	size_t pre_b = 0, pre_a = 0, suf_a = 0, q = len, qo = 0, n_mid, removed, i, k;
 	char *line = NULL;
-	size_t line_cap = 0;
+	size_t line_cap = 0, k = 0;
 	const char *p;
-	int r = -ENOMEM;
+	int r = 0;
 
-	if (old && old->text) {
-		size_t m = old->text_len < len ? old->text_len : len, s;
-
-		pre_b = common_prefix(old->text, text, m);
-		if (pre_b == old->text_len && pre_b == len) {
-			/* the same text: the same areas */
-			if (ret_change)
-				*ret_change = (struct vmallocinfo_change){ old->n, 0, 0 };
-			return 0;
-		}
-		/* back to the start of the line the difference is in */
-		while (pre_b > 0 && text[pre_b - 1] != '\n')
-			pre_b--;
-		pre_a = lines_before(old, pre_b);
-		s = common_suffix(old->text + old->text_len, text + len, m - pre_b);
-		q = len - s;
-		qo = old->text_len - s;
-		/* forward to a line start in both texts */
-		while (q < len && !((q == pre_b || text[q - 1] == '\n') &&
-				    (qo == pre_b || old->text[qo - 1] == '\n'))) {
-			const char *nl = memchr(text + q, '\n', len - q);
-
-			q = nl ? (size_t)(nl + 1 - text) : len;
-			qo = old->text_len - (len - q);
-		}
-		if (q == len)
-			qo = old->text_len;
-		suf_a = old->n - lines_before(old, qo);
-	}
-	n_mid = count_lines(text + pre_b, q - pre_b);
-
-	vi = calloc(1, sizeof(*vi));
-	if (!vi)
-		return -ENOMEM;
-	vi->text = malloc(len + 1);
-	vi->areas = malloc((pre_a + n_mid + suf_a + 1) * sizeof(*vi->areas));
-	vi->line_end = malloc((pre_a + n_mid + suf_a + 1) * sizeof(*vi->line_end));
-	if (!vi->text || !vi->areas || !vi->line_end)
-		goto fail;
-	memcpy(vi->text, text, len);
-	vi->text[len] = '\0';
-	vi->text_len = len;
-
-	/* the new lines, parsed from a copy: parsing cuts a line into tokens in place */
-	k = pre_a;
-	for (p = text + pre_b; p < text + q;) {
-		const char *nl = memchr(p, '\n', (size_t)(text + q - p));
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(text + q - p);
+	for (p = text + from; p < text + to;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + to - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(text + to - p);
 		const char *what = NULL;
-		unsigned int lineno = (unsigned int)(k + 1);
+		unsigned int lineno = (unsigned int)(first + k + 1);
 
 		if (ll > LINEREADER_DEFAULT_MAX) {
 			kt_err_set(reterr, path, lineno, "line too long");
 			r = -EINVAL;
-			goto fail;
+			break;
 		}
 		if (ll + 1 > line_cap) {
 			char *nb = realloc(line, ll + 1);
 
 			if (!nb) {
 				r = -ENOMEM;
-				goto fail;
+				break;
 			}
 			line = nb;
 			line_cap = ll + 1;
 		}
+		/* parsed from a copy: parsing cuts a line into tokens in place */
 		memcpy(line, p, ll);
 		line[ll] = '\0';
-		r = vmallocinfo_parse_line(line, ll, &vi->areas[k], &what);
+		r = vmallocinfo_parse_line(line, ll, &areas[k], &what);
 		if (r < 0) {
 			if (r == -EINVAL)
 				kt_err_set(reterr, path, lineno, what);
-			goto fail;
+			break;
 		}
 		p += ll + (nl ? 1 : 0);
-		vi->line_end[k] = (size_t)(p - text);
-		vi->n = ++k;
+		ends[k++] = (size_t)(p - text);
 	}
 	free(line);
-	line = NULL;
-
-	/* the lines before and after move over as they are */
-	removed = old ? old->n - pre_a - suf_a : 0;
-	if (old) {
-		if (pre_a) {
-			memcpy(vi->areas, old->areas, pre_a * sizeof(*vi->areas));
-			memcpy(vi->line_end, old->line_end, pre_a * sizeof(*vi->line_end));
-		}
-		for (i = 0; i < suf_a; i++) {
-			size_t o = old->n - suf_a + i;
-
-			vi->areas[k + i] = old->areas[o];
-			vi->line_end[k + i] = old->line_end[o] - old->text_len + len;
-		}
-		/* the old lines in between go with the old text */
-		for (i = pre_a; i < old->n - suf_a; i++)
-			vmalloc_area_done(&old->areas[i]);
-		old->n = 0;
-		vmallocinfo_free(old);
+	if (r < 0) {
+		while (k > 0)
+			vmalloc_area_done(&areas[--k]);
+		return r;
 	}
-	vi->n = pre_a + n_mid + suf_a;
-	for (i = 0; i < vi->n; i++)
-		if (vi->areas[i].flags & VMA_UNKNOWN_FLAG)
-			vi->unknown_flag_lines++;
-	vi->addr_mode = detect_addr_mode(vi);
-	if (ret_change)
-		*ret_change = (struct vmallocinfo_change){
-			pre_a, removed, n_mid
-		};
-	*vip = vi;
+	*ret_n = k;
 	return 0;
-fail:
-	free(line);
-	for (i = pre_a; i < vi->n; i++)
+}
+
+/* vmallocinfo_update() that takes @text (malloc()ed, NUL at @len) over, also on failure */
+static int update_take(struct vmallocinfo **vip, char *text, size_t len, const char *path,
+		       struct vmallocinfo_change *ret_change, struct kt_err *reterr)
+{
+	struct vmallocinfo *vi = *vip;
+	size_t pre_b = 0, pre_a = 0, suf_a = 0, q = len, qo = 0, n_mid, removed, i, n;
+	size_t zero = 0, high = 0, unknown = 0;
+	struct vmalloc_area *mid = NULL;
+	size_t *mid_end = NULL;
+	int r = -ENOMEM;
+
+	if (!vi || !vi->text) {
+		/* a first read: everything is new */
+		struct vmallocinfo *nv = calloc(1, sizeof(*nv));
+
+		if (!nv)
+			goto out;
+		n_mid = count_lines(text, len);
+		nv->areas = malloc((n_mid + 1) * sizeof(*nv->areas));
+		nv->line_end = malloc((n_mid + 1) * sizeof(*nv->line_end));
+		if (!nv->areas || !nv->line_end) {
+			vmallocinfo_free(nv);
+			goto out;
+		}
+		r = parse_lines(text, 0, len, 0, path, nv->areas, nv->line_end, &nv->n, reterr);
+		if (r < 0) {
+			vmallocinfo_free(nv);
+			goto out;
+		}
+		for (i = 0; i < nv->n; i++) {
+			addr_count(&nv->areas[i], &nv->n_zero, &nv->n_high);
+			if (nv->areas[i].flags & VMA_UNKNOWN_FLAG)
+				nv->unknown_flag_lines++;
+		}
+		nv->addr_mode = addr_mode_of(nv->n, nv->n_zero, nv->n_high);
+		nv->text = text;
+		nv->text_len = len;
+		text = NULL;
+		if (ret_change)
+			*ret_change = (struct vmallocinfo_change){ 0, vi ? vi->n : 0, nv->n };
+		vmallocinfo_free(vi);
+		*vip = nv;
+		return 0;
+	}
+
+	{
+		size_t m = vi->text_len < len ? vi->text_len : len, s;
+
+		pre_b = common_prefix(vi->text, text, m);
+		if (pre_b == vi->text_len && pre_b == len) {
+			/* the same text: the same areas */
+			if (ret_change)
+				*ret_change = (struct vmallocinfo_change){ vi->n, 0, 0 };
+			r = 0;
+			goto out;
+		}
+		/* back to the start of the line the difference is in */
+		while (pre_b > 0 && text[pre_b - 1] != '\n')
+			pre_b--;
+		pre_a = lines_before(vi, pre_b);
+		s = common_suffix(vi->text + vi->text_len, text + len, m - pre_b);
+		q = len - s;
+		qo = vi->text_len - s;
+		/* forward to a line start in both texts */
+		while (q < len && !((q == pre_b || text[q - 1] == '\n') &&
+				    (qo == pre_b || vi->text[qo - 1] == '\n'))) {
+			const char *nl = memchr(text + q, '\n', len - q);
+
+			q = nl ? (size_t)(nl + 1 - text) : len;
+			qo = vi->text_len - (len - q);
+		}
+		if (q == len)
+			qo = vi->text_len;
+		suf_a = vi->n - lines_before(vi, qo);
+	}
+
+	/* the new lines first, aside: a bad one leaves *vip as it was */
+	n_mid = count_lines(text + pre_b, q - pre_b);
+	mid = malloc((n_mid + 1) * sizeof(*mid));
+	mid_end = malloc((n_mid + 1) * sizeof(*mid_end));
+	if (!mid || !mid_end)
+		goto out;
+	r = parse_lines(text, pre_b, q, pre_a, path, mid, mid_end, &n_mid, reterr);
+	if (r < 0)
+		goto out;
+	removed = vi->n - pre_a - suf_a;
+	n = pre_a + n_mid + suf_a;
+	if (n > vi->n) {
+		struct vmalloc_area *na = realloc(vi->areas, n * sizeof(*na));
+		size_t *ne;
+
+		if (na)
+			vi->areas = na;
+		ne = na ? realloc(vi->line_end, n * sizeof(*ne)) : NULL;
+		if (!ne) {
+			for (i = 0; i < n_mid; i++)
+				vmalloc_area_done(&mid[i]);
+			r = -ENOMEM;
+			goto out;
+		}
+		vi->line_end = ne;
+	}
+
+	/* the replaced areas go, those after them move, the new ones go in between */
+	for (i = pre_a; i < pre_a + removed; i++) {
+		addr_count(&vi->areas[i], &zero, &high);
+		if (vi->areas[i].flags & VMA_UNKNOWN_FLAG)
+			unknown++;
 		vmalloc_area_done(&vi->areas[i]);
-	vi->n = 0;
-	vmallocinfo_free(vi);
+	}
+	vi->n_zero -= zero;
+	vi->n_high -= high;
+	vi->unknown_flag_lines -= (unsigned int)unknown;
+	memmove(vi->areas + pre_a + n_mid, vi->areas + pre_a + removed,
+		suf_a * sizeof(*vi->areas));
+	memmove(vi->line_end + pre_a + n_mid, vi->line_end + pre_a + removed,
+		suf_a * sizeof(*vi->line_end));
+	for (i = pre_a + n_mid; i < n; i++)
+		vi->line_end[i] = vi->line_end[i] - vi->text_len + len;
+	for (i = 0; i < n_mid; i++) {
+		vi->areas[pre_a + i] = mid[i];
+		vi->line_end[pre_a + i] = mid_end[i];
+		addr_count(&mid[i], &vi->n_zero, &vi->n_high);
+		if (mid[i].flags & VMA_UNKNOWN_FLAG)
+			vi->unknown_flag_lines++;
+	}
+	vi->n = n;
+	vi->addr_mode = addr_mode_of(vi->n, vi->n_zero, vi->n_high);
+	free(vi->text);
+	vi->text = text;
+	vi->text_len = len;
+	text = NULL;
+	if (ret_change)
+		*ret_change = (struct vmallocinfo_change){ pre_a, removed, n_mid };
+	r = 0;
+out:
+	free(mid);
+	free(mid_end);
+	free(text);
 	return r;
+}
+
+int vmallocinfo_update(struct vmallocinfo **vip, const char *text, size_t len,
+		       const char *path, struct vmallocinfo_change *ret_change,
+		       struct kt_err *reterr)
+{
+	char *copy = malloc(len + 1);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	return update_take(vip, copy, len, path, ret_change, reterr);
 }
 
 int vmallocinfo_reread(const struct kt_root *root, struct vmallocinfo **vi,
 		       struct vmallocinfo_change *ret_change, struct kt_err *reterr)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0;
-	int r;
+	_cleanup_close_ int fd = -1;
+	char *buf;
+	/* room for the previous text and a little: no doubling copies of 10 MB */
+	size_t len = 0, cap = (*vi && (*vi)->text ? (*vi)->text_len : 0) + 65536;
 
-	r = root_read_file(root, PROC_VMALLOCINFO, VMALLOCINFO_TEXT_MAX, &buf, &len);
-	if (r < 0) {
+	fd = root_open(root, PROC_VMALLOCINFO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		kt_err_set(reterr, PROC_VMALLOCINFO, 0, NULL);
-		return r;
+		return fd;
 	}
-	return vmallocinfo_update(vi, buf, len, PROC_VMALLOCINFO, ret_change, reterr);
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k;
+
+		if (len + 1 >= cap) {
+			char *nb;
+
+			if (cap > VMALLOCINFO_TEXT_MAX) {
+				free(buf);
+				kt_err_set(reterr, PROC_VMALLOCINFO, 0, "file too large");
+				return -EFBIG;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		k = read(fd, buf + len, cap - len - 1);
+		if (k < 0) {
+			int r = -errno;
+
+			if (r == -EINTR)
+				continue;
+			free(buf);
+			kt_err_set(reterr, PROC_VMALLOCINFO, 0, NULL);
+			return r;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = '\0';
+	return update_take(vi, buf, len, PROC_VMALLOCINFO, ret_change, reterr);
 }

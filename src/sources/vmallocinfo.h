@@ -57,6 +57,7 @@ struct vmallocinfo {
 	char *text;
 	size_t text_len;
 	size_t *line_end;
+	size_t n_zero, n_high;	/* what addr_mode is decided by */
 };
 
 /*
@@ -84,7 +85,8 @@ struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi);
  * with the text of the previous update (a common prefix and suffix): a refresh where a
  * module came or went parses a few lines, not all of them. *vi NULL, or from
  * vmallocinfo_read*(), is a full parse. The result equals vmallocinfo_read_file() of
- * @text. On failure *vi is unchanged. @ret_change may be NULL.
+ * @text. On failure *vi is unchanged. @ret_change may be NULL. Areas keep their place
+ * in memory only until the next update.
  */
 int vmallocinfo_update(struct vmallocinfo **vi, const char *text, size_t len,
 		       const char *path, struct vmallocinfo_change *ret_change,
