@@ -151,9 +151,28 @@ static void set_status(struct source_status *s, const char *key, const char *pat
 	}
 }
 
+/* What reading @path needs, when this user was refused it; NULL otherwise */
+static const char *refused_why(const char *path, int r)
+{
+	if (r != -EACCES && r != -EPERM)
+		return NULL;
+	if (strcmp(path, "proc/vmallocinfo") == 0)
+		return "proc/vmallocinfo is readable by root only (mode 0400): no module areas, "
+		       "no address join, no in-flight areas";
+	if (strcmp(path, "sys/kernel/debug/modules/stats") == 0)
+		return "debugfs is readable by root only (mode 0700): no MODULE_STATS counters";
+	return "not readable by this user";
+}
+
 /* Logs a source that failed in a way worth telling; absent optional files are not. */
 static void warn_source(const char *path, int r, const struct kt_err *e)
 {
+	const char *why = refused_why(path, r);
+
+	if (why) {
+		log_warn("'%s': %s: %s, ignoring", path, strerror(-r), why);
+		return;
+	}
 	if (e && e->what && e->path[0]) {
 		if (e->line)
 			log_warn("'%s':%u: %s, ignoring", e->path, e->line, e->what);
@@ -619,6 +638,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 	d.pm = c.pm;
+	if (c.pm->addresses_hidden && c.pm->n && root_is_live_system(c.root))
+		log_warn("'proc/modules': every module address reads as 0 (kernel.kptr_restrict=2, "
+			 "or this user lacks CAP_SYSLOG): joining vmallocinfo areas to modules by "
+			 "address needs root");
 
 	r = resolve_release(&c, g, &release_from);
 	if (r == 0) {
@@ -650,6 +673,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	memset(&e, 0, sizeof(e));
 	r = vmallocinfo_read(c.root, &c.vi, &e);
 	set_status(&d.src[SRC_VMALLOCINFO], "vmallocinfo", "proc/vmallocinfo", r, &e);
+	d.src[SRC_VMALLOCINFO].why = refused_why("proc/vmallocinfo", r);
 	if (r < 0)
 		warn_source("proc/vmallocinfo", r, &e);
 	d.vi = c.vi;
@@ -672,6 +696,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	memset(&e, 0, sizeof(e));
 	r = modstats_read(c.root, &c.ms, &e);
 	set_status(&d.src[SRC_MODSTATS], "module_stats", "sys/kernel/debug/modules/stats", r, &e);
+	d.src[SRC_MODSTATS].why = refused_why("sys/kernel/debug/modules/stats", r);
 	if (r < 0 && r != -ENOENT)
 		warn_source("sys/kernel/debug/modules/stats", r, &e);
 	d.ms = c.ms;

@@ -161,8 +161,8 @@ static void render_sources(const struct report_data *d, struct out *o)
 		out_bool(o, "ok", NULL, s->err == 0);
 		if (s->err) {
 			out_str(o, "error", NULL, s->what ? "EINVAL" : strerrorname_np(-s->err));
-			if (s->what)
-				out_str(o, "reason", NULL, s->what);
+			if (s->what || s->why)
+				out_str(o, "reason", NULL, s->what ? s->what : s->why);
 			if (s->line)
 				out_u64(o, "line", NULL, s->line);
 		}
@@ -486,6 +486,11 @@ static int render_module_memory(const struct report_data *d, struct out *o)
 		out_bytes(o, "vmalloc_used", "VmallocUsed:", d->mi->vmalloc_used);
 	if (!mm) {
 		out_null(o, "areas", "module areas:", "vmallocinfo not readable");
+		if (d->src[SRC_VMALLOCINFO].why)
+			out_note(o, d->src[SRC_VMALLOCINFO].why);
+		if (d->pm && d->pm->addresses_hidden)
+			out_note(o, "proc/modules shows every address as 0 (no CAP_SYSLOG, or "
+				    "kernel.kptr_restrict=2): the address join needs root");
 		out_section_end(o);
 		return 0;
 	}

@@ -26,6 +26,7 @@ struct source_status {
 	int err;		/* 0, or -errno */
 	const char *what;	/* parse error text, or NULL */
 	unsigned int line;
+	const char *why;	/* not readable: what it needs (static text), or NULL */
 };
 
 enum {

@@ -40,6 +40,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402
+import check_nonroot  # noqa: E402
 
 LOADERS = ('modprobe', 'insmod', 'rmmod', 'kmod', 'busybox')
 TRUTH = re.compile(r'^TRUTH (\w+) (.*)$')
@@ -510,6 +511,8 @@ def main(argv):
                       est if top == est else '%s..%s' % (est, top))
 
         check_live(root, m, check, passed)
+        check_nonroot.check_nonroot(root, check, passed)
+        check_nonroot.check_mount(root, check, passed)
 
     if rows:
         w = [max(len(str(r[i])) for r in rows + [('step', 'check', 'expected', 'got')]) for i in range(4)]

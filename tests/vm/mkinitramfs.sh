@@ -131,8 +131,12 @@ cp "$here/init" init
 # kmodtop top live during the workload (sourced by init)
 cp "$here/top-live.sh" etc/kmt-top-live.sh
 chmod 755 init
-echo "root:x:0:0:root:/:/bin/sh" >etc/passwd
-echo "root:x:0:" >etc/group
+# kmt: the unprivileged user of tests/vm/nonroot.sh
+cp "$here/nonroot.sh" bin/kmt-nonroot
+cp "$here/mount-tracefs.sh" bin/kmt-mount-tracefs
+chmod 755 bin/kmt-nonroot bin/kmt-mount-tracefs
+printf 'root:x:0:0:root:/:/bin/sh\nkmt:x:1000:1000:kmt:/tmp:/bin/sh\n' >etc/passwd
+printf 'root:x:0:\nkmt:x:1000:\n' >etc/group
 
 # ---- modules -----------------------------------------------------------------------
 mods="xfs libcrc32c crc32c_generic crc32c-intel nfs sctp af_key vfat fat nls_cp437
