@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -73,6 +74,7 @@ struct live {
 	int stale_err;
 	uint64_t trace_bytes;
 	uint64_t comms_resolved, comms_unknown;	/* "<...>" lines named, and not */
+	uint64_t fd_marked, fd_unread;	/* finit_module fds named by a marker, and not */
 	unsigned int ncpus;
 	uint64_t *lost;			/* per CPU, from per_cpu/cpuN/stats */
 	uint64_t *lost_seen;		/* per CPU, from "[LOST n EVENTS]" lines */
@@ -338,6 +340,41 @@ static int scratch_reserve(struct spool *sp, size_t n)
 	return 0;
 }
 
+/*
+ * A finit_module() caller's fd, read while the call may still run: the marker
+ * written after the readlink() names the file only if the trace puts it before
+ * the call's exit (the ledger checks), so a late read (the fd closed, or reused by
+ * the caller's next open) names nothing.
+ */
+static void mark_finit_fd(struct live *lv, const struct tracefs_event *ev)
+{
+	char link[64], path[PATH_MAX], text[PATH_MAX + 64];
+	ssize_t n;
+	int len;
+
+	if (!live_ti || live_ti->marker_fd < 0 || ev->pid <= 0 || ev->finit_module.fd < 0)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", ev->pid, ev->finit_module.fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0 || path[0] != '/') {
+		lv->fd_unread++;
+		return;
+	}
+	path[n] = '\0';
+	for (ssize_t i = 0; i < n; i++)
+		if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f) {
+			lv->fd_unread++;
+			return;
+		}
+	len = snprintf(text, sizeof(text), "kmodtop_fd pid=%d fd=%d path=%s", ev->pid,
+		       ev->finit_module.fd, path);
+	if (len > 0 && (size_t)len < sizeof(text) &&
+	    tracefs_instance_mark(live_ti, text, (size_t)len) == 0)
+		lv->fd_marked++;
+	else
+		lv->fd_unread++;
+}
+
 static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len)
 {
 	struct tracefs_line tl;
@@ -350,6 +387,8 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 		spool_out(sp, "\n", 1);
 		return;
 	}
+	if (tl.ev.kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE)
+		mark_finit_fd(lv, &tl.ev);
 	if (tl.ev.kind == TRACEFS_EV_LOST) {
 		if (tl.ev.cpu < lv->ncpus && lv->lost_seen)
 			lv->lost_seen[tl.ev.cpu] += tl.ev.lost.count;
@@ -365,6 +404,17 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 			name = e->comm;
 	} else {
 		map_set(sp, tl.ev.pid, tl.ev.comm.s, tl.ev.comm.len, false);
+	}
+	if (tl.ev.kind == TRACEFS_EV_UNKNOWN && tl.ev.name.len == 11 &&
+	    memcmp(tl.ev.name.s, "task_rename", 11) == 0) {
+		/* "pid=%d oldcomm=%s newcomm=%s oom_score_adj=%hd": the name a fork gave is stale */
+		const char *f = tl.ev.fields.s, *fe = f + tl.ev.fields.len;
+		const char *nc = memmem(f, (size_t)(fe - f), "newcomm=", 8);
+		const char *oa = nc ? memmem(nc, (size_t)(fe - nc), " oom_score_adj=", 15) : NULL;
+		int rpid;
+
+		if (nc && oa && sscanf(f, "pid=%d ", &rpid) == 1 && rpid > 0)
+			map_set(sp, rpid, nc + 8, (size_t)(oa - nc - 8), false);
 	}
 	if (tl.ev.kind == TRACEFS_EV_SCHED_PROCESS_FORK) {
 		map_set(sp, tl.ev.fork.child_pid, tl.ev.fork.child_comm.s, tl.ev.fork.child_comm.len,
@@ -1026,6 +1076,8 @@ void live_render(const struct live *lv, struct out *o)
 	out_u64(o, "bytes", NULL, lv->trace_bytes);
 	out_u64(o, "comms_resolved", NULL, lv->comms_resolved);
 	out_u64(o, "comms_unknown", NULL, lv->comms_unknown);
+	out_u64(o, "finit_fds_marked", NULL, lv->fd_marked);
+	out_u64(o, "finit_fds_unread", NULL, lv->fd_unread);
 	out_section_begin(o, "missing_events", NULL);
 	for (size_t i = 0; i < lv->n_events; i++) {
 		if (!lv->events[i].err)

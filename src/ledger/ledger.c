@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,8 +165,10 @@ struct ledger *ledger_free(struct ledger *l)
 	if (!l)
 		return NULL;
 	p = l->priv;
-	for (size_t i = 0; i < l->n_attempts; i++)
+	for (size_t i = 0; i < l->n_attempts; i++) {
 		free(l->attempts[i].module);
+		free(l->attempts[i].live_name);
+	}
 	for (size_t i = 0; i < l->n_requests; i++) {
 		free(l->requests[i].alias);
 		free(l->requests[i].call_site);
@@ -392,12 +395,88 @@ static int on_request(struct ledger *l, const struct tracefs_event *ev)
 	return proctab_set_comm(p->procs, ev->pid, rq->comm);
 }
 
+/* The module name kmod gives a file: its base name to the first '.', '-' as '_' */
+static char *name_from_path(const char *path, size_t len)
+{
+	const char *base = path, *end = path + len, *dot;
+	char *name;
+
+	for (const char *q = path; q < end; q++)
+		if (*q == '/')
+			base = q + 1;
+	dot = memchr(base, '.', (size_t)(end - base));
+	if (dot)
+		end = dot;
+	if (end == base)
+		return NULL;
+	name = strndup(base, (size_t)(end - base));
+	for (char *q = name; q && *q; q++)
+		if (*q == '-')
+			*q = '_';
+	return name;
+}
+
+/*
+ * "kmodtop_fd pid=P fd=F path=PATH": live mode read the fd of P's finit_module()
+ * (/proc/P/fd/F) before writing this marker. Inside the call (before its exit in
+ * the trace) the fd was still the call's: the file names the attempt.
+ */
+static int on_fd_marker(struct ledger *l, const char *s, const char *end)
+{
+	struct priv *p = l->priv;
+	const char *path;
+	struct attempt *a;
+	int pid, fd, n = 0;
+	long o;
+
+	if (sscanf(s, "kmodtop_fd pid=%d fd=%d path=%n", &pid, &fd, &n) != 2 || !n)
+		return 0;
+	path = s + n;
+	o = open_find(p, pid);
+	if (o < 0 || path >= end || *path != '/')
+		return 0;
+	a = &l->attempts[p->open[o].attempt];
+	if (a->syscall != ATTEMPT_FINIT || a->fd != fd || a->live_name)
+		return 0;
+	a->live_name = name_from_path(path, (size_t)(end - path));
+	return 0;
+}
+
+/* Last, so that it changes nothing the trace and log decide: the file names what
+ * stayed unnamed */
+static int names_from_live(struct ledger *l)
+{
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+
+		if (a->module || !a->live_name)
+			continue;
+		a->module = strdup(a->live_name);
+		if (!a->module)
+			return -ENOMEM;
+		a->name_source = NAME_LIVE;
+		l->stats.live_named++;
+	}
+	return 0;
+}
+
 static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 {
 	struct priv *p = l->priv;
 	int r;
 
 	l->stats.markers++;
+	if (ev->marker.text.len > 11 && memcmp(ev->marker.text.s, "kmodtop_fd ", 11) == 0) {
+		/* the text is not NUL-terminated where it ends in the line */
+		char *t = strndup_tf(&ev->marker.text);
+		int q;
+
+		if (!t)
+			return -ENOMEM;
+		q = on_fd_marker(l, t, t + strlen(t));
+		free(t);
+		return q;
+	}
 	/* only "STEP name" markers split the run; other markers are counted */
 	if (!ev->marker.step.len)
 		return 0;
@@ -941,7 +1020,7 @@ int ledger_finish(struct ledger *l)
 	if (l->idempotent_kernel)
 		find_waiters(l);
 	find_fallbacks(l);
-	return 0;
+	return names_from_live(l);
 }
 
 const struct proctab *ledger_proctab(const struct ledger *l)

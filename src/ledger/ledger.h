@@ -83,6 +83,7 @@ struct attempt {
 	uint64_t vmap[_VMAP_MAX];	/* bytes allocated inside the call, by class */
 	unsigned int n_allocs;
 	bool module_load_seen;
+	char *live_name;		/* from a kmodtop_fd marker inside the call */
 };
 
 struct autoload_request {
@@ -146,6 +147,7 @@ struct ledger_stats {
 	uint64_t lost_events;		/* sum of the counted LOST lines */
 	uint64_t lost_uncounted;	/* LOST lines that give no count: more were lost */
 	uint64_t markers;
+	uint64_t live_named;		/* finit attempts named by a kmodtop_fd marker */
 };
 
 struct ledger {

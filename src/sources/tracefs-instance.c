@@ -492,6 +492,7 @@ static const struct {
 	{ "syscalls/sys_exit_delete_module", "delete_module results" },
 	{ "sched/sched_process_fork", "the parents of requesters" },
 	{ "sched/sched_process_exec", "process names after exec" },
+	{ "task/task_rename", "task names set by prctl() after fork" },
 };
 
 /* module:* as the kernel has it today or later, but the per-refcount events */
@@ -750,6 +751,7 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 	ti->tfd = tfd;
 	ti->pid = pid;
 	ti->pipe_fd = -1;
+	ti->marker_fd = -1;
 	ops_init(&ti->ops, ops);
 	snprintf(ti->name, sizeof(ti->name), INSTANCE_PREFIX "%d", (int)pid);
 	snprintf(ti->path, sizeof(ti->path), "instances/%s", ti->name);
@@ -781,6 +783,13 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 		*reterr_what = "turning the new instance's tracing off failed";
 		goto fail;
 	}
+	/*
+	 * From 6.1 poll() on trace_pipe waits for buffer_percent (default 50) of a full
+	 * buffer ("tracing/ring-buffer: Have polling block on watermark"); 0 wakes it at
+	 * the first event, so that the reader sees a finit_module() while it runs.
+	 * Optional: older kernels wake at every event anyway.
+	 */
+	inst_write(ti, "buffer_percent", "0");
 	if (o && o->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%u", o->buffer_kb);
 		r = inst_write(ti, "buffer_size_kb", buf);
@@ -840,7 +849,23 @@ int tracefs_instance_start(struct tracefs_instance *ti)
 	if (fd < 0)
 		return -errno;
 	ti->pipe_fd = fd;
+	snprintf(path, sizeof(path), "%s/trace_marker", ti->path);
+	/* optional: without it kmodtop only cannot mark its own evidence */
+	ti->marker_fd = openat(ti->tfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	return inst_write(ti, "tracing_on", "1");
+}
+
+int tracefs_instance_mark(struct tracefs_instance *ti, const char *text, size_t len)
+{
+	ssize_t n;
+
+	if (ti->marker_fd < 0)
+		return -EBADF;
+	n = write(ti->marker_fd, text, len);
+	if (n < 0)
+		return -errno;
+	/* the kernel cuts a marker at its size limit (4 KiB and more): say so */
+	return (size_t)n == len ? 0 : -EMSGSIZE;
 }
 
 int tracefs_instance_stop(struct tracefs_instance *ti)
@@ -868,6 +893,11 @@ int tracefs_instance_teardown(struct tracefs_instance *ti)
 	if (ti->pipe_fd >= 0) {
 		close(ti->pipe_fd);
 		ti->pipe_fd = -1;
+	}
+	/* an open file of the instance keeps rmdir at EBUSY */
+	if (ti->marker_fd >= 0) {
+		close(ti->marker_fd);
+		ti->marker_fd = -1;
 	}
 	if (ti->created) {
 		char rel[200];

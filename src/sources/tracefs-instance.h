@@ -125,6 +125,7 @@ struct tracefs_instance {
 	unsigned int ncpus;		/* per_cpu/cpuN directories */
 	uint64_t *lost_base;		/* per CPU, overrun + dropped at start */
 	struct tracefs_fs_ops ops;
+	int marker_fd;			/* trace_marker, from start; -1 when none */
 };
 
 /*
@@ -147,6 +148,12 @@ int tracefs_instance_start(struct tracefs_instance *ti);
 int tracefs_instance_stop(struct tracefs_instance *ti);
 /* Reads trace_pipe text: bytes, 0 never, -EAGAIN when nothing is buffered, -errno. */
 ssize_t tracefs_instance_read(struct tracefs_instance *ti, char *buf, size_t len);
+/*
+ * Writes @text (one line, no newline) into the instance's own buffer through its
+ * trace_marker: a "tracing_mark_write" event of this process, ordered by the trace
+ * clock against the kernel's events. 0 or -errno (-EBADF before start).
+ */
+int tracefs_instance_mark(struct tracefs_instance *ti, const char *text, size_t len);
 /*
  * Events the kernel lost in this instance since it started (per_cpu/cpuN/stats:
  * "overrun" plus "dropped events"), per CPU into @ret_lost (ti->ncpus entries).

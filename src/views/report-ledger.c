@@ -122,7 +122,8 @@ static void render_inputs(const struct report_data *d, struct out *o)
 	if (s->unnamed)
 		out_note(o, "an attempt's module is named only from evidence in the trace or log "
 			    "(module_load, a log line inside the call, its idempotent leader, the "
-			    "fallback pair); the others are shown unnamed, never guessed");
+			    "fallback pair, the file size; live: the call's file descriptor read "
+			    "inside the call); the others are shown unnamed, never guessed");
 	out_section_end(o);
 }
 

@@ -201,6 +201,35 @@ ts_run --root "$r" report -j
 	ts_fail "[LOST 3 EVENTS]: $(jq -c .load_attempts "$TS_TMP/out")"
 ts_ok
 
+# live naming: a kmodtop_fd marker names a finit_module() only inside the call, with
+# the call's fd; after the exit (the fd may be another file by then) it names nothing
+r=$TS_TMP/fdmark
+mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/tracing"
+echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$r/proc/modules"
+echo 6.12.0-test >"$r/proc/sys/kernel/osrelease"
+{
+	echo '# tracer: nop'
+	echo '            dkms-157     [000] ...1.     4.100000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)'
+	echo '         kmodtop-99      [001] .....     4.100500: tracing_mark_write: kmodtop_fd pid=157 fd=3 path=/tmp/my-garbage.ko.xz'
+	echo '            dkms-157     [000] ...1.     4.200000: sys_finit_module -> 0xfffffffffffffff8'
+	echo '            dkms-158     [000] ...1.     4.300000: sys_finit_module(fd: 4, uargs: 5bfb41, flags: 0)'
+	echo '            dkms-158     [000] ...1.     4.400000: sys_finit_module -> 0xfffffffffffffff8'
+	echo '         kmodtop-99      [001] .....     4.400500: tracing_mark_write: kmodtop_fd pid=158 fd=4 path=/tmp/late.ko'
+	echo '            dkms-159     [000] ...1.     4.500000: sys_finit_module(fd: 5, uargs: 5bfb41, flags: 0)'
+	echo '         kmodtop-99      [001] .....     4.500500: tracing_mark_write: kmodtop_fd pid=159 fd=6 path=/tmp/other-fd.ko'
+	echo '            dkms-159     [000] ...1.     4.600000: sys_finit_module -> 0xfffffffffffffff8'
+	echo '        modprobe-160     [000] ...1.     4.700000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)'
+	echo '         kmodtop-99      [001] .....     4.700500: tracing_mark_write: kmodtop_fd pid=160 fd=3 path=/lib/modules/x/dummy-file.ko'
+	echo '        modprobe-160     [000] .....     4.750000: module_load: dummy'
+	echo '        modprobe-160     [000] ...1.     4.800000: sys_finit_module -> 0x0'
+} >"$r/sys/kernel/tracing/trace"
+ts_run --root "$r" report -j
+ts_expect_rc 0 "kmodtop_fd markers"
+[ "$(jq -r '[.attempts[] | "\(.pid):\(.module):\(.name_source)"] | join(" ")' "$TS_TMP/out")" = \
+	"157:my_garbage:live 158:null:none 159:null:none 160:dummy:module_load" ] ||
+	ts_fail "kmodtop_fd markers: $(jq -c '[.attempts[] | [.pid, .module, .name_source]]' "$TS_TMP/out")"
+ts_ok
+
 # --trace/--log name files outside the root; --no-trace/--no-log turn them off
 ts_run --root "$FIXTURES/debian-6.12-xz" report -j --no-trace --no-log
 ts_expect_rc 0 "--no-trace --no-log"

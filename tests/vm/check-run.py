@@ -146,11 +146,13 @@ def attempt_result(a):
         return str(e)
 
 
-def attempt_key(a):
-    """what must agree; the requester's pid apart (see requester_pids)"""
+def attempt_key(a, offline=False):
+    """what must agree; the requester's pid apart (see requester_pids). offline: as
+    an analysis without live mode's kmodtop_fd markers would name it (unnamed)"""
     rq = a.get('requester') or {}
+    module = None if offline and a.get('name_source') == 'live' else a.get('module')
     return (a.get('syscall'), a.get('comm'), a.get('pid'), attempt_result(a),
-            a.get('outcome'), a.get('module'), rq.get('comm'), rq.get('call_site'),
+            a.get('outcome'), module, rq.get('comm'), rq.get('call_site'),
             rq.get('alias'))
 
 
@@ -226,7 +228,7 @@ def check_live(root, m, check_hard, passed):
     # live = offline analysis of the plain trace of the same run
     if host is not None:
         hatt = kmodtop_attempts(host) or []
-        lk = [attempt_key(a) for a in by_pid(latt)]
+        lk = [attempt_key(a, offline=True) for a in by_pid(latt)]
         hk = [attempt_key(a) for a in by_pid(hatt)]
         check(len(lk) == len(hk), '-', 'live attempts = offline (count)', len(hk), len(lk))
         diff = [(h, g) for h, g in zip(hk, lk) if h != g]
@@ -235,6 +237,17 @@ def check_live(root, m, check_hard, passed):
               '%d differ, first %s vs %s' % (len(diff), diff[0][0], diff[0][1]) if diff else 'same')
         check(requester_pids(latt) == requester_pids(hatt), '-',
               'live attempts per requester = offline', requester_pids(hatt), requester_pids(latt))
+        # naming in flight: what offline left unnamed, live named from the call's fd
+        for name, atts in (('live', latt), ('record', kmodtop_attempts(load_json(kd + '/bundle-guest.out') or {}) or [])):
+            un = [(h, a) for h, a in zip(by_pid(hatt), by_pid(atts))
+                  if h.get('module') is None and h.get('syscall') == 'finit_module']
+            named = [a.get('module') for h, a in un if a.get('name_source') == 'live']
+            print('check-run: %s: naming in flight (%s): %d of %d finit attempts unnamed offline '
+                  'named live %s' % (root, name, len(named), len(un), named))
+            passed.append(('-', 'live naming (%s): %d of %d' % (name, len(named), len(un))))
+        bad = [(h.get('module'), a.get('module')) for h, a in zip(by_pid(hatt), by_pid(latt))
+               if a.get('name_source') == 'live' and h.get('module') is not None]
+        check(not bad, '-', 'live names only what offline left unnamed', 'none', bad[:3])
     # --measure: each attempt's bytes by class = measure.py's, to the byte
     mode = tr.get('measure')
     if mode in ('tracepoint', 'kprobe'):
@@ -352,8 +365,10 @@ def check_live(root, m, check_hard, passed):
                 first = 'not JSON'
         check(hb == gb, '-', 'bundle: host report = guest report', 'identical', first or 'identical')
         batt = kmodtop_attempts(load_json(kd + '/bundle-guest.out') or {}) or []
-        lk = [attempt_key(a) for a in by_pid(latt)]
-        bk = [attempt_key(a) for a in by_pid(batt)]
+        # two collections, each naming from its own reads of /proc/PID/fd: compared
+        # without those names
+        lk = [attempt_key(a, offline=True) for a in by_pid(latt)]
+        bk = [attempt_key(a, offline=True) for a in by_pid(batt)]
         diff = [(x, y) for x, y in zip(bk, lk) if x != y]
         check(lk == bk, '-', 'bundle attempts = live attempts', len(lk),
               'same' if lk == bk else '%d vs %d, %d differ, first %s vs %s' % (
