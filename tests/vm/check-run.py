@@ -157,13 +157,20 @@ def attempt_key(a, offline=False):
 
 
 def requester_pids(atts):
-    """attempts per requester pid. Two tasks asking for one alias at once start two
-    modprobes, and which modprobe answers which request is not in the events: the
-    ledger ties them in time order, which two buffers may see a microsecond apart.
-    The pairing may differ; how many attempts each requester caused may not."""
-    return sorted(hist(((a.get('requester') or {}).get('pid'),
-                        (a.get('requester') or {}).get('alias')) for a in atts).items(),
-                  key=str)
+    """attempts per requester. A direct caller: per pid. Autoload: several tasks asking
+    for one alias at once start as many modprobes, and which modprobe answers which
+    request is not in the events (the usermode helper does not record who asked): the
+    ledger ties them in time order, which two buffers may see a microsecond apart, and
+    the modprobe that loads the module makes more calls than the ones that find it
+    loaded. So per alias the counts are compared as a multiset, without the pids."""
+    per = hist(((a.get('requester') or {}).get('pid'),
+                (a.get('requester') or {}).get('alias')) for a in atts)
+    direct = sorted(((pid, n) for (pid, alias), n in per.items() if alias is None), key=str)
+    auto = {}
+    for (pid, alias), n in per.items():
+        if alias is not None:
+            auto.setdefault(alias, []).append(n)
+    return direct, sorted((alias, sorted(ns)) for alias, ns in auto.items())
 
 
 def by_pid(items, pid='pid', start='start'):
