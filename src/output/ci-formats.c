@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
 #include "ci-formats.h"
+#include "output.h"
 
 /* --- a growing string ------------------------------------------------------------------ */
 
@@ -150,9 +152,45 @@ char *ci_xml_escape(const char *s, size_t len)
 	return sb_done(&b);
 }
 
+/* @v with control characters as \xNN (as text output shows them), its newlines kept */
+static char *escape_lines_dup(const char *v)
+{
+	struct sbuf b = {0};
+
+	for (;;) {
+		const char *nl = strchr(v, '\n');
+		size_t n = nl ? (size_t)(nl - v) : strlen(v);
+		char *e = escape_dup(v, n);
+
+		if (!e) {
+			free(sb_done(&b));
+			return NULL;
+		}
+		sb_str(&b, e);
+		free(e);
+		if (!nl)
+			break;
+		sb_add(&b, "\n", 1);
+		v = nl + 1;
+	}
+	return sb_done(&b);
+}
+
+/* JUnit is read by people: control characters shown as \xNN first, as in text output */
+static char *junit_escape(const char *v)
+{
+	char *t = escape_lines_dup(v), *e;
+
+	if (!t)
+		return NULL;
+	e = ci_xml_escape(t, strlen(t));
+	free(t);
+	return e;
+}
+
 static int xml_attr(FILE *f, const char *name, const char *v)
 {
-	char *e = ci_xml_escape(v ? v : "", v ? strlen(v) : 0);
+	char *e = junit_escape(v ? v : "");
 
 	if (!e)
 		return -ENOMEM;
@@ -163,7 +201,7 @@ static int xml_attr(FILE *f, const char *name, const char *v)
 
 static int xml_text(FILE *f, const char *v)
 {
-	char *e = ci_xml_escape(v, strlen(v));
+	char *e = junit_escape(v);
 
 	if (!e)
 		return -ENOMEM;
@@ -454,11 +492,9 @@ int ci_sarif_write(FILE *f, const char *version, bool pretty, const struct ci_fm
 				    : JSON_C_TO_STRING_PLAIN);
 		const char *s = json_object_to_json_string_ext(doc, flags);
 
-		if (!s) {
+		if (!s || out_json_fputs(s, f) < 0) {
 			r = -ENOMEM;
 		} else {
-			fputs(s, f);
-			fputc('\n', f);
 			if (fflush(f) != 0 || ferror(f))
 				r = -EIO;
 		}
@@ -481,9 +517,14 @@ int ci_sarif_write(FILE *f, const char *version, bool pretty, const struct ci_fm
  * Workflow command escaping (actions/toolkit command.ts): the message escapes '%', CR
  * and LF; property values also ':' and ','.
  */
-static void gh_escape(FILE *f, const char *s, bool property)
+static int gh_escape(FILE *f, const char *v, bool property)
 {
-	for (; s && *s; s++) {
+	/* annotations end up on a log page: control characters as \xNN, as in text */
+	char *e = v ? escape_lines_dup(v) : NULL;
+
+	if (v && !e)
+		return -ENOMEM;
+	for (const char *s = e; s && *s; s++) {
 		switch (*s) {
 		case '%':
 			fputs("%25", f);
@@ -504,19 +545,22 @@ static void gh_escape(FILE *f, const char *s, bool property)
 			fputc(*s, f);
 		}
 	}
+	free(e);
+	return 0;
 }
 
 int ci_github_write(FILE *f, const struct ci_fmt_annotation *a, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *sep = " ";
+		int r = 0;
 
 		fprintf(f, "::%s", a[i].level == CI_FMT_ERROR	  ? "error"
 				   : a[i].level == CI_FMT_WARNING ? "warning"
 								  : "notice");
 		if (a[i].file) {
 			fputs(" file=", f);
-			gh_escape(f, a[i].file, true);
+			r |= gh_escape(f, a[i].file, true);
 			sep = ",";
 			if (a[i].line) {
 				fprintf(f, ",line=%" PRIu64, a[i].line);
@@ -526,11 +570,13 @@ int ci_github_write(FILE *f, const struct ci_fmt_annotation *a, size_t n)
 		}
 		if (a[i].title) {
 			fprintf(f, "%stitle=", sep);
-			gh_escape(f, a[i].title, true);
+			r |= gh_escape(f, a[i].title, true);
 		}
 		fputs("::", f);
-		gh_escape(f, a[i].message, false);
+		r |= gh_escape(f, a[i].message, false);
 		fputc('\n', f);
+		if (r < 0)
+			return -ENOMEM;
 	}
 	if (fflush(f) != 0 || ferror(f))
 		return -EIO;

@@ -444,6 +444,26 @@ void out_table(struct out *o, const char *key, const char *title, const struct t
 	free(cols);
 }
 
+int out_json_fputs(const char *s, FILE *f)
+{
+	size_t len = strlen(s);
+	char *fixed;
+
+	/* json-c passes bytes >= 0x80 through: names from the kernel need not be UTF-8 */
+	if (utf8_valid(s, len)) {
+		fputs(s, f);
+		fputc('\n', f);
+		return 0;
+	}
+	fixed = utf8_repair_dup(s, len);
+	if (!fixed)
+		return -ENOMEM;
+	fputs(fixed, f);
+	fputc('\n', f);
+	free(fixed);
+	return 0;
+}
+
 int out_finish(struct out *o)
 {
 	if (o->fmt == OUT_JSON && !o->err) {
@@ -452,10 +472,8 @@ int out_finish(struct out *o)
 				       : JSON_C_TO_STRING_PLAIN);
 		const char *s = json_object_to_json_string_ext(o->stack[0], flags);
 
-		if (!s)
+		if (!s || out_json_fputs(s, o->f) < 0)
 			return -ENOMEM;
-		fputs(s, o->f);
-		fputc('\n', o->f);
 	}
 	if (fflush(o->f) != 0 || ferror(o->f))
 		return o->err ? o->err : -EIO;

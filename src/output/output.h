@@ -46,5 +46,11 @@ void out_table(struct out *o, const char *key, const char *title, const struct t
 void out_table_text(struct out *o, const char *title, const struct table *t, const size_t *cols,
 		    size_t n_cols, const bool *rows);
 
+/*
+ * A serialised JSON document and a newline, with bytes that are not UTF-8 as U+FFFD
+ * (JSON is UTF-8; kernel names and log lines need not be). 0 or -ENOMEM.
+ */
+int out_json_fputs(const char *s, FILE *f);
+
 /* Prints the JSON document (text is streamed). 0 or the first error. */
 int out_finish(struct out *o);

@@ -6,14 +6,16 @@
 
 #include "escape.h"
 
-/* Length of a valid, printable UTF-8 sequence at @s, or 0. */
-static size_t utf8_valid_len(const unsigned char *s, size_t left)
+/* Length of a valid UTF-8 sequence at @s (*ret_cp its code point), or 0. */
+static size_t utf8_seq_len(const unsigned char *s, size_t left, uint32_t *ret_cp)
 {
 	uint32_t cp;
 	size_t n, i;
 
-	if (s[0] < 0x80)
-		return (s[0] >= 0x20 && s[0] != 0x7f && s[0] != '\\') ? 1 : 0;
+	if (s[0] < 0x80) {
+		*ret_cp = s[0];
+		return 1;
+	}
 	if ((s[0] & 0xe0) == 0xc0) {
 		n = 2;
 		cp = s[0] & 0x1f;
@@ -33,9 +35,26 @@ static size_t utf8_valid_len(const unsigned char *s, size_t left)
 			return 0;
 		cp = (cp << 6) | (s[i] & 0x3f);
 	}
-	/* overlong forms, surrogates, out of range, and C1 controls (U+0080..U+009F) */
+	/* overlong forms, surrogates, out of range */
 	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || (cp >= 0x80 && cp <= 0x9f))
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	*ret_cp = cp;
+	return n;
+}
+
+/* Length of a valid, printable UTF-8 sequence at @s, or 0. */
+static size_t utf8_valid_len(const unsigned char *s, size_t left)
+{
+	uint32_t cp;
+	size_t n = utf8_seq_len(s, left, &cp);
+
+	if (!n)
+		return 0;
+	if (cp < 0x20 || cp == 0x7f || cp == '\\')
+		return 0;
+	/* C1 controls (U+0080..U+009F) */
+	if (cp >= 0x80 && cp <= 0x9f)
 		return 0;
 	/* bidi overrides and isolates can reorder what a terminal shows */
 	if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
@@ -89,4 +108,50 @@ char *escape_dup(const char *s, size_t len)
 	}
 	*p = '\0';
 	return out;
+}
+
+char *utf8_repair_dup(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *out, *p;
+	size_t i = 0;
+
+	if (len > (SIZE_MAX - 1) / 3)
+		return NULL;
+	out = malloc(len * 3 + 1);
+	if (!out)
+		return NULL;
+	p = out;
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_seq_len(u + i, len - i, &cp);
+
+		if (n) {
+			memcpy(p, u + i, n);
+			p += n;
+			i += n;
+		} else {
+			memcpy(p, "\xef\xbf\xbd", 3);
+			p += 3;
+			i++;
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+bool utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_seq_len(u + i, len - i, &cp);
+
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
 }

@@ -13,3 +13,11 @@
 char *escape_dup(const char *s, size_t len);
 /* True if escape_dup() would change @s. */
 bool escape_needed(const char *s, size_t len);
+
+/*
+ * JSON must be UTF-8 (RFC 8259): a copy of @s with every byte that starts no valid
+ * sequence replaced by U+FFFD; valid text, control characters included, is kept as it
+ * is (JSON escapes those itself). NULL on ENOMEM.
+ */
+char *utf8_repair_dup(const char *s, size_t len);
+bool utf8_valid(const char *s, size_t len);

@@ -241,7 +241,7 @@ const char *const *ci_needles(size_t *ret_n)
 /* --- state ----------------------------------------------------------------------------- */
 
 struct names {
-	char **s;			/* escaped, for display */
+	char **s;			/* as seen, NUL-terminated: outputs escape it */
 	char **raw;			/* as seen: the lookup key */
 	uint16_t *raw_len;
 	size_t n, cap, cap_raw, cap_len;
@@ -454,8 +454,8 @@ static int names_rehash(struct names *nm, size_t n_slots)
 }
 
 /*
- * The id of @s (raw bytes, up to NAME_MAX_RAW of them), added if new; 0 for NULL. The
- * display form is escaped once, when the name is first seen.
+ * The id of @s (raw bytes, up to NAME_MAX_RAW of them), added if new; 0 for NULL. Names
+ * stay raw: text, GitHub and JUnit output escape them, JSON carries them exactly.
  */
 static int intern(struct ci *c, const char *s, size_t len, uint32_t *ret)
 {
@@ -495,7 +495,7 @@ static int intern(struct ci *c, const char *s, size_t len, uint32_t *ret)
 	    grow((void **)&nm->raw_len, &nm->cap_len, nm->n + 1, sizeof(uint16_t)) < 0)
 		return -ENOMEM;
 	nm->raw[nm->n] = malloc(len);
-	nm->s[nm->n] = escape_dup(s, len);
+	nm->s[nm->n] = strndup(s, len);
 	if (!nm->raw[nm->n] || !nm->s[nm->n]) {
 		free(nm->raw[nm->n]);
 		free(nm->s[nm->n]);
@@ -704,7 +704,7 @@ static int agg_add(struct ci *c, struct agg *a, const struct evidence *ev)
 	}
 	add_requester(a, ev->comm, ev->site, 1);
 	if (!a->sample && ev->msg) {
-		a->sample = escape_dup(ev->msg, MIN_SIZE(ev->msg_len, (size_t)SAMPLE_MAX));
+		a->sample = strndup(ev->msg, MIN_SIZE(ev->msg_len, (size_t)SAMPLE_MAX));
 		if (!a->sample)
 			return -ENOMEM;
 	}
