@@ -526,19 +526,19 @@ int modmem_join(const struct proc_modules *pm, const struct vmallocinfo *vi,
 
 		if (ma->cls != AREA_MODULE) {
 			mm->n_leftover++;
-			mm->leftover_bytes += a->size;
+			mm->leftover_bytes = add_sat_u64(mm->leftover_bytes, a->size);
 			continue;
 		}
 		mm->n_module_areas++;
-		mm->module_area_bytes += a->size;
+		mm->module_area_bytes = add_sat_u64(mm->module_area_bytes, a->size);
 		if (ma->module < 0) {
 			mm->n_unjoined++;
-			mm->unjoined_bytes += a->size;
+			mm->unjoined_bytes = add_sat_u64(mm->unjoined_bytes, a->size);
 			continue;
 		}
 		mm->mods[ma->module].n_areas++;
-		mm->mods[ma->module].area_bytes += a->size;
-		mm->mods[ma->module].mem_bytes += area_mem(a);
+		mm->mods[ma->module].area_bytes = add_sat_u64(mm->mods[ma->module].area_bytes, a->size);
+		mm->mods[ma->module].mem_bytes = add_sat_u64(mm->mods[ma->module].mem_bytes, area_mem(a));
 	}
 	for (i = 0; i < mm->n_mods; i++)
 		mm->mods[i].size_matches = mm->mods[i].n_areas &&

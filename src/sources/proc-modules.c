@@ -112,6 +112,10 @@ int proc_modules_parse_line(char *line, size_t len, struct proc_module *ret_mod,
 	} else if (parse_int(tok[2], &m.refcount) < 0) {
 		*reterr_what = "refcount is not a number";
 		return -EINVAL;
+	} else if (m.refcount < 0) {
+		/* -1 stands for "-" (no unload support): a kernel never counts below 0 */
+		*reterr_what = "refcount is negative";
+		return -EINVAL;
 	}
 	if (strcmp(tok[4], "Live") == 0)
 		m.state = MODULE_LIVE;

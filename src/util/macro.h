@@ -2,11 +2,18 @@
 #pragma once
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* a sum of sizes read from a file: stuck at UINT64_MAX rather than wrapped around */
+static inline uint64_t add_sat_u64(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _printf_format_(a, b) __attribute__((format(printf, a, b)))
