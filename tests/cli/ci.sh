@@ -589,8 +589,8 @@ grep -F "long.log':6: line contains a NUL byte" "$T/err" >/dev/null || ts_fail "
 [ "$(py get "$T/out" '[(f["class"], f["first_line"]) for f in d["findings"]]')" = '[["unknown-symbol", 4]]' ] ||
 	ts_fail "filtered: lines after the skipped ones"
 
-# --- valgrind, where installed (not over a sanitizer build, nor under a wrapper) --------
-if command -v valgrind >/dev/null 2>&1 && [ -z "${KMODTOP_WRAPPER:-}" ] &&
+# --- valgrind, where installed (not over a sanitizer build, nor in make check-valgrind) --
+if command -v valgrind >/dev/null 2>&1 && [ -z "${KMODTOP_VALGRIND:-}" ] &&
 	! grep -c __asan_init "$KMODTOP" >/dev/null 2>&1; then
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		"$KMODTOP" ci -j --junit="$T/v.xml" --sarif="$T/v.sarif" --github="$T/v.gh" \

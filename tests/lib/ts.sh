@@ -54,9 +54,8 @@ ts_check() {
 }
 
 # ts_expect_rc RC DESCRIPTION -- ARGS...: runs kmodtop, stdout/stderr into $TS_TMP/out, err
-# KMODTOP_WRAPPER: a command to run kmodtop under (valgrind in .ci/run)
 ts_run() {
-	${KMODTOP_WRAPPER:-} "$KMODTOP" "$@" >"$TS_TMP/out" 2>"$TS_TMP/err"
+	"$KMODTOP" "$@" >"$TS_TMP/out" 2>"$TS_TMP/err"
 	TS_RC=$?
 	return 0
 }
@@ -78,7 +77,7 @@ ts_golden() {
 	shift
 	local exp=$TS_SRCDIR/expected/$name got=$TS_OUTDIR/$(echo "$name" | tr / _)
 	TS_CHECKS=$((TS_CHECKS + 1))
-	(cd "$TS_SRCDIR" && ${KMODTOP_WRAPPER:-} "$KMODTOP" "$@") >"$got" 2>"$got.err"
+	(cd "$TS_SRCDIR" && "$KMODTOP" "$@") >"$got" 2>"$got.err"
 	local rc=$?
 	if [ "$rc" != 0 ]; then
 		ts_fail "$name: kmodtop $* exited $rc"

@@ -1,0 +1,35 @@
+#!/bin/sh
+# make check-valgrind's log compiler: runs one test (a unit test program or a CLI test
+# script) with every kmodtop it starts under valgrind memcheck. Each process writes its
+# own log; any error or definite/indirect leak in any of them fails the test, also from
+# a kmodtop whose exit status the test does not look at (a pipe, a tmux pane).
+set -u
+: "${KMODTOP:?KMODTOP must point to the kmodtop binary}"
+test=$1
+shift
+logs=$(mktemp -d "${TMPDIR:-/tmp}/kmodtop-vg.XXXXXX") || exit 99
+trap 'rm -rf "$logs"' EXIT
+vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
+# a wrapper in place of the binary: the tests run it as $KMODTOP, tmux panes too
+cat >"$logs/kmodtop" <<EOW
+#!/bin/sh
+exec $vg --log-file='$logs/vg.%p' '$KMODTOP' "\$@"
+EOW
+chmod +x "$logs/kmodtop" || exit 99
+case $test in
+*.sh)
+	KMODTOP=$logs/kmodtop KMODTOP_VALGRIND=1 ${SHELL:-/bin/sh} "$test" "$@"
+	rc=$?
+	;;
+*)
+	$vg --log-file="$logs/vg.%p" "$test" "$@"
+	rc=$?
+	;;
+esac
+for f in "$logs"/vg.*; do
+	[ -s "$f" ] || continue
+	echo "valgrind found errors (process ${f##*.}):"
+	cat "$f"
+	[ "$rc" = 0 ] || [ "$rc" = 77 ] && rc=1
+done
+exit "$rc"
