@@ -63,9 +63,10 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* [s, end); empty when trimming met in the middle (" \t": spaces skipped, tabs trimmed) */
 static struct tracefs_str mkstr(const char *s, const char *end)
 {
-	return (struct tracefs_str){ .s = s, .len = (size_t)(end - s) };
+	return (struct tracefs_str){ .s = s, .len = end > s ? (size_t)(end - s) : 0 };
 }
 
 static bool str_is(struct tracefs_str a, const char *lit)
