@@ -445,7 +445,8 @@ static int decode_module_load(struct tracefs_event *ev, const char *f, const cha
 
 	/* "%s %s": name, then taint letters; untainted loads end in "name " */
 	end = rtrim(f, end);
-	sp = memchr(f, ' ', (size_t)(end - f));
+	/* end >= f always; the test tells gcc 12 so (-Wstringop-overread otherwise) */
+	sp = end > f ? memchr(f, ' ', (size_t)(end - f)) : NULL;
 	m->name = mkstr(f, sp ? sp : end);
 	m->taints = sp ? mkstr(skip_spaces(sp, end), end) : mkstr(end, end);
 	if (m->name.len == 0) {
