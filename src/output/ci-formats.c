@@ -60,46 +60,6 @@ static char *sb_done(struct sbuf *b)
 
 /* --- XML ------------------------------------------------------------------------------- */
 
-/*
- * The code point of the UTF-8 sequence at @s and its length in *ret_n, or -1 (with
- * *ret_n = 1) for a byte that does not start a valid, shortest-form sequence.
- */
-static int32_t utf8_decode(const unsigned char *s, size_t left, size_t *ret_n)
-{
-	uint32_t cp, min;
-	size_t n;
-
-	*ret_n = 1;
-	if (s[0] < 0x80)
-		return s[0];
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-		min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-		min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-		min = 0x10000;
-	} else {
-		return -1;
-	}
-	if (n > left)
-		return -1;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return -1;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return -1;
-	*ret_n = n;
-	return (int32_t)cp;
-}
-
 char *ci_xml_escape(const char *s, size_t len)
 {
 	static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD */
@@ -108,8 +68,10 @@ char *ci_xml_escape(const char *s, size_t len)
 	size_t i = 0;
 
 	while (i < len) {
-		size_t n;
-		int32_t cp = utf8_decode(p + i, len - i, &n);
+		uint32_t ucp;
+		size_t n = utf8_decode(p + i, len - i, &ucp);
+		/* -1: a byte that starts no valid sequence, replaced on its own */
+		int32_t cp = n ? (int32_t)ucp : -1;
 		char ref[16];
 
 		switch (cp) {
@@ -147,7 +109,7 @@ char *ci_xml_escape(const char *s, size_t len)
 				sb_add(&b, s + i, n);
 			}
 		}
-		i += n;
+		i += n ? n : 1;
 	}
 	return sb_done(&b);
 }

@@ -6,8 +6,7 @@
 
 #include "escape.h"
 
-/* Length of a valid UTF-8 sequence at @s (*ret_cp its code point), or 0. */
-static size_t utf8_seq_len(const unsigned char *s, size_t left, uint32_t *ret_cp)
+size_t utf8_decode(const unsigned char *s, size_t left, uint32_t *ret_cp)
 {
 	uint32_t cp;
 	size_t n, i;
@@ -47,7 +46,7 @@ static size_t utf8_seq_len(const unsigned char *s, size_t left, uint32_t *ret_cp
 static size_t utf8_valid_len(const unsigned char *s, size_t left)
 {
 	uint32_t cp;
-	size_t n = utf8_seq_len(s, left, &cp);
+	size_t n = utf8_decode(s, left, &cp);
 
 	if (!n)
 		return 0;
@@ -124,7 +123,7 @@ char *utf8_repair_dup(const char *s, size_t len)
 	p = out;
 	while (i < len) {
 		uint32_t cp;
-		size_t n = utf8_seq_len(u + i, len - i, &cp);
+		size_t n = utf8_decode(u + i, len - i, &cp);
 
 		if (n) {
 			memcpy(p, u + i, n);
@@ -147,7 +146,7 @@ bool utf8_valid(const char *s, size_t len)
 
 	while (i < len) {
 		uint32_t cp;
-		size_t n = utf8_seq_len(u + i, len - i, &cp);
+		size_t n = utf8_decode(u + i, len - i, &cp);
 
 		if (!n)
 			return false;

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Names, comm and log text come from the kernel and from other machines' logs: before
@@ -21,3 +22,9 @@ bool escape_needed(const char *s, size_t len);
  */
 char *utf8_repair_dup(const char *s, size_t len);
 bool utf8_valid(const char *s, size_t len);
+
+/*
+ * Length of the valid, shortest-form UTF-8 sequence at @s (at least one byte, @left
+ * bytes readable) and its code point in *ret_cp; 0 for a byte that starts none.
+ */
+size_t utf8_decode(const unsigned char *s, size_t left, uint32_t *ret_cp);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "canvas.h"
+#include "util/escape.h"
 
 #define REPLACEMENT 0xfffd
 
@@ -52,45 +53,15 @@ const struct canvas_cell *canvas_row(const struct canvas *c, int y)
 	return &c->cells[(size_t)y * (size_t)c->w];
 }
 
-/* Decodes one code point; invalid input yields REPLACEMENT and consumes one byte. */
+/* Decodes one code point; a byte that starts no valid sequence yields REPLACEMENT. */
 static size_t utf8_next(const unsigned char *s, size_t left, uint32_t *ret)
 {
-	uint32_t cp;
-	size_t n;
+	size_t n = utf8_decode(s, left, ret);
 
-	if (s[0] < 0x80) {
-		*ret = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		*ret = REPLACEMENT;
-		return 1;
-	}
-	if (n > left) {
-		*ret = REPLACEMENT;
-		return 1;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*ret = REPLACEMENT;
-			return 1;
-		}
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		cp = REPLACEMENT;
-	*ret = cp;
-	return n;
+	if (n)
+		return n;
+	*ret = REPLACEMENT;
+	return 1;
 }
 
 /*
