@@ -25,6 +25,7 @@
 #   VM_QUIET=1         do not copy the guest console to stdout (it is always in
 #                      vm-out/RELEASE.console.log)
 #   VM_CHECK=0         skip check-run.sh
+#   VM_ACCEL           auto (default: KVM when /dev/kvm opens, else TCG), kvm or tcg
 #   KMODTOP, KMODTOP_LIVE_ARGS, KMODTOP_POST_ARGS: see mkinitramfs.sh
 # Exit status: 0 ok, 77 prerequisite missing (qemu, packages), 1 failure.
 set -eu
@@ -47,10 +48,17 @@ for t in timeout base64 md5sum tar; do
 	command -v $t >/dev/null 2>&1 || skip "$t not found"
 done
 
-accel="-accel tcg"
-if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
-	accel="-enable-kvm"
-fi
+# a /dev/kvm that opens is not always one that runs a guest (nested hosts have been
+# seen to spin at "Booting from ROM" until the timeout): VM_ACCEL=tcg forces TCG
+case ${VM_ACCEL:-auto} in
+tcg) accel="-accel tcg" ;;
+kvm) accel="-enable-kvm" ;;
+auto) accel="-accel tcg"
+	if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
+		accel="-enable-kvm"
+	fi ;;
+*) die "VM_ACCEL=$VM_ACCEL: expected auto, kvm or tcg" ;;
+esac
 
 run_one() {
 	local want=$1 rel rc t0 t1 out con ser stage cpio kptr what
