@@ -610,43 +610,125 @@ static bool names_compatible(const struct attempt *a, const struct attempt *b)
 	return !a->module || !b->module || strcmp(a->module, b->module) == 0;
 }
 
+/* Finished finit_module() calls, by return value, then by exit time */
+struct by_end {
+	int64_t ret;
+	double end;
+	size_t i;
+};
+
+static int by_end_cmp(const void *x, const void *y)
+{
+	const struct by_end *a = x, *b = y;
+
+	if (a->ret != b->ret)
+		return a->ret < b->ret ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The first entry of @idx not before (@ret, @end) */
+static size_t by_end_lower(const struct by_end *idx, size_t n, int64_t ret, double end)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx[mid].ret < ret || (idx[mid].ret == ret && idx[mid].end < end))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Can @b be @a's leader, and how far apart are their exits? */
+static bool leader_fits(const struct attempt *a, const struct attempt *b, double *ret_dist)
+{
+	bool measured = a->measured && b->measured && has_load_allocation(b);
+
+	if (b->syscall != ATTEMPT_FINIT || !b->complete || b->outcome == OUTCOME_WAITER ||
+	    b->ret != a->ret)
+		return false;
+	/*
+	 * The leader wakes its waiters in idempotent_complete() and then still has
+	 * to return: a waiter may leave a little before or after it.
+	 */
+	if (b->start > a->start + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
+	    fabs(a->end - b->end) > (measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK) ||
+	    !names_compatible(a, b))
+		return false;
+	if (b->measured ? !has_load_allocation(b) : !(b->module_load_seen || b->err))
+		return false;
+	*ret_dist = fabs(a->end - b->end);
+	return true;
+}
+
 /*
  * 6.5+ (9b9879fc0327): finit_module() calls on one inode that overlap are merged; the
  * first does the work, the others sleep and return its result. A waiter started while
  * its leader ran, left right after it with the same result, and (when vmap events were
  * traced) allocated nothing. The leader did the reading (or loaded the module).
+ * The leader is the closest exit, the earliest attempt among equals. Only calls with
+ * the same return and an exit within the slack can lead, so they are looked up in an
+ * index sorted by both. An exit that is not a finite number (never from a real trace)
+ * is within any slack of everything and orders with nothing: then every call is asked,
+ * in order, as the closest-exit rule does not order them.
  */
-static void find_waiters(struct ledger *l)
+static int find_waiters(struct ledger *l)
 {
+	_cleanup_free_ struct by_end *idx = NULL;
+	size_t n_idx = 0;
+	bool all_finite = true;
+
+	idx = calloc(l->n_attempts ? l->n_attempts : 1, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t j = 0; j < l->n_attempts; j++) {
+		const struct attempt *b = &l->attempts[j];
+
+		if (b->syscall != ATTEMPT_FINIT || !b->complete)
+			continue;
+		all_finite = all_finite && isfinite(b->end);
+		idx[n_idx++] = (struct by_end){ .ret = b->ret, .end = b->end, .i = j };
+	}
+	qsort(idx, n_idx, sizeof(*idx), by_end_cmp);
+
 	for (size_t i = 0; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 		long best = -1;
+		double best_dist = 0, dist;
 
 		if (a->syscall != ATTEMPT_FINIT || !a->complete || a->module_load_seen)
 			continue;
 		if (a->measured && a->n_allocs)
 			continue;
-		for (size_t j = 0; j < l->n_attempts; j++) {
-			const struct attempt *b = &l->attempts[j];
-			bool measured = a->measured && b->measured && has_load_allocation(b);
+		if (all_finite) {
+			/* twice the slack that may apply: leader_fits() makes the exact test */
+			double w = 2 * (a->measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK);
+			size_t to = by_end_lower(idx, n_idx, a->ret, a->end + w);
 
-			if (j == i || b->syscall != ATTEMPT_FINIT || !b->complete ||
-			    b->outcome == OUTCOME_WAITER || b->ret != a->ret)
-				continue;
-			/*
-			 * The leader wakes its waiters in idempotent_complete() and then still has
-			 * to return: a waiter may leave a little before or after it.
-			 */
-			if (b->start > a->start + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
-			    fabs(a->end - b->end) > (measured ? WAITER_EXIT_SLACK_MEASURED
-							     : WAITER_EXIT_SLACK) ||
-			    !names_compatible(a, b))
-				continue;
-			if (b->measured ? !has_load_allocation(b)
-					: !(b->module_load_seen || b->err))
-				continue;
-			if (best < 0 || fabs(a->end - b->end) < fabs(a->end - l->attempts[best].end))
-				best = (long)j;
+			for (size_t k = by_end_lower(idx, n_idx, a->ret, a->end - w); k < to; k++) {
+				size_t j = idx[k].i;
+
+				if (j == i || !leader_fits(a, &l->attempts[j], &dist))
+					continue;
+				if (best < 0 || dist < best_dist || (dist == best_dist && (long)j < best)) {
+					best = (long)j;
+					best_dist = dist;
+				}
+			}
+		} else {
+			for (size_t j = 0; j < l->n_attempts; j++) {
+				if (j == i || !leader_fits(a, &l->attempts[j], &dist))
+					continue;
+				if (best < 0 || dist < best_dist) {
+					best = (long)j;
+					best_dist = dist;
+				}
+			}
 		}
 		if (best < 0)
 			continue;
@@ -669,6 +751,7 @@ static void find_waiters(struct ledger *l)
 				a->name_source = NAME_LEADER;
 		}
 	}
+	return 0;
 }
 
 /*
@@ -1003,8 +1086,11 @@ int ledger_finish(struct ledger *l)
 
 	names_from_klog(l);
 	find_fallbacks(l);
-	if (l->idempotent_kernel)
-		find_waiters(l);
+	if (l->idempotent_kernel) {
+		r = find_waiters(l);
+		if (r < 0)
+			return r;
+	}
 	names_from_klog(l);
 	find_fallbacks(l);
 	r = resolve_requests(l);
@@ -1017,8 +1103,11 @@ int ledger_finish(struct ledger *l)
 	if (r < 0)
 		return r;
 	/* leaders named by size name their waiters; a named pair names its fallback */
-	if (l->idempotent_kernel)
-		find_waiters(l);
+	if (l->idempotent_kernel) {
+		r = find_waiters(l);
+		if (r < 0)
+			return r;
+	}
 	find_fallbacks(l);
 	return names_from_live(l);
 }
