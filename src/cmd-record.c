@@ -405,16 +405,10 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 	} else {
 		map_set(sp, tl.ev.pid, tl.ev.comm.s, tl.ev.comm.len, false);
 	}
-	if (tl.ev.kind == TRACEFS_EV_UNKNOWN && tl.ev.name.len == 11 &&
-	    memcmp(tl.ev.name.s, "task_rename", 11) == 0) {
-		/* "pid=%d oldcomm=%s newcomm=%s oom_score_adj=%hd": the name a fork gave is stale */
-		const char *f = tl.ev.fields.s, *fe = f + tl.ev.fields.len;
-		const char *nc = memmem(f, (size_t)(fe - f), "newcomm=", 8);
-		const char *oa = nc ? memmem(nc, (size_t)(fe - nc), " oom_score_adj=", 15) : NULL;
-		int rpid;
-
-		if (nc && oa && sscanf(f, "pid=%d ", &rpid) == 1 && rpid > 0)
-			map_set(sp, rpid, nc + 8, (size_t)(oa - nc - 8), false);
+	if (tl.ev.kind == TRACEFS_EV_TASK_RENAME && tl.ev.rename.pid > 0) {
+		/* the name a fork gave is stale */
+		map_set(sp, tl.ev.rename.pid, tl.ev.rename.newcomm.s, tl.ev.rename.newcomm.len,
+			false);
 	}
 	if (tl.ev.kind == TRACEFS_EV_SCHED_PROCESS_FORK) {
 		map_set(sp, tl.ev.fork.child_pid, tl.ev.fork.child_comm.s, tl.ev.fork.child_comm.len,

@@ -50,6 +50,14 @@ struct priv {
 	struct live_event *live;
 	size_t n_live, cap_live;
 	struct proctab *procs;
+	/*
+	 * A task_rename was seen: the trace has the events that name tasks (fork, rename,
+	 * and exec through its rename), and what they say is exact. The comm printed on
+	 * a line is not: tracefs looks it up in its pid cache when the line is read, which
+	 * can be before the rename reached it (trace_pipe, live) or after the pid was
+	 * reused. Without task_rename a fork's name would miss every prctl() after it.
+	 */
+	bool names_exact;
 };
 
 static const char *const outcome_names[_OUTCOME_MAX] = {
@@ -227,6 +235,17 @@ static void copy_comm(char *dst, size_t dsz, const struct tracefs_str *s)
 	dst[n] = '\0';
 }
 
+/* The task's name when the line was made: from the naming events when exact */
+static void event_comm(struct priv *p, char *dst, size_t dsz, const struct tracefs_event *ev)
+{
+	const char *c = p->names_exact ? proctab_exact_comm(p->procs, ev->pid) : NULL;
+
+	if (c)
+		snprintf(dst, dsz, "%s", c);
+	else
+		copy_comm(dst, dsz, &ev->comm);
+}
+
 static long open_find(struct priv *p, int pid)
 {
 	for (size_t i = 0; i < p->n_open; i++)
@@ -269,7 +288,7 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 	} else {
 		a->len = ev->init_module.len;
 	}
-	copy_comm(a->comm, sizeof(a->comm), &ev->comm);
+	event_comm(p, a->comm, sizeof(a->comm), ev);
 	a->pid = ev->pid;
 	a->tgid = ev->tgid;
 	a->start = a->end = ev->ts;
@@ -386,7 +405,7 @@ static int on_request(struct ledger *l, const struct tracefs_event *ev)
 		free(rq->call_site);
 		return -ENOMEM;
 	}
-	copy_comm(rq->comm, sizeof(rq->comm), &ev->comm);
+	event_comm(p, rq->comm, sizeof(rq->comm), ev);
 	rq->pid = ev->pid;
 	rq->wait = ev->module_request.wait;
 	rq->ts = ev->ts;
@@ -552,12 +571,21 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 
 		/* the parent's name now (a kworker was "kthreadd" when it was forked) */
 		copy_comm(comm, sizeof(comm), &ev->fork.comm);
-		r = comm[0] ? proctab_set_comm(p->procs, ev->fork.pid, comm) : 0;
+		r = !comm[0] ? 0
+		    : p->names_exact ? proctab_name(p->procs, ev->fork.pid, comm)
+				     : proctab_set_comm(p->procs, ev->fork.pid, comm);
 		if (r < 0)
 			return r;
 		copy_comm(comm, sizeof(comm), &ev->fork.child_comm);
-		return proctab_fork(p->procs, ev->fork.pid, ev->fork.child_pid, comm);
+		r = proctab_fork(p->procs, ev->fork.pid, ev->fork.child_pid, comm);
+		if (r >= 0 && p->names_exact && comm[0])
+			r = proctab_name(p->procs, ev->fork.child_pid, comm);
+		return r;
 	}
+	case TRACEFS_EV_TASK_RENAME:
+		p->names_exact = true;
+		copy_comm(comm, sizeof(comm), &ev->rename.newcomm);
+		return comm[0] ? proctab_name(p->procs, ev->rename.pid, comm) : 0;
 	case TRACEFS_EV_SCHED_PROCESS_EXEC:
 		copy_comm(comm, sizeof(comm), &ev->comm);
 		return proctab_set_comm(p->procs, ev->pid, comm);

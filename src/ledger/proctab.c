@@ -9,6 +9,7 @@
 struct proc {
 	int pid;
 	int ppid;
+	bool exact;		/* comm is from an event's fields, not a line's header */
 	char comm[32];
 };
 
@@ -113,8 +114,20 @@ int proctab_set_comm(struct proctab *pt, int pid, const char *comm)
 	int r;
 	struct proc *p = get(pt, pid, &r);
 
-	if (p)
+	if (p && !p->exact)
 		set_comm(p, comm);
+	return r;
+}
+
+int proctab_name(struct proctab *pt, int pid, const char *comm)
+{
+	int r;
+	struct proc *p = get(pt, pid, &r);
+
+	if (p) {
+		set_comm(p, comm);
+		p->exact = true;
+	}
 	return r;
 }
 
@@ -126,6 +139,7 @@ int proctab_fork(struct proctab *pt, int parent, int child, const char *child_co
 	if (!p)
 		return r;
 	p->ppid = parent;
+	p->exact = false;
 	set_comm(p, child_comm);
 	return 0;
 }
@@ -142,6 +156,13 @@ const char *proctab_comm(const struct proctab *pt, int pid)
 	const struct proc *p = find(pt, pid);
 
 	return p && p->comm[0] ? p->comm : NULL;
+}
+
+const char *proctab_exact_comm(const struct proctab *pt, int pid)
+{
+	const struct proc *p = find(pt, pid);
+
+	return p && p->exact && p->comm[0] ? p->comm : NULL;
 }
 
 bool proctab_parent_is_user(const struct proctab *pt, int pid)

@@ -9,11 +9,17 @@ struct proctab;
 
 int proctab_new(struct proctab **ret);
 struct proctab *proctab_free(struct proctab *pt);
+/* A name as a trace line printed it: kept unless an exact one is known */
 int proctab_set_comm(struct proctab *pt, int pid, const char *comm);
+/* A name from an event's own fields (task_rename, sched_process_fork): exact then */
+int proctab_name(struct proctab *pt, int pid, const char *comm);
+/* A new process at @child (maybe a reused pid): no exact name until proctab_name() */
 int proctab_fork(struct proctab *pt, int parent, int child, const char *child_comm);
 /* The parent pid, or 0 when no fork of @pid was seen. */
 int proctab_parent(const struct proctab *pt, int pid);
 const char *proctab_comm(const struct proctab *pt, int pid);
+/* The name proctab_name() gave @pid since its fork, or NULL */
+const char *proctab_exact_comm(const struct proctab *pt, int pid);
 /* Known parent that is neither a kernel thread nor kthreadd: run by a user process */
 bool proctab_parent_is_user(const struct proctab *pt, int pid);
 /*

@@ -39,6 +39,7 @@ static const char *const kind_names[TRACEFS_EV__MAX] = {
 	[TRACEFS_EV_SYS_EXIT_DELETE_MODULE] = "sys_exit_delete_module",
 	[TRACEFS_EV_SCHED_PROCESS_FORK] = "sched_process_fork",
 	[TRACEFS_EV_SCHED_PROCESS_EXEC] = "sched_process_exec",
+	[TRACEFS_EV_TASK_RENAME] = "task_rename",
 	[TRACEFS_EV_MARKER] = "tracing_mark_write",
 	[TRACEFS_EV_ALLOC_VMAP_AREA] = "alloc_vmap_area",
 	[TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE] = "alloc_vmap_area_kprobe",
@@ -613,6 +614,41 @@ bad:
 	return -EINVAL;
 }
 
+static int decode_task_rename(struct tracefs_event *ev, const char *f, const char *end,
+			      const char **what)
+{
+	struct tracefs_task_rename *t = &ev->rename;
+	const char *oc, *ov, *nc, *oa;
+
+	/*
+	 * "pid=%d oldcomm=%s newcomm=%s oom_score_adj=%hd"; 6.13 dropped "pid=" (it is
+	 * always the current task). Comms may hold spaces and "=".
+	 */
+	end = rtrim(f, end);
+	oa = rfind(f, end, " oom_score_adj=");
+	if (!oa)
+		oa = end;
+	t->pid = ev->pid;
+	if (starts_with(f, end, "oldcomm=")) {
+		ov = f + 8;
+	} else {
+		oc = find(f, end, " oldcomm=");
+		if (!oc || !starts_with(f, end, "pid=") || num_int(f + 4, oc, &t->pid) < 0)
+			goto bad;
+		ov = oc + 9;
+	}
+	/* as for sched_process_fork: the new name, the one that counts, may hold anything */
+	nc = find(ov, oa, " newcomm=");
+	if (!nc)
+		goto bad;
+	t->oldcomm = mkstr(ov, nc);
+	t->newcomm = mkstr(nc + 9, oa);
+	return 0;
+bad:
+	*what = "malformed task_rename fields";
+	return -EINVAL;
+}
+
 static void decode_marker(struct tracefs_event *ev, const char *f, const char *end)
 {
 	struct tracefs_marker *m = &ev->marker;
@@ -751,6 +787,7 @@ static const struct {
 	{ "sys_exit_delete_module", TRACEFS_EV_SYS_EXIT_DELETE_MODULE },
 	{ "sched_process_fork", TRACEFS_EV_SCHED_PROCESS_FORK },
 	{ "sched_process_exec", TRACEFS_EV_SCHED_PROCESS_EXEC },
+	{ "task_rename", TRACEFS_EV_TASK_RENAME },
 	{ "tracing_mark_write", TRACEFS_EV_MARKER },
 	{ "alloc_vmap_area", TRACEFS_EV_ALLOC_VMAP_AREA },
 	{ "free_vmap_area_noflush", TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH },
@@ -794,6 +831,8 @@ static int decode_fields(struct tracefs_event *ev, const char *f, const char *en
 		return decode_sched_fork(ev, f, end, what);
 	case TRACEFS_EV_SCHED_PROCESS_EXEC:
 		return decode_sched_exec(ev, f, end, what);
+	case TRACEFS_EV_TASK_RENAME:
+		return decode_task_rename(ev, f, end, what);
 	case TRACEFS_EV_MARKER:
 		decode_marker(ev, f, end);
 		return 0;

@@ -46,6 +46,7 @@ enum tracefs_event_kind {
 	TRACEFS_EV_SYS_EXIT_DELETE_MODULE,
 	TRACEFS_EV_SCHED_PROCESS_FORK,
 	TRACEFS_EV_SCHED_PROCESS_EXEC,
+	TRACEFS_EV_TASK_RENAME,		/* task:task_rename: prctl(PR_SET_NAME), exec */
 	TRACEFS_EV_MARKER,		/* tracing_mark_write (ftrace:print) */
 	TRACEFS_EV_ALLOC_VMAP_AREA,	/* vmalloc:alloc_vmap_area tracepoint (6.2+) */
 	/* a kprobe on alloc_vmap_area (the 6.1 capture) */
@@ -121,6 +122,12 @@ struct tracefs_sched_exec {
 	int old_pid;
 };
 
+struct tracefs_task_rename {
+	int pid;			/* the line's pid when the kernel omits it (6.13+) */
+	struct tracefs_str oldcomm;
+	struct tracefs_str newcomm;
+};
+
 struct tracefs_marker {
 	struct tracefs_str text;	/* what was written, without the newline */
 	/* "storm-live-xfs" when text is "STEP storm-live-xfs" */
@@ -193,6 +200,7 @@ struct tracefs_event {
 		struct tracefs_sys_exit sys_exit;
 		struct tracefs_sched_fork fork;
 		struct tracefs_sched_exec exec;
+		struct tracefs_task_rename rename;
 		struct tracefs_marker marker;
 		struct tracefs_vmap_alloc vmap_alloc;
 		struct tracefs_vmap_free vmap_free;

@@ -51,6 +51,10 @@ static void check_event_in(const struct tracefs_event *ev, const char *line, siz
 	case TRACEFS_EV_SCHED_PROCESS_EXEC:
 		CHECK(str_in(&ev->exec.filename, line, len));
 		break;
+	case TRACEFS_EV_TASK_RENAME:
+		CHECK(str_in(&ev->rename.oldcomm, line, len));
+		CHECK(str_in(&ev->rename.newcomm, line, len));
+		break;
 	case TRACEFS_EV_MARKER:
 		CHECK(str_in(&ev->marker.text, line, len));
 		CHECK(str_in(&ev->marker.step, line, len));

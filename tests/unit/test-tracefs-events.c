@@ -295,6 +295,41 @@ static void test_marker_vmalloc_sched(void **state)
 	assert_str(ev.exec.filename, "/sbin/modprobe");
 	assert_int_equal(ev.exec.pid, 1240);
 	assert_int_equal(ev.exec.old_pid, 1240);
+
+	/* the 6.1 guest: exec renames too; the header still has the name from before */
+	parse_event("        workload-138     [001] ...1.     5.371716: task_rename: pid=138 "
+		    "oldcomm=workload newcomm=modprobe oom_score_adj=0",
+		    &ev);
+	assert_int_equal(ev.kind, TRACEFS_EV_TASK_RENAME);
+	assert_str(ev.comm, "workload");
+	assert_int_equal(ev.rename.pid, 138);
+	assert_str(ev.rename.oldcomm, "workload");
+	assert_str(ev.rename.newcomm, "modprobe");
+	/* prctl(PR_SET_NAME) takes any bytes: spaces and "=" in both names */
+	parse_event("            a b-90       [000] .....     1.000000: task_rename: pid=90 "
+		    "oldcomm=a b newcomm=x newcomm=y oom_score_adj=-1000",
+		    &ev);
+	assert_str(ev.rename.oldcomm, "a b");
+	assert_str(ev.rename.newcomm, "x newcomm=y");
+	/* 6.13+ dropped pid= (always the current task): the line's pid */
+	parse_event("        workload-140     [000] .....     1.000000: task_rename: "
+		    "oldcomm=workload newcomm=udisksd oom_score_adj=0",
+		    &ev);
+	assert_int_equal(ev.rename.pid, 140);
+	assert_str(ev.rename.oldcomm, "workload");
+	assert_str(ev.rename.newcomm, "udisksd");
+	/* trace-cmd: the same fields after the padded name */
+	parse_event("        workload-141   [001]  5.371716: task_rename:          pid=141 "
+		    "oldcomm=workload newcomm=charon oom_score_adj=0",
+		    &ev);
+	assert_int_equal(ev.rename.pid, 141);
+	assert_str(ev.rename.newcomm, "charon");
+	expect_malformed("        workload-138     [001] .....     5.3: task_rename: pid=138 "
+			 "newcomm=modprobe oom_score_adj=0", SIZE_MAX);
+	expect_malformed("        workload-138     [001] .....     5.3: task_rename: pid=x "
+			 "oldcomm=a newcomm=b oom_score_adj=0", SIZE_MAX);
+	expect_malformed("        workload-138     [001] .....     5.3: task_rename: pid=138 "
+			 "newcomm=b oldcomm=a oom_score_adj=0", SIZE_MAX);
 }
 
 /* --- the other line shapes ---------------------------------------------------------- */

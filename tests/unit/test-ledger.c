@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "ledger/ledger.h"
+#include "sources/tracefs-events.h"
+
+static int feed(void *userdata, const struct tracefs_event *ev)
+{
+	return ledger_feed_trace(userdata, ev);
+}
+
+static struct ledger *ledger_from_lines(const char *const *lines)
+{
+	struct tracefs_parser_ops ops = { .event = feed };
+	struct ledger_ops lops = { 0 };
+	struct tracefs_parser *p = NULL;
+	struct ledger *l = NULL;
+
+	assert_int_equal(ledger_new(&lops, true, &l), 0);
+	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
+	for (size_t i = 0; lines[i]; i++)
+		assert_int_equal(tracefs_parser_feed(p, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(tracefs_parser_finish(p), 0);
+	tracefs_parser_free(p);
+	assert_int_equal(ledger_finish(l), 0);
+	return l;
+}
+
+/*
+ * The 6.1 guest, live (trace_pipe): the header printed the name tracefs had cached
+ * for the pid when the line was read, from before the rename, while the offline
+ * "trace" file of the same run printed the name from after it. With task_rename in
+ * the trace both must give the name the task had when it made the call.
+ */
+static const char *const stale_live[] = {
+	"        workload-137     [000] .....     5.368172: sched_process_fork: comm=workload pid=137 child_comm=workload child_pid=138",
+	"        workload-138     [001] ...1.     5.371716: task_rename: pid=138 oldcomm=workload newcomm=modprobe oom_score_adj=0",
+	"        workload-138     [001] .....     5.373321: sched_process_exec: filename=/sbin/modprobe pid=138 old_pid=138",
+	"        workload-138     [001] ...1.     5.449518: sys_finit_module(fd: 3, uargs: 55ab7aa4f4a0, flags: 0)",
+	"        modprobe-138     [001] ...1.     5.528196: sys_finit_module -> 0xffffffffffffffed",
+	/* the vfat autoload: a child of the workload renamed by prctl(), then mount() */
+	"        workload-137     [000] .....     9.000000: sched_process_fork: comm=workload pid=137 child_comm=workload child_pid=150",
+	"        workload-150     [000] ...1.     9.000100: task_rename: pid=150 oldcomm=workload newcomm=udisksd oom_score_adj=0",
+	"        workload-150     [000] .....     9.000200: module_request: fs-vfat wait=1 call_site=get_fs_type",
+	/* a pid reused after exit: the new process is not the renamed one */
+	"        workload-137     [000] .....    10.000000: sched_process_fork: comm=workload pid=137 child_comm=workload child_pid=138",
+	"        modprobe-138     [001] ...1.    10.000100: sys_finit_module(fd: 3, uargs: 55ab7aa4f4a0, flags: 0)",
+	"        modprobe-138     [001] ...1.    10.000200: sys_finit_module -> 0xffffffffffffffef",
+	/* a task that was never forked or renamed in the trace keeps the header's name */
+	"   systemd-udevd-90      [000] ...1.    11.000000: sys_finit_module(fd: 5, uargs: 55ab7aa4f4a0, flags: 0)",
+	"   systemd-udevd-90      [000] ...1.    11.000100: sys_finit_module -> 0xffffffffffffffef",
+	NULL
+};
+
+static void test_names_from_rename(void **state)
+{
+	struct ledger *l = ledger_from_lines(stale_live);
+
+	(void)state;
+	assert_int_equal(l->n_attempts, 3);
+	assert_string_equal(l->attempts[0].comm, "modprobe");
+	assert_int_equal(l->attempts[0].pid, 138);
+	assert_int_equal(l->n_requests, 1);
+	assert_string_equal(l->requests[0].comm, "udisksd");
+	assert_int_equal(l->requests[0].pid, 150);
+	/* forked again as "workload": the header's stale "modprobe" is not taken either */
+	assert_string_equal(l->attempts[1].comm, "workload");
+	assert_string_equal(l->attempts[2].comm, "systemd-udevd");
+	ledger_free(l);
+}
+
+/* Without task_rename a fork's name misses every prctl() after it: headers as before */
+static const char *const no_rename[] = {
+	"        workload-137     [000] .....     9.000000: sched_process_fork: comm=workload pid=137 child_comm=workload child_pid=150",
+	"         udisksd-150     [000] .....     9.000200: module_request: fs-vfat wait=1 call_site=get_fs_type",
+	"        workload-137     [000] .....     9.100000: sched_process_fork: comm=workload pid=137 child_comm=workload child_pid=151",
+	"        modprobe-151     [001] ...1.     9.200000: sys_finit_module(fd: 3, uargs: 55ab7aa4f4a0, flags: 0)",
+	"        modprobe-151     [001] ...1.     9.300000: sys_finit_module -> 0x0",
+	NULL
+};
+
+static void test_names_without_rename(void **state)
+{
+	struct ledger *l = ledger_from_lines(no_rename);
+
+	(void)state;
+	assert_int_equal(l->n_requests, 1);
+	assert_string_equal(l->requests[0].comm, "udisksd");
+	assert_int_equal(l->n_attempts, 1);
+	assert_string_equal(l->attempts[0].comm, "modprobe");
+	ledger_free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_from_rename),
+		cmocka_unit_test(test_names_without_rename),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
