@@ -112,10 +112,6 @@ int proc_modules_parse_line(char *line, size_t len, struct proc_module *ret_mod,
 	} else if (parse_int(tok[2], &m.refcount) < 0) {
 		*reterr_what = "refcount is not a number";
 		return -EINVAL;
-	} else if (m.refcount < 0) {
-		/* -1 stands for "-" (no unload support): a kernel never counts below 0 */
-		*reterr_what = "refcount is negative";
-		return -EINVAL;
 	}
 	if (strcmp(tok[4], "Live") == 0)
 		m.state = MODULE_LIVE;
@@ -125,6 +121,18 @@ int proc_modules_parse_line(char *line, size_t len, struct proc_module *ret_mod,
 		m.state = MODULE_UNLOADING;
 	else {
 		*reterr_what = "unknown module state";
+		return -EINVAL;
+	}
+	/*
+	 * The kernel prints refcnt - MODULE_REF_BASE: delete_module() drops the base
+	 * reference before the module's exit runs, so a module being removed shows -1
+	 * ("xfs ... -1 - Unloading" in the 6.1 guest during rmmod). No user holds it.
+	 * Below that, or -1 in another state, no kernel counts.
+	 */
+	if (strcmp(tok[2], "-") != 0 && m.refcount == -1 && m.state == MODULE_UNLOADING) {
+		m.refcount = 0;
+	} else if (strcmp(tok[2], "-") != 0 && m.refcount < 0) {
+		*reterr_what = "refcount is negative";
 		return -EINVAL;
 	}
 	if (n >= 6) {

@@ -226,6 +226,17 @@ static void test_line_permanent_taint_states(void **state)
 	assert_string_equal(m.taint, "E");
 	proc_module_done(&m);
 
+	/* delete_module() dropped the base reference; the exit function is running */
+	assert_int_equal(parse("xfs 1990656 -1 - Unloading 0xffffffffc0a4e000", &m, &what), 0);
+	assert_int_equal(m.state, MODULE_UNLOADING);
+	assert_int_equal(m.refcount, 0);
+	proc_module_done(&m);
+	assert_int_equal(parse("xfs 1990656 -1 - Live 0xffffffffc0a4e000", &m, &what), -EINVAL);
+	assert_string_equal(what, "refcount is negative");
+	assert_int_equal(parse("xfs 1990656 -2 - Unloading 0xffffffffc0a4e000", &m, &what),
+			 -EINVAL);
+	assert_string_equal(what, "refcount is negative");
+
 	assert_string_equal(module_state_name(MODULE_LIVE), "Live");
 
 	/* !CONFIG_MODULE_UNLOAD prints " - -" */
