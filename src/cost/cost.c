@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hindex.h"
 #include "ledger/summary.h"
 #include "cost.h"
 
@@ -25,6 +26,7 @@ struct cost_result *cost_result_free(struct cost_result *r)
 		return NULL;
 	free(r->att);
 	free(r->mods);
+	hindex_free(r->by_name);
 	free(r);
 	return NULL;
 }
@@ -34,21 +36,33 @@ static bool name_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+static bool name_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct cost_result *r = userdata;
+
+	return name_eq(r->mods[pos].name, key);
+}
+
 const struct module_cost *cost_module_find(const struct cost_result *r, const char *name)
 {
-	for (size_t i = 0; r && i < r->n_mods; i++)
-		if (name_eq(r->mods[i].name, name))
-			return &r->mods[i];
-	return NULL;
+	size_t pos;
+
+	if (!r || !r->by_name)
+		return NULL;
+	pos = hindex_find(r->by_name, hash_str(HASH_INIT, name), name_is, name, r);
+	return pos == HINDEX_NONE ? NULL : &r->mods[pos];
 }
 
 static struct module_cost *module_get(struct cost_result *r, size_t *cap, const char *name)
 {
 	struct module_cost *nm;
+	uint64_t h = hash_str(HASH_INIT, name);
+	size_t pos = hindex_find(r->by_name, h, name_is, name, r);
 
-	for (size_t i = 0; i < r->n_mods; i++)
-		if (name_eq(r->mods[i].name, name))
-			return &r->mods[i];
+	if (pos != HINDEX_NONE)
+		return &r->mods[pos];
+	if (hindex_add(r->by_name, h, r->n_mods) < 0)
+		return NULL;
 	if (r->n_mods == *cap) {
 		*cap = *cap ? *cap * 2 : 32;
 		nm = realloc(r->mods, *cap * sizeof(*nm));
@@ -116,7 +130,8 @@ int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_looku
 		return -ENOMEM;
 	r->n = l->n_attempts;
 	r->att = calloc(r->n ? r->n : 1, sizeof(*r->att));
-	if (!r->att) {
+	if (!r->att || hindex_new(&r->by_name) < 0) {
+		free(r->att);
 		free(r);
 		return -ENOMEM;
 	}

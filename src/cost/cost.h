@@ -17,6 +17,8 @@ enum cost_source {
 					 * vmalloc tracepoint saw what the call allocated */
 };
 
+struct hindex;
+
 struct attempt_cost {
 	bool estimated;			/* a model estimate exists (the module file was found) */
 	bool complete;			/* every buffer could be sized */
@@ -46,6 +48,7 @@ struct cost_result {
 	size_t n;
 	struct module_cost *mods;
 	size_t n_mods;
+	struct hindex *by_name;		/* mods by name */
 	uint64_t wasted;
 	uint64_t wasted_max;		/* with every racing duplicate's layout */
 	uint64_t by_class[_VMAP_MAX];

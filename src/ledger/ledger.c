@@ -833,22 +833,86 @@ static bool finding_names_loaded_module(int kind)
 	}
 }
 
-/* A log line printed inside a failed call, naming one module, names the call */
-static void names_from_klog(struct ledger *l)
+struct by_ts {
+	double ts;
+	size_t i;
+};
+
+static int by_ts_cmp(const void *x, const void *y)
 {
+	const struct by_ts *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Entries of @idx (sorted, no NaN) before @lim; with @strict, those at @lim too */
+static size_t by_ts_count(const struct by_ts *idx, size_t n, double lim, bool strict)
+{
+	size_t lo = 0, hi = n;
+
+	/* a NaN limit: no comparison holds, as in the tests these replace */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strict ? idx[mid].ts <= lim : idx[mid].ts < lim)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A log line printed inside a failed call, naming one module, names the call. The
+ * lines and the calls are sorted by time, so that each call looks at the lines and
+ * the other calls of its own time only.
+ */
+static int names_from_klog(struct ledger *l)
+{
+	_cleanup_free_ struct by_ts *lines = NULL, *calls = NULL;
+	size_t n_lines = 0, n_calls = 0;
+	double longest = 0;
+
+	lines = calloc(l->n_klog + 1, sizeof(*lines));
+	calls = calloc(l->n_attempts + 1, sizeof(*calls));
+	if (!lines || !calls)
+		return -ENOMEM;
+	for (size_t k = 0; k < l->n_klog; k++) {
+		const struct ledger_klog *g = &l->klog[k];
+
+		if (g->module && finding_names_loaded_module(g->kind) && !isnan(g->ts))
+			lines[n_lines++] = (struct by_ts){ g->ts, k };
+	}
+	qsort(lines, n_lines, sizeof(*lines), by_ts_cmp);
+	/* a call with a start that is not a number overlaps nothing */
+	for (size_t j = 0; j < l->n_attempts; j++) {
+		const struct attempt *b = &l->attempts[j];
+
+		if (!b->complete || isnan(b->start))
+			continue;
+		calls[n_calls++] = (struct by_ts){ b->start, j };
+		if (!(b->end - b->start <= longest))
+			longest = isnan(b->end - b->start) ? INFINITY : b->end - b->start;
+	}
+	qsort(calls, n_calls, sizeof(*calls), by_ts_cmp);
+
 	for (size_t i = 0; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 		const char *found = NULL;
 		bool ambiguous = false;
+		size_t from, to;
 
 		if (a->module || !a->complete || !a->err)
 			continue;
-		for (size_t k = 0; k < l->n_klog; k++) {
-			const struct ledger_klog *g = &l->klog[k];
+		/* the order does not matter: one module or ambiguous */
+		from = isnan(a->start) ? 0 : by_ts_count(lines, n_lines, a->start - KLOG_SLACK, false);
+		to = isnan(a->end) ? n_lines : by_ts_count(lines, n_lines, a->end + KLOG_SLACK, true);
+		for (size_t k = from; k < to; k++) {
+			const struct ledger_klog *g = &l->klog[lines[k].i];
 
-			if (!g->module || !finding_names_loaded_module(g->kind) || isnan(g->ts) ||
-			    g->ts < a->start - KLOG_SLACK ||
-			    g->ts > a->end + KLOG_SLACK)
+			if (g->ts < a->start - KLOG_SLACK || g->ts > a->end + KLOG_SLACK)
 				continue;
 			if (g->err && g->err != a->err)
 				continue;
@@ -858,8 +922,17 @@ static void names_from_klog(struct ledger *l)
 		}
 		if (!found || ambiguous)
 			continue;
-		/* another failed call of a different module open at the same time: can't tell */
-		for (size_t j = 0; j < l->n_attempts && !ambiguous; j++) {
+		/*
+		 * another failed call of a different module open at the same time: can't tell.
+		 * It started before this one ended, and ended after this one started, so it
+		 * started at most the longest call (and some rounding) before.
+		 */
+		from = isnan(a->start) || isinf(longest)
+			       ? 0
+			       : by_ts_count(calls, n_calls, a->start - 2 * longest - 1.0, false);
+		to = isnan(a->end) ? 0 : by_ts_count(calls, n_calls, a->end, false);
+		for (size_t k = from; k < to && !ambiguous; k++) {
+			size_t j = calls[k].i;
 			const struct attempt *b = &l->attempts[j];
 
 			if (j != i && b->complete && b->err == a->err && b->start < a->end &&
@@ -872,6 +945,7 @@ static void names_from_klog(struct ledger *l)
 		if (a->module)
 			a->name_source = NAME_KLOG;
 	}
+	return 0;
 }
 
 static bool names_contain(char **names, size_t n, const char *name)
@@ -1112,14 +1186,18 @@ int ledger_finish(struct ledger *l)
 {
 	int r;
 
-	names_from_klog(l);
+	r = names_from_klog(l);
+	if (r < 0)
+		return r;
 	find_fallbacks(l);
 	if (l->idempotent_kernel) {
 		r = find_waiters(l);
 		if (r < 0)
 			return r;
 	}
-	names_from_klog(l);
+	r = names_from_klog(l);
+	if (r < 0)
+		return r;
 	find_fallbacks(l);
 	r = resolve_requests(l);
 	if (r < 0)

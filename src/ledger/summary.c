@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/hindex.h"
 #include "util/macro.h"
 #include "proctab.h"
 #include "summary.h"
@@ -55,42 +56,165 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static struct module_summary *module_get(struct ledger_summary *s, const char *name)
+/*
+ * The lookups of the summary, one index each: with 10^6 modules (or requesters, or
+ * findings) a scan per attempt was quadratic.
+ */
+struct lookups {
+	struct hindex *modules;		/* s->modules by name */
+	struct hindex *requesters;	/* s->requesters by comm and call site */
+	struct hindex *req_pids;	/* attempts by their requester's pid, comm, site */
+	struct hindex *req_modules;	/* (requester, module name) pairs seen */
+	struct hindex *autoload;	/* s->autoload by alias, call site, comm */
+	struct hindex *alias_pids;	/* requests by pid, alias, call site */
+	struct hindex *findings;	/* s->findings by kind and module */
+};
+
+static void lookups_free(struct lookups *lk)
 {
-	for (size_t i = 0; i < s->n_modules; i++)
-		if (str_eq(s->modules[i].name, name))
-			return &s->modules[i];
-	if (grow((void **)&s->modules, s->n_modules, &s->cap_modules, sizeof(*s->modules)) < 0)
+	hindex_free(lk->modules);
+	hindex_free(lk->requesters);
+	hindex_free(lk->req_pids);
+	hindex_free(lk->req_modules);
+	hindex_free(lk->autoload);
+	hindex_free(lk->alias_pids);
+	hindex_free(lk->findings);
+}
+
+static int lookups_init(struct lookups *lk)
+{
+	memset(lk, 0, sizeof(*lk));
+	if (hindex_new(&lk->modules) < 0 || hindex_new(&lk->requesters) < 0 ||
+	    hindex_new(&lk->req_pids) < 0 || hindex_new(&lk->req_modules) < 0 ||
+	    hindex_new(&lk->autoload) < 0 || hindex_new(&lk->alias_pids) < 0 ||
+	    hindex_new(&lk->findings) < 0) {
+		lookups_free(lk);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool module_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct ledger_summary *s = userdata;
+
+	return str_eq(s->modules[pos].name, key);
+}
+
+static struct module_summary *module_get(struct ledger_summary *s, struct lookups *lk,
+					 const char *name)
+{
+	uint64_t h = hash_str(HASH_INIT, name);
+	size_t pos = hindex_find(lk->modules, h, module_eq, name, s);
+
+	if (pos != HINDEX_NONE)
+		return &s->modules[pos];
+	if (grow((void **)&s->modules, s->n_modules, &s->cap_modules, sizeof(*s->modules)) < 0 ||
+	    hindex_add(lk->modules, h, s->n_modules) < 0)
 		return NULL;
 	s->modules[s->n_modules].name = name;
 	s->modules[s->n_modules].measured = true;
 	return &s->modules[s->n_modules++];
 }
 
-static int add_name(char ***names, size_t *n, const char *name)
+struct req_module_key {
+	const struct ledger_summary *s;
+	size_t requester;
+	const char *name;
+};
+
+/* positions in req_modules: requester index in the high half, name index in the low */
+static bool req_module_eq(size_t pos, const void *key, const void *userdata)
 {
+	const struct req_module_key *k = key;
+	const size_t *name_cap = userdata;
+	size_t r = pos / *name_cap, i = pos % *name_cap;
+
+	return r == k->requester && strcmp(k->s->requesters[r].modules[i], k->name) == 0;
+}
+
+/* Adds @name to requester @ri's modules once; the names grow geometrically */
+static int add_name(struct ledger_summary *s, struct lookups *lk, size_t ri, size_t *cap,
+		    size_t name_cap, const char *name)
+{
+	struct requester_summary *rs = &s->requesters[ri];
+	struct req_module_key key = { s, ri, name };
+	uint64_t h;
 	char **nn;
 
 	if (!name)
 		return 0;
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*names)[i], name) == 0)
-			return 0;
-	nn = realloc(*names, (*n + 2) * sizeof(char *));
-	if (!nn)
+	h = hash_str(hash_bytes(HASH_INIT, &ri, sizeof(ri)), name);
+	if (hindex_find(lk->req_modules, h, req_module_eq, &key, &name_cap) != HINDEX_NONE)
+		return 0;
+	if (rs->n_modules + 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4;
+
+		nn = realloc(rs->modules, ncap * sizeof(char *));
+		if (!nn)
+			return -ENOMEM;
+		rs->modules = nn;
+		*cap = ncap;
+	}
+	nn = rs->modules;
+	nn[rs->n_modules] = strdup(name);
+	if (!nn[rs->n_modules])
 		return -ENOMEM;
-	*names = nn;
-	nn[*n] = strdup(name);
-	if (!nn[*n])
+	if (hindex_add(lk->req_modules, h, ri * name_cap + rs->n_modules) < 0) {
+		free(nn[rs->n_modules]);
 		return -ENOMEM;
-	nn[++*n] = NULL;
+	}
+	nn[++rs->n_modules] = NULL;
 	return 0;
 }
 
-static int summarize_attempts(const struct ledger *l, struct ledger_summary *s)
+struct requester_key {
+	const char *comm, *site;
+	int pid;
+};
+
+static bool requester_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct requester_summary *c = &((const struct ledger_summary *)userdata)->requesters[pos];
+	const struct requester_key *k = key;
+
+	return strcmp(c->comm, k->comm) == 0 && str_eq(c->call_site, k->site);
+}
+
+/* the requester an attempt counts for: its request's task, or its own */
+static void attempt_requester(const struct ledger *l, const struct attempt *a,
+			      struct requester_key *k)
+{
+	const struct autoload_request *rq = a->request >= 0 ? &l->requests[a->request] : NULL;
+
+	k->comm = rq ? rq->comm : a->comm;
+	k->site = rq ? rq->call_site : NULL;
+	k->pid = rq ? rq->pid : a->pid;
+}
+
+static bool req_pid_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct requester_key *k = key;
+	struct requester_key b;
+
+	attempt_requester(userdata, &((const struct ledger *)userdata)->attempts[pos], &b);
+	return b.pid == k->pid && strcmp(b.comm, k->comm) == 0 && str_eq(b.site, k->site);
+}
+
+static uint64_t requester_hash(const struct requester_key *k)
+{
+	return hash_str(hash_str(HASH_INIT, k->comm), k->site);
+}
+
+static int summarize_attempts(const struct ledger *l, struct ledger_summary *s,
+			      struct lookups *lk)
 {
 	size_t cap_r = 0, cap_s = 0;
 	const struct proctab *pt = ledger_proctab(l);
+	_cleanup_free_ size_t *name_caps = NULL;
+	_cleanup_free_ bool *leader_seen = NULL;
+	/* a requester has at most one name per attempt */
+	size_t name_cap = l->n_attempts + 1;
 
 	s->measured = l->n_attempts > 0;
 	/* one row per step marker, plus one for calls before the first */
@@ -106,16 +230,21 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s)
 	for (size_t i = 0; i < l->n_attempts; i++) {
 		const struct attempt *a = &l->attempts[i];
 		const struct autoload_request *rq = a->request >= 0 ? &l->requests[a->request] : NULL;
-		struct module_summary *m = module_get(s, a->module);
+		struct module_summary *m = module_get(s, lk, a->module);
 		struct step_summary *st = &s->steps[a->step + 1];
 		struct requester_summary *rs = NULL;
-		const char *comm = rq ? rq->comm : a->comm;
-		const char *site = rq ? rq->call_site : NULL;
-		int pid = rq ? rq->pid : a->pid;
-		uint64_t wasted = attempt_wasted(a);
+		struct requester_key key;
+		const char *comm, *site;
+		int pid;
+		uint64_t wasted = attempt_wasted(a), h;
+		size_t ri;
 
 		if (!m)
 			return -ENOMEM;
+		attempt_requester(l, a, &key);
+		comm = key.comm;
+		site = key.site;
+		pid = key.pid;
 		s->attempts++;
 		s->unnamed += !a->module;
 		s->waiters += a->outcome == OUTCOME_WAITER;
@@ -150,20 +279,25 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s)
 			st->vmap[c] += a->vmap[c];
 		st->wasted_measured += wasted;
 
-		for (size_t k = 0; k < s->n_requesters; k++) {
-			struct requester_summary *c = &s->requesters[k];
-
-			if (strcmp(c->comm, comm) == 0 && str_eq(c->call_site, site)) {
-				rs = c;
-				break;
-			}
-		}
-		if (!rs) {
+		h = requester_hash(&key);
+		ri = hindex_find(lk->requesters, h, requester_eq, &key, s);
+		if (ri != HINDEX_NONE) {
+			rs = &s->requesters[ri];
+		} else {
 			const char *pc[1];
 			int pp[1];
+			size_t *nc;
 
 			if (grow((void **)&s->requesters, s->n_requesters, &cap_r,
 				 sizeof(*s->requesters)) < 0)
+				return -ENOMEM;
+			nc = realloc(name_caps, cap_r * sizeof(*nc));
+			if (!nc)
+				return -ENOMEM;
+			name_caps = nc;
+			ri = s->n_requesters;
+			name_caps[ri] = 0;
+			if (hindex_add(lk->requesters, h, ri) < 0)
 				return -ENOMEM;
 			rs = &s->requesters[s->n_requesters++];
 			snprintf(rs->comm, sizeof(rs->comm), "%s", comm);
@@ -175,47 +309,57 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s)
 				rs->parent_pid = pp[0];
 			}
 		}
-		/* count distinct pids cheaply: attempts are in order, pids mostly grouped */
-		if (rs->n_pids == 0 || rs->pid != pid) {
-			bool seen = false;
-
-			for (size_t j = 0; j < i && !seen; j++) {
-				const struct attempt *b = &l->attempts[j];
-				const struct autoload_request *bq =
-					b->request >= 0 ? &l->requests[b->request] : NULL;
-
-				seen = (bq ? bq->pid : b->pid) == pid &&
-				       strcmp(bq ? bq->comm : b->comm, comm) == 0 &&
-				       str_eq(bq ? bq->call_site : NULL, site);
-			}
-			rs->n_pids += !seen;
+		/* distinct pids: the first attempt of each (pid, comm, site) is indexed */
+		h = hash_bytes(requester_hash(&key), &pid, sizeof(pid));
+		if (hindex_find(lk->req_pids, h, req_pid_eq, &key, l) == HINDEX_NONE) {
+			if (hindex_add(lk->req_pids, h, i) < 0)
+				return -ENOMEM;
+			rs->n_pids++;
 		}
 		rs->attempts++;
 		rs->failed += attempt_is_failure(a);
-		if (add_name(&rs->modules, &rs->n_modules, a->module) < 0)
+		if (add_name(s, lk, ri, &name_caps[ri], name_cap, a->module) < 0)
 			return -ENOMEM;
 	}
-	/* leaders: the attempts waiters waited for */
+	/* leaders: the attempts waiters waited for, counted once each */
+	leader_seen = calloc(l->n_attempts + 1, sizeof(*leader_seen));
+	if (!leader_seen)
+		return -ENOMEM;
 	for (size_t i = 0; i < l->n_attempts; i++) {
 		const struct attempt *a = &l->attempts[i];
 
 		if (a->outcome == OUTCOME_WAITER) {
-			struct module_summary *m = module_get(s, l->attempts[a->leader].module);
+			struct module_summary *m = module_get(s, lk, l->attempts[a->leader].module);
 
 			if (!m)
 				return -ENOMEM;
-			/* counted once per leader */
-			bool first = true;
-			for (size_t j = 0; j < i && first; j++)
-				first = !(l->attempts[j].outcome == OUTCOME_WAITER &&
-					  l->attempts[j].leader == a->leader);
-			m->leaders += first;
+			m->leaders += !leader_seen[a->leader];
+			leader_seen[a->leader] = true;
 		}
 	}
 	return 0;
 }
 
-static int summarize_requests(const struct ledger *l, struct ledger_summary *s)
+static bool autoload_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct autoload_summary *c = &((const struct ledger_summary *)userdata)->autoload[pos];
+	const struct autoload_request *rq = key;
+
+	return strcmp(c->alias, rq->alias) == 0 && strcmp(c->call_site, rq->call_site) == 0 &&
+	       strcmp(c->comm, rq->comm) == 0;
+}
+
+static bool alias_pid_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct autoload_request *b = &((const struct ledger *)userdata)->requests[pos];
+	const struct autoload_request *rq = key;
+
+	return b->pid == rq->pid && strcmp(b->alias, rq->alias) == 0 &&
+	       strcmp(b->call_site, rq->call_site) == 0;
+}
+
+static int summarize_requests(const struct ledger *l, struct ledger_summary *s,
+			      struct lookups *lk)
 {
 	size_t cap = 0;
 
@@ -223,19 +367,15 @@ static int summarize_requests(const struct ledger *l, struct ledger_summary *s)
 		const struct autoload_request *rq = &l->requests[i];
 		const char *mod = rq->n_resolved ? rq->resolved[0] : NULL;
 		struct autoload_summary *as = NULL;
-		bool new_pid = true;
+		uint64_t h = hash_str(hash_str(HASH_INIT, rq->alias), rq->call_site);
+		uint64_t hc = hash_str(h, rq->comm);
+		size_t pos = hindex_find(lk->autoload, hc, autoload_eq, rq, s);
 
-		for (size_t k = 0; k < s->n_autoload; k++) {
-			struct autoload_summary *c = &s->autoload[k];
-
-			if (strcmp(c->alias, rq->alias) == 0 && strcmp(c->call_site, rq->call_site) == 0 &&
-			    strcmp(c->comm, rq->comm) == 0) {
-				as = c;
-				break;
-			}
-		}
-		if (!as) {
-			if (grow((void **)&s->autoload, s->n_autoload, &cap, sizeof(*s->autoload)) < 0)
+		if (pos != HINDEX_NONE) {
+			as = &s->autoload[pos];
+		} else {
+			if (grow((void **)&s->autoload, s->n_autoload, &cap, sizeof(*s->autoload)) < 0 ||
+			    hindex_add(lk->autoload, hc, s->n_autoload) < 0)
 				return -ENOMEM;
 			as = &s->autoload[s->n_autoload++];
 			as->alias = rq->alias;
@@ -245,17 +385,19 @@ static int summarize_requests(const struct ledger *l, struct ledger_summary *s)
 			as->resolved_none = !rq->resolve_failed && rq->n_resolved == 0;
 			as->unresolved = rq->resolve_failed;
 		}
-		for (size_t j = 0; j < i && new_pid; j++)
-			new_pid = !(l->requests[j].pid == rq->pid &&
-				    strcmp(l->requests[j].alias, rq->alias) == 0 &&
-				    strcmp(l->requests[j].call_site, rq->call_site) == 0);
-		as->n_pids += new_pid;
+		/* distinct pids: the first request of each (pid, alias, site) is indexed */
+		h = hash_bytes(h, &rq->pid, sizeof(rq->pid));
+		if (hindex_find(lk->alias_pids, h, alias_pid_eq, rq, l) == HINDEX_NONE) {
+			if (hindex_add(lk->alias_pids, h, i) < 0)
+				return -ENOMEM;
+			as->n_pids++;
+		}
 		as->requests++;
 		as->needless += rq->needless;
 		as->modprobes += rq->modprobe_pid != 0;
 		as->attempts += rq->n_attempts;
 		if (mod) {
-			struct module_summary *m = module_get(s, mod);
+			struct module_summary *m = module_get(s, lk, mod);
 
 			if (!m)
 				return -ENOMEM;
@@ -266,19 +408,30 @@ static int summarize_requests(const struct ledger *l, struct ledger_summary *s)
 	return 0;
 }
 
-static int summarize_findings(const struct ledger *l, struct ledger_summary *s)
+static bool finding_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct finding_summary *f = &((const struct ledger_summary *)userdata)->findings[pos];
+	const struct ledger_klog *g = key;
+
+	return f->kind == g->kind && str_eq(f->module, g->module);
+}
+
+static int summarize_findings(const struct ledger *l, struct ledger_summary *s,
+			      struct lookups *lk)
 {
 	size_t cap = 0;
 
 	for (size_t i = 0; i < l->n_klog; i++) {
 		const struct ledger_klog *g = &l->klog[i];
 		struct finding_summary *f = NULL;
+		uint64_t h = hash_str(hash_bytes(HASH_INIT, &g->kind, sizeof(g->kind)), g->module);
+		size_t pos = hindex_find(lk->findings, h, finding_eq, g, s);
 
-		for (size_t k = 0; k < s->n_findings && !f; k++)
-			if (s->findings[k].kind == g->kind && str_eq(s->findings[k].module, g->module))
-				f = &s->findings[k];
-		if (!f) {
-			if (grow((void **)&s->findings, s->n_findings, &cap, sizeof(*s->findings)) < 0)
+		if (pos != HINDEX_NONE) {
+			f = &s->findings[pos];
+		} else {
+			if (grow((void **)&s->findings, s->n_findings, &cap, sizeof(*s->findings)) < 0 ||
+			    hindex_add(lk->findings, h, s->n_findings) < 0)
 				return -ENOMEM;
 			f = &s->findings[s->n_findings++];
 			f->kind = g->kind;
@@ -303,6 +456,7 @@ struct ledger_summary *ledger_summary_free(struct ledger_summary *s)
 		free(s->requesters[i].modules);
 	}
 	free(s->modules);
+	hindex_free(s->by_name);
 	free(s->requesters);
 	free(s->autoload);
 	free(s->steps);
@@ -311,18 +465,38 @@ struct ledger_summary *ledger_summary_free(struct ledger_summary *s)
 	return NULL;
 }
 
+const struct module_summary *ledger_summary_module(const struct ledger_summary *s,
+						   const char *name)
+{
+	size_t pos;
+
+	if (!s || !s->by_name)
+		return NULL;
+	pos = hindex_find(s->by_name, hash_str(HASH_INIT, name), module_eq, name, s);
+	return pos == HINDEX_NONE ? NULL : &s->modules[pos];
+}
+
 int ledger_summarize(const struct ledger *l, struct ledger_summary **ret)
 {
 	struct ledger_summary *s = calloc(1, sizeof(*s));
+	struct lookups lk;
 	int r;
 
 	if (!s)
 		return -ENOMEM;
-	r = summarize_attempts(l, s);
+	r = lookups_init(&lk);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	r = summarize_attempts(l, s, &lk);
 	if (r >= 0)
-		r = summarize_requests(l, s);
+		r = summarize_requests(l, s, &lk);
 	if (r >= 0)
-		r = summarize_findings(l, s);
+		r = summarize_findings(l, s, &lk);
+	s->by_name = lk.modules;
+	lk.modules = NULL;
+	lookups_free(&lk);
 	if (r < 0) {
 		ledger_summary_free(s);
 		return r;

@@ -10,6 +10,8 @@
 
 #define SUMMARY_MAX_ERRNO 16
 
+struct hindex;
+
 struct errno_count {
 	int err;
 	uint64_t count;
@@ -97,9 +99,13 @@ struct ledger_summary {
 	uint64_t wasted_measured;
 	bool measured;
 	size_t cap_modules;		/* private */
+	struct hindex *by_name;		/* private: modules by name */
 };
 
 int ledger_summarize(const struct ledger *l, struct ledger_summary **ret);
 struct ledger_summary *ledger_summary_free(struct ledger_summary *s);
+/* The module named @name (NULL: the unnamed attempts), or NULL */
+const struct module_summary *ledger_summary_module(const struct ledger_summary *s,
+						   const char *name);
 /* Bytes a failed attempt allocated inside its call (what it wasted), when measured. */
 uint64_t attempt_wasted(const struct attempt *a);

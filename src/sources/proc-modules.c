@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hindex.h"
 #include "util/linereader.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
@@ -174,6 +175,7 @@ struct proc_modules *proc_modules_free(struct proc_modules *list)
 	for (i = 0; i < list->n; i++)
 		proc_module_done(&list->mods[i]);
 	free(list->mods);
+	hindex_free(list->by_name);
 	free(list);
 	return NULL;
 }
@@ -208,6 +210,27 @@ static int read_line(void *userdata, char *line, size_t len, const char **ret_wh
 	return 0;
 }
 
+static bool name_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct proc_modules *list = userdata;
+
+	return strcmp(list->mods[pos].name, key) == 0;
+}
+
+/* 10^6 modules are looked up by name once per attempt: not a scan each */
+static int index_names(struct proc_modules *list)
+{
+	int r = hindex_new(&list->by_name);
+
+	for (size_t i = 0; r >= 0 && i < list->n; i++) {
+		uint64_t h = hash_str(HASH_INIT, list->mods[i].name);
+
+		if (hindex_find(list->by_name, h, name_is, list->mods[i].name, list) == HINDEX_NONE)
+			r = hindex_add(list->by_name, h, i);
+	}
+	return r;
+}
+
 int proc_modules_read_file(FILE *f, const char *path, struct proc_modules **ret_list,
 			   struct kt_err *reterr)
 {
@@ -223,6 +246,9 @@ int proc_modules_read_file(FILE *f, const char *path, struct proc_modules **ret_
 	if (r < 0)
 		return r;
 	list->addresses_hidden = list->n > 0 && c.nonzero == 0;
+	r = index_names(list);
+	if (r < 0)
+		return r;
 	*ret_list = list;
 	list = NULL;
 	return 0;
@@ -244,10 +270,17 @@ int proc_modules_read(const struct kt_root *root, struct proc_modules **ret_list
 
 const struct proc_module *proc_modules_find(const struct proc_modules *list, const char *name)
 {
-	size_t i;
+	size_t pos;
 
-	for (i = 0; list && i < list->n; i++)
-		if (strcmp(list->mods[i].name, name) == 0)
-			return &list->mods[i];
-	return NULL;
+	if (!list)
+		return NULL;
+	if (!list->by_name) {
+		/* a list not made by the reader */
+		for (size_t i = 0; i < list->n; i++)
+			if (strcmp(list->mods[i].name, name) == 0)
+				return &list->mods[i];
+		return NULL;
+	}
+	pos = hindex_find(list->by_name, hash_str(HASH_INIT, name), name_is, name, list);
+	return pos == HINDEX_NONE ? NULL : &list->mods[pos];
 }

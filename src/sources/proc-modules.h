@@ -14,6 +14,8 @@ enum module_state {
 	MODULE_UNLOADING,
 };
 
+struct hindex;
+
 /* One line of proc/modules (kernel/module/procfs.c m_show()). */
 struct proc_module {
 	char *name;
@@ -31,6 +33,7 @@ struct proc_modules {
 	struct proc_module *mods;	/* in file order (newest first) */
 	size_t n;
 	bool addresses_hidden;		/* every address read as 0 */
+	struct hindex *by_name;		/* mods by name, the first of each; built by the reader */
 };
 
 const char *module_state_name(enum module_state s);

@@ -2075,15 +2075,19 @@ static void totals(const struct ci *c, uint64_t *ret_evidence, uint64_t *ret_dup
 		   uint64_t *ret_fails, uint64_t *ret_wasted, bool *ret_wasted_known,
 		   size_t *ret_modules)
 {
-	uint32_t *seen = NULL;
+	bool *seen = NULL;
+	uint32_t max_id = 0;
 	size_t n_seen = 0;
 
 	*ret_evidence = *ret_dups = *ret_fails = *ret_wasted = 0;
 	*ret_wasted_known = false;
-	seen = calloc(c->n_aggs + 1, sizeof(*seen));
+	/* distinct modules by their name id: a scan of those seen was quadratic */
+	for (size_t i = 0; i < c->n_aggs; i++)
+		if (c->aggs[i].module > max_id)
+			max_id = c->aggs[i].module;
+	seen = calloc((size_t)max_id + 1, sizeof(*seen));
 	for (size_t i = 0; i < c->n_aggs; i++) {
 		const struct agg *a = &c->aggs[i];
-		bool dup = false;
 
 		*ret_evidence += a->count;
 		if (a->allowed)
@@ -2096,10 +2100,10 @@ static void totals(const struct ci *c, uint64_t *ret_evidence, uint64_t *ret_dup
 			*ret_wasted += a->wasted;
 			*ret_wasted_known = true;
 		}
-		for (size_t k = 0; seen && k < n_seen && !dup; k++)
-			dup = seen[k] == a->module;
-		if (seen && !dup && a->module)
-			seen[n_seen++] = a->module;
+		if (seen && a->module && !seen[a->module]) {
+			seen[a->module] = true;
+			n_seen++;
+		}
 	}
 	if (c->waste_available)
 		*ret_wasted_known = true;

@@ -306,10 +306,7 @@ static int set_attempt_cells(struct table *t, size_t row, const struct module_su
 
 static const struct module_summary *summary_module(const struct report_data *d, const char *name)
 {
-	for (size_t i = 0; d->sum && i < d->sum->n_modules; i++)
-		if (d->sum->modules[i].name && strcmp(d->sum->modules[i].name, name) == 0)
-			return &d->sum->modules[i];
-	return NULL;
+	return name ? ledger_summary_module(d->sum, name) : NULL;
 }
 
 static bool loaded_name(const struct report_data *d, const char *name)

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hindex.h"
+
+struct slot {
+	uint64_t hash;
+	size_t pos;		/* HINDEX_NONE: empty */
+};
+
+struct hindex {
+	struct slot *slots;
+	size_t n, cap;		/* cap: a power of two, or 0 */
+};
+
+int hindex_new(struct hindex **ret)
+{
+	struct hindex *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	*ret = h;
+	return 0;
+}
+
+struct hindex *hindex_free(struct hindex *h)
+{
+	if (h)
+		free(h->slots);
+	free(h);
+	return NULL;
+}
+
+size_t hindex_find(const struct hindex *h, uint64_t hash, hindex_eq_fn eq, const void *key,
+		   const void *userdata)
+{
+	if (!h->cap)
+		return HINDEX_NONE;
+	/* linear probing */
+	for (size_t i = hash & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
+		const struct slot *s = &h->slots[i];
+
+		if (s->pos == HINDEX_NONE)
+			return HINDEX_NONE;
+		if (s->hash == hash && eq(s->pos, key, userdata))
+			return s->pos;
+	}
+}
+
+static void put(struct slot *slots, size_t cap, uint64_t hash, size_t pos)
+{
+	size_t i = hash & (cap - 1);
+
+	while (slots[i].pos != HINDEX_NONE)
+		i = (i + 1) & (cap - 1);
+	slots[i].hash = hash;
+	slots[i].pos = pos;
+}
+
+int hindex_add(struct hindex *h, uint64_t hash, size_t pos)
+{
+	/* at most half full */
+	if ((h->n + 1) * 2 > h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 64;
+		struct slot *ns;
+
+		if (ncap < h->cap || ncap > SIZE_MAX / sizeof(*ns))
+			return -ENOMEM;
+		ns = malloc(ncap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < ncap; i++)
+			ns[i].pos = HINDEX_NONE;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->slots[i].pos != HINDEX_NONE)
+				put(ns, ncap, h->slots[i].hash, h->slots[i].pos);
+		free(h->slots);
+		h->slots = ns;
+		h->cap = ncap;
+	}
+	put(h->slots, h->cap, hash, pos);
+	h->n++;
+	return 0;
+}
+
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+uint64_t hash_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return hash_bytes(h, "\xff", 1);
+	/* with the NUL, so that ("ab", "c") and ("a", "bc") differ */
+	return hash_bytes(h, s, strlen(s) + 1);
+}
