@@ -1756,25 +1756,60 @@ out:
 	close(fd);
 }
 
+/* The loaded pack's bytes, into @o (o->ok false: out of memory) */
+static void pack_encode(const struct modfile_cache *c, struct out *o)
+{
+	size_t dl = strlen(c->dir);
+
+	put_bytes(o, CACHE_MAGIC, 8);
+	put32(o, CACHE_VERSION);
+	put32(o, (uint32_t)c->n);
+	put32(o, (uint32_t)dl);
+	put_bytes(o, c->dir, dl);
+	for (size_t i = 0; i < c->n; i++)
+		rec_encode(o, &c->recs[i]);
+	if (o->ok)
+		put32(o, lzma_crc32(o->p, o->len, 0));
+}
+
+int modfile_cache_pack_recode(const uint8_t *buf, size_t len, const char *dir,
+			      uint8_t **ret_buf, size_t *ret_len)
+{
+	struct modfile_cache c = { .dfd = -1 };
+	struct out o = { .ok = true };
+	bool ok;
+
+	*ret_buf = NULL;
+	*ret_len = 0;
+	c.dir = strdup(dir);
+	if (!c.dir)
+		return -ENOMEM;
+	ok = len >= CACHE_HEAD + 4 && len <= CACHE_PACK_MAX && pack_decode(&c, buf, len, dir);
+	if (ok)
+		pack_encode(&c, &o);
+	pack_clear(&c);
+	free(c.recs);
+	if (!ok)
+		return 0;
+	if (!o.ok) {
+		free(o.p);
+		return -ENOMEM;
+	}
+	*ret_buf = o.p;
+	*ret_len = o.len;
+	return 1;
+}
+
 int modfile_cache_flush(struct modfile_cache *c)
 {
 	struct out o = { .ok = true };
 	char pname[32], tmp[64];
-	size_t done = 0, dl;
+	size_t done = 0;
 	int fd = -1, err = 0;
 
 	if (!modfile_cache_enabled(c) || !c->dir || !c->dirty)
 		return 0;
-	dl = strlen(c->dir);
-	put_bytes(&o, CACHE_MAGIC, 8);
-	put32(&o, CACHE_VERSION);
-	put32(&o, (uint32_t)c->n);
-	put32(&o, (uint32_t)dl);
-	put_bytes(&o, c->dir, dl);
-	for (size_t i = 0; i < c->n; i++)
-		rec_encode(&o, &c->recs[i]);
-	if (o.ok)
-		put32(&o, lzma_crc32(o.p, o.len, 0));
+	pack_encode(c, &o);
 	if (!o.ok) {
 		free(o.p);
 		return -ENOMEM;

@@ -153,6 +153,14 @@ int modfile_cache_error(const struct modfile_cache *c);
 int modfile_cache_flush(struct modfile_cache *c);
 
 /*
+ * For the fuzzer and tests: reads @buf (@len bytes) as the pack of directory @dir, as
+ * a scan would, and encodes the records it read again into *@ret_buf (the caller frees
+ * it). 1: read and encoded, 0: corrupt or foreign (nothing stored), -ENOMEM.
+ */
+int modfile_cache_pack_recode(const uint8_t *buf, size_t len, const char *dir,
+			      uint8_t **ret_buf, size_t *ret_len);
+
+/*
  * modfile_analyze_flags() through the cache. @ret_status may be NULL. Errors are those
  * of the analysis; failing to write the cache is not one. Failed analyses are not
  * cached. Scans are fastest directory by directory (one pack read per directory).
