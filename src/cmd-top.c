@@ -35,6 +35,7 @@
 #include "sources/sys-module.h"
 #include "sources/tracefs-events.h"
 #include "sources/vmallocinfo.h"
+#include "util/array.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
@@ -304,22 +305,6 @@ static void history_done(struct history *h)
 	free(h->log_path);
 }
 
-static int grow_array(void **arr, size_t n, size_t *cap, size_t size)
-{
-	void *na;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	na = realloc(*arr, ncap * size);
-	if (!na)
-		return -ENOMEM;
-	*arr = na;
-	*cap = ncap;
-	return 0;
-}
-
 static size_t name_hash(const char *name, size_t len)
 {
 	size_t h = 5381;
@@ -363,7 +348,7 @@ static long history_name(struct history *h, const char *name, size_t len)
 		if (strlen(n) == len && memcmp(n, name, len) == 0)
 			return (long)(h->name_slots[j] - 1);
 	}
-	if (grow_array((void **)&h->names, h->n_names, &h->cap_names, sizeof(char *)) < 0)
+	if (array_grow((void **)&h->names, h->n_names, &h->cap_names, sizeof(char *)) < 0)
 		return -ENOMEM;
 	h->names[h->n_names] = strndup(name, len);
 	if (!h->names[h->n_names])
@@ -391,7 +376,7 @@ static int history_on_event(void *userdata, const struct tracefs_event *ev)
 
 		if (mi < 0)
 			return (int)mi;
-		if (grow_array((void **)&h->tl, h->n_tl, &h->cap_tl, sizeof(*h->tl)) < 0)
+		if (array_grow((void **)&h->tl, h->n_tl, &h->cap_tl, sizeof(*h->tl)) < 0)
 			return -ENOMEM;
 		h->tl[h->n_tl++] = (struct tl_event){
 			ev->ts, ev->kind == TRACEFS_EV_MODULE_LOAD ? TL_LOAD : TL_FREE,
@@ -400,10 +385,8 @@ static int history_on_event(void *userdata, const struct tracefs_event *ev)
 	} else if (ev->kind == TRACEFS_EV_LOST) {
 		size_t cap = h->cap_lost;
 
-		if (grow_array((void **)&h->lost_ts, h->n_lost, &cap, sizeof(double)) <
-			    0 ||
-		    grow_array((void **)&h->lost_n, h->n_lost, &h->cap_lost,
-			       sizeof(uint64_t)) < 0)
+		if (array_grow((void **)&h->lost_ts, h->n_lost, &cap, sizeof(double)) < 0 ||
+		    array_grow((void **)&h->lost_n, h->n_lost, &h->cap_lost, sizeof(uint64_t)) < 0)
 			return -ENOMEM;
 		/* "[LOST n EVENTS]" has no clock: it belongs where the trace is */
 		h->lost_ts[h->n_lost] = h->t_end;

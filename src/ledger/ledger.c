@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/macro.h"
 #include "ledger.h"
 #include "klog-findings.h"
@@ -205,23 +206,6 @@ struct ledger *ledger_free(struct ledger *l)
 	return NULL;
 }
 
-/* Grows *arr (elements of @size) to hold one more; 0 or -ENOMEM. */
-static int grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-	void *na;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	na = realloc(*arr, ncap * size);
-	if (!na)
-		return -ENOMEM;
-	*arr = na;
-	*cap = ncap;
-	return 0;
-}
-
 static char *strndup_tf(const struct tracefs_str *s)
 {
 	return strndup(s->s, s->len);
@@ -272,10 +256,10 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 		l->stats.nested_enters++;
 		open_remove(p, (size_t)o);
 	}
-	r = grow((void **)&l->attempts, l->n_attempts, &p->cap_attempts, sizeof(*l->attempts));
+	r = array_grow((void **)&l->attempts, l->n_attempts, &p->cap_attempts, sizeof(*l->attempts));
 	if (r < 0)
 		return r;
-	r = grow((void **)&p->open, p->n_open, &p->cap_open, sizeof(*p->open));
+	r = array_grow((void **)&p->open, p->n_open, &p->cap_open, sizeof(*p->open));
 	if (r < 0)
 		return r;
 	a = &l->attempts[l->n_attempts];
@@ -354,7 +338,7 @@ static int on_exit_(struct ledger *l, const struct tracefs_event *ev, enum attem
 static int live_add(struct ledger *l, const struct tracefs_str *name, double ts, bool live)
 {
 	struct priv *p = l->priv;
-	int r = grow((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
+	int r = array_grow((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
 
 	if (r < 0)
 		return r;
@@ -392,7 +376,7 @@ static int on_request(struct ledger *l, const struct tracefs_event *ev)
 	struct autoload_request *rq;
 	int r;
 
-	r = grow((void **)&l->requests, l->n_requests, &p->cap_requests, sizeof(*l->requests));
+	r = array_grow((void **)&l->requests, l->n_requests, &p->cap_requests, sizeof(*l->requests));
 	if (r < 0)
 		return r;
 	rq = &l->requests[l->n_requests];
@@ -499,7 +483,7 @@ static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 	/* only "STEP name" markers split the run; other markers are counted */
 	if (!ev->marker.step.len)
 		return 0;
-	r = grow((void **)&l->steps, l->n_steps, &p->cap_steps, sizeof(*l->steps));
+	r = array_grow((void **)&l->steps, l->n_steps, &p->cap_steps, sizeof(*l->steps));
 	if (r < 0)
 		return r;
 	l->steps[l->n_steps].name = strndup_tf(&ev->marker.step);
@@ -608,7 +592,7 @@ int ledger_add_klog(struct ledger *l, double ts, const char *module, size_t modu
 {
 	struct priv *p = l->priv;
 	struct ledger_klog *g;
-	int r = grow((void **)&l->klog, l->n_klog, &p->cap_klog, sizeof(*l->klog));
+	int r = array_grow((void **)&l->klog, l->n_klog, &p->cap_klog, sizeof(*l->klog));
 
 	if (r < 0)
 		return r;

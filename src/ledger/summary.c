@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/hindex.h"
 #include "util/macro.h"
 #include "proctab.h"
@@ -32,23 +33,6 @@ static void count_errno(struct errno_count *t, size_t *n, int err)
 		t[*n].count = 1;
 		(*n)++;
 	}
-}
-
-static int grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-	void *na;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 32;
-	na = realloc(*arr, ncap * size);
-	if (!na)
-		return -ENOMEM;
-	memset((char *)na + *cap * size, 0, (ncap - *cap) * size);
-	*arr = na;
-	*cap = ncap;
-	return 0;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -109,7 +93,7 @@ static struct module_summary *module_get(struct ledger_summary *s, struct lookup
 
 	if (pos != HINDEX_NONE)
 		return &s->modules[pos];
-	if (grow((void **)&s->modules, s->n_modules, &s->cap_modules, sizeof(*s->modules)) < 0 ||
+	if (array_grow((void **)&s->modules, s->n_modules, &s->cap_modules, sizeof(*s->modules)) < 0 ||
 	    hindex_add(lk->modules, h, s->n_modules) < 0)
 		return NULL;
 	s->modules[s->n_modules].name = name;
@@ -288,7 +272,7 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s,
 			int pp[1];
 			size_t *nc;
 
-			if (grow((void **)&s->requesters, s->n_requesters, &cap_r,
+			if (array_grow((void **)&s->requesters, s->n_requesters, &cap_r,
 				 sizeof(*s->requesters)) < 0)
 				return -ENOMEM;
 			nc = realloc(name_caps, cap_r * sizeof(*nc));
@@ -374,7 +358,7 @@ static int summarize_requests(const struct ledger *l, struct ledger_summary *s,
 		if (pos != HINDEX_NONE) {
 			as = &s->autoload[pos];
 		} else {
-			if (grow((void **)&s->autoload, s->n_autoload, &cap, sizeof(*s->autoload)) < 0 ||
+			if (array_grow((void **)&s->autoload, s->n_autoload, &cap, sizeof(*s->autoload)) < 0 ||
 			    hindex_add(lk->autoload, hc, s->n_autoload) < 0)
 				return -ENOMEM;
 			as = &s->autoload[s->n_autoload++];
@@ -430,7 +414,7 @@ static int summarize_findings(const struct ledger *l, struct ledger_summary *s,
 		if (pos != HINDEX_NONE) {
 			f = &s->findings[pos];
 		} else {
-			if (grow((void **)&s->findings, s->n_findings, &cap, sizeof(*s->findings)) < 0 ||
+			if (array_grow((void **)&s->findings, s->n_findings, &cap, sizeof(*s->findings)) < 0 ||
 			    hindex_add(lk->findings, h, s->n_findings) < 0)
 				return -ENOMEM;
 			f = &s->findings[s->n_findings++];

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "output/units.h"
+#include "util/array.h"
 #include "util/escape.h"
 #include "util/linereader.h"
 #include "util/macro.h"
@@ -727,9 +728,44 @@ static void test_root_live(void **state)
 	remove_tree(dir);
 }
 
+/* array_grow: doubles, zeroes what it adds, refuses a byte count that would wrap */
+static void test_array_grow(void **state)
+{
+	uint32_t *a = NULL;
+	size_t cap = 0;
+	void *p;
+
+	(void)state;
+	for (size_t i = 0; i < 1000; i++) {
+		assert_int_equal(array_grow((void **)&a, i, &cap, sizeof(*a)), 0);
+		assert_true(cap > i);
+		assert_int_equal(a[i], 0);
+		a[i] = (uint32_t)i + 1;
+	}
+	assert_int_equal(cap, 1024);
+	for (size_t i = 0; i < 1000; i++)
+		assert_int_equal(a[i], i + 1);
+	/* room already there: nothing moves */
+	p = a;
+	assert_int_equal(array_grow((void **)&a, 1000, &cap, sizeof(*a)), 0);
+	assert_ptr_equal(a, p);
+	assert_int_equal(cap, 1024);
+	free(a);
+
+	/* SIZE_MAX / 4 elements of 8 bytes would wrap: refused, nothing changed */
+	a = NULL;
+	cap = 0;
+	assert_int_equal(array_grow((void **)&a, SIZE_MAX / 4, &cap, 8), -ENOMEM);
+	assert_null(a);
+	assert_int_equal(cap, 0);
+	assert_int_equal(array_grow((void **)&a, SIZE_MAX, &cap, 1), -ENOMEM);
+	assert_int_equal(cap, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_array_grow),
 		cmocka_unit_test(test_linereader_lines),
 		cmocka_unit_test(test_linereader_missing_newline),
 		cmocka_unit_test(test_linereader_empty),

@@ -12,6 +12,7 @@
 #include "ledger/proctab.h"
 #include "ledger/summary.h"
 #include "ledger/klog-findings.h"
+#include "util/array.h"
 #include "util/escape.h"
 #include "canvas.h"
 #include "model.h"
@@ -303,23 +304,6 @@ void top_ui_init(struct top_ui *ui)
 }
 
 /* --- small containers ----------------------------------------------------------------- */
-
-static int grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-	void *na;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	na = realloc(*arr, ncap * size);
-	if (!na)
-		return -ENOMEM;
-	memset((char *)na + *cap * size, 0, (ncap - *cap) * size);
-	*arr = na;
-	*cap = ncap;
-	return 0;
-}
 
 static uint64_t hash_bytes(uint64_t h, const char *s)
 {
@@ -730,7 +714,7 @@ static long mod_get(struct top_model *m, const char *name)
 
 	if (i >= 0)
 		return i;
-	if (grow((void **)&m->mods, m->n_mods, &m->cap_mods, sizeof(*m->mods)) < 0)
+	if (array_grow((void **)&m->mods, m->n_mods, &m->cap_mods, sizeof(*m->mods)) < 0)
 		return -ENOMEM;
 	a = &m->mods[m->n_mods];
 	memset(a, 0, sizeof(*a));
@@ -778,7 +762,7 @@ static long req_get(struct top_model *m, const char *comm, const char *site, int
 
 	if (i >= 0)
 		return i;
-	if (grow((void **)&m->reqs, m->n_reqs, &m->cap_reqs, sizeof(*m->reqs)) < 0)
+	if (array_grow((void **)&m->reqs, m->n_reqs, &m->cap_reqs, sizeof(*m->reqs)) < 0)
 		return -ENOMEM;
 	r = &m->reqs[m->n_reqs];
 	memset(r, 0, sizeof(*r));
@@ -823,7 +807,7 @@ static long alias_get(struct top_model *m, const struct autoload_request *rq)
 
 	if (i >= 0)
 		return i;
-	if (grow((void **)&m->aliases, m->n_aliases, &m->cap_aliases,
+	if (array_grow((void **)&m->aliases, m->n_aliases, &m->cap_aliases,
 		 sizeof(*m->aliases)) < 0)
 		return -ENOMEM;
 	a = &m->aliases[m->n_aliases];
@@ -858,7 +842,7 @@ static int add_mod_to_req(struct top_model *m, size_t ri, size_t mod)
 
 	if (seen <= 0)
 		return seen;
-	if (grow((void **)&r->mods, r->n_mods, &r->cap_mods, sizeof(*r->mods)) < 0)
+	if (array_grow((void **)&r->mods, r->n_mods, &r->cap_mods, sizeof(*r->mods)) < 0)
 		return -ENOMEM;
 	r->mods[r->n_mods++] = mod;
 	return 0;
@@ -1308,7 +1292,7 @@ static struct top_row *add_row(struct builder *b, const char *key)
 
 	if (b->err)
 		return NULL;
-	if (grow((void **)&b->t->rows, b->t->n_rows, &b->cap, sizeof(*b->t->rows)) < 0) {
+	if (array_grow((void **)&b->t->rows, b->t->n_rows, &b->cap, sizeof(*b->t->rows)) < 0) {
 		b->err = -ENOMEM;
 		return NULL;
 	}
@@ -1838,7 +1822,7 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 		k = (struct pair_key){ pairs, m->att_req[ai], m->att_mod[ai] };
 		pi = index_map_find(&map, pair_hash(k.req, k.mod), pair_eq, &k, &slot);
 		if (pi < 0) {
-			if (grow((void **)&pairs, n_pairs, &cap, sizeof(*pairs)) < 0 ||
+			if (array_grow((void **)&pairs, n_pairs, &cap, sizeof(*pairs)) < 0 ||
 			    index_map_add(&map, pair_hash(k.req, k.mod), n_pairs) < 0) {
 				b->err = -ENOMEM;
 				goto out;

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/array.h"
+
+int array_grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	size_t ncap;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap <= n) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	/* an element count from a hostile file must not wrap the byte count */
+	if (size && ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	na = realloc(*arr, ncap * size);
+	if (!na)
+		return -ENOMEM;
+	memset((char *)na + *cap * size, 0, (ncap - *cap) * size);
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+
+/*
+ * Makes room in *arr (elements of @size, *cap of them allocated) for element @n: when
+ * n < *cap nothing happens, otherwise the capacity doubles (16 at first). New elements
+ * are zeroed. 0, or -ENOMEM (also when the new size would not fit in a size_t); on error
+ * *arr and *cap are unchanged.
+ */
+int array_grow(void **arr, size_t n, size_t *cap, size_t size);
