@@ -200,18 +200,28 @@ def host_kmodtop():
     return None
 
 
-# Live attribution (which modprobe answered which request) depends on the timing of
-# the live run and is not yet stable on 6.1: reported, not gating, unless
-# VM_LIVE_GATING=1. Teardown, measurement and the offline checks always gate.
-SOFT_LIVE = ('live attempts, outcomes, requesters = offline',
-             'live attempts per requester = offline',
-             'bundle attempts = live attempts')
+# Live = offline gates since both traces have the same naming events (task_rename,
+# fork, exec) and the ledger names tasks from them rather than from the comm a line
+# was printed with (which tracefs looks up when the line is read); VM_LIVE_GATING=0
+# turns these into warnings. The bundle's attempts against the live report's stay a
+# warning unless VM_LIVE_GATING=1: the two live collections (two buffers, each naming
+# in flight from its own reads of /proc/PID/fd) differed once on a slow 6.12 guest in
+# one xfs call's outcome (idempotent-waiter in one, duplicate-live in the other).
+# Teardown, measurement and the offline checks always gate.
+LIVE_GATING = ('live attempts, outcomes, requesters = offline',
+               'live attempts per requester = offline')
+SOFT_LIVE = ('bundle attempts = live attempts',)
+
+
+def live_soft(what):
+    g = os.environ.get('VM_LIVE_GATING')
+    return (what in SOFT_LIVE and g != '1') or (what in LIVE_GATING and g == '0')
 
 
 def check_live(root, m, check_hard, passed):
     """the live suite of tests/vm/init: live = offline, measurement, teardown, bundle"""
     def check(ok, step, what, exp, got):
-        if not ok and what in SOFT_LIVE and os.environ.get('VM_LIVE_GATING') != '1':
+        if not ok and live_soft(what):
             print('check-run: %s: WARN (not gating): %s: expected %.300s, got %.300s'
                   % (root, what, exp, got))
             passed.append((step, what + ' (WARN, not gating)'))
