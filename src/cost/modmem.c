@@ -48,6 +48,11 @@ enum area_class area_classify(const struct vmalloc_area *a)
 	return AREA_OTHER;
 }
 
+bool area_class_in_flight(enum area_class c)
+{
+	return c == AREA_KREAD || c == AREA_USER_COPY || c == AREA_DECOMPRESS;
+}
+
 const char *area_class_name(enum area_class c)
 {
 	switch (c) {
@@ -524,7 +529,7 @@ int modmem_join(const struct proc_modules *pm, const struct vmallocinfo *vi,
 		const struct modmem_area *ma = &mm->areas[i];
 		const struct vmalloc_area *a = &vi->areas[ma->area];
 
-		if (ma->cls != AREA_MODULE) {
+		if (area_class_in_flight(ma->cls)) {
 			mm->n_leftover++;
 			mm->leftover_bytes = add_sat_u64(mm->leftover_bytes, a->size);
 			continue;

@@ -69,6 +69,8 @@ struct modmem {
 };
 
 enum area_class area_classify(const struct vmalloc_area *a);
+/* kread, user-copy, decompress: areas a load holds only while it is in flight */
+bool area_class_in_flight(enum area_class c);
 const char *area_class_name(enum area_class c);
 const char *join_method_name(enum join_method m);
 const char *join_confidence_name(enum join_confidence c);

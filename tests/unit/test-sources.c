@@ -25,6 +25,7 @@
 #include "sources/vmallocinfo.h"
 #include "cost/loadpath.h"
 #include "cost/modmem.h"
+#include "cost/vmsample.h"
 
 #define FX_61 FIXTURES_DIR "/debian-6.1-plain"
 #define FX_612 FIXTURES_DIR "/debian-6.12-xz"
@@ -1985,6 +1986,130 @@ static void test_vmalloc_update_random_edits(void **state)
 	free(starts);
 }
 
+/* ---- vmsample: loads in flight and headroom over a sequence of vmallocinfo reads ---- */
+
+/*
+ * A finit_module() of an xz module as the 6.12 trace shows it: kernel_read_file()
+ * vmallocs the file, module_decompress() vmaps the pages it filled, the file copy is
+ * freed, then the vmap, and load_module's areas remain.
+ */
+#define VMS_KREAD "0x00000000a1b2c3d4-0x00000000e5f60718  761856 kernel_read_file+0x1a1/0x2d0 pages=185 vmalloc N0=185\n"
+#define VMS_DECOMP "0x00000000e5f60718-0x0000000011223344 1118208 module_decompress+0x2c4/0x4c0 vmap\n"
+#define VMS_MOD "0x0000000011223344-0x0000000055667788   24576 load_module+0x784/0x21b0 pages=5 vmalloc N0=5\n"
+
+/* @base with @ins put in after its @at-th line */
+static char *vms_text(const char *base, size_t at, const char *ins, size_t *ret_len)
+{
+	const char *p = base;
+	size_t head, len = strlen(base), il = strlen(ins);
+	char *t;
+
+	for (size_t i = 0; i < at; i++) {
+		p = strchr(p, '\n');
+		assert_non_null(p);
+		p++;
+	}
+	head = (size_t)(p - base);
+	t = malloc(len + il + 1);
+	assert_non_null(t);
+	memcpy(t, base, head);
+	memcpy(t + head, ins, il);
+	memcpy(t + head + il, p, len - head + 1);
+	*ret_len = len + il;
+	return t;
+}
+
+static uint64_t vms_pages_bytes(const struct vmallocinfo *vi)
+{
+	uint64_t u = 0;
+
+	for (size_t i = 0; i < vi->n; i++)
+		u += vi->areas[i].has_pages ? vi->areas[i].pages * 4096 : 0;
+	return u;
+}
+
+static void test_vmsample_sequence(void **state)
+{
+	static const char *const ins[] = {
+		"", VMS_KREAD, VMS_KREAD VMS_DECOMP, VMS_DECOMP, VMS_MOD VMS_MOD VMS_MOD,
+	};
+	static const uint64_t want_bytes[] = { 0, 761856, 761856 + 1118208, 1118208, 0 };
+	static const size_t want_areas[] = { 0, 1, 2, 1, 0 };
+	struct vmsample inc = { 0 }, nomi = { 0 };
+	struct vmallocinfo *vi = NULL;
+	struct kt_root *root = NULL;
+	struct meminfo mi = { 0 };
+	struct kt_err e = { 0 };
+	uint64_t max_used = 0;
+	size_t blen;
+	char *base;
+
+	(void)state;
+	base = read_whole(FX_612 "/proc/vmallocinfo", &blen);
+	assert_int_equal(root_new(FX_612, &root), 0);
+	assert_int_equal(meminfo_read(root, &mi, &e), 0);
+	assert_true(mi.has_vmalloc_total && mi.has_vmalloc_used);
+	for (size_t k = 0; k < ARRAY_SIZE(ins); k++) {
+		struct vmallocinfo_change ch;
+		struct vmallocinfo *full = NULL;
+		struct vmsample whole = { 0 };
+		struct meminfo m = mi;
+		size_t len;
+		char *t = vms_text(base, 60, ins[k], &len);
+		FILE *f;
+
+		assert_int_equal(vmallocinfo_update(&vi, t, len, "proc/vmallocinfo", &ch, &e), 0);
+		/* past the first read only the lines that changed are looked at again */
+		if (k)
+			assert_true(ch.added <= 3 && ch.removed <= 3);
+		/* VmallocUsed grows with what the sample holds */
+		m.vmalloc_used = mi.vmalloc_used + want_bytes[k];
+		if (m.vmalloc_used > max_used)
+			max_used = m.vmalloc_used;
+		assert_int_equal(vmsample_add(&inc, vi, &ch, &m), 0);
+		assert_int_equal(vmsample_add(&nomi, vi, &ch, NULL), 0);
+		assert_int_equal(inc.inflight_bytes, want_bytes[k]);
+		assert_int_equal(inc.inflight_areas, want_areas[k]);
+
+		/* the running sums equal a sample of a whole read of the same text */
+		f = mem_file(t, len);
+		assert_int_equal(vmallocinfo_read_file(f, "proc/vmallocinfo", &full, &e), 0);
+		fclose(f);
+		assert_int_equal(vmsample_add(&whole, full, NULL, NULL), 0);
+		assert_int_equal(whole.inflight_bytes, inc.inflight_bytes);
+		assert_int_equal(whole.inflight_areas, inc.inflight_areas);
+		assert_int_equal(whole.used, inc.used);
+		assert_int_equal(whole.used, vms_pages_bytes(full));
+		vmsample_done(&whole);
+		vmallocinfo_free(full);
+		free(t);
+	}
+	assert_int_equal(inc.samples, ARRAY_SIZE(ins));
+	assert_int_equal(inc.peak_inflight_bytes, 761856 + 1118208);
+	assert_int_equal(inc.peak_inflight_areas, 2);
+	assert_true(inc.has_headroom);
+	assert_int_equal(max_used, mi.vmalloc_used + 761856 + 1118208);
+	assert_int_equal(inc.min_headroom_bytes, mi.vmalloc_total - max_used);
+	assert_false(nomi.has_headroom);
+	assert_int_equal(nomi.peak_inflight_bytes, inc.peak_inflight_bytes);
+
+	/* without VmallocUsed (4.4 to 5.3 print 0) the areas' pages stand in */
+	{
+		struct vmsample z = { 0 };
+		struct meminfo m = mi;
+
+		m.vmalloc_used = 0;
+		assert_int_equal(vmsample_add(&z, vi, NULL, &m), 0);
+		assert_int_equal(z.min_headroom_bytes, mi.vmalloc_total - vms_pages_bytes(vi));
+		vmsample_done(&z);
+	}
+	vmsample_done(&inc);
+	vmsample_done(&nomi);
+	vmallocinfo_free(vi);
+	root_free(root);
+	free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2017,6 +2142,7 @@ int main(void)
 		cmocka_unit_test(test_modmem_chain_synthetic),
 		cmocka_unit_test(test_modmem_size_ambiguous),
 		cmocka_unit_test(test_modmem_empty),
+		cmocka_unit_test(test_vmsample_sequence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
