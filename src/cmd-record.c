@@ -32,14 +32,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cost/vmsample.h"
 #include "ledger/klog-findings.h"
 #include "output/output.h"
 #include "sources/kmsg-follow.h"
 #include "sources/kmsg.h"
+#include "sources/meminfo.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
 #include "sources/tracefs-events.h"
 #include "sources/tracefs-instance.h"
+#include "sources/vmallocinfo.h"
+#include "views/report.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/root.h"
@@ -87,6 +91,12 @@ struct live {
 	const char *kmsg_why;
 	struct kmsg_follow_stats kstats;
 	uint64_t kmsg_records;
+
+	/* vmallocinfo sampled every poll (o.root): what loads in flight hold */
+	struct vmallocinfo *vi;
+	struct vmsample vs;
+	double vs_last;
+	int vs_err;			/* why sampling stopped: the file went unreadable */
 
 	int trace_fd, kmsg_fd;		/* the spools */
 	bool own_spools;		/* in memory, made by live_start() */
@@ -678,6 +688,35 @@ static int spool_new(const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * One sample of vmallocinfo: an incremental re-read, so a poll between loads parses
+ * the few lines that changed. An unreadable file stops the sampling, not the collection.
+ */
+static int vm_sample(struct live *lv)
+{
+	struct vmallocinfo_change ch;
+	struct meminfo mi = { 0 };
+	struct kt_err e = { 0 };
+	int r;
+
+	if (!lv->o.root || lv->vs_err)
+		return 0;
+	lv->vs_last = now_mono();
+	r = vmallocinfo_reread(lv->o.root, &lv->vi, &ch, &e);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		lv->vs_err = r;
+		lv->vi = vmallocinfo_free(lv->vi);
+		return 0;
+	}
+	memset(&e, 0, sizeof(e));
+	r = meminfo_read(lv->o.root, &mi, &e);
+	if (r == -ENOMEM)
+		return r;
+	return vmsample_add(&lv->vs, lv->vi, &ch, r == 0 ? &mi : NULL);
+}
+
 /* The instance and /dev/kmsg, read by live_poll() into the spools until live_end(). */
 int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret)
 {
@@ -735,6 +774,9 @@ int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live
 		}
 	}
 	lv->started = now_mono();
+	r = vm_sample(lv);
+	if (r < 0)
+		goto fail;
 	*ret = lv;
 	return 0;
 fail:
@@ -770,6 +812,12 @@ int live_poll(struct live *lv, unsigned int max_reads)
 		} else {
 			lv->kstats = *kmsg_follow_stats(lv->kf);
 		}
+	}
+	/* once per poll interval, however often the pipe wakes the loop */
+	if (now_mono() - lv->vs_last >= POLL_MS / 1000.0) {
+		r = vm_sample(lv);
+		if (r < 0)
+			return r;
 	}
 	return ret < 0 ? ret : lv->trace_bytes + lv->kstats.bytes != before;
 }
@@ -836,6 +884,7 @@ int live_end(struct live *lv)
 	lv->ti = NULL;
 	tracefs_mount_done(&live_mnt);
 	lv->kf = kmsg_follow_free(lv->kf);
+	lv->vi = vmallocinfo_free(lv->vi);	/* the samples' sums stay */
 	if (lv->sp)
 		spool_done(lv->sp);
 	free(lv->sp);
@@ -925,11 +974,19 @@ struct live *live_free(struct live *lv)
 		close(lv->trace_fd);
 	if (lv->own_spools && lv->kmsg_fd >= 0)
 		close(lv->kmsg_fd);
+	vmallocinfo_free(lv->vi);
+	vmsample_done(&lv->vs);
 	free(lv->tracefs_path);
 	free(lv->lost);
 	free(lv->lost_seen);
 	free(lv);
 	return NULL;
+}
+
+const struct vmsample *live_vmsample(const struct live *lv, int *ret_err)
+{
+	*ret_err = lv->vs_err;
+	return &lv->vs;
 }
 
 bool live_has_trace(const struct live *lv)
@@ -1100,6 +1157,9 @@ void live_render(const struct live *lv, struct out *o)
 	out_u64(o, "stale_instances_removed", NULL, lv->stale.instances);
 	out_u64(o, "stale_probes_removed", NULL, lv->stale.probes);
 	out_section_end(o);
+
+	if (lv->o.root)
+		report_render_vmsample(&lv->vs, POLL_MS, lv->vs_err, o);
 
 	out_section_begin(o, "kmsg", NULL);
 	out_str(o, "path", NULL, "/dev/kmsg");
@@ -1647,6 +1707,7 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 	lo.release = release;
+	lo.root = b.src;
 	if (!root_exists(b.src, "proc/modules")) {
 		log_info("the kernel has no module support (no /proc/modules): nothing to record");
 		ret = EXIT_NO_MODULES;
@@ -1698,6 +1759,8 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 			: lv->measure == TRACEFS_MEASURE_KPROBE ? "kprobe" : "none",
 		lv->lost_total, lv->comms_resolved, lv->comms_unknown,
 		lv->kmsg_err ? strerror(-lv->kmsg_err) : "ok", lv->kmsg_records);
+	fprintf(b.notes, "vmallocinfo samples: %zu, peak in flight: %" PRIu64 " bytes, %zu areas\n",
+		lv->vs.samples, lv->vs.peak_inflight_bytes, lv->vs.peak_inflight_areas);
 	for (size_t i = 0; i < lv->n_events; i++)
 		if (lv->events[i].err)
 			fprintf(b.notes, "missing event %s: no %s\n", lv->events[i].name,

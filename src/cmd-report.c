@@ -501,6 +501,7 @@ static int collect_live(struct collected *c, const struct global_opts *g, struct
 	int r;
 
 	lo->release = g->release ? g->release : uname(&u) == 0 ? u.release : NULL;
+	lo->root = c->root;
 	r = live_collect(lo, -1, -1, &c->live);
 	if (r < 0)
 		log_error("live collection: %s", strerror(-r));

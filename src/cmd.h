@@ -60,6 +60,8 @@ struct live_opts {
 	bool measure;		/* vmap area allocations with their stacks */
 	bool since_boot;	/* the kernel log from its oldest record, not from now */
 	const char *release;	/* the running kernel's: what its tracing can do */
+	/* proc/vmallocinfo and proc/meminfo sampled every poll from here; NULL: not */
+	const struct kt_root *root;
 };
 
 struct live;
@@ -109,3 +111,6 @@ int live_teardown_error(const struct live *lv);
 int live_log(const struct live *lv);
 /* The "live" section: sources, missing events, lost events, measurement mode. */
 void live_render(const struct live *lv, struct out *o);
+struct vmsample;
+/* The vmallocinfo samples (none when not asked), and why sampling stopped (0: it did not). */
+const struct vmsample *live_vmsample(const struct live *lv, int *ret_err);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cost/vmsample.h"
 #include "sources/tainted.h"
 #include "util/macro.h"
 #include "output/units.h"
@@ -679,4 +680,32 @@ int report_render(const struct report_data *d, struct out *o)
 	if (r < 0)
 		return r;
 	return report_render_percpu(d, o);
+}
+
+void report_render_vmsample(const struct vmsample *s, unsigned int interval_ms, int err,
+			    struct out *o)
+{
+	char buf[200], b1[32];
+
+	out_section_begin(o, "vmalloc_samples", NULL);
+	snprintf(buf, sizeof(buf), "%zu, every %u ms", s->samples, interval_ms);
+	out_str(o, NULL, "vmallocinfo samples:", buf);
+	out_u64(o, "samples", NULL, s->samples);
+	out_u64(o, "interval_ms", NULL, interval_ms);
+	if (err) {
+		out_str(o, "error", "  stopped:", strerrorname_np(-err));
+		if (err == -EACCES || err == -EPERM)
+			out_note(o, "proc/vmallocinfo is readable by root only: sampling stopped");
+	}
+	/* kernel_read_file/module_decompress areas: what loads held at once */
+	snprintf(buf, sizeof(buf), "%s in %zu area(s)",
+		 format_bytes(s->peak_inflight_bytes, b1, sizeof(b1)), s->peak_inflight_areas);
+	out_str(o, NULL, "peak of loads in flight:", buf);
+	out_u64(o, "peak_inflight_bytes", NULL, s->peak_inflight_bytes);
+	out_u64(o, "peak_inflight_areas", NULL, s->peak_inflight_areas);
+	if (s->has_headroom)
+		out_bytes(o, "min_headroom_bytes", "least vmalloc space left:", s->min_headroom_bytes);
+	else
+		out_null(o, "min_headroom_bytes", "least vmalloc space left:", "unknown");
+	out_section_end(o);
 }

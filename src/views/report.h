@@ -94,3 +94,10 @@ int report_render(const struct report_data *d, struct out *o);
 /* The load-attempt parts (views/report-ledger.c). */
 int report_render_ledger(const struct report_data *d, struct out *o);
 int report_render_percpu(const struct report_data *d, struct out *o);
+struct vmsample;
+/*
+ * The "vmalloc_samples" section of a live collection: vmallocinfo every @interval_ms,
+ * and @err when reading it stopped the sampling.
+ */
+void report_render_vmsample(const struct vmsample *s, unsigned int interval_ms, int err,
+			    struct out *o);
