@@ -9,9 +9,10 @@
 # For each size N it generates a root in $BENCH_DIR (default a temporary directory):
 # proc/modules with N modules, proc/vmallocinfo with one module area each, a 6.12 trace
 # with one finit_module() per name, and a kernel log (capture/dmesg.txt) with one line
-# per name. Every other call loads its module (module_load inside it); the others fail
-# with ENOENT and are named by their log line ("Unknown symbol", printed inside the
-# call), so the names go through the trace, the log and proc/modules alike. Then, with
+# per name. Every other call is a udev worker's and loads its module (module_load inside
+# it); the others are autoloads (a request_module(), then a modprobe process of their
+# own) that fail with ENOENT and are named by their log line ("Unknown symbol", printed
+# inside the call), so the names go through the trace, the log and proc/modules alike. Then, with
 # GNU time:
 #
 #   report   kmodtop --root ROOT report --no-cache (proc, vmallocinfo join, trace, log)
@@ -70,14 +71,20 @@ gen_root() {
 		print "#" >trace
 		t = 100.0
 		for (i = 0; i < n; i++) {
-			pid = 1000 + i % 128
-			printf "    udevd-worker-%d     [%03d] .....  %13.6f: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)\n", pid, i % 64, t >trace
 			if (i % 2 == 0) {
-				printf "    udevd-worker-%d     [%03d] .....  %13.6f: module_load: mod%07d\n", pid, i % 64, t + 0.000010, i >trace
-				printf "    udevd-worker-%d     [%03d] .....  %13.6f: sys_finit_module -> 0x0\n", pid, i % 64, t + 0.000020 >trace
+				task = sprintf("    udevd-worker-%d", 1000 + i % 128)
+			} else {
+				# an autoload: the request, then a modprobe of its own
+				printf "         kworker-%d     [%03d] .....  %13.6f: module_request: mod%07d wait=1 call_site=inet_create+0x1c/0x50\n", 200 + i % 8, i % 64, t - 0.000005, i >trace
+				task = sprintf("        modprobe-%d", 2000000 + i)
+			}
+			printf "%s     [%03d] .....  %13.6f: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)\n", task, i % 64, t >trace
+			if (i % 2 == 0) {
+				printf "%s     [%03d] .....  %13.6f: module_load: mod%07d\n", task, i % 64, t + 0.000010, i >trace
+				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0x0\n", task, i % 64, t + 0.000020 >trace
 				printf "[%13.6f] mod%07d: loading out-of-tree module taints kernel.\n", t + 0.000010, i >klog
 			} else {
-				printf "    udevd-worker-%d     [%03d] .....  %13.6f: sys_finit_module -> 0xfffffffffffffffe\n", pid, i % 64, t + 0.000020 >trace
+				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0xfffffffffffffffe\n", task, i % 64, t + 0.000020 >trace
 				printf "[%13.6f] mod%07d: Unknown symbol sym%07d (err -2)\n", t + 0.000010, i, i >klog
 			}
 			t += 0.0001

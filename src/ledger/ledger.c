@@ -657,7 +657,8 @@ static size_t by_end_lower(const struct by_end *idx, size_t n, int64_t ret, doub
 }
 
 /* Can @b be @a's leader, and how far apart are their exits? */
-static bool leader_fits(const struct attempt *a, const struct attempt *b, double *ret_dist)
+static bool leader_fits(const struct attempt *a, const struct attempt *b,
+			double *ret_dist)
 {
 	bool measured = a->measured && b->measured && has_load_allocation(b);
 
@@ -669,7 +670,8 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b, double
 	 * to return: a waiter may leave a little before or after it.
 	 */
 	if (b->start > a->start + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
-	    fabs(a->end - b->end) > (measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK) ||
+	    fabs(a->end - b->end) >
+		    (measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK) ||
 	    !names_compatible(a, b))
 		return false;
 	if (b->measured ? !has_load_allocation(b) : !(b->module_load_seen || b->err))
@@ -1048,9 +1050,12 @@ static void names_free_local(char **names, size_t n)
 	free(names);
 }
 
-/* Is every named attempt of @pid one modprobe could make for @rq? */
-static int request_fits(struct ledger *l, const struct autoload_request *rq, int pid,
-			bool *ret_fits)
+/*
+ * Is every named attempt of a pid (its first @i, then by @next) one modprobe could
+ * make for @rq?
+ */
+static int request_fits(struct ledger *l, const struct autoload_request *rq, size_t i,
+			const size_t *next, bool *ret_fits)
 {
 	char **closure = NULL;
 	size_t n = 0;
@@ -1063,10 +1068,10 @@ static int request_fits(struct ledger *l, const struct autoload_request *rq, int
 	r = request_closure(l, rq, &closure, &n);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < l->n_attempts && fits; i++) {
+	for (; i != SIZE_MAX && fits; i = next[i]) {
 		const struct attempt *a = &l->attempts[i];
 
-		if (a->pid != pid || !a->module)
+		if (!a->module)
 			continue;
 		fits = names_contain(closure, n, a->module);
 	}
@@ -1122,41 +1127,99 @@ static int names_from_sizes(struct ledger *l)
  * before it whose module (or dependencies) it loads. Requests whose module is Live, or
  * that resolve to no module, start a modprobe that makes no syscall: they stay unlinked.
  */
+struct by_pid {
+	int pid;
+	size_t i;
+};
+
+static int by_pid_cmp(const void *x, const void *y)
+{
+	const struct by_pid *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * For each attempt, the next one of its pid (SIZE_MAX: none), and whether it is its
+ * pid's first: a modprobe per load makes 10^5 pids, too many to look back through.
+ */
+static int chain_pids(const struct ledger *l, size_t **ret_next, bool **ret_first)
+{
+	_cleanup_free_ struct by_pid *idx = calloc(l->n_attempts + 1, sizeof(*idx));
+	size_t *next = calloc(l->n_attempts + 1, sizeof(*next));
+	bool *first = calloc(l->n_attempts + 1, sizeof(*first));
+
+	if (!idx || !next || !first) {
+		free(next);
+		free(first);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->n_attempts; i++)
+		idx[i] = (struct by_pid){ l->attempts[i].pid, i };
+	qsort(idx, l->n_attempts, sizeof(*idx), by_pid_cmp);
+	for (size_t k = 0; k < l->n_attempts; k++) {
+		bool same_next = k + 1 < l->n_attempts && idx[k + 1].pid == idx[k].pid;
+
+		first[idx[k].i] = k == 0 || idx[k - 1].pid != idx[k].pid;
+		next[idx[k].i] = same_next ? idx[k + 1].i : SIZE_MAX;
+	}
+	*ret_next = next;
+	*ret_first = first;
+	return 0;
+}
+
 static int link_modprobes(struct ledger *l)
 {
 	struct priv *p = l->priv;
+	_cleanup_free_ size_t *next = NULL;
+	_cleanup_free_ bool *first = NULL;
+	/*
+	 * The requests a modprobe may answer, in order: one that resolves to no module or
+	 * whose module was Live fits none. Answered ones at the front are skipped for good.
+	 */
+	_cleanup_free_ size_t *cand = calloc(l->n_requests + 1, sizeof(*cand));
+	size_t n_cand = 0, lo = 0;
+	int r;
 
+	if (!cand)
+		return -ENOMEM;
+	r = chain_pids(l, &next, &first);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < l->n_requests; k++)
+		if (l->requests[k].n_resolved && !l->requests[k].needless)
+			cand[n_cand++] = k;
 	for (size_t i = 0; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
-		bool first = true;
-		int r;
 
 		if (strcmp(a->comm, "modprobe") != 0 || a->request >= 0)
 			continue;
 		/* the process's first attempt decides; later ones follow it */
-		for (size_t j = 0; j < i && first; j++)
-			if (l->attempts[j].pid == a->pid)
-				first = false;
-		if (!first)
+		if (!first[i])
 			continue;
 		/* a modprobe whose parent is known and is not a kernel thread was run by hand */
 		if (proctab_parent_is_user(p->procs, a->pid))
 			continue;
-		for (size_t k = 0; k < l->n_requests; k++) {
+		while (lo < n_cand && l->requests[cand[lo]].modprobe_pid)
+			lo++;
+		for (size_t q = lo; q < n_cand; q++) {
+			size_t k = cand[q];
 			struct autoload_request *rq = &l->requests[k];
 			bool fits;
 
 			if (rq->modprobe_pid || rq->ts > a->start ||
 			    a->start - rq->ts > REQUEST_TO_MODPROBE || rq->needless)
 				continue;
-			r = request_fits(l, rq, a->pid, &fits);
+			r = request_fits(l, rq, i, next, &fits);
 			if (r < 0)
 				return r;
 			if (!fits)
 				continue;
 			rq->modprobe_pid = a->pid;
-			for (size_t j = i; j < l->n_attempts; j++)
-				if (l->attempts[j].pid == a->pid && l->attempts[j].request < 0) {
+			for (size_t j = i; j != SIZE_MAX; j = next[j])
+				if (l->attempts[j].request < 0) {
 					l->attempts[j].request = (long)k;
 					rq->n_attempts++;
 				}

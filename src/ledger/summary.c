@@ -159,7 +159,8 @@ struct requester_key {
 
 static bool requester_eq(size_t pos, const void *key, const void *userdata)
 {
-	const struct requester_summary *c = &((const struct ledger_summary *)userdata)->requesters[pos];
+	const struct ledger_summary *s = userdata;
+	const struct requester_summary *c = &s->requesters[pos];
 	const struct requester_key *k = key;
 
 	return strcmp(c->comm, k->comm) == 0 && str_eq(c->call_site, k->site);
@@ -326,7 +327,8 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s,
 
 static bool autoload_eq(size_t pos, const void *key, const void *userdata)
 {
-	const struct autoload_summary *c = &((const struct ledger_summary *)userdata)->autoload[pos];
+	const struct ledger_summary *s = userdata;
+	const struct autoload_summary *c = &s->autoload[pos];
 	const struct autoload_request *rq = key;
 
 	return strcmp(c->alias, rq->alias) == 0 && strcmp(c->call_site, rq->call_site) == 0 &&
@@ -394,7 +396,8 @@ static int summarize_requests(const struct ledger *l, struct ledger_summary *s,
 
 static bool finding_eq(size_t pos, const void *key, const void *userdata)
 {
-	const struct finding_summary *f = &((const struct ledger_summary *)userdata)->findings[pos];
+	const struct ledger_summary *s = userdata;
+	const struct finding_summary *f = &s->findings[pos];
 	const struct ledger_klog *g = key;
 
 	return f->kind == g->kind && str_eq(f->module, g->module);
