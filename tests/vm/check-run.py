@@ -242,6 +242,21 @@ def check_live(root, m, check_hard, passed):
     check(tr.get('lost_events', 0) == 0, '-', 'live lost trace events', 0, tr.get('lost_events'))
     check((li.get('kmsg') or {}).get('ok') is True, '-', 'live /dev/kmsg followed', True,
           (li.get('kmsg') or {}).get('reason'))
+    # vmallocinfo sampled during the run: the storm steps hold kernel_read_file areas
+    # for as long as a decompress and a load take, far longer than the 200 ms interval
+    vs = li.get('vmalloc_samples') or {}
+    check((vs.get('samples') or 0) > 1, '-', 'live vmallocinfo sampled', '> 1',
+          vs.get('samples'))
+    check((vs.get('peak_inflight_bytes') or 0) > 0 and (vs.get('peak_inflight_areas') or 0) > 0,
+          '-', 'live peak of loads in flight > 0', '> 0',
+          (vs.get('peak_inflight_bytes'), vs.get('peak_inflight_areas')))
+    check((vs.get('min_headroom_bytes') or 0) > 0, '-', 'live least vmalloc headroom known',
+          '> 0', vs.get('min_headroom_bytes'))
+    if vs:
+        passed.append(('-', 'live vmalloc samples: %s, peak in flight %s bytes in %s areas, '
+                       'least headroom %s' % (vs.get('samples'), vs.get('peak_inflight_bytes'),
+                                              vs.get('peak_inflight_areas'),
+                                              vs.get('min_headroom_bytes'))))
     # live = offline analysis of the plain trace of the same run
     if host is not None:
         hatt = kmodtop_attempts(host) or []
