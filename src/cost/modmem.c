@@ -31,6 +31,12 @@ static const struct {
 	{ "module_xz_decompress", AREA_DECOMPRESS },
 	{ "module_gzip_decompress", AREA_DECOMPRESS },
 	{ "module_zstd_decompress", AREA_DECOMPRESS },
+	/*
+	 * The xz dictionary of an in-kernel decompression: module_decompress runs xz in
+	 * XZ_DYNALLOC mode, the one mode that vmallocs at reset time after boot (squashfs
+	 * preallocates; the initramfs unpacker is gone by the time anything is sampled).
+	 */
+	{ "xz_dec_lzma2_reset", AREA_DECOMPRESS },
 };
 
 enum area_class area_classify(const struct vmalloc_area *a)

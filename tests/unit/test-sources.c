@@ -188,6 +188,16 @@ static void test_vmalloc_line_61(void **state)
 	assert_int_equal(a.flags, VMA_VMAP);
 	vmalloc_area_done(&a);
 
+	/* the 1 MiB xz dictionary of an in-kernel decompression (6.12's stack shows
+	 * __vmalloc_node_noprof called from xz_dec_lzma2_reset) is part of the load */
+	assert_int_equal(vparse("0xffffc90000a00000-0xffffc90000b01000 1052672 "
+				"xz_dec_lzma2_reset+0x16d/0x1b0 pages=256 vmalloc N0=256",
+				&a, &what),
+			 0);
+	assert_int_equal(area_classify(&a), AREA_DECOMPRESS);
+	assert_true(area_class_in_flight(area_classify(&a)));
+	vmalloc_area_done(&a);
+
 	assert_int_equal(vparse("0xffffd181c03fc000-0xffffd181c0401000   20480 unpurged vm_area",
 				&a, &what),
 			 0);
