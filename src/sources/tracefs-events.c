@@ -659,6 +659,15 @@ static void decode_marker(struct tracefs_event *ev, const char *f, const char *e
 		m->step = mkstr(skip_spaces(f + 5, end), rtrim(f + 5, end));
 }
 
+/*
+ * No vmap area is larger than the kernel half of a 57-bit (5-level paging) address
+ * space: a bigger size is a damaged line, and would wrap the sums it goes into.
+ */
+static bool vmap_size_possible(uint64_t size)
+{
+	return size <= UINT64_C(1) << 56;
+}
+
 static int decode_vmap_alloc(struct tracefs_event *ev, const char *f, const char *end,
 			     const char **what)
 {
@@ -684,6 +693,12 @@ static int decode_vmap_alloc(struct tracefs_event *ev, const char *f, const char
 		goto bad;
 	a->failed = failed;
 	a->has_result = a->has_align = a->has_range = true;
+	/* an area that got its space fits in the range it was asked in */
+	if (!vmap_size_possible(a->size) ||
+	    (!a->failed && (a->vend < a->vstart || a->size > a->vend - a->vstart))) {
+		*what = "alloc_vmap_area size larger than its range";
+		return -ERANGE;
+	}
 	return 0;
 bad:
 	*what = "malformed alloc_vmap_area fields";
@@ -760,6 +775,10 @@ static int decode_kprobe(struct tracefs_event *ev, const char *f, const char *en
 			else
 				*what = "alloc_vmap_area probe size= is not a number";
 			return -EINVAL;
+		}
+		if (!vmap_size_possible(a.size)) {
+			*what = "alloc_vmap_area probe size= too large";
+			return -ERANGE;
 		}
 		a.has_align = arg_u64(as, ae, "align", &a.align, NULL) >= 0;
 		a.has_range = arg_u64(as, ae, "vstart", &a.vstart, NULL) >= 0 &&
