@@ -5,6 +5,7 @@
 
 #include "util/hindex.h"
 #include "ledger/summary.h"
+#include "util/macro.h"
 #include "cost.h"
 
 const char *cost_source_name(enum cost_source s)
@@ -158,19 +159,19 @@ int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_looku
 			ac->source = COST_MEASURED;
 		}
 		for (int c = 0; c < _VMAP_MAX; c++)
-			ac->est_total += ac->est[c];
+			ac->est_total = add_sat_u64(ac->est_total, ac->est[c]);
 		ac->wasted = failed ? ac->est_total : 0;
 		mc->measured = mc->measured && a->measured;
 		r->measured = r->measured && a->measured;
 		if (!failed)
 			continue;
-		mc->wasted += ac->wasted;
-		mc->wasted_measured += meas;
-		r->wasted += ac->wasted;
-		r->wasted_measured += meas;
+		mc->wasted = add_sat_u64(mc->wasted, ac->wasted);
+		mc->wasted_measured = add_sat_u64(mc->wasted_measured, meas);
+		r->wasted = add_sat_u64(r->wasted, ac->wasted);
+		r->wasted_measured = add_sat_u64(r->wasted_measured, meas);
 		for (int c = 0; c < _VMAP_MAX; c++) {
-			mc->by_class[c] += ac->est[c];
-			r->by_class[c] += ac->est[c];
+			mc->by_class[c] = add_sat_u64(mc->by_class[c], ac->est[c]);
+			r->by_class[c] = add_sat_u64(r->by_class[c], ac->est[c]);
 		}
 		if (!ac->complete) {
 			mc->unestimated++;

@@ -498,6 +498,7 @@ static int on_vmap_alloc(struct ledger *l, const struct tracefs_event *ev)
 {
 	struct priv *p = l->priv;
 	long o = open_find(p, ev->pid);
+	struct attempt *at;
 	int cls;
 
 	l->stats.vmap_allocs++;
@@ -519,8 +520,9 @@ static int on_vmap_alloc(struct ledger *l, const struct tracefs_event *ev)
 		cls = ev->n_frames ? -1 : VMAP_OTHER_LOAD;
 	if (cls < 0)
 		return 0;
-	l->attempts[p->open[o].attempt].vmap[cls] += ev->vmap_alloc.size;
-	l->attempts[p->open[o].attempt].n_allocs++;
+	at = &l->attempts[p->open[o].attempt];
+	at->vmap[cls] = add_sat_u64(at->vmap[cls], ev->vmap_alloc.size);
+	at->n_allocs++;
 	return 0;
 }
 

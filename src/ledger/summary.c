@@ -17,7 +17,7 @@ uint64_t attempt_wasted(const struct attempt *a)
 	if (!attempt_is_failure(a))
 		return 0;
 	for (int c = 0; c < _VMAP_MAX; c++)
-		s += a->vmap[c];
+		s = add_sat_u64(s, a->vmap[c]);
 	return s;
 }
 
@@ -237,7 +237,7 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s,
 		s->failed += attempt_is_failure(a);
 		s->incomplete += !a->complete;
 		s->measured = s->measured && a->measured;
-		s->wasted_measured += wasted;
+		s->wasted_measured = add_sat_u64(s->wasted_measured, wasted);
 
 		m->total++;
 		m->by_outcome[a->outcome]++;
@@ -250,10 +250,10 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s,
 		if (a->complete)
 			count_errno(m->by_errno, &m->n_errno, a->err);
 		m->measured = m->measured && a->measured;
-		m->wasted_measured += wasted;
+		m->wasted_measured = add_sat_u64(m->wasted_measured, wasted);
 		for (int c = 0; c < _VMAP_MAX; c++)
 			if (attempt_is_failure(a))
-				m->vmap[c] += a->vmap[c];
+				m->vmap[c] = add_sat_u64(m->vmap[c], a->vmap[c]);
 
 		st->calls++;
 		if (a->complete)
@@ -261,8 +261,8 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s,
 		st->waiters += a->outcome == OUTCOME_WAITER;
 		st->fallbacks += a->outcome == OUTCOME_FALLBACK;
 		for (int c = 0; c < _VMAP_MAX; c++)
-			st->vmap[c] += a->vmap[c];
-		st->wasted_measured += wasted;
+			st->vmap[c] = add_sat_u64(st->vmap[c], a->vmap[c]);
+		st->wasted_measured = add_sat_u64(st->wasted_measured, wasted);
 
 		h = requester_hash(&key);
 		ri = hindex_find(lk->requesters, h, requester_eq, &key, s);

@@ -697,8 +697,8 @@ static int agg_add(struct ci *c, struct agg *a, const struct evidence *ev)
 	}
 	a->boot_count++;
 	if (ev->has_waste) {
-		a->wasted += ev->wasted;
-		a->boot_wasted += ev->wasted;
+		a->wasted = add_sat_u64(a->wasted, ev->wasted);
+		a->boot_wasted = add_sat_u64(a->boot_wasted, ev->wasted);
 		a->wasted_known = true;
 		b->waste_known = true;
 	}
@@ -795,7 +795,7 @@ static int boot_close(struct ci *c)
 			/* a log says a load failed, not how often: one attempt, at least */
 			b->waste_possible = true;
 			if (estimate_log_finding(c, b, a, &est)) {
-				a->wasted += est;
+				a->wasted = add_sat_u64(a->wasted, est);
 				a->boot_wasted = est;
 				a->wasted_known = true;
 				b->waste_known = true;
@@ -813,7 +813,7 @@ static int boot_close(struct ci *c)
 			b->duplicates += a->boot_count;
 		else if (k->group == CI_GROUP_FAILURE)
 			b->failures += a->boot_count;
-		b->wasted += a->boot_wasted;
+		b->wasted = add_sat_u64(b->wasted, a->boot_wasted);
 	}
 	qsort(cc, ARRAY_SIZE(classes), sizeof(cc[0]), class_count_cmp);
 	buf[0] = '\0';
@@ -1443,7 +1443,7 @@ static int baseline_gates(struct ci *c)
 		cur[j] = (struct total){ classes[a->cls].name, name_of(c, a->module), a->count,
 					 is_offending(c, a) };
 		if (!a->allowed && a->wasted_known) {
-			wasted += a->wasted;
+			wasted = add_sat_u64(wasted, a->wasted);
 			wasted_known = true;
 		}
 	}
@@ -2097,7 +2097,7 @@ static void totals(const struct ci *c, uint64_t *ret_evidence, uint64_t *ret_dup
 		else if (classes[a->cls].group == CI_GROUP_FAILURE)
 			*ret_fails += a->count;
 		if (a->wasted_known) {
-			*ret_wasted += a->wasted;
+			*ret_wasted = add_sat_u64(*ret_wasted, a->wasted);
 			*ret_wasted_known = true;
 		}
 		if (seen && a->module && !seen[a->module]) {

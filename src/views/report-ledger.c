@@ -292,10 +292,13 @@ static int render_steps(const struct report_data *d, struct out *o)
 			for (size_t a = 0; a < d->ledger->n_attempts; a++) {
 				if (d->ledger->attempts[a].step + 1 != (long)i || !d->cost->att[a].wasted)
 					continue;
-				est += d->cost->att[a].wasted;
-				max += d->cost->att[a].wasted + d->cost->att[a].race_extra;
+				const struct attempt_cost *ac = &d->cost->att[a];
+
+				est = add_sat_u64(est, ac->wasted);
+				max = add_sat_u64(max, ac->wasted);
+				max = add_sat_u64(max, ac->race_extra);
 				for (int c = 0; c < _VMAP_MAX; c++)
-					cls[c] += d->cost->att[a].est[c];
+					cls[c] = add_sat_u64(cls[c], ac->est[c]);
 			}
 			table_set_u64(t, row, 11, est);
 			for (int c = 0; c < _VMAP_MAX; c++)

@@ -14,6 +14,7 @@
 #include "ledger/klog-findings.h"
 #include "util/array.h"
 #include "util/escape.h"
+#include "util/macro.h"
 #include "canvas.h"
 #include "model.h"
 
@@ -921,8 +922,8 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	ma->loaded += a->complete && a->err == 0 && a->outcome != OUTCOME_WAITER;
 	ma->dup += attempt_is_duplicate(a);
 	ma->fail += attempt_is_failure(a);
-	ma->wasted_meas += meas;
-	ma->wasted_est += est;
+	ma->wasted_meas = add_sat_u64(ma->wasted_meas, meas);
+	ma->wasted_est = add_sat_u64(ma->wasted_est, est);
 	ma->est_any = ma->est_any || (c && c->estimated);
 	ma->unestimated =
 		ma->unestimated || (attempt_is_failure(a) && !(c && c->estimated));
@@ -935,8 +936,8 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	ra->attempts++;
 	ra->dup += attempt_is_duplicate(a);
 	ra->fail += attempt_is_failure(a);
-	ra->wasted_meas += meas;
-	ra->wasted_est += est;
+	ra->wasted_meas = add_sat_u64(ra->wasted_meas, meas);
+	ra->wasted_est = add_sat_u64(ra->wasted_est, est);
 	r = u64_set_add(&m->pids,
 			((uint64_t)1 << 62) | ((uint64_t)ri << 32) | (uint32_t)pid);
 	if (r < 0)
@@ -958,13 +959,13 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	m->hdr.failed += attempt_is_failure(a);
 	m->hdr.duplicates += attempt_is_duplicate(a);
 	m->hdr.unnamed += !a->module;
-	m->hdr.wasted_meas += meas;
-	m->hdr.wasted_est += est;
+	m->hdr.wasted_meas = add_sat_u64(m->hdr.wasted_meas, meas);
+	m->hdr.wasted_est = add_sat_u64(m->hdr.wasted_est, est);
 	m->hdr.has_est = m->hdr.has_est || (c && c->estimated);
 	if (fresh) {
 		m->tick_attempts++;
-		m->tick_est += est;
-		m->tick_meas += meas;
+		m->tick_est = add_sat_u64(m->tick_est, est);
+		m->tick_meas = add_sat_u64(m->tick_meas, meas);
 	}
 	push_event(m, EV_ATTEMPT, idx, a->complete ? a->end : a->start);
 	return 0;
@@ -1835,8 +1836,9 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 		p->attempts++;
 		p->dup += attempt_is_duplicate(a);
 		p->fail += attempt_is_failure(a);
-		p->meas += attempt_wasted(a);
-		p->est += s->cost && s->cost[ai].estimated ? s->cost[ai].wasted : 0;
+		p->meas = add_sat_u64(p->meas, attempt_wasted(a));
+		if (s->cost && s->cost[ai].estimated)
+			p->est = add_sat_u64(p->est, s->cost[ai].wasted);
 		p->last[(p->head + p->n_last) % TREE_ATTEMPTS] = ai;
 		if (p->n_last < TREE_ATTEMPTS)
 			p->n_last++;
