@@ -513,6 +513,33 @@ static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool a
 	return 1;
 }
 
+/*
+ * "[ -1.000000]" or a time of more than 12 digits of seconds at the start of a line: a
+ * kernel time no kernel printed (print_time() has %5lu of a u64 nanosecond clock), so
+ * a damaged record rather than other text.
+ */
+static bool bad_mono_bracket(const char *s, const char *end)
+{
+	const char *p;
+	uint64_t frac;
+	size_t n = 0;
+	bool neg;
+
+	if (s >= end || *s != '[')
+		return false;
+	p = skip_spaces(s + 1, end);
+	neg = p < end && *p == '-';
+	p += neg;
+	while (p < end && is_digit(*p)) {
+		p++;
+		n++;
+	}
+	if (!n || (!neg && n <= 12) || p >= end || *p != '.')
+		return false;
+	p = digits(p + 1, end, 6, 9, &frac);
+	return p && p < end && *p == ']';
+}
+
 int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 		     const char **reterr_what)
 {
@@ -535,6 +562,10 @@ int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 		finish_ts(&rec);
 		*ret_rec = rec;
 		return 1;
+	}
+	if (bad_mono_bracket(s, end)) {
+		*reterr_what = "kernel timestamp out of range";
+		return -ERANGE;
 	}
 	/* other text first: a prompt, a CI runner's timestamp, an escape sequence */
 	for (p = s + 1; p < end; p++) {
