@@ -738,7 +738,12 @@ static int journal_json_line(struct run *x, uint64_t lineno, const char *line, s
 		uint64_t usec;
 		int prio;
 
-		if (v[MONO] && parse_u64(v[MONO], 10, &usec) == 0) {
+		if (v[MONO]) {
+			/* as kmsg's: a record whose time does not read is damaged */
+			if (parse_u64(v[MONO], 10, &usec) < 0) {
+				bad_line(x, lineno, "bad __MONOTONIC_TIMESTAMP");
+				goto done;
+			}
 			rec.has_monotonic = true;
 			rec.usec = usec;
 			rec.ts = (double)usec / 1e6;
@@ -758,6 +763,7 @@ static int journal_json_line(struct run *x, uint64_t lineno, const char *line, s
 		if (r >= 0 && strcmp(v[IDENT], "systemd-udevd") == 0)
 			r = ci_text(x->ci, lineno, v[MESSAGE], l[MESSAGE]);
 	}
+done:
 	for (int i = 0; i < N_KEYS; i++)
 		free(v[i]);
 	return r;
