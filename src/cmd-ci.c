@@ -963,7 +963,8 @@ static int read_input(struct run *x, const char *path)
 		goto out;
 	x->st.lines = stream_lineno(x->s);
 	if (stream_missing_newline(x->s) && x->st.lines)
-		log_warn("'%s': the last line has no newline (truncated log?)", path);
+		log_warn("'%s':%llu: the last line has no newline (truncated log?)", path,
+			 (unsigned long long)x->st.lines);
 	r = ci_input_end(x->ci, &x->st);
 out:
 	if (r == -ENOMEM)
