@@ -2,8 +2,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
+#include "util/macro.h"
 #include "keys.h"
 #include "render.h"
 
@@ -13,6 +16,12 @@
 static const char *bytes(uint64_t v, char *buf, size_t n)
 {
 	return top_format_bytes(v, buf, n);
+}
+
+/* a byte rate as an integer: at 2^64 and above the cast would be undefined */
+static uint64_t rate_u64(double v)
+{
+	return v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
 }
 
 static const char *rate(double v, char *buf, size_t n)
@@ -171,7 +180,7 @@ static void draw_meters(struct canvas *c, const struct top_model *m,
 		snprintf(b4, sizeof(b4), " (%s/s)",
 			 h->wasted_est_per_s < 0
 				 ? "-"
-				 : bytes((uint64_t)h->wasted_est_per_s, b2, sizeof(b2)));
+				 : bytes(rate_u64(h->wasted_est_per_s), b2, sizeof(b2)));
 		x = put_val(c, y, x, ST_NORMAL, b4);
 	} else {
 		x = put_val(c, y, x, ST_DIM, "- (no cost model)");
@@ -182,7 +191,7 @@ static void draw_meters(struct canvas *c, const struct top_model *m,
 		snprintf(b4, sizeof(b4), " (%s/s)",
 			 h->wasted_meas_per_s < 0
 				 ? "-"
-				 : bytes((uint64_t)h->wasted_meas_per_s, b2, sizeof(b2)));
+				 : bytes(rate_u64(h->wasted_meas_per_s), b2, sizeof(b2)));
 		put_val(c, y, x, ST_NORMAL, b4);
 	} else {
 		snprintf(b4, sizeof(b4), "- (%s)",
@@ -233,8 +242,11 @@ static void draw_meters(struct canvas *c, const struct top_model *m,
 			snprintf(b3, sizeof(b3), "  all at once");
 		x = put_val(c, y, x, ST_NORMAL, b3);
 		if (s->step) {
+			/* a marker's text is the workload's: escaped, as names are */
+			_cleanup_free_ char *e = escape_dup(s->step, strlen(s->step));
+
 			x = put_label(c, y, x, "  step ");
-			x = put_val(c, y, x, ST_VALUE, s->step);
+			x = put_val(c, y, x, ST_VALUE, e ? e : "-");
 		}
 		if (s->finished)
 			put_val(c, y, x, ST_DIM, "  (end of capture)");
