@@ -42,11 +42,14 @@ static void parse_event(const char *line, struct tracefs_event *ev)
 	*ev = l.ev;
 }
 
+/* @len SIZE_MAX: the whole C string (others give a length to keep a NUL inside) */
 static void expect_malformed(const char *line, size_t len)
 {
 	struct tracefs_line l;
 	const char *what = NULL;
 
+	if (len == SIZE_MAX)
+		len = strlen(line);
 	assert_int_equal(tracefs_parse_line(line, len, &l, &what), -EINVAL);
 	assert_non_null(what);
 }
