@@ -697,7 +697,7 @@ static int decode_vmap_alloc(struct tracefs_event *ev, const char *f, const char
 	if (!vmap_size_possible(a->size) ||
 	    (!a->failed && (a->vend < a->vstart || a->size > a->vend - a->vstart))) {
 		*what = "alloc_vmap_area size larger than its range";
-		return -ERANGE;
+		return -EINVAL;
 	}
 	return 0;
 bad:
@@ -778,7 +778,7 @@ static int decode_kprobe(struct tracefs_event *ev, const char *f, const char *en
 		}
 		if (!vmap_size_possible(a.size)) {
 			*what = "alloc_vmap_area probe size= too large";
-			return -ERANGE;
+			return -EINVAL;
 		}
 		a.has_align = arg_u64(as, ae, "align", &a.align, NULL) >= 0;
 		a.has_range = arg_u64(as, ae, "vstart", &a.vstart, NULL) >= 0 &&
