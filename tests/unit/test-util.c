@@ -17,6 +17,7 @@
 
 #include "output/units.h"
 #include "util/array.h"
+#include "util/hindex.h"
 #include "util/escape.h"
 #include "util/linereader.h"
 #include "util/macro.h"
@@ -762,9 +763,59 @@ static void test_array_grow(void **state)
 	assert_int_equal(cap, 0);
 }
 
+struct names {
+	char (*name)[16];
+};
+
+static bool name_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct names *n = userdata;
+
+	return strcmp(n->name[pos], key) == 0;
+}
+
+/*
+ * hindex: every name added is found at its position through growth from 64 slots to
+ * 32768, also when 200 of them share one hash (the probe sequence walks past the
+ * others); names never added are not found, a NULL string hashes apart from "".
+ */
+static void test_hindex(void **state)
+{
+	enum { N = 10000, SAME = 200 };
+	struct names n = { calloc(N, sizeof(*n.name)) };
+	struct hindex *h = NULL;
+	char key[16];
+
+	(void)state;
+	assert_non_null(n.name);
+	assert_int_equal(hindex_new(&h), 0);
+	assert_int_equal(hindex_find(h, 1, name_eq, "mod0", &n), HINDEX_NONE);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(n.name[i], sizeof(n.name[i]), "mod%zu", i);
+		assert_int_equal(hindex_add(h, i < SAME ? 42 : hash_str(HASH_INIT, n.name[i]), i),
+				 0);
+	}
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(hindex_find(h, i < SAME ? 42 : hash_str(HASH_INIT, n.name[i]),
+					     name_eq, n.name[i], &n),
+				 i);
+	for (size_t i = N; i < N + 100; i++) {
+		snprintf(key, sizeof(key), "mod%zu", i);
+		assert_int_equal(hindex_find(h, hash_str(HASH_INIT, key), name_eq, key, &n),
+				 HINDEX_NONE);
+		assert_int_equal(hindex_find(h, 42, name_eq, key, &n), HINDEX_NONE);
+	}
+	assert_true(hash_str(HASH_INIT, NULL) != hash_str(HASH_INIT, ""));
+	assert_true(hash_str(hash_str(HASH_INIT, "ab"), "c") !=
+		    hash_str(hash_str(HASH_INIT, "a"), "bc"));
+	hindex_free(h);
+	free(n.name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hindex),
 		cmocka_unit_test(test_array_grow),
 		cmocka_unit_test(test_linereader_lines),
 		cmocka_unit_test(test_linereader_missing_newline),
