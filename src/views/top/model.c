@@ -409,6 +409,20 @@ struct u64_set {
 	size_t cap, n;
 };
 
+/*
+ * The slot of a key: keys are "index << 32 | pid", which differ only in their high
+ * bits for one requester's pid, so the bits are mixed first (splitmix64's finaliser)
+ */
+static size_t u64_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 30;
+	key *= 0xbf58476d1ce4e5b9ull;
+	key ^= key >> 27;
+	key *= 0x94d049bb133111ebull;
+	key ^= key >> 31;
+	return (size_t)key & (cap - 1);
+}
+
 static int u64_set_add(struct u64_set *s, uint64_t key)
 {
 	size_t j;
@@ -423,7 +437,7 @@ static int u64_set_add(struct u64_set *s, uint64_t key)
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->keys[i])
 				continue;
-			j = (s->keys[i] * 0x9e3779b97f4a7c15ull >> 7) & (ncap - 1);
+			j = u64_slot(s->keys[i], ncap);
 			while (nk[j])
 				j = (j + 1) & (ncap - 1);
 			nk[j] = s->keys[i];
@@ -432,7 +446,7 @@ static int u64_set_add(struct u64_set *s, uint64_t key)
 		s->keys = nk;
 		s->cap = ncap;
 	}
-	j = (key * 0x9e3779b97f4a7c15ull >> 7) & (s->cap - 1);
+	j = u64_slot(key, s->cap);
 	while (s->keys[j]) {
 		if (s->keys[j] == key)
 			return 0;
