@@ -145,10 +145,43 @@ static char *next_token(char **pos, size_t *ret_n)
 	return t;
 }
 
+/* the canonical kernel half, 4- or 5-level paging: an address as it is, not %pK-hashed */
+static bool addr_is_kernel(uint64_t s)
+{
+	return s >> 47 == 0x1ffff || s >> 55 == 0x1ff;
+}
+
+/* the smallest PAGE_SIZE of any architecture: pages= of it must fit in the size */
+#define VMALLOC_MIN_PAGE_SIZE 4096u
+/* no area is larger than the kernel half of a 57-bit (5-level paging) address space */
+#define VMALLOC_AREA_MAX (UINT64_C(1) << 56)
+
+/*
+ * What mm/vmalloc.c prints holds together: "start-end size" with end = start + size
+ * (the guard page included) and pages= that fit in the size. Hashed (%pK: 32-bit
+ * values, each address hashed apart) and zeroed addresses say nothing about the size;
+ * the size and the pages still do. NULL when the area is possible.
+ */
+static const char *area_impossible(const struct vmalloc_area *a)
+{
+	if (addr_is_kernel(a->start)) {
+		if (a->end < a->start)
+			return "address range ends before it starts";
+		if (a->size > a->end - a->start)
+			return "size larger than its address range";
+	}
+	if (a->size > VMALLOC_AREA_MAX)
+		return "size larger than any vmalloc area can be";
+	if (a->has_pages && a->pages > a->size / VMALLOC_MIN_PAGE_SIZE)
+		return "pages= do not fit in the size";
+	return NULL;
+}
+
 int vmallocinfo_parse_line(char *line, size_t len, struct vmalloc_area *ret_area,
 			   const char **reterr_what)
 {
 	struct vmalloc_area a = {0};
+	const char *what;
 	char *pos = line, *t, *dash;
 	int r = -EINVAL, idx = 0;
 	size_t n;
@@ -271,6 +304,11 @@ int vmallocinfo_parse_line(char *line, size_t len, struct vmalloc_area *ret_area
 		/* vmallocinfo gains words across kernels: remember, don't fail */
 		a.flags |= i < ARRAY_SIZE(flag_words) ? flag_words[i].flag : VMA_UNKNOWN_FLAG;
 	}
+	what = area_impossible(&a);
+	if (what) {
+		*reterr_what = what;
+		goto fail;
+	}
 	*ret_area = a;
 	return 0;
 fail:
@@ -300,12 +338,10 @@ DEFINE_FREEP(struct vmallocinfo, vmallocinfo_free)
 /* what detect_addr_mode() counts: zero addresses, and those in the kernel half */
 static void addr_count(const struct vmalloc_area *a, size_t *zero, size_t *high)
 {
-	uint64_t s = a->start;
-
-	if (s == 0)
+	if (a->start == 0)
 		(*zero)++;
-	else if (s >> 47 == 0x1ffff || s >> 55 == 0x1ff)
-		(*high)++; /* canonical kernel half, 4- or 5-level paging */
+	else if (addr_is_kernel(a->start))
+		(*high)++;
 }
 
 static enum vmalloc_addr_mode addr_mode_of(size_t n, size_t zero, size_t high)

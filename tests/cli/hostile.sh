@@ -59,6 +59,13 @@ gen_vmalloc() {
 	name) printf '%s\n0xffffffffc0005000-0xffffffffc0006000    4096 %s+0x1/0x2 [%s] pages=1 vmalloc\n' "$good" "$CSI" "$OSC52" >"$f" ;;
 	max) printf '%s\n0xffffffffc0005000-0xffffffffc0006000 %s load_module+0x857/0x2470 pages=%s vmalloc\n0x1000-0x2000 %s x+0x0/0x1 vmalloc\n' "$good" $MAX $MAX $MAX >"$f" ;;
 	neg) printf '%s\n0xffffffffc0005000-0xffffffffc0006000 -4096 load_module+0x857/0x2470 pages=-1 vmalloc\n' "$good" >"$f" ;;
+	# sizes and ranges that do not hold together: end below start, more pages than the
+	# size holds; %pK-hashed addresses say nothing of the size (an inverted range is
+	# theirs to have), but a size beyond any area still does
+	back) printf '%s\n0xffffffffc0006000-0xffffffffc0005000    4096 load_module+0x857/0x2470 pages=1 vmalloc\n' "$good" >"$f" ;;
+	pages) printf '%s\n0xffffffffc0005000-0xffffffffc0007000    8192 load_module+0x857/0x2470 pages=3 vmalloc\n' "$good" >"$f" ;;
+	hashed) printf '0x00000000c022163a-0x000000003d0faa57   20480 load_module+0x857/0x2470 pages=4 vmalloc N0=4\n' >"$f" ;;
+	hashmax) printf '0x00000000c022163a-0x000000003d0faa57 %s load_module+0x857/0x2470 pages=4 vmalloc N0=4\n' $MAX >"$f" ;;
 	esac
 }
 
@@ -165,7 +172,11 @@ vmalloc|cut|0|'proc/vmallocinfo':2: missing size, ignoring|
 vmalloc|crlf|0|'proc/vmallocinfo':1: malformed N<node>= count, ignoring|
 vmalloc|utf8|0|-|
 vmalloc|name|0|-|
-vmalloc|max|0|-|d["module_memory"]["module_bytes"] == 2**64 - 1
+vmalloc|max|0|'proc/vmallocinfo':2: size larger than its address range, ignoring|d["sources"]["vmallocinfo"]["line"] == 2 and "module_bytes" not in d["module_memory"]
+vmalloc|back|0|'proc/vmallocinfo':2: address range ends before it starts, ignoring|d["sources"]["vmallocinfo"]["ok"] is False
+vmalloc|pages|0|'proc/vmallocinfo':2: pages= do not fit in the size, ignoring|d["sources"]["vmallocinfo"]["ok"] is False
+vmalloc|hashed|0|-|d["module_memory"]["address_mode"] == "hashed" and d["module_memory"]["module_bytes"] == 20480
+vmalloc|hashmax|0|'proc/vmallocinfo':1: size larger than any vmalloc area can be, ignoring|d["sources"]["vmallocinfo"]["ok"] is False
 vmalloc|neg|0|'proc/vmallocinfo':2: size is not a number, ignoring|
 meminfo|nul|0|'proc/meminfo':2: line contains a NUL byte, ignoring|
 meminfo|long|0|'proc/meminfo':2: line too long, ignoring|

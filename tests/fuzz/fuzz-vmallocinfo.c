@@ -43,9 +43,16 @@ static unsigned int count_lines(const char *s, size_t len)
 
 static void check_area(const struct vmalloc_area *a)
 {
+	uint64_t s = a->start;
+
 	CHECK(a->n_numa == 0 || a->numa);
 	CHECK(!a->caller_module || a->caller);
 	CHECK(!a->caller || a->caller[0]);
+	/* a size that fits its range (real addresses), any area, and its pages */
+	if (s >> 47 == 0x1ffff || s >> 55 == 0x1ff)
+		CHECK(a->end >= s && a->size <= a->end - s);
+	CHECK(a->size <= UINT64_C(1) << 56);
+	CHECK(!a->has_pages || a->pages <= a->size / 4096);
 }
 
 static void check_join(const struct proc_modules *pm, const struct vmallocinfo *vi,

@@ -411,6 +411,86 @@ static void test_vmalloc_line_malformed(void **state)
 	assert_string_equal(what, "line contains a NUL byte");
 }
 
+/*
+ * vmalloc_info_show() prints "start-end size" with end = start + size and pages= that
+ * fit in the size: a line where they do not hold together is damaged. Only real
+ * addresses say anything about the size; %pK hashes each one apart (32-bit values).
+ */
+static void test_vmalloc_line_impossible(void **state)
+{
+	struct vmalloc_area a;
+	const char *what;
+
+	(void)state;
+	/* the audit's line: 16 EiB in one page of range */
+	expect_vbad("0xffffffffc0005000-0xffffffffc0006000 18446744073709551615 "
+		    "load_module+0x857/0x2470 pages=18446744073709551615 vmalloc",
+		    "size larger than its address range");
+	expect_vbad("0xffffffffc0005000-0xffffffffc0006000 8192 load_module+0x857/0x2470 "
+		    "pages=1 vmalloc",
+		    "size larger than its address range");
+	/* 5-level paging's vmalloc space */
+	expect_vbad("0xffa0000000001000-0xffa0000000003000 12288 foo+0x1/0x2 vmalloc",
+		    "size larger than its address range");
+	expect_vbad("0xffffffffc0006000-0xffffffffc0005000 4096 load_module+0x857/0x2470 "
+		    "pages=1 vmalloc",
+		    "address range ends before it starts");
+	/* an end that is not a kernel address is below a real start */
+	expect_vbad("0xffffffffc0006000-0x0000000000001000 4096 foo+0x1/0x2 vmalloc",
+		    "address range ends before it starts");
+	expect_vbad("0xffffffffc0005000-0xffffffffc0007000 8192 load_module+0x857/0x2470 "
+		    "pages=3 vmalloc N0=3",
+		    "pages= do not fit in the size");
+	/* pages * 4096 wraps to 4096 here: the check must not multiply */
+	expect_vbad("0x1000-0x3000 8192 foo+0x1/0x2 pages=4503599627370497 vmalloc",
+		    "pages= do not fit in the size");
+	expect_vbad("0x00000000c022163a-0x000000003d0faa57 18446744073709551615 "
+		    "load_module+0x857/0x2470 pages=4 vmalloc",
+		    "size larger than any vmalloc area can be");
+	expect_vbad("0x0000000000000000-0x0000000000000000 72057594037936128 foo+0x1/0x2 vmalloc",
+		    "size larger than any vmalloc area can be");
+	expect_vbad("0x(____ptrval____)-0x(____ptrval____) 8192 load_module+0x857/0x2470 "
+		    "pages=3 vmalloc",
+		    "pages= do not fit in the size");
+	/* failures after allocations (caller, module, numa) free them: valgrind checks */
+	expect_vbad("0xffffffffc0005000-0xffffffffc0006000 8192 foo+0x1/0x2 [m] pages=1 "
+		    "vmalloc N0=1",
+		    "size larger than its address range");
+
+	/* what holds: size == range, no guard page (VM_NO_GUARD: pages fill the size) */
+	assert_int_equal(vparse("0xffffffffc0005000-0xffffffffc0007000 8192 foo+0x1/0x2 "
+				"pages=2 vmalloc N0=2",
+				&a, &what),
+			 0);
+	assert_int_equal(a.size, 8192);
+	assert_int_equal(a.pages, 2);
+	vmalloc_area_done(&a);
+	/* a size below its range is not what the kernel prints, but is no wrong number */
+	assert_int_equal(vparse("0xffffffffc0005000-0xffffffffc0009000 8192 foo+0x1/0x2 vmalloc",
+				&a, &what),
+			 0);
+	assert_int_equal(a.size, 8192);
+	vmalloc_area_done(&a);
+	/* an empty area at the very top of the kernel half */
+	assert_int_equal(vparse("0xfffffffffffff000-0xfffffffffffff000 0 foo+0x1/0x2 vmalloc",
+				&a, &what),
+			 0);
+	vmalloc_area_done(&a);
+	/* hashed: an inverted range with any size up to 2^56 (debian-6.12-xz's line) */
+	assert_int_equal(vparse("0x00000000c022163a-0x000000003d0faa57  958464 "
+				"load_module+0x784/0x21b0 pages=233 vmalloc N0=233",
+				&a, &what),
+			 0);
+	assert_int_equal(a.size, 958464);
+	vmalloc_area_done(&a);
+	assert_int_equal(vparse("0x0000000000000000-0x0000000000000000 72057594037927936 "
+				"foo+0x1/0x2 vmalloc",
+				&a, &what),
+			 0);
+	assert_true(a.size == UINT64_C(1) << 56);
+	vmalloc_area_done(&a);
+}
+
 /* ---- vmallocinfo: files ---------------------------------------------------------- */
 
 static struct vmallocinfo *vread_text(const char *text, size_t len, int want_r,
@@ -551,6 +631,34 @@ static void test_vmalloc_read_errors(void **state)
 	vread_text(nul, sizeof(nul) - 1, -EINVAL, &e);
 	assert_int_equal(e.line, 2);
 	assert_string_equal(e.what, "line contains a NUL byte");
+
+	/* an impossible size is a damaged line of the file, named with its line */
+	{
+		static const char range[] =
+			"0xffffffffc0000000-0xffffffffc0005000 20480 load_module+0x857/0x2470 "
+			"pages=4 vmalloc N0=4\n"
+			"0xffffffffc0005000-0xffffffffc0006000 18446744073709551615 "
+			"load_module+0x857/0x2470 pages=18446744073709551615 vmalloc\n";
+
+		vread_text(range, sizeof(range) - 1, -EINVAL, &e);
+		assert_int_equal(e.line, 2);
+		assert_string_equal(e.what, "size larger than its address range");
+		/* and so for a re-read (the incremental parse), which keeps the previous areas */
+		vi = NULL;
+		assert_int_equal(vmallocinfo_update(&vi, range, (size_t)(strchr(range, '\n') + 1 - range),
+						    "proc/vmallocinfo", NULL, &e),
+				 0);
+		assert_int_equal(vi->n, 1);
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(vmallocinfo_update(&vi, range, sizeof(range) - 1,
+						    "proc/vmallocinfo", NULL, &e),
+				 -EINVAL);
+		assert_int_equal(e.line, 2);
+		assert_string_equal(e.what, "size larger than its address range");
+		assert_int_equal(vi->n, 1);
+		assert_int_equal(vi->areas[0].size, 20480);
+		vmallocinfo_free(vi);
+	}
 
 	vread_text("\n", 1, -EINVAL, &e);
 	assert_int_equal(e.line, 1);
@@ -2128,6 +2236,7 @@ int main(void)
 		cmocka_unit_test(test_vmalloc_line_kinds),
 		cmocka_unit_test(test_vmalloc_update_random_edits),
 		cmocka_unit_test(test_vmalloc_line_malformed),
+		cmocka_unit_test(test_vmalloc_line_impossible),
 		cmocka_unit_test(test_vmalloc_addr_mode),
 		cmocka_unit_test(test_vmalloc_read_fixtures),
 		cmocka_unit_test(test_vmalloc_read_errors),
