@@ -414,6 +414,7 @@ static void tree_init(struct cost_ctx *x, struct tree *t, const char *release)
 		t->cat = NULL;
 		return;
 	}
+	collect_note_cache(t->cat);
 	loadpath_from_release(release, &t->k.lp);
 	t->k.page_size = 4096;
 	/* what the captured kernel says; without a root, what its release can do */

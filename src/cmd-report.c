@@ -233,7 +233,8 @@ static void setup_module_tree(struct collected *c, const struct report_data *d)
 		c->idx = NULL;
 	if (catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
 		c->cat = NULL;
-	else if (isatty(STDERR_FILENO))
+	collect_note_cache(c->cat);
+	if (c->cat && isatty(STDERR_FILENO))
 		c->cat->progress = on_progress;
 }
 

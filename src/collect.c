@@ -147,6 +147,26 @@ const struct cost_module *collect_cost_module(void *userdata, const char *name)
 
 /* --- reading a log and a trace into a ledger ------------------------------------------ */
 
+void collect_note_cache(const struct catalog *cat)
+{
+	static bool noted;
+	const char *dir, *why;
+
+	if (noted || !cat || !cat->cache || modfile_cache_enabled(cat->cache))
+		return;
+	noted = true;
+	dir = modfile_cache_dir(cat->cache);
+	why = modfile_cache_why(cat->cache);
+	if (dir && why)
+		log_info("module-file cache off: '%s' %s", dir, why);
+	else if (dir)
+		log_info("module-file cache off: '%s': %s", dir,
+			 strerror(-modfile_cache_error(cat->cache)));
+	else
+		log_info("module-file cache off: %s",
+			 why ? why : strerror(-modfile_cache_error(cat->cache)));
+}
+
 bool collect_looks_like_kmsg(FILE *f)
 {
 	char buf[512];

@@ -36,6 +36,12 @@ void collect_ledger_ops(struct collect_lookup *lk, struct ledger_ops *ret);
 /* cost_compute()'s module lookup; @userdata is a struct collect_lookup. */
 const struct cost_module *collect_cost_module(void *userdata, const char *name);
 
+/*
+ * When @cat's module-file cache was asked for but its directory refused: one line on
+ * stderr saying the cache is off and why, once a process (the analyses still run).
+ */
+void collect_note_cache(const struct catalog *cat);
+
 /* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
 bool collect_looks_like_kmsg(FILE *f);
 

@@ -84,14 +84,10 @@ int catalog_new(const char *moduledir, bool use_cache, const char *cache_dir,
 
 	if (!c)
 		return -ENOMEM;
-	if (use_cache) {
-		char *dir = NULL;
-
-		/* a cache that cannot be used is no error: analysis just is not kept */
-		if (cache_dir || modfile_cache_default_dir(&dir) == 0)
-			modfile_cache_open(cache_dir ? cache_dir : dir, &c->cache);
-		free(dir);
-	}
+	/* a cache that cannot be used is no error: analysis just is not kept, and the
+	 * handle says why (modfile_cache_error()) */
+	if (use_cache && modfile_cache_open(cache_dir, &c->cache) < 0)
+		c->cache = NULL;
 	walk_cat = c;
 	walk_cap = 0;
 	walk_err = 0;

@@ -25,7 +25,7 @@ struct catalog_entry {
 struct catalog {
 	struct catalog_entry *e;	/* sorted by name */
 	size_t n;
-	struct modfile_cache *cache;	/* NULL: no cache */
+	struct modfile_cache *cache;	/* NULL: none asked for; else see modfile_cache_enabled() */
 	size_t analyzed;		/* files analysed so far (for progress) */
 	/* called now and then while analysing; optional (a terminal shows progress) */
 	void (*progress)(void *userdata, size_t done, size_t total);

@@ -1351,6 +1351,8 @@ struct pack_rec {
 struct modfile_cache {
 	int dfd;		/* -1: caching disabled */
 	int err;		/* why */
+	const char *why;	/* and in words, when err alone does not say it */
+	char *cache_dir;	/* the directory opened (or refused); NULL: none named */
 	char *dir;		/* the module directory whose pack is loaded, or NULL */
 	bool invalid;		/* that pack was corrupt or foreign: read as empty */
 	bool dirty;
@@ -1366,6 +1368,16 @@ bool modfile_cache_enabled(const struct modfile_cache *c)
 int modfile_cache_error(const struct modfile_cache *c)
 {
 	return c ? c->err : -EINVAL;
+}
+
+const char *modfile_cache_dir(const struct modfile_cache *c)
+{
+	return c ? c->cache_dir : NULL;
+}
+
+const char *modfile_cache_why(const struct modfile_cache *c)
+{
+	return c ? c->why : NULL;
 }
 
 int modfile_cache_default_dir(char **ret)
@@ -1425,12 +1437,15 @@ int modfile_cache_open(const char *dir, struct modfile_cache **ret)
 		err = modfile_cache_default_dir(&def);
 		if (err < 0) {
 			c->err = err;
+			if (err == -ENOENT)
+				c->why = "neither $XDG_CACHE_HOME nor $HOME names a directory";
 			return 0;
 		}
 		dir = def;
 	}
 	d = strdup(dir);
-	if (!d) {
+	c->cache_dir = strdup(dir);
+	if (!d || !c->cache_dir) {
 		c->err = -ENOMEM;
 		return 0;
 	}
@@ -1444,13 +1459,24 @@ int modfile_cache_open(const char *dir, struct modfile_cache **ret)
 	if (c->dfd < 0) {
 		c->err = -errno;
 		/* O_DIRECTORY reports a symlink as ENOTDIR */
-		if (errno == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		if ((errno == ENOTDIR || errno == ELOOP) && lstat(dir, &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
 			c->err = -ELOOP;
+			c->why = "is a symbolic link";
+		}
 		return 0;
 	}
 	/* only we (and root) may create files in it: packs need no owner check then */
-	if (fstat(c->dfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+	if (fstat(c->dfd, &st) < 0) {
+		c->err = -errno;
+	} else if (st.st_uid != geteuid()) {
 		c->err = -EPERM;
+		c->why = "is owned by another user";
+	} else if (st.st_mode & 022) {
+		c->err = -EPERM;
+		c->why = "is writable by group or others";
+	}
+	if (c->err < 0) {
 		close(c->dfd);
 		c->dfd = -1;
 	}
@@ -1864,6 +1890,7 @@ struct modfile_cache *modfile_cache_free(struct modfile_cache *c)
 	modfile_cache_flush(c);
 	pack_clear(c);
 	free(c->recs);
+	free(c->cache_dir);
 	if (c->dfd >= 0)
 		close(c->dfd);
 	free(c);

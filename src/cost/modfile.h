@@ -149,6 +149,13 @@ struct modfile_cache *modfile_cache_free(struct modfile_cache *c);
 bool modfile_cache_enabled(const struct modfile_cache *c);
 /* Why the directory was refused (-ELOOP symlink, -EPERM owner/mode, -errno); 0 if not. */
 int modfile_cache_error(const struct modfile_cache *c);
+/* The directory opened or refused, NULL when none was named (no $XDG_CACHE_HOME, $HOME). */
+const char *modfile_cache_dir(const struct modfile_cache *c);
+/*
+ * The refusal in words when the error code alone does not say it ("is a symbolic
+ * link", "is owned by another user", "is writable by group or others"); else NULL.
+ */
+const char *modfile_cache_why(const struct modfile_cache *c);
 /* Writes the loaded pack back if it changed (also done when leaving its directory). */
 int modfile_cache_flush(struct modfile_cache *c);
 

@@ -1256,6 +1256,8 @@ static void test_cache_symlinks(void **state)
 	assert_int_equal(modfile_cache_open(link_dir, &c), 0);
 	assert_false(modfile_cache_enabled(c));
 	assert_int_equal(modfile_cache_error(c), -ELOOP);
+	assert_string_equal(modfile_cache_why(c), "is a symbolic link");
+	assert_string_equal(modfile_cache_dir(c), link_dir);
 	assert_int_equal(modfile_cache_analyze(c, e.mod_path, MODFILE_LAYOUT, &a, &st), 0);
 	assert_int_equal(st, MODFILE_CACHE_OFF);
 	assert_true(info_eq(&a, &direct));
@@ -1277,6 +1279,25 @@ static void test_cache_symlinks(void **state)
 	assert_int_equal(modfile_cache_open(real_dir, &c), 0);
 	assert_false(modfile_cache_enabled(c));
 	assert_int_equal(modfile_cache_error(c), -EPERM);
+	assert_string_equal(modfile_cache_why(c), "is writable by group or others");
+	assert_string_equal(modfile_cache_dir(c), real_dir);
+	modfile_cache_free(c);
+
+	/* another user's (only root can make one) */
+	assert_int_equal(chmod(real_dir, 0700), 0);
+	if (geteuid() == 0 && chown(real_dir, 65534, (gid_t)-1) == 0) {
+		assert_int_equal(modfile_cache_open(real_dir, &c), 0);
+		assert_false(modfile_cache_enabled(c));
+		assert_int_equal(modfile_cache_error(c), -EPERM);
+		assert_string_equal(modfile_cache_why(c), "is owned by another user");
+		modfile_cache_free(c);
+		assert_int_equal(chown(real_dir, 0, (gid_t)-1), 0);
+	}
+	/* and one of ours is used: the refusals above are not everything refused */
+	assert_int_equal(modfile_cache_open(real_dir, &c), 0);
+	assert_true(modfile_cache_enabled(c));
+	assert_int_equal(modfile_cache_error(c), 0);
+	assert_null(modfile_cache_why(c));
 	modfile_cache_free(c);
 
 	free(real_dir);
@@ -1304,6 +1325,17 @@ static void test_cache_default_dir(void **state)
 	unsetenv("XDG_CACHE_HOME");
 	unsetenv("HOME");
 	assert_int_equal(modfile_cache_default_dir(&d), -ENOENT);
+	{
+		struct modfile_cache *c;
+
+		/* no default: a handle that caches nothing and says why */
+		assert_int_equal(modfile_cache_open(NULL, &c), 0);
+		assert_false(modfile_cache_enabled(c));
+		assert_int_equal(modfile_cache_error(c), -ENOENT);
+		assert_null(modfile_cache_dir(c));
+		assert_non_null(modfile_cache_why(c));
+		modfile_cache_free(c);
+	}
 
 	if (sx)
 		setenv("XDG_CACHE_HOME", sx, 1);
