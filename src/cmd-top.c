@@ -153,6 +153,22 @@ static int read_release(struct top_static *st, const struct global_opts *g)
 	return -ENOENT;
 }
 
+/*
+ * A root file that is there but could not be used, as report words it:
+ * "'proc/vmallocinfo':2: size is not a number, ignoring". A missing one is no news.
+ */
+static void warn_unusable(const char *path, int r, const struct kt_err *e)
+{
+	if (r == -ENOENT || r == -ENOMEM)
+		return;
+	if (e->what && e->path[0] && e->line)
+		log_warn("'%s':%u: %s, ignoring", e->path, e->line, e->what);
+	else if (e->what && e->path[0])
+		log_warn("'%s': %s, ignoring", e->path, e->what);
+	else
+		log_warn("'%s': %s, ignoring", path, strerror(-r));
+}
+
 static int top_static_collect(struct top_static *st, const char *dir,
 			      const struct global_opts *g)
 {
@@ -174,9 +190,8 @@ static int top_static_collect(struct top_static *st, const char *dir,
 			dir);
 	loadpath_from_release(st->has_release ? st->release : NULL, &st->lp);
 	r = kconfig_read(st->root, st->has_release ? st->release : NULL, &st->kc, &e);
-	if (r < 0 && r != -ENOENT)
-		log_warn("kernel configuration: %s, ignoring",
-			 e.what ? e.what : strerror(-r));
+	if (r < 0)
+		warn_unusable("kernel configuration", r, &e);
 	memset(&e, 0, sizeof(e));
 	st->sysfs_compression =
 		sys_module_compression_read(st->root, st->compression,
@@ -755,18 +770,22 @@ static int read_snapshots(struct replay *rp)
 		if (vm) {
 			struct vmallocinfo *vi = NULL;
 
-			if (vmallocinfo_read_file(f, rel, &vi, &e) == 0) {
+			int rv = vmallocinfo_read_file(f, rel, &vi, &e);
+
+			if (rv == 0) {
 				vm_figures_of(vi, &sn->vm);
 				sn->has_vm = true;
 			} else {
-				log_warn("'%s': %s, ignoring", rel,
-					 e.what ? e.what : "unreadable");
+				warn_unusable(rel, rv == -ENOENT ? -EIO : rv, &e);
 			}
 			vmallocinfo_free(vi);
-		} else if (proc_modules_read_file(f, rel, &sn->pm, &e) < 0) {
-			log_warn("'%s': %s, ignoring", rel,
-				 e.what ? e.what : "unreadable");
-			sn->pm = NULL;
+		} else {
+			int rm = proc_modules_read_file(f, rel, &sn->pm, &e);
+
+			if (rm < 0) {
+				warn_unusable(rel, rm == -ENOENT ? -EIO : rm, &e);
+				sn->pm = NULL;
+			}
 		}
 		fclose(f);
 	}
@@ -826,7 +845,11 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 		log_kt_err(&e, r);
 		goto fail;
 	}
-	rp->has_mi = meminfo_read(st->root, &rp->mi, &e) == 0;
+	memset(&e, 0, sizeof(e));
+	r = meminfo_read(st->root, &rp->mi, &e);
+	rp->has_mi = r == 0;
+	if (r < 0)
+		warn_unusable("proc/meminfo", r, &e);
 	rp->lk.idx = st->idx;
 	rp->lk.pm = rp->final_pm;
 	rp->h.pm = rp->final_pm;
@@ -849,10 +872,14 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 		if (r < 0)
 			goto fail;
 		memset(&e, 0, sizeof(e));
-		if (vmallocinfo_read(st->root, &vi, &e) == 0) {
+		r = vmallocinfo_read(st->root, &vi, &e);
+		if (r == 0) {
 			vm_figures_of(vi, &fin->vm);
 			fin->has_vm = true;
+		} else {
+			warn_unusable("proc/vmallocinfo", r, &e);
 		}
+		r = 0;
 		vmallocinfo_free(vi);
 		fin->ts = rp->h.t_end;
 		qsort(rp->snaps, rp->n_snaps, sizeof(*rp->snaps), cmp_snap);
@@ -1080,6 +1107,9 @@ struct poll {
 	bool pm_valid;
 	struct vm_figures vm;
 	bool vm_valid;
+	/* the first failed read of each (said when the terminal is back): 0 when none */
+	int vm_r, mi_r;
+	struct kt_err vm_err, mi_err;
 	/* the last vmallocinfo, re-read where it changed, and each area's figures */
 	struct vmallocinfo *vi;
 	struct vm_area_fig {
@@ -1426,7 +1456,13 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 			p->vm_valid = false;
 			p->sources[1].state = TOP_SRC_MISSING;
 			p->sources[1].why =
-				r == -EACCES || r == -EPERM ? "needs root" : NULL;
+				r == -EACCES || r == -EPERM ? "needs root"
+				: r == -ENOENT		    ? NULL
+							    : "damaged";
+			if (!p->vm_r) {
+				p->vm_r = r;
+				p->vm_err = e;
+			}
 			/* the next read is a whole one */
 			p->vi = vmallocinfo_free(p->vi);
 			p->n_vm_fig = 0;
@@ -1435,8 +1471,12 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 	}
 	memset(&mi, 0, sizeof(mi));
 	memset(&e, 0, sizeof(e));
-	if (p->vm_valid && meminfo_read(p->st->root, &mi, &e) == 0 &&
-	    mi.has_vmalloc_total) {
+	r = p->vm_valid ? meminfo_read(p->st->root, &mi, &e) : -ENOENT;
+	if (r < 0 && r != -ENOENT && !p->mi_r) {
+		p->mi_r = r;
+		p->mi_err = e;
+	}
+	if (r == 0 && mi.has_vmalloc_total) {
 		s->has_vmalloc = true;
 		s->vmalloc_total = mi.vmalloc_total;
 		s->vmalloc_used = mi.has_vmalloc_used ? mi.vmalloc_used : p->vm.used;
@@ -1836,6 +1876,10 @@ out:
 					 "trace and log, in %.2f s (the longest %.2f s)",
 					 pl->n_rebuilds, pl->rebuild_secs, pl->rebuild_max);
 		}
+		if (pl->vm_r)
+			warn_unusable("proc/vmallocinfo", pl->vm_r, &pl->vm_err);
+		if (pl->mi_r)
+			warn_unusable("proc/meminfo", pl->mi_r, &pl->mi_err);
 		poll_free(pl);
 		free(pl);
 	}

@@ -145,6 +145,33 @@ root_row() {
 	if [ "$TS_RC" = 0 ] && [ -z "${HOSTILE_PROBE:-}" ]; then
 		py json "$T/out" "${expr:-True}" || ts_fail "$fmt/$kind: report -j"
 	fi
+	# top reads the same files but the sysfs attributes and MODULE_STATS, live and as a
+	# replay (of a trace with one load, so that there is one): the same warning or
+	# error, its frame escaped
+	case $fmt in sysfs | modstats) terr=- ;; *) terr=$err ;; esac
+	hrun --root "$R" top --batch --iterations 1 --size 160x40
+	expect_run "$fmt/$kind: top" "$rc" "$terr"
+	top_frame "$fmt/$kind: top"
+	mkdir -p "$R/sys/kernel/tracing"
+	printf '# tracer: nop\n     modprobe-157     [000] .....     4.500000: module_load: dummy\n' \
+		>"$R/sys/kernel/tracing/trace"
+	hrun top --replay "$R" --batch --speed 0 --size 160x40
+	expect_run "$fmt/$kind: top --replay" "$rc" "$terr"
+	top_frame "$fmt/$kind: top --replay"
+}
+
+# top_frame WHAT: top's frame in $T/out is escaped, and shows the hostile module names
+# (procmod/name) escaped too
+top_frame() {
+	[ -z "${HOSTILE_PROBE:-}" ] || return 0
+	clean "$T/out" || ts_fail "$1: frame not escaped"
+	[ "$TS_RC" = 0 ] || return 0
+	grep -F 'Sources' "$T/out" >/dev/null || ts_fail "$1: no frame"
+	if [ "$fmt/$kind" = procmod/name ]; then
+		grep -F 'ev\x1b]52;c;aGk=\x07il' "$T/out" >/dev/null &&
+			grep -F 'x\x1b[2Jy' "$T/out" >/dev/null ||
+			ts_fail "$1: the module names are not shown escaped"
+	fi
 }
 
 # --- the table --------------------------------------------------------------------------
