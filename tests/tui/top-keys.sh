@@ -16,6 +16,10 @@ T() {
 	tmux -S "$SOCK" "$@"
 }
 trap 'T kill-server >/dev/null 2>&1; rm -rf "$TS_TMP"' EXIT
+# a clipboard write (OSC 52) from the program would land in a tmux paste buffer; the
+# shell titles the pane before the program starts (OSC 2), for the program not to
+echo 'set -g set-clipboard on' >"$TS_TMP/tmux.conf"
+printf '\033]2;before-kmodtop\033\\' >"$TS_TMP/title"
 
 screen() {
 	T capture-pane -p -t "$S"
@@ -81,9 +85,9 @@ start() {
 	N=$((N + 1))
 	SOCK=$TS_TMP/tmux.$N.sock
 	rm -f "$TS_TMP/stty.before" "$TS_TMP/stty.after"
-	printf '%s\n' "stty -g >'$TS_TMP/stty.before'" "'$KMODTOP' $*" \
+	printf '%s\n' "cat '$TS_TMP/title'" "stty -g >'$TS_TMP/stty.before'" "'$KMODTOP' $*" \
 		"echo EXIT=\$?" "stty -g >'$TS_TMP/stty.after'" "exec cat" >"$TS_TMP/run.sh"
-	T -f /dev/null new-session -d -s "$S" -x "$w" -y "$h" "sh '$TS_TMP/run.sh'" ||
+	T -f "$TS_TMP/tmux.conf" new-session -d -s "$S" -x "$w" -y "$h" "sh '$TS_TMP/run.sh'" ||
 		ts_skip "tmux cannot start a session here"
 }
 
@@ -246,5 +250,24 @@ key F4 x f s Enter
 wait_for_screen 'Filter: xfs( |$)' || ts_fail "F4 filter"
 key F10
 restored "no command" 0
+
+# --- module names with escape sequences reach the screen escaped ------------------------
+# a clipboard write (OSC 52), a screen clear (CSI 2J) and a title (OSC 2) in proc/modules:
+# no paste buffer, the pane title as it was, the names shown as \x1b...
+r=$TS_TMP/hostile
+mkdir -p "$r/proc/sys/kernel" || exit 99
+printf 'ev\033]52;c;aGk=\007il 16384 0 - Live 0xffffffffc0000000\nx\033[2Jy 8192 0 - Live 0xffffffffc0010000\nti\033]2;owned\033\\tle 4096 0 - Live 0xffffffffc0020000\n' >"$r/proc/modules"
+echo "6.12.0-test" >"$r/proc/sys/kernel/osrelease"
+start 120 30 top --root "'$r'"
+title=before-kmodtop
+wait_for_screen '^ev\\x1b\]52;c;aGk=\\x07il ' || ts_fail "the OSC 52 name is not shown escaped"
+wait_for_screen '^x\\x1b\[2Jy ' || ts_fail "the CSI name is not shown escaped"
+wait_for_screen '^ti\\x1b\]2;owned' || ts_fail "the OSC 2 name is not shown escaped"
+[ "$(T display -p -t "$S" '#{pane_title}')" = "$title" ] || ts_fail "a module name set the pane title"
+[ -z "$(T list-buffers)" ] || ts_fail "a module name wrote the clipboard: $(T list-buffers)"
+key q
+restored "hostile names" 0
+[ "$(T display -p -t "$S" '#{pane_title}')" = "$title" ] || ts_fail "the pane title changed by the end"
+[ -z "$(T list-buffers)" ] || ts_fail "a paste buffer by the end"
 
 ts_finalize
