@@ -2,10 +2,11 @@
 # kmodtop ci: the captures' kernel logs and traces in every rendering and compression,
 # a line for each kernel format string the ledger knows, multi-boot files, gates,
 # config, baseline, every output format read back by a real parser (python3's json,
-# xmllint, a SARIF structure check), and every exit code.
+# xmllint, the official SARIF 2.1.0 schema and a structure check), and every exit code.
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init ci
 ts_need python3 gzip xz zstd xmllint
+ts_need_py jsonschema python3-jsonschema
 
 T=$TS_TMP
 FX=$FIXTURES
@@ -13,7 +14,9 @@ CHECK=$T/check.py
 
 # --- a JSON/XML/SARIF checker: python3 reads what kmodtop wrote -------------------------
 cat >"$CHECK" <<'EOF'
-import json, re, sys, xml.etree.ElementTree as ET
+import json, re, sys, os, xml.etree.ElementTree as ET
+sys.path.insert(0, os.path.join(os.environ["TS_SRCDIR"], "lib"))
+import sarifschema
 
 def load(p):
     with open(p, encoding="utf-8") as f:
@@ -112,8 +115,12 @@ elif cmd == "junit":
         if (kind == "failed") != (hits[0].find("failure") is not None):
             fail("junit: testcase %s is not %s" % (name, kind))
 elif cmd == "sarif":
-    # sarif FILE LOG: SARIF 2.1.0 structure; every location points at an evidence line
+    # sarif FILE LOG: valid against the SARIF 2.1.0 schema; its structure; every
+    # location points at an evidence line
     d = load(sys.argv[2])
+    errs = sarifschema.errors(d)
+    if errs:
+        fail("%s: not SARIF 2.1.0 by its schema:\n  %s" % (sys.argv[2], "\n  ".join(errs[:10])))
     assert d["version"] == "2.1.0", "version"
     assert "sarif-2.1.0" in d["$schema"], "$schema"
     assert isinstance(d["runs"], list) and len(d["runs"]) == 1, "runs"
@@ -597,5 +604,6 @@ if command -v valgrind >/dev/null 2>&1 && [ -z "${KMODTOP_VALGRIND:-}" ] &&
 		--baseline="$T/old.json" --max-failures=0 "$T/c.xz" "$FX/debian-6.12-xz/sys/kernel/tracing/trace" \
 		"$T/journal.json" >/dev/null 2>"$T/vg.txt"
 	[ $? = 1 ] || ts_fail "valgrind: $(head -20 "$T/vg.txt")"
+	py sarif "$T/v.sarif" >/dev/null || ts_fail "valgrind run: SARIF"
 fi
 ts_finalize

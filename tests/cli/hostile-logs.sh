@@ -9,10 +9,13 @@
 # top --replay --batch. For every run: the exit code, never a hang or a signal, the
 # warning naming file:line, no raw control character (C0, DEL, C1) nor invalid UTF-8 in
 # text output or on stderr, JSON, SARIF and JUnit read back by real parsers (python3
-# json, xmllint), names exact in JSON, numbers that do not fit refused with a warning.
+# json, xmllint) and SARIF validated against the official SARIF 2.1.0 schema
+# (python3-jsonschema), names exact in JSON, numbers that do not fit refused with a
+# warning.
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init hostile-logs
 ts_need python3 xmllint timeout iconv
+ts_need_py jsonschema python3-jsonschema
 
 . "$TS_SRCDIR/lib/hostile.sh"
 

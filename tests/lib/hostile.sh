@@ -6,7 +6,7 @@
 T=$TS_TMP
 CHECK=$T/check.py
 cat >"$CHECK" <<'EOF'
-import json, re, sys
+import json, os, re, sys
 
 def fail(msg):
     print(msg)
@@ -71,7 +71,13 @@ def check(argv):
         ENV["d"] = load(path)
         print(repr(eval(argv[3], ENV)))
     elif cmd == "sarif":
+        # valid by the official SARIF 2.1.0 schema, then what the schema cannot say
+        sys.path.insert(0, os.path.join(os.environ["TS_SRCDIR"], "lib"))
+        import sarifschema
         d = load(path)
+        errs = sarifschema.errors(d)
+        if errs:
+            fail("%s: not SARIF 2.1.0 by its schema:\n  %s" % (path, "\n  ".join(errs[:10])))
         assert d["version"] == "2.1.0" and "sarif-2.1.0" in d["$schema"], "header"
         run = d["runs"][0]
         assert run["tool"]["driver"]["name"] == "kmodtop", "driver"

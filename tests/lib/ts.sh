@@ -32,6 +32,11 @@ ts_need() {
 	done
 }
 
+# ts_need_py MODULE DEBIAN-PACKAGE: python3 can import MODULE, else the test is skipped
+ts_need_py() {
+	python3 -c "import $1" 2>/dev/null || ts_skip "python3 module $1 not installed ($2)"
+}
+
 ts_fail() {
 	echo "FAIL: $*"
 	TS_FAILED=$((TS_FAILED + 1))
