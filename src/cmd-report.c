@@ -102,6 +102,7 @@ struct collected {
 	struct meminfo mi;
 	struct modstats *ms;
 	struct kconfig *kc;
+	char kconfig_path[256];		/* the configuration file refused, when one was */
 	struct modmem *mm;
 	struct modindex *idx;
 	struct ledger *ledger;
@@ -705,8 +706,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 
 	memset(&e, 0, sizeof(e));
 	r = kconfig_read(c.root, d.release, &c.kc, &e);
-	set_status(&d.src[SRC_KCONFIG], "kconfig", c.kc ? c.kc->source : "boot/config-RELEASE", r,
-		   &e);
+	/* a damaged file is named as the warning names it, not by the pattern */
+	snprintf(c.kconfig_path, sizeof(c.kconfig_path), "%s",
+		 c.kc ? c.kc->source : e.path[0] ? e.path : "boot/config-RELEASE");
+	set_status(&d.src[SRC_KCONFIG], "kconfig", c.kconfig_path, r, &e);
 	if (r < 0 && r != -ENOENT)
 		warn_source("kernel configuration", r, &e);
 	d.kc = c.kc;

@@ -121,7 +121,7 @@ gen_kconfig() {
 	printf 'CONFIG_MODULES=y\nCONFIG_MODULE_DECOMPRESS=y\nCONFIG_NR_CPUS=64\n' >"$f"
 	case $1 in
 	nul) printf 'CONFIG_MODULES=y\nCONFIG_MO\000DULE_DECOMPRESS=y\n' >"$f" ;;
-	long) { echo CONFIG_MODULES=y; printf 'CONFIG_X="'; long $MIB; echo '"'; } >"$f" ;;
+	long) { echo CONFIG_MODULES=y; printf 'CONFIG_X="'; long $MIB; echo '"'; echo CONFIG_MODULE_DECOMPRESS=y; } >"$f" ;;
 	trunc) chop "$f" ;;
 	crlf) crlf "$f" ;;
 	utf8) printf 'CONFIG_MODULES=y\nCONFIG_LOCALVERSION="%s"\n' "$BADU" >"$f" ;;
@@ -195,49 +195,49 @@ procmod|negsize|1|'proc/modules':1: size is not a number|
 vmalloc|nul|0|'proc/vmallocinfo':2: line contains a NUL byte, ignoring|d["sources"]["vmallocinfo"]["ok"] is False
 vmalloc|long|0|'proc/vmallocinfo':2: line too long, ignoring|d["sources"]["vmallocinfo"]["line"] == 2
 vmalloc|trunc|0|-|d["modules"][0]["vmalloc_bytes"] == 20480
-vmalloc|cut|0|'proc/vmallocinfo':2: missing size, ignoring|
-vmalloc|crlf|0|'proc/vmallocinfo':1: malformed N<node>= count, ignoring|
-vmalloc|utf8|0|-|
-vmalloc|name|0|-|
+vmalloc|cut|0|'proc/vmallocinfo':2: missing size, ignoring|d["sources"]["vmallocinfo"]["line"] == 2 and "module_bytes" not in d["module_memory"]
+vmalloc|crlf|0|'proc/vmallocinfo':1: malformed N<node>= count, ignoring|d["sources"]["vmallocinfo"]["line"] == 1 and "module_bytes" not in d["module_memory"]
+vmalloc|utf8|0|-|d["sources"]["vmallocinfo"]["ok"] and d["module_memory"]["module_areas"] == 1 and d["module_memory"]["module_bytes"] == 20480
+vmalloc|name|0|-|d["sources"]["vmallocinfo"]["ok"] and d["module_memory"]["module_areas"] == 1 and d["module_memory"]["module_bytes"] == 20480
 vmalloc|max|0|'proc/vmallocinfo':2: size larger than its address range, ignoring|d["sources"]["vmallocinfo"]["line"] == 2 and "module_bytes" not in d["module_memory"]
 vmalloc|back|0|'proc/vmallocinfo':2: address range ends before it starts, ignoring|d["sources"]["vmallocinfo"]["ok"] is False
 vmalloc|pages|0|'proc/vmallocinfo':2: pages= do not fit in the size, ignoring|d["sources"]["vmallocinfo"]["ok"] is False
 vmalloc|hashed|0|-|d["module_memory"]["address_mode"] == "hashed" and d["module_memory"]["module_bytes"] == 20480
 vmalloc|hashmax|0|'proc/vmallocinfo':1: size larger than any vmalloc area can be, ignoring|d["sources"]["vmallocinfo"]["ok"] is False
-vmalloc|neg|0|'proc/vmallocinfo':2: size is not a number, ignoring|
-meminfo|nul|0|'proc/meminfo':2: line contains a NUL byte, ignoring|
-meminfo|long|0|'proc/meminfo':2: line too long, ignoring|
+vmalloc|neg|0|'proc/vmallocinfo':2: size is not a number, ignoring|d["sources"]["vmallocinfo"]["line"] == 2 and "module_bytes" not in d["module_memory"]
+meminfo|nul|0|'proc/meminfo':2: line contains a NUL byte, ignoring|d["sources"]["meminfo"]["line"] == 2 and "vmalloc_total" not in d["module_memory"]
+meminfo|long|0|'proc/meminfo':2: line too long, ignoring|d["sources"]["meminfo"]["line"] == 2 and "vmalloc_total" not in d["module_memory"]
 meminfo|trunc|0|-|d["module_memory"]["vmalloc_total"] == 34359738367 * 1024
 meminfo|crlf|0|-|d["module_memory"]["vmalloc_total"] == 34359738367 * 1024
 meminfo|utf8|0|-|d["module_memory"]["vmalloc_total"] == 34359738367 * 1024
 meminfo|name|0|-|d["module_memory"]["vmalloc_total"] == 34359738367 * 1024
-meminfo|max|0|'proc/meminfo':1: value out of range, ignoring|
-meminfo|neg|0|'proc/meminfo':2: value is not a number, ignoring|
+meminfo|max|0|'proc/meminfo':1: value out of range, ignoring|d["sources"]["meminfo"]["line"] == 1 and "vmalloc_total" not in d["module_memory"]
+meminfo|neg|0|'proc/meminfo':2: value is not a number, ignoring|d["sources"]["meminfo"]["line"] == 2 and "vmalloc_total" not in d["module_memory"]
 sysfs|nul|0|'sys/module/dummy/coresize':1: attribute contains a NUL byte, ignoring|d["modules"][0]["coresize"] is None
 sysfs|long|0|'sys/module/dummy/coresize':1: attribute too long, ignoring|d["modules"][0]["coresize"] is None
 sysfs|trunc|0|-|d["modules"][0]["coresize"] == 16384
 sysfs|crlf|0|-|d["modules"][0]["coresize"] == 16384
-sysfs|utf8|0|'sys/module/dummy/initstate':1: unknown initstate, ignoring|
-sysfs|name|0|'sys/module/dummy/initstate':1: attribute too long, ignoring|
+sysfs|utf8|0|'sys/module/dummy/initstate':1: unknown initstate, ignoring|d["sources"]["sys_module"]["line"] == 1 and d["modules"][0]["initstate"] is None
+sysfs|name|0|'sys/module/dummy/initstate':1: attribute too long, ignoring|d["sources"]["sys_module"]["line"] == 1 and d["modules"][0]["initstate"] is None
 sysfs|max|0|-|d["modules"][0]["coresize"] == 2**64 - 1
 sysfs|over|0|'sys/module/dummy/coresize':1: value is not a number, ignoring|d["modules"][0]["coresize"] is None
 sysfs|neg|0|'sys/module/dummy/coresize':1: value is not a number, ignoring|d["modules"][0]["coresize"] is None
-modstats|nul|0|'sys/kernel/debug/modules/stats':2: line contains a NUL byte, ignoring|
-modstats|long|0|'sys/kernel/debug/modules/stats': file larger than 1 MiB, ignoring|
-modstats|trunc|0|-|
-modstats|crlf|0|-|
-modstats|utf8|0|'sys/kernel/debug/modules/stats':3: no module statistics counters found, ignoring|
-modstats|name|0|'sys/kernel/debug/modules/stats':4: no module statistics counters found, ignoring|
-modstats|max|0|-|
-modstats|neg|0|'sys/kernel/debug/modules/stats':1: counter value is not a number, ignoring|
-kconfig|nul|0|'boot/config-6.12.0-test':2: line contains a NUL byte, ignoring|
-kconfig|long|0|-|
-kconfig|trunc|0|-|
-kconfig|crlf|0|-|
-kconfig|utf8|0|-|
-kconfig|name|0|'boot/config-6.12.0-test':3: expected CONFIG_NAME=value, ignoring|
-kconfig|max|0|-|
-kconfig|neg|0|-|
+modstats|nul|0|'sys/kernel/debug/modules/stats':2: line contains a NUL byte, ignoring|d["sources"]["module_stats"]["line"] == 2 and d["module_stats"] is None and d["kernel"]["module_stats"] is False
+modstats|long|0|'sys/kernel/debug/modules/stats': file larger than 1 MiB, ignoring|d["sources"]["module_stats"]["ok"] is False and d["module_stats"] is None
+modstats|trunc|0|-|d["module_stats"]["mods_loaded"] == 6 and d["module_stats"]["duplicates"] == [{"name": "xfs", "count": 9, "reason": "Becoming"}]
+modstats|crlf|0|-|d["module_stats"]["mods_loaded"] == 6 and d["module_stats"]["failed_kread"] == 0 and d["module_stats"]["duplicates"] == [{"name": "xfs", "count": 9, "reason": "Becoming"}]
+modstats|utf8|0|'sys/kernel/debug/modules/stats':3: no module statistics counters found, ignoring|d["sources"]["module_stats"]["line"] == 3 and d["module_stats"] is None
+modstats|name|0|'sys/kernel/debug/modules/stats':4: no module statistics counters found, ignoring|d["sources"]["module_stats"]["line"] == 4 and d["module_stats"] is None
+modstats|max|0|-|d["module_stats"]["mods_loaded"] == 2**64 - 1 and d["module_stats"]["failed_kread_bytes"] == 2**64 - 1 and d["module_stats"]["duplicates"] == [{"name": "xfs", "count": 2**64 - 1, "reason": "Becoming"}]
+modstats|neg|0|'sys/kernel/debug/modules/stats':1: counter value is not a number, ignoring|d["sources"]["module_stats"]["line"] == 1 and d["module_stats"] is None
+kconfig|nul|0|'boot/config-6.12.0-test':2: line contains a NUL byte, ignoring|d["sources"]["kconfig"] == {"path": "boot/config-6.12.0-test", "ok": False, "error": "EINVAL", "reason": "line contains a NUL byte", "line": 2} and d["kernel"]["config"] is None
+kconfig|long|0|-|d["kernel"]["config"] == "boot/config-6.12.0-test" and d["kernel"]["in_kernel_decompression"] is True
+kconfig|trunc|0|-|d["kernel"]["config"] == "boot/config-6.12.0-test" and d["kernel"]["in_kernel_decompression"] is True and d["kernel"]["module_signing"] is False
+kconfig|crlf|0|-|d["kernel"]["config"] == "boot/config-6.12.0-test" and d["kernel"]["in_kernel_decompression"] is True and d["kernel"]["module_signing"] is False
+kconfig|utf8|0|-|d["kernel"]["config"] == "boot/config-6.12.0-test" and d["kernel"]["module_signing"] is False and d["kernel"]["in_kernel_decompression"] is False
+kconfig|name|0|'boot/config-6.12.0-test':3: expected CONFIG_NAME=value, ignoring|d["sources"]["kconfig"]["path"] == "boot/config-6.12.0-test" and d["sources"]["kconfig"]["line"] == 3 and d["kernel"]["config"] is None
+kconfig|max|0|-|d["kernel"]["config"] == "boot/config-6.12.0-test" and d["kernel"]["module_signing"] is False and d["kernel"]["in_kernel_decompression"] is False
+kconfig|neg|0|-|d["kernel"]["config"] == "boot/config-6.12.0-test" and d["kernel"]["module_signing"] is False and d["kernel"]["in_kernel_decompression"] is False
 EOF
 
 ts_finalize
