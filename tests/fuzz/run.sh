@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Builds the fuzz targets (build.sh) and runs each for SECONDS (default 60), FUZZ_JOBS
-# (default 2) at a time, seeded from tests/fuzz/seeds/NAME/, the fixture roots and the
-# crashes kept in tests/fuzz/regressions/NAME/. Exits non-zero when any target crashes,
+# (default 2) at a time, seeded from tests/fuzz/seeds/NAME/, the fixture roots (and the
+# cache packs $KMODTOP writes for them, when set) and the crashes kept in
+# tests/fuzz/regressions/NAME/. Exits non-zero when any target crashes,
 # leaks or times out; the input is kept in OUTDIR/artifacts/ (OUTDIR: see build.sh).
 #
 #	tests/fuzz/run.sh [SECONDS [TARGET...]]	or: make fuzz [FUZZ_SECONDS=N]
@@ -104,6 +105,49 @@ for f in "$fx"/*/boot/config-*; do
 	grep -E '^(# )?CONFIG_MODULE' "$f" >"$work/fuzz-kconfig/module-$(basename "$f")" || true
 done
 seed fuzz-meminfo "$fx"/*/proc/meminfo "$fx"/*/proc/sys/kernel/tainted
+
+# every module's sys/module attributes in the fixtures, as fuzz-sys-module takes them:
+# a byte whose bit i says attribute i is absent, then coresize, initsize, refcnt,
+# initstate, taint and the root's sys/module/compression, split by 0x1e, then the
+# holders one a line
+mkdir -p "$work/fuzz-sys-module"
+for m in "$fx"/*/sys/module/*/; do
+	[ -f "$m/coresize" ] || [ -f "$m/initstate" ] || continue
+	root=${m%/sys/module/*}
+	mask=0 i=0
+	for a in "$m/coresize" "$m/initsize" "$m/refcnt" "$m/initstate" "$m/taint" \
+		"$root/sys/module/compression"; do
+		[ -f "$a" ] || mask=$((mask | (1 << i)))
+		i=$((i + 1))
+	done
+	{
+		printf "\\$(printf '%03o' "$mask")"
+		i=0
+		for a in "$m/coresize" "$m/initsize" "$m/refcnt" "$m/initstate" "$m/taint" \
+			"$root/sys/module/compression"; do
+			[ "$i" = 0 ] || printf '\036'
+			[ -f "$a" ] && cat "$a"
+			i=$((i + 1))
+		done
+		printf '\036'
+		[ -d "$m/holders" ] && ls "$m/holders"
+	} >"$work/fuzz-sys-module/$(basename "$root")-$(basename "$m")"
+done
+
+# the packs the real program writes: a report over each fixture into an empty cache
+# (KMODTOP: the kmodtop binary, which make fuzz names)
+if [ -x "${KMODTOP:-}" ]; then
+	mkdir -p "$work/fuzz-modcache" "$work/cache"
+	for d in "$fx"/*/; do
+		XDG_CACHE_HOME="$work/cache" "$KMODTOP" --root "$d" report >/dev/null 2>&1 || true
+	done
+	for f in "$work"/cache/kmodtop/*.mfc; do
+		[ -f "$f" ] && [ "$(wc -c <"$f")" -le 16384 ] && cp "$f" "$work/fuzz-modcache/written-$(basename "$f")"
+	done
+	rm -rf "$work/cache"
+else
+	echo "run.sh: no KMODTOP binary: fuzz-modcache has its hand-made seeds only" >&2
+fi
 
 # the captured kernel logs and traces, and the small module files
 head16 fuzz-kmsg "$fx"/*/capture/kmsg.raw
