@@ -17,6 +17,10 @@
 #
 #   report   kmodtop --root ROOT report --no-cache (proc, vmallocinfo join, trace, log)
 #   ci       kmodtop ci over the kernel log
+#   top      kmodtop --root ROOT top --batch --iterations 1 --no-cache (the same files,
+#            into top's model, one frame)
+#   replay   kmodtop top --replay ROOT --speed 0 --batch --iterations 1 --no-cache (the
+#            capture replayed to its end, one frame)
 #
 # and prints LARGE/SMALL for the user+system time and the max RSS of each. With
 # LARGE = 10 x SMALL, linear growth gives 10 and quadratic 100: a ratio above
@@ -111,11 +115,14 @@ for n in "$SMALL" "$LARGE"; do
 	# report: the ledger, the summary and the tables, all rows; ci: the log alone
 	measure report "$n" "$KMODTOP" --root "$work/root-$n" report --no-cache
 	measure ci "$n" "$KMODTOP" ci "$work/root-$n/capture/dmesg.txt"
+	measure top "$n" "$KMODTOP" --root "$work/root-$n" top --batch --iterations 1 --no-cache
+	measure replay "$n" "$KMODTOP" top --replay "$work/root-$n" --speed 0 --batch \
+		--iterations 1 --no-cache
 done
 
 status=0
 echo "== $LARGE / $SMALL (linear: $((LARGE / SMALL)), fail above $MAX_RATIO)"
-for name in report ci; do
+for name in report ci top replay; do
 	set -- $(awk '{ t = $1 + $2; if (t < 0.05) t = 0.05; print t, $3 }' "$work/$name.$SMALL.time") \
 		$(awk '{ t = $1 + $2; if (t < 0.05) t = 0.05; print t, $3 }' "$work/$name.$LARGE.time")
 	line=$(awk -v name="$name" -v t1="$1" -v m1="$2" -v t2="$3" -v m2="$4" -v max="$MAX_RATIO" 'BEGIN {
