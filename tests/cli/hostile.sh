@@ -135,6 +135,7 @@ gen_kconfig() {
 # root_row FORMAT KIND RC ERR EXPR: report (text, then JSON with EXPR over d) on a root
 root_row() {
 	fmt=$1 kind=$2 rc=$3 err=$4 expr=$5
+	vg_row 4
 	mkroot "$fmt-$kind"
 	"gen_$fmt" "$kind"
 	hrun --root "$R" report
@@ -158,6 +159,7 @@ root_row() {
 	hrun top --replay "$R" --batch --speed 0 --size 160x40
 	expect_run "$fmt/$kind: top --replay" "$rc" "$terr"
 	top_frame "$fmt/$kind: top --replay"
+	vg_row_end
 }
 
 # top_frame WHAT: top's frame in $T/out is escaped, and shows the hostile module names

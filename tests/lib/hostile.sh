@@ -141,10 +141,36 @@ crlf() { sed 's/$/\r/' "$1" >"$1.crlf" && mv "$1.crlf" "$1"; }
 # chop FILE: the last newline gone (a capture cut short)
 chop() { printf '%s' "$(cat "$1")" >"$1.chop" && mv "$1.chop" "$1"; }
 
+# Under make check-valgrind ($KMODTOP runs valgrind, $KMODTOP_NATIVE is the binary) a
+# table row runs one of its K commands under valgrind and the others natively: the
+# row's number modulo K picks which, so that every row has one memory-checked run, and
+# each kind of command its share of the rows. Every output is checked the same either
+# way. A row begins with vg_row K and ends with vg_row_end; hrun outside a row runs
+# under valgrind. HOSTILE_VG_ALL=1: every command under valgrind (about 4 times longer).
+ROWN=0 RUNI=0 VG_AT=
+vg_row() {
+	ROWN=$((ROWN + 1))
+	RUNI=0
+	VG_AT=$((ROWN % $1))
+}
+vg_row_end() {
+	# the row must have reached the command picked: else it ran none under valgrind
+	if [ -n "${KMODTOP_VALGRIND:-}" ] && [ "$RUNI" -le "${VG_AT:-0}" ]; then
+		ts_fail "row $ROWN: $RUNI commands, none under valgrind (picked command $VG_AT)"
+	fi
+	VG_AT=
+}
+
 # hrun ARGS...: kmodtop ARGS under a timeout, stdout and stderr into $T/out, $T/err
 if [ -n "${KMODTOP_VALGRIND:-}" ]; then HOSTILE_TIMEOUT=600; else HOSTILE_TIMEOUT=60; fi
 hrun() {
-	timeout -k 5 "$HOSTILE_TIMEOUT" "$KMODTOP" "$@" >"$T/out" 2>"$T/err"
+	bin=$KMODTOP
+	if [ -n "${KMODTOP_VALGRIND:-}" ] && [ -n "${KMODTOP_NATIVE:-}" ] &&
+		[ -z "${HOSTILE_VG_ALL:-}" ] && [ -n "$VG_AT" ] && [ "$RUNI" != "$VG_AT" ]; then
+		bin=$KMODTOP_NATIVE
+	fi
+	RUNI=$((RUNI + 1))
+	timeout -k 5 "$HOSTILE_TIMEOUT" "$bin" "$@" >"$T/out" 2>"$T/err"
 	TS_RC=$?
 }
 

@@ -10,7 +10,9 @@ shift
 logs=$(mktemp -d "${TMPDIR:-/tmp}/kmodtop-vg.XXXXXX") || exit 99
 trap 'rm -rf "$logs"' EXIT
 vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
-# a wrapper in place of the binary: the tests run it as $KMODTOP, tmux panes too
+# a wrapper in place of the binary: the tests run it as $KMODTOP, tmux panes too; the
+# binary itself stays at hand as $KMODTOP_NATIVE (tests/lib/hostile.sh runs most of a
+# row's commands natively)
 cat >"$logs/kmodtop" <<EOW
 #!/bin/sh
 exec $vg --log-file='$logs/vg.%p' '$KMODTOP' "\$@"
@@ -18,7 +20,8 @@ EOW
 chmod +x "$logs/kmodtop" || exit 99
 case $test in
 *.sh)
-	KMODTOP=$logs/kmodtop KMODTOP_VALGRIND=1 ${SHELL:-/bin/sh} "$test" "$@"
+	native=$KMODTOP
+	KMODTOP=$logs/kmodtop KMODTOP_NATIVE=$native KMODTOP_VALGRIND=1 ${SHELL:-/bin/sh} "$test" "$@"
 	rc=$?
 	;;
 *)
