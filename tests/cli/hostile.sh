@@ -138,27 +138,31 @@ root_row() {
 	vg_row 4
 	mkroot "$fmt-$kind"
 	"gen_$fmt" "$kind"
-	hrun --root "$R" report
-	expect_run "$fmt/$kind: report" "$rc" "$err"
-	[ "$TS_RC" = 0 ] && { clean "$T/out" || ts_fail "$fmt/$kind: report text not escaped"; }
-	hrun --root "$R" report -j
-	expect_run "$fmt/$kind: report -j" "$rc" "$err"
-	if [ "$TS_RC" = 0 ] && [ -z "${HOSTILE_PROBE:-}" ]; then
-		py json "$T/out" "${expr:-True}" || ts_fail "$fmt/$kind: report -j"
+	if hrun --root "$R" report; then
+		expect_run "$fmt/$kind: report" "$rc" "$err"
+		[ "$TS_RC" = 0 ] && { clean "$T/out" || ts_fail "$fmt/$kind: report text not escaped"; }
+	fi
+	if hrun --root "$R" report -j; then
+		expect_run "$fmt/$kind: report -j" "$rc" "$err"
+		if [ "$TS_RC" = 0 ] && [ -z "${HOSTILE_PROBE:-}" ]; then
+			py json "$T/out" "${expr:-True}" || ts_fail "$fmt/$kind: report -j"
+		fi
 	fi
 	# top reads the same files but the sysfs attributes and MODULE_STATS, live and as a
 	# replay (of a trace with one load, so that there is one): the same warning or
 	# error, its frame escaped
 	case $fmt in sysfs | modstats) terr=- ;; *) terr=$err ;; esac
-	hrun --root "$R" top --batch --iterations 1 --size 160x40
-	expect_run "$fmt/$kind: top" "$rc" "$terr"
-	top_frame "$fmt/$kind: top"
+	if hrun --root "$R" top --batch --iterations 1 --size 160x40; then
+		expect_run "$fmt/$kind: top" "$rc" "$terr"
+		top_frame "$fmt/$kind: top"
+	fi
 	mkdir -p "$R/sys/kernel/tracing"
 	printf '# tracer: nop\n     modprobe-157     [000] .....     4.500000: module_load: dummy\n' \
 		>"$R/sys/kernel/tracing/trace"
-	hrun top --replay "$R" --batch --speed 0 --size 160x40
-	expect_run "$fmt/$kind: top --replay" "$rc" "$terr"
-	top_frame "$fmt/$kind: top --replay"
+	if hrun top --replay "$R" --batch --speed 0 --size 160x40; then
+		expect_run "$fmt/$kind: top --replay" "$rc" "$terr"
+		top_frame "$fmt/$kind: top --replay"
+	fi
 	vg_row_end
 }
 

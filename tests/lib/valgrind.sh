@@ -15,8 +15,8 @@ trap 'rm -rf "$logs"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --suppressions=$here/valgrind.supp --error-exitcode=99"
 # a wrapper in place of the binary: the tests run it as $KMODTOP, tmux panes too; the
-# binary itself stays at hand as $KMODTOP_NATIVE (tests/lib/hostile.sh runs most of a
-# row's commands natively)
+# binary itself stays at hand as $KMODTOP_NATIVE (tests/cli/readonly.sh runs most of
+# its commands natively)
 cat >"$logs/kmodtop" <<EOW
 #!/bin/sh
 exec $vg --log-file='$logs/vg.%p' '$KMODTOP' "\$@"
