@@ -218,6 +218,9 @@ static int mount_set(struct tracefs_mount *ret, int fd, const char *path, bool m
 	ret->path = strdup(path);
 	if (!ret->path) {
 		close(fd);
+		/* nobody would know to unmount it: it goes now */
+		if (mounted)
+			umount2(path, MNT_DETACH);
 		return -ENOMEM;
 	}
 	ret->fd = fd;
