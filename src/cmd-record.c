@@ -882,6 +882,7 @@ int live_end(struct live *lv)
 			live_ti = tracefs_instance_free(live_ti);
 	}
 	lv->ti = NULL;
+	/* an instance kept for the retry at exit has a handle of its own */
 	tracefs_mount_done(&live_mnt);
 	lv->kf = kmsg_follow_free(lv->kf);
 	lv->vi = vmallocinfo_free(lv->vi);	/* the samples' sums stay */

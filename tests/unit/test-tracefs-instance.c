@@ -36,7 +36,10 @@ struct fake {
 	bool bad_fork_enable;		/* sched_process_fork/enable cannot be written */
 	pid_t alive;			/* the one other pid that is a running kmodtop */
 	int mkdir_err;			/* make mkdir fail with this */
+	unsigned int rmdir_busy;	/* so many rmdirs fail with EBUSY (a file held open) */
 	unsigned int mkdirs, rmdirs;
+	dev_t dev;			/* the directory's identity: a handle given to the */
+	ino_t ino;			/* fake must be one of this directory, by any number */
 };
 
 static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
@@ -146,11 +149,20 @@ static void populate(struct fake *fk, const char *inst)
 	}
 }
 
+/* @dirfd is a handle of the fake's directory (the caller's fd, or a dup of it) */
+static void assert_fake_dir(const struct fake *fk, int dirfd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(dirfd, &st), 0);
+	assert_true(st.st_dev == fk->dev && st.st_ino == fk->ino);
+}
+
 static int fake_mkdir(int dirfd, const char *path, void *userdata)
 {
 	struct fake *fk = userdata;
 
-	assert_int_equal(dirfd, fk->fd);
+	assert_fake_dir(fk, dirfd);
 	fk->mkdirs++;
 	if (fk->mkdir_err)
 		return fk->mkdir_err;
@@ -165,10 +177,14 @@ static int fake_rmdir(int dirfd, const char *path, void *userdata)
 	struct fake *fk = userdata;
 	char abs[1024];
 
-	assert_int_equal(dirfd, fk->fd);
+	assert_fake_dir(fk, dirfd);
 	fk->rmdirs++;
 	if (!exists(dirfd, path))
 		return -ENOENT;
+	if (fk->rmdir_busy) {
+		fk->rmdir_busy--;
+		return -EBUSY;
+	}
 	snprintf(abs, sizeof(abs), "%s/%s", fk->dir, path);
 	return nftw(abs, rm_cb, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -EIO;
 }
@@ -196,6 +212,13 @@ static struct fake *fake_new(void)
 	assert_non_null(mkdtemp(fk->dir));
 	fk->fd = open(fk->dir, O_RDONLY | O_DIRECTORY);
 	assert_true(fk->fd >= 0);
+	{
+		struct stat st;
+
+		assert_int_equal(fstat(fk->fd, &st), 0);
+		fk->dev = st.st_dev;
+		fk->ino = st.st_ino;
+	}
 	assert_int_equal(mkdirat(fk->fd, "instances", 0755), 0);
 	fk->vmalloc_tp = true;
 	fk->init_module_events = true;
@@ -433,6 +456,60 @@ static void test_instance_failures(void **state)
 	fake_free(fk);
 }
 
+/*
+ * The instance cannot be removed at the end (another program holds one of its files
+ * open) and is kept for a retry at exit; by then the caller has closed its tracefs
+ * handle, and the fd number may be another directory's. The retry must still act on
+ * tracefs, and succeed once the file is let go.
+ */
+static void test_teardown_retry_after_caller_closed(void **state)
+{
+	struct fake *fk = fake_new();
+	struct tracefs_fs_ops ops = fake_ops(fk);
+	struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+	struct tracefs_instance *ti = NULL;
+	const char *what = NULL;
+	char decoy[256];
+	int num, dfd;
+
+	fk->vmalloc_tp = false;
+	fk->kprobe_events = true;
+	put(fk->fd, "kprobe_events", "");
+	assert_int_equal(tracefs_instance_new(fk->fd, 4244, &o, &ops, &ti, &what), 0);
+	assert_int_equal(tracefs_instance_start(ti), 0);
+	/* every try of the first teardown (40, 25 ms apart) finds it busy */
+	fk->rmdir_busy = 40;
+	assert_int_equal(tracefs_instance_teardown(ti), -EBUSY);
+	assert_true(ti->created);
+	assert_int_equal(fk->rmdirs, 40);
+	assert_true(exists(fk->fd, "instances/kmodtop-4244/tracing_on"));
+	assert_memory_equal(get(fk->fd, "instances/kmodtop-4244/tracing_on"), "0", 1);
+
+	/* the caller closes its handle; the number goes to a directory with the same tree */
+	num = fk->fd;
+	snprintf(decoy, sizeof(decoy), "%s/decoy", fk->dir);
+	assert_int_equal(mkdir(decoy, 0755), 0);
+	assert_int_equal(close(fk->fd), 0);
+	dfd = open(decoy, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(dfd, num);
+	assert_int_equal(mkdirat(dfd, "instances", 0755), 0);
+	assert_int_equal(mkdirat(dfd, "instances/kmodtop-4244", 0755), 0);
+
+	/* the retry at exit: the file was let go */
+	assert_int_equal(tracefs_instance_teardown(ti), 0);
+	assert_false(ti->created);
+	assert_int_equal(fk->rmdirs, 41);
+	assert_null(tracefs_instance_free(ti));
+	assert_true(exists(dfd, "instances/kmodtop-4244"));
+	close(dfd);
+
+	fk->fd = open(fk->dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fk->fd >= 0);
+	assert_false(exists(fk->fd, "instances/kmodtop-4244"));
+	assert_non_null(strstr(get(fk->fd, "kprobe_events"), "-:kmodtop_4244/alloc_vmap_area\n"));
+	fake_free(fk);
+}
+
 static void test_cleanup_stale(void **state)
 {
 	struct fake *fk = fake_new();
@@ -638,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_instance_no_measurement),
 		cmocka_unit_test(test_instance_replaces_own_leftover),
 		cmocka_unit_test(test_instance_failures),
+		cmocka_unit_test(test_teardown_retry_after_caller_closed),
 		cmocka_unit_test(test_cleanup_stale),
 		cmocka_unit_test(test_default_pid_check),
 		cmocka_unit_test(test_stats_parse),
