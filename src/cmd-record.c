@@ -590,6 +590,14 @@ static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
 					? "creating a tracefs instance needs root (CAP_SYS_ADMIN), "
 					  "and is refused under kernel lockdown"
 					: why;
+		/*
+		 * Half made and not removable now: live_end() tries again, and
+		 * live_log() says what is left; the atexit() handler has the last go
+		 */
+		if (live_ti) {
+			snprintf(lv->instance, sizeof(lv->instance), "%s", live_ti->path);
+			snprintf(lv->group, sizeof(lv->group), "%s", live_ti->group);
+		}
 		return r;
 	}
 	*ret_ti = live_ti;

@@ -748,6 +748,7 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 	char buf[32];
 	int r;
 
+	*ret = NULL;
 	ti = calloc(1, sizeof(*ti));
 	if (!ti)
 		return -ENOMEM;
@@ -849,7 +850,9 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 	*ret = ti;
 	return 0;
 fail:
-	tracefs_instance_free(ti);
+	/* what could not be removed goes back to the caller, to retry and to tell */
+	tracefs_instance_teardown(ti);
+	*ret = ti->created || ti->group[0] ? ti : tracefs_instance_free(ti);
 	return r;
 }
 

@@ -530,6 +530,41 @@ static void test_instance_failures_after_mkdir(void **state)
 		fake_free(fk);
 	}
 
+	/* a failure whose cleanup cannot remove the instance hands back what is left */
+	{
+		struct fake *fk = fake_new();
+		struct tracefs_fs_ops ops = fake_ops(fk);
+		struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+		struct tracefs_instance *ti = NULL;
+		const char *what = NULL;
+
+		fk->vmalloc_tp = false;
+		fk->kprobe_events = true;
+		fk->unwritable = "events/kmodtop_402/alloc_vmap_area/enable";
+		fk->rmdir_busy = 40;	/* every try of the cleanup: 1 s */
+		put(fk->fd, "kprobe_events", "");
+		assert_int_equal(tracefs_instance_new(fk->fd, 402, &o, &ops, &ti, &what), -EISDIR);
+		assert_non_null(what);
+		assert_non_null(ti);
+		assert_true(ti->created);
+		assert_string_equal(ti->path, "instances/kmodtop-402");
+		assert_true(exists(fk->fd, "instances/kmodtop-402"));
+		assert_memory_equal(get(fk->fd, "instances/kmodtop-402/tracing_on"), "0", 1);
+		/* the probe could go (the fake does not hold it enabled) */
+		assert_string_equal(ti->group, "");
+		/* the caller's retry */
+		assert_int_equal(tracefs_instance_teardown(ti), 0);
+		assert_false(exists(fk->fd, "instances/kmodtop-402"));
+		assert_null(tracefs_instance_free(ti));
+
+		/* a failure before the instance exists leaves *ret NULL, whatever it held */
+		fk->mkdir_err = -EACCES;
+		ti = (struct tracefs_instance *)&ops;
+		assert_int_equal(tracefs_instance_new(fk->fd, 403, &o, &ops, &ti, &what), -EACCES);
+		assert_null(ti);
+		fake_free(fk);
+	}
+
 	/* set up, then the start fails: free removes both */
 	{
 		struct fake *fk = fake_new();
