@@ -1687,6 +1687,8 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	}
 	if (g->json)
 		log_warn("record writes a bundle, not a report: -j/-p ignored");
+	/* its messages piped into a reader that goes away must not kill it mid-collection */
+	signal(SIGPIPE, SIG_IGN);
 
 	r = root_new("/", &b.src);
 	if (r < 0) {
