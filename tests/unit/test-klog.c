@@ -15,6 +15,7 @@
 
 #include "sources/dmesg-text.h"
 #include "sources/kmsg.h"
+#include "sources/kmsg-follow.h"
 #include "ledger/klog-findings.h"
 
 #ifndef FIXTURES_DIR
@@ -330,6 +331,116 @@ static void test_kmsg_continuation(void **state)
 		free(a);
 		free(b);
 	}
+	free(c);
+}
+
+/*
+ * A fake /dev/kmsg: one record a read(), as devkmsg_read() returns them, or an error.
+ * EPIPE is what the kernel returns once when records were overwritten before they
+ * were read; the read after it returns the oldest record still there.
+ */
+struct fake_kmsg {
+	const char *const *steps;	/* a record's text, or NULL: fail with errs[i] */
+	const int *errs;
+	size_t n, at;
+};
+
+static ssize_t fake_kmsg_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct fake_kmsg *fk = userdata;
+	size_t i = fk->at;
+
+	if (i >= fk->n) {
+		errno = EAGAIN;
+		return -1;
+	}
+	fk->at++;
+	if (!fk->steps[i]) {
+		errno = fk->errs[i];
+		return -1;
+	}
+	assert_true(strlen(fk->steps[i]) <= len);
+	memcpy(buf, fk->steps[i], strlen(fk->steps[i]));
+	return (ssize_t)strlen(fk->steps[i]);
+}
+
+static void test_kmsg_follow_epipe(void **state)
+{
+	static const char *const steps[] = {
+		"6,100,5000000,-;first\n",
+		"6,101,5000100,-;second\n SUBSYSTEM=usb\n",
+		NULL,					/* EPIPE: 102 to 149 overwritten */
+		"4,150,9000000,-;oldest left\n",
+		"4,151,9000001,-;after it\n",
+		NULL,					/* EAGAIN: nothing more now */
+		"3,152,9500000,-;next poll\n",
+		NULL,					/* EPIPE again: 153 to 159 */
+		NULL,					/* EINTR: read again */
+		"3,160,9600000,-;last\n",
+	};
+	static const int errs[] = { 0, 0, EPIPE, 0, 0, EAGAIN, 0, EPIPE, EINTR, 0 };
+	static const char spooled[] = "6,100,5000000,-;first\n6,101,5000100,-;second\n"
+				      " SUBSYSTEM=usb\n4,150,9000000,-;oldest left\n"
+				      "4,151,9000001,-;after it\n3,152,9500000,-;next poll\n"
+				      "3,160,9600000,-;last\n";
+	struct fake_kmsg fk = { steps, errs, sizeof(steps) / sizeof(steps[0]), 0 };
+	struct recs *c = calloc(1, sizeof(*c));
+	const struct kmsg_follow_stats *st;
+	struct kmsg_follow *kf = NULL;
+	char buf[512];
+	FILE *spool = tmpfile();
+	size_t n;
+
+	assert_non_null(c);
+	assert_non_null(spool);
+	assert_int_equal(kmsg_follow_open("/dev/null", false, &collect_ops, c, fileno(spool), &kf),
+			 0);
+	kmsg_follow_set_read(kf, fake_kmsg_read, &fk);
+
+	/* the first poll: up to EAGAIN, through the first EPIPE */
+	assert_int_equal(kmsg_follow_read(kf), 0);
+	assert_int_equal(fk.at, 6);
+	st = kmsg_follow_stats(kf);
+	assert_int_equal(st->reads, 4);
+	assert_int_equal(st->epipe, 1);
+	assert_int_equal(st->lost, 48);
+	/* the last record waits for the dictionary lines it may still get */
+	assert_int_equal(c->n, 3);
+	assert_string_equal(c->msg[1], "second");
+	assert_string_equal(c->dict[1], "SUBSYSTEM=usb\n");
+	assert_string_equal(c->msg[2], "oldest left");
+
+	/* the next poll: another EPIPE, an EINTR */
+	assert_int_equal(kmsg_follow_read(kf), 0);
+	assert_int_equal(kmsg_follow_finish(kf), 0);
+	st = kmsg_follow_stats(kf);
+	assert_int_equal(st->reads, 6);
+	assert_int_equal(st->epipe, 2);
+	assert_int_equal(st->lost, 48 + 7);
+	assert_int_equal(st->bytes, strlen(spooled));
+	assert_int_equal(kmsg_follow_parser_stats(kf)->seq_gaps, 55);
+	assert_int_equal(c->n, 6);
+	assert_string_equal(c->msg[5], "last");
+	assert_int_equal(c->rec[5].seq, 160);
+
+	/* the spool has the records as read, nothing for the errors */
+	rewind(spool);
+	n = fread(buf, 1, sizeof(buf) - 1, spool);
+	buf[n] = '\0';
+	assert_string_equal(buf, spooled);
+
+	/* any other error stops the reading, and says which */
+	{
+		static const char *const bad[] = { "6,161,9700000,-;x\n", NULL };
+		static const int bad_errs[] = { 0, EIO };
+		struct fake_kmsg fb = { bad, bad_errs, 2, 0 };
+
+		kmsg_follow_set_read(kf, fake_kmsg_read, &fb);
+		assert_int_equal(kmsg_follow_read(kf), -EIO);
+		assert_int_equal(kmsg_follow_stats(kf)->epipe, 2);
+	}
+	kmsg_follow_free(kf);
+	fclose(spool);
 	free(c);
 }
 
@@ -1055,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_kmsg_malformed),
 		cmocka_unit_test(test_kmsg_parser),
 		cmocka_unit_test(test_kmsg_continuation),
+		cmocka_unit_test(test_kmsg_follow_epipe),
 		cmocka_unit_test(test_kmsg_read_file_hostile),
 		cmocka_unit_test(test_dmesg_formats),
 		cmocka_unit_test(test_dmesg_console_and_other),
