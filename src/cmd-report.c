@@ -610,6 +610,11 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	}
 	d.root = root_dir(c.root);
 	d.live = root_is_live_system(c.root);
+	/* record's marker, until its bundle is complete and renamed (kmodtop(8), BUNDLES) */
+	if (!d.live && root_exists(c.root, "capture/INCOMPLETE"))
+		log_warn("'%s' is a bundle that 'kmodtop record' did not finish (see its "
+			 "capture/INCOMPLETE): files may be missing or cut short",
+			 d.root);
 	if (lo.duration) {
 		if (!d.live) {
 			log_error("--duration watches the running kernel: not with --root '%s'",
