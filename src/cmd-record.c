@@ -151,9 +151,14 @@ static void signals_catch(struct sigstate *s)
 
 static void signals_restore(struct sigstate *s)
 {
+	/*
+	 * Unblocked first, while on_signal() is still the handler: one that came while
+	 * they were blocked (a second Ctrl-C during the teardown) is taken as a stop, not
+	 * by the default action, which would kill kmodtop before the report is written
+	 */
+	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
 		sigaction(stop_signals[i], &s->old[i], NULL);
-	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 }
 
 static double now_mono(void)
@@ -590,6 +595,14 @@ static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
 					? "creating a tracefs instance needs root (CAP_SYS_ADMIN), "
 					  "and is refused under kernel lockdown"
 					: why;
+		/*
+		 * Half made and not removable now: live_end() tries again, and
+		 * live_log() says what is left; the atexit() handler has the last go
+		 */
+		if (live_ti) {
+			snprintf(lv->instance, sizeof(lv->instance), "%s", live_ti->path);
+			snprintf(lv->group, sizeof(lv->group), "%s", live_ti->group);
+		}
 		return r;
 	}
 	*ret_ti = live_ti;
@@ -882,6 +895,7 @@ int live_end(struct live *lv)
 			live_ti = tracefs_instance_free(live_ti);
 	}
 	lv->ti = NULL;
+	/* an instance kept for the retry at exit has a handle of its own */
 	tracefs_mount_done(&live_mnt);
 	lv->kf = kmsg_follow_free(lv->kf);
 	lv->vi = vmallocinfo_free(lv->vi);	/* the samples' sums stay */
@@ -913,15 +927,20 @@ int live_lost_now(struct live *lv, uint64_t *ret)
 	return 0;
 }
 
-int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret)
+/*
+ * live_collect(), the stop signals left caught (and blocked) in @ss on return, for a
+ * caller with more to finish before a signal may act (record's bundle): it calls
+ * signals_restore(@ss) when done. live_stop says whether one came meanwhile.
+ */
+static int live_collect_held(const struct live_opts *o, int trace_fd, int kmsg_fd,
+			     struct sigstate *ss, struct live **ret)
 {
-	struct sigstate ss;
 	struct live *lv = NULL;
 	double deadline;
 	int r = 0;
 
 	live_stop = 0;
-	signals_catch(&ss);
+	signals_catch(ss);
 	r = live_start(o, trace_fd, kmsg_fd, &lv);
 	if (r < 0)
 		goto out;
@@ -939,7 +958,7 @@ int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct li
 		ms = left * 1000 < POLL_MS ? (int)(left * 1000) + 1 : POLL_MS;
 		n = (nfds_t)live_pollfds(lv, pfd);
 		ts = (struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-		if (ppoll(pfd, n, &ts, &ss.oldmask) < 0 && errno != EINTR) {
+		if (ppoll(pfd, n, &ts, &ss->oldmask) < 0 && errno != EINTR) {
 			r = -errno;
 			break;
 		}
@@ -956,13 +975,21 @@ int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct li
 			r = q;
 	}
 out:
-	signals_restore(&ss);
 	if (r < 0) {
 		live_free(lv);
 		return r;
 	}
 	*ret = lv;
 	return 0;
+}
+
+int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret)
+{
+	struct sigstate ss;
+	int r = live_collect_held(o, trace_fd, kmsg_fd, &ss, ret);
+
+	signals_restore(&ss);
+	return r;
 }
 
 struct live *live_free(struct live *lv)
@@ -1205,13 +1232,18 @@ enum {
 };
 
 struct bundle {
-	int dfd;			/* the bundle directory */
+	int dfd;			/* the bundle directory, DIR.partial while written */
 	struct kt_root *src;		/* "/" */
-	const char *dir;
+	char *dir;			/* DIR: what it is renamed to when complete */
+	char *partial;			/* "DIR.partial" */
+	bool made;			/* partial was made by this process */
 	unsigned int copied, missing;
 	int err;			/* first hard error */
 	FILE *notes;			/* capture/record.txt */
 };
+
+/* Until the rename, inside the bundle: what it is, and why it stopped if it did */
+#define BUNDLE_MARKER "capture/INCOMPLETE"
 
 static int mkdir_p_at(int dfd, const char *rel)
 {
@@ -1597,31 +1629,124 @@ static int default_dir(char *buf, size_t len, const char *release)
 	return snprintf(buf, len, "kmodtop-%s-%s", release, when) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
-/* A new directory, or an empty one: a bundle never mixes with other files */
-static int open_bundle_dir(const char *dir)
+/* Does @dir hold anything? 0 no, 1 yes, -errno */
+static int dir_has_entries(const char *dir)
 {
 	struct dirent *de;
-	DIR *d;
-	int fd;
+	DIR *d = opendir(dir);
+	int r = 0;
 
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	if (!d)
 		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(dup(fd));
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-			closedir(d);
-			close(fd);
-			return -ENOTEMPTY;
+			r = 1;
+			break;
 		}
 	closedir(d);
-	return fd;
+	return r;
+}
+
+/*
+ * A bundle is written into DIR.partial beside DIR, with capture/INCOMPLETE in it, and
+ * renamed to DIR once complete (bundle_finish()): DIR is never a half-written bundle,
+ * and one that was not finished (an error, kill -9, a power cut) says so by its name
+ * and its marker. DIR must not exist, or be an empty directory, which the rename
+ * replaces: a bundle never mixes with other files. A DIR.partial that exists already
+ * is left alone: an earlier record that did not finish. 0, or -errno with
+ * *reterr_path, the path it is about.
+ */
+static int bundle_begin(struct bundle *b, const char *arg, const char **reterr_path)
+{
+	static const char marker[] =
+		"This kmodtop bundle is incomplete: 'kmodtop record' was writing it and did "
+		"not finish.\nA complete bundle has no such file, and is renamed from "
+		"DIR.partial to DIR.\n";
+	struct stat st;
+	char *real;
+	size_t len;
+	int r, fd;
+
+	*reterr_path = arg;
+	b->dir = strdup(arg);
+	if (!b->dir)
+		return -ENOMEM;
+	/* "out/" is "out": ".partial" goes after the name, not inside it */
+	for (len = strlen(b->dir); len > 1 && b->dir[len - 1] == '/'; len--)
+		b->dir[len - 1] = '\0';
+	if (stat(b->dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		r = dir_has_entries(b->dir);
+		if (r != 0)
+			return r < 0 ? r : -ENOTEMPTY;
+		/* through a symlink: the bundle goes where it points, as DIR/file would */
+		real = realpath(b->dir, NULL);
+		if (!real)
+			return -errno;
+		free(b->dir);
+		b->dir = real;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	if (asprintf(&b->partial, "%s.partial", b->dir) < 0) {
+		b->partial = NULL;
+		return -ENOMEM;
+	}
+	*reterr_path = b->partial;
+	if (mkdir(b->partial, 0755) < 0)
+		return -errno;
+	b->made = true;
+	b->dfd = open(b->partial, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->dfd < 0)
+		return -errno;
+	fd = create_at(b->dfd, BUNDLE_MARKER);
+	if (fd < 0)
+		return fd;
+	r = write_all(fd, marker, sizeof(marker) - 1);
+	if (close(fd) < 0 && r >= 0)
+		r = -errno;
+	return r;
+}
+
+/* Complete: the marker goes, then DIR.partial becomes DIR. 0 or -errno. */
+static int bundle_finish(struct bundle *b)
+{
+	if (unlinkat(b->dfd, BUNDLE_MARKER, 0) < 0)
+		return -errno;
+	if (fsync(b->dfd) < 0)
+		return -errno;
+	/* ENOTEMPTY or EEXIST: something was put in DIR meanwhile; it stays as it is */
+	if (rename(b->partial, b->dir) < 0)
+		return -errno;
+	b->made = false;
+	return 0;
+}
+
+/*
+ * Not to be finished: the bundle stays DIR.partial, and @why goes into its marker.
+ * With @discard (nothing recorded yet), what bundle_begin() made is removed instead.
+ */
+static void bundle_abandon(struct bundle *b, bool discard, const char *why)
+{
+	int fd;
+
+	if (!b->made)
+		return;
+	b->made = false;
+	if (discard) {
+		unlinkat(b->dfd, BUNDLE_MARKER, 0);
+		unlinkat(b->dfd, "capture", AT_REMOVEDIR);
+		if (rmdir(b->partial) == 0)
+			return;
+	}
+	fd = b->dfd >= 0 ? openat(b->dfd, BUNDLE_MARKER, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		dprintf(fd, "It stopped: %s.\n", why);
+		close(fd);
+	}
+	log_error("the incomplete bundle is left in '%s' (%s says why)", b->partial,
+		  BUNDLE_MARKER);
 }
 
 int cmd_record(int argc, char **argv, struct global_opts *g)
@@ -1640,6 +1765,9 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	char dirbuf[512], release[256];
 	struct bundle b = { .dfd = -1 };
 	struct live *lv = NULL;
+	struct sigstate ss;
+	const char *path;
+	bool held = false;
 	struct utsname u;
 	int opt, r, trace_fd = -1, kmsg_fd = -1, ret = EXIT_ERROR;
 
@@ -1678,6 +1806,8 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	}
 	if (g->json)
 		log_warn("record writes a bundle, not a report: -j/-p ignored");
+	/* its messages piped into a reader that goes away must not kill it mid-collection */
+	signal(SIGPIPE, SIG_IGN);
 
 	r = root_new("/", &b.src);
 	if (r < 0) {
@@ -1708,11 +1838,6 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	}
 	lo.release = release;
 	lo.root = b.src;
-	if (!root_exists(b.src, "proc/modules")) {
-		log_info("the kernel has no module support (no /proc/modules): nothing to record");
-		ret = EXIT_NO_MODULES;
-		goto out;
-	}
 	if (!arg_dir) {
 		if (default_dir(dirbuf, sizeof(dirbuf), release) < 0) {
 			log_error("cannot name the bundle directory: use -o DIR");
@@ -1720,33 +1845,50 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		}
 		arg_dir = dirbuf;
 	}
-	b.dir = arg_dir;
-	b.dfd = open_bundle_dir(arg_dir);
-	if (b.dfd < 0) {
-		log_error("'%s': %s%s", arg_dir, strerror(-b.dfd),
-			  b.dfd == -ENOTEMPTY ? " (a bundle goes in a new or empty directory)" : "");
+	/* before anything else: a -o that cannot be had is said at once, on any kernel */
+	r = bundle_begin(&b, arg_dir, &path);
+	if (r < 0) {
+		log_error("'%s': %s%s", path, strerror(-r),
+			  r == -ENOTEMPTY ? " (a bundle goes in a new or empty directory)"
+			  : r == -EEXIST && b.partial && strcmp(path, b.partial) == 0
+				  ? " (left by a record that did not finish: remove it, or "
+				    "choose another -o)"
+				  : "");
+		bundle_abandon(&b, true, strerror(-r));
+		goto out;
+	}
+	if (!root_exists(b.src, "proc/modules")) {
+		log_info("the kernel has no module support (no /proc/modules): nothing to record");
+		bundle_abandon(&b, true, "no module support");
+		ret = EXIT_NO_MODULES;
 		goto out;
 	}
 	trace_fd = create_at(b.dfd, "sys/kernel/tracing/trace");
-	kmsg_fd = trace_fd >= 0 ? create_at(b.dfd, "capture/kmsg.raw") : -1;
+	kmsg_fd = trace_fd >= 0 ? create_at(b.dfd, "capture/kmsg.raw") : trace_fd;
 	r = kmsg_fd >= 0 ? create_at(b.dfd, "capture/record.txt") : kmsg_fd;
 	if (r >= 0)
 		b.notes = fdopen(r, "we");
 	if (r < 0 || !b.notes) {
-		log_error("'%s': %s", arg_dir, strerror(r < 0 ? -r : errno));
-		if (r >= 0)
-			close(r);
+		r = r < 0 ? r : -errno;
+		log_error("'%s': %s", b.partial, strerror(-r));
+		bundle_abandon(&b, false, strerror(-r));
 		goto out;
 	}
 	fprintf(b.notes, "kmodtop %s record of %s\n", PACKAGE_VERSION, release);
 
 	if (lo.duration > 0)
-		log_info("recording for %.1f s into '%s'", lo.duration, arg_dir);
+		log_info("recording for %.1f s into '%s'", lo.duration, b.dir);
 	else
-		log_info("recording into '%s' until Ctrl-C", arg_dir);
-	r = live_collect(&lo, trace_fd, kmsg_fd, &lv);
+		log_info("recording into '%s' until Ctrl-C", b.dir);
+	/*
+	 * The stop signals stay caught until the bundle is complete: one that comes
+	 * during the snapshot waits for it, rather than leaving half a bundle
+	 */
+	r = live_collect_held(&lo, trace_fd, kmsg_fd, &ss, &lv);
+	held = true;
 	if (r < 0) {
 		log_error("collecting: %s", strerror(-r));
+		bundle_abandon(&b, false, "the collection failed");
 		goto out;
 	}
 	fprintf(b.notes, "seconds: %.3f\nended by: %s\ninstance: %s\ntrace: %s\nmeasure: %s\n"
@@ -1771,21 +1913,30 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		unlinkat(b.dfd, "capture/kmsg.raw", 0);
 
 	r = bundle_snapshot(&b, release, lv->trace_err ? -1 : trace_fd, lv->kmsg_err ? -1 : kmsg_fd);
+	if (r >= 0 && (fflush(b.notes) != 0 || fsync(fileno(b.notes)) < 0 || fsync(trace_fd) < 0 ||
+		       fsync(kmsg_fd) < 0))
+		r = -errno;
 	if (r < 0) {
-		log_error("writing '%s': %s", arg_dir, strerror(-r));
+		char why[128];
+
+		log_error("writing '%s': %s", b.partial, strerror(-r));
+		snprintf(why, sizeof(why), "writing it failed (%s)", strerror(-r));
+		bundle_abandon(&b, false, why);
 		goto out;
 	}
-	if (fflush(b.notes) != 0 || fsync(trace_fd) < 0) {
-		log_error("writing '%s': %s", arg_dir, strerror(errno));
+	r = bundle_finish(&b);
+	if (r < 0) {
+		log_error("'%s' to '%s': %s", b.partial, b.dir, strerror(-r));
+		bundle_abandon(&b, false, "it could not be renamed to DIR");
 		goto out;
 	}
 	if (live_log(lv) < 0)
 		goto out;
 	if (b.missing)
 		log_warn("%u file(s) could not be read into the bundle (see '%s/capture/record.txt')",
-			 b.missing, arg_dir);
-	log_info("bundle written to '%s' (%u files): kmodtop --root '%s' report", arg_dir,
-		 b.copied + 3, arg_dir);
+			 b.missing, b.dir);
+	log_info("bundle written to '%s' (%u files): kmodtop --root '%s' report", b.dir,
+		 b.copied + 3, b.dir);
 	ret = EXIT_OK;
 out:
 	if (b.notes)
@@ -1797,6 +1948,11 @@ out:
 	if (b.dfd >= 0)
 		close(b.dfd);
 	live_free(lv);
+	/* a stop signal that came during the snapshot has waited: it ends nothing more */
+	if (held)
+		signals_restore(&ss);
+	free(b.dir);
+	free(b.partial);
 	root_free(b.src);
 	return ret;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -611,6 +612,11 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	}
 	d.root = root_dir(c.root);
 	d.live = root_is_live_system(c.root);
+	/* record's marker, until its bundle is complete and renamed (kmodtop(8), BUNDLES) */
+	if (!d.live && root_exists(c.root, "capture/INCOMPLETE"))
+		log_warn("'%s' is a bundle that 'kmodtop record' did not finish (see its "
+			 "capture/INCOMPLETE): files may be missing or cut short",
+			 d.root);
 	if (lo.duration) {
 		if (!d.live) {
 			log_error("--duration watches the running kernel: not with --root '%s'",
@@ -623,6 +629,11 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			ret = EXIT_NO_MODULES;
 			goto out;
 		}
+		/*
+		 * report --duration 60 | head: a reader gone before the report is written is
+		 * an EPIPE when writing it, not a SIGPIPE that skips the atexit() retry
+		 */
+		signal(SIGPIPE, SIG_IGN);
 		if (collect_live(&c, g, &lo) < 0)
 			goto out;
 		live_left_state = live_log(c.live) < 0;

@@ -1777,6 +1777,12 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 		}
 	}
 
+	/*
+	 * A reader that goes away (top --batch | head -1) is an EPIPE that ends the loop,
+	 * not a SIGPIPE that would kill kmodtop with its tracefs instance still there.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+
 	/* the terminal's character set decides Unicode; --batch frames are UTF-8 */
 	setlocale(LC_CTYPE, "");
 	if (arg_no_color)
@@ -1854,7 +1860,10 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 	};
 	r = top_loop_run(&smp, m, &ui, &lo);
 	if (r < 0) {
-		log_error("top: %s", strerror(-r));
+		if (arg_batch && ferror(stdout))
+			log_error("top: writing standard output: %s", strerror(-r));
+		else
+			log_error("top: %s", strerror(-r));
 		goto out;
 	}
 	/* a signal ended it: the terminal is restored; exit as the shell expects */

@@ -475,7 +475,11 @@ int out_finish(struct out *o)
 		if (!s || out_json_fputs(s, o->f) < 0)
 			return -ENOMEM;
 	}
-	if (fflush(o->f) != 0 || ferror(o->f))
+	errno = 0;
+	/* EPIPE: the reader went away (SIGPIPE is ignored in live mode) */
+	if (fflush(o->f) != 0)
+		return o->err ? o->err : errno ? -errno : -EIO;
+	if (ferror(o->f))
 		return o->err ? o->err : -EIO;
 	return o->err;
 }

@@ -14,6 +14,8 @@
 struct kmsg_follow {
 	int fd;
 	int spool_fd;
+	kmsg_follow_read_fn read;	/* NULL: read(2) */
+	void *read_userdata;
 	struct kmsg_parser *parser;
 	struct kmsg_follow_stats stats;
 	char buf[KMSG_RECORD_MAX];
@@ -100,10 +102,17 @@ static int feed_record(struct kmsg_follow *kf, const char *rec, size_t len)
 	return 0;
 }
 
+void kmsg_follow_set_read(struct kmsg_follow *kf, kmsg_follow_read_fn fn, void *userdata)
+{
+	kf->read = fn;
+	kf->read_userdata = userdata;
+}
+
 int kmsg_follow_read(struct kmsg_follow *kf)
 {
 	for (;;) {
-		ssize_t n = read(kf->fd, kf->buf, sizeof(kf->buf));
+		ssize_t n = kf->read ? kf->read(kf->fd, kf->buf, sizeof(kf->buf), kf->read_userdata)
+				     : read(kf->fd, kf->buf, sizeof(kf->buf));
 		int r;
 
 		if (n < 0) {

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "kmsg.h"
 
@@ -43,6 +44,13 @@ int kmsg_follow_fd(const struct kmsg_follow *kf);
 int kmsg_follow_read(struct kmsg_follow *kf);
 /* Emits the record still pending in the parser (its dictionary is complete). */
 int kmsg_follow_finish(struct kmsg_follow *kf);
+/*
+ * For the unit tests: read(2) of the open fd through @fn, a fake /dev/kmsg that
+ * returns one record a call and can fail with EPIPE, as no pipe or file can. @fn
+ * returns as read(2) does, with errno set; NULL restores read(2).
+ */
+typedef ssize_t (*kmsg_follow_read_fn)(int fd, void *buf, size_t len, void *userdata);
+void kmsg_follow_set_read(struct kmsg_follow *kf, kmsg_follow_read_fn fn, void *userdata);
 /* Owned by @kf. */
 const struct kmsg_follow_stats *kmsg_follow_stats(const struct kmsg_follow *kf);
 const struct kmsg_stats *kmsg_follow_parser_stats(const struct kmsg_follow *kf);

@@ -174,6 +174,8 @@ struct kmsg_parser {
 	struct klog_rec rec;	/* msg points into line */
 	char *line;
 	size_t line_cap;
+	char *next;		/* the record line after it, parsed before it goes out */
+	size_t next_cap;
 	char *dict;
 	size_t dict_len, dict_cap;
 	bool have_seq;
@@ -206,6 +208,7 @@ struct kmsg_parser *kmsg_parser_free(struct kmsg_parser *p)
 	if (!p)
 		return NULL;
 	free(p->line);
+	free(p->next);
 	free(p->dict);
 	free(p->path);
 	free(p);
@@ -305,10 +308,86 @@ static int feed_dict(struct kmsg_parser *p, const char *line, size_t len)
 	return 0;
 }
 
+static int buf_reserve(char **buf, size_t *cap, size_t need)
+{
+	size_t ncap = *cap > 256 ? *cap : 256;
+	char *nb;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * Is @n, the record line after the pending record, a fragment of the same line?
+ * (Documentation/ABI/testing/dev-kmsg; kernel/printk/printk.c, devkmsg_read() and
+ * msg_print_ext_header() / info_print_ext_header().)
+ *
+ * 3.5 to 4.8: a line whose fragments printk could not merge in its buffer (another
+ * CPU printed meanwhile, the buffer was full) is stored as several records; the first
+ * is flagged 'c' and each one after it '+', the kernel deciding from the record before
+ * it in the log. A '+' is joined to the record before it.
+ *
+ * 4.9 and later ("printk: remove games with previous record flags") emit no '+': the
+ * flag is 'c' for a record that began with KERN_CONT and could not be added to the
+ * line it continues, '-' otherwise. From 5.10 (the lockless ring buffer) that is a
+ * pr_cont() whose line was already closed: another record was stored in between, the
+ * line outgrew its record (a long "Modules linked in:"), or it had ended with a
+ * newline. So the record before a 'c' is often another task's. With
+ * CONFIG_PRINTK_CALLER (5.1+, "caller=T123") a 'c' from the same caller as the record
+ * before it is joined; without caller ids a 'c' is left on its own, as dmesg(1) and
+ * journald do, since nothing tells which earlier record it continues. (On 3.5 to 4.8,
+ * which have no caller ids either, a 'c' begins its line: not joined to what precedes
+ * it.)
+ *
+ * Never across a gap in the sequence numbers: the record in between is lost.
+ */
+static bool kmsg_continues(const struct kmsg_parser *p, const struct klog_rec *n)
+{
+	const struct klog_rec *prev = &p->rec;
+	bool both_callers = prev->caller_kind && n->caller_kind;
+	bool same_caller = both_callers && prev->caller_kind == n->caller_kind &&
+			   prev->caller_id == n->caller_id;
+
+	if (p->state != PENDING_RECORD || !p->have_seq || n->seq != p->last_seq + 1)
+		return false;
+	/* what a joined record can hold: as much as one line */
+	if ((size_t)(prev->msg - p->line) + prev->msg_len + n->msg_len > KMSG_LINE_MAX)
+		return false;
+	if (n->kmsg_flags == '+')
+		return !both_callers || same_caller;
+	return n->kmsg_flags == 'c' && same_caller;
+}
+
+/* Appends the fragment's text to the pending record's, in p->line past its end */
+static int kmsg_join(struct kmsg_parser *p, const struct klog_rec *n)
+{
+	size_t at = (size_t)(p->rec.msg - p->line);
+	int r = buf_reserve(&p->line, &p->line_cap, at + p->rec.msg_len + n->msg_len + 1);
+
+	if (r < 0)
+		return r;
+	memcpy(p->line + at + p->rec.msg_len, n->msg, n->msg_len);
+	p->rec.msg = p->line + at;
+	p->rec.msg_len += n->msg_len;
+	p->line[at + p->rec.msg_len] = '\0';
+	p->stats.joined++;
+	return 0;
+}
+
 int kmsg_parser_feed(struct kmsg_parser *p, const char *line, size_t len)
 {
 	struct klog_rec rec;
 	const char *what;
+	char *tmp;
+	size_t tcap;
 	int r, e;
 
 	p->lineno++;
@@ -321,37 +400,41 @@ int kmsg_parser_feed(struct kmsg_parser *p, const char *line, size_t len)
 		return feed_dict(p, line, len);
 	}
 
-	/* a record line completes the one before: its text may go now */
-	e = emit(p);
 	if (len > KMSG_LINE_MAX) {
+		/* a record line completes the one before: its text may go now */
+		e = emit(p);
 		p->state = PENDING_DROPPED;
 		bad_line(p, "line too long");
 		return e;
 	}
-	if (len + 1 > p->line_cap) {
-		size_t ncap = len + 1 > 256 ? len + 1 : 256;
-		char *nl = realloc(p->line, ncap);
-
-		if (!nl)
-			return -ENOMEM;
-		p->line = nl;
-		p->line_cap = ncap;
-	}
 	/* parse a copy: escapes are decoded in place and the record outlives @line */
-	memcpy(p->line, line, len);
-	p->line[len] = '\0';
-	r = kmsg_parse_line(p->line, len, &rec, &what);
+	r = buf_reserve(&p->next, &p->next_cap, len + 1);
+	if (r < 0)
+		return r;
+	memcpy(p->next, line, len);
+	p->next[len] = '\0';
+	r = kmsg_parse_line(p->next, len, &rec, &what);
 	if (r != 0) {
+		e = emit(p);
 		p->state = PENDING_DROPPED;
 		bad_line(p, r < 0 ? what : "dictionary line without a record before it");
 		return e;
 	}
+	if (kmsg_continues(p, &rec)) {
+		/* one more fragment of the pending record's line: it waits on */
+		p->last_seq = rec.seq;
+		return kmsg_join(p, &rec);
+	}
+	e = emit(p);
 	if (p->have_seq && rec.seq > p->last_seq + 1)
 		p->stats.seq_gaps += rec.seq - p->last_seq - 1;
 	else if (p->have_seq && rec.seq <= p->last_seq)
 		p->stats.seq_restarts++;
 	p->have_seq = true;
 	p->last_seq = rec.seq;
+	/* the record's buffer becomes the pending one's: rec.msg points into it */
+	tmp = p->line, p->line = p->next, p->next = tmp;
+	tcap = p->line_cap, p->line_cap = p->next_cap, p->next_cap = tcap;
 	p->rec = rec;
 	p->state = PENDING_RECORD;
 	return e;

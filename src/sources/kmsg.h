@@ -48,7 +48,7 @@ struct klog_rec {
 	int level;			/* 0 (emerg) .. 7 (debug), -1 when not known */
 	bool has_seq;
 	uint64_t seq;			/* kmsg sequence number */
-	/* kmsg: '-', or 'c' for a continued line; else 0 */
+	/* kmsg: '-', 'c' or '+' (continuation: see kmsg_parser_feed()); else 0 */
 	char kmsg_flags;
 	/* 'T' (task) or 'C' (CPU) with CONFIG_PRINTK_CALLER, else 0 */
 	char caller_kind;
@@ -91,6 +91,7 @@ struct kmsg_stats {
 	uint64_t malformed;		/* lines skipped, reported through bad_line */
 	uint64_t seq_gaps;		/* records missing between sequence numbers */
 	uint64_t seq_restarts;		/* the sequence went backwards (another boot) */
+	uint64_t joined;		/* continuation records joined to the one before */
 };
 
 struct klog_parser_ops {
@@ -108,8 +109,10 @@ struct kmsg_parser *kmsg_parser_free(struct kmsg_parser *p);
 /*
  * Feeds one line without its newline (a live /dev/kmsg read() returns one record: feed
  * each of its lines). A record is emitted when the next record line or finish() comes,
- * so its dictionary is complete. Malformed lines are counted, reported and skipped: 0.
- * Negative only for -ENOMEM or the callback's error.
+ * so its dictionary is complete, and its continuation records are joined to it: a
+ * '+' record (3.5 to 4.8), or a 'c' record of the same caller (caller=, 5.1+), right
+ * after it in the sequence (see kmsg_continues()). Malformed lines are counted,
+ * reported and skipped: 0. Negative only for -ENOMEM or the callback's error.
  */
 int kmsg_parser_feed(struct kmsg_parser *p, const char *line, size_t len);
 /*

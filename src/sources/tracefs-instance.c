@@ -218,6 +218,9 @@ static int mount_set(struct tracefs_mount *ret, int fd, const char *path, bool m
 	ret->path = strdup(path);
 	if (!ret->path) {
 		close(fd);
+		/* nobody would know to unmount it: it goes now */
+		if (mounted)
+			umount2(path, MNT_DETACH);
 		return -ENOMEM;
 	}
 	ret->fd = fd;
@@ -745,10 +748,21 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 	char buf[32];
 	int r;
 
+	*ret = NULL;
 	ti = calloc(1, sizeof(*ti));
 	if (!ti)
 		return -ENOMEM;
-	ti->tfd = tfd;
+	/*
+	 * A handle of its own: a teardown that failed is retried later (at exit), after
+	 * the caller may have closed its mount fd, and the number reused for another file.
+	 */
+	ti->tfd = fcntl(tfd, F_DUPFD_CLOEXEC, 3);
+	if (ti->tfd < 0) {
+		r = -errno;
+		*reterr_what = "duplicating the tracefs directory handle failed";
+		free(ti);
+		return r;
+	}
 	ti->pid = pid;
 	ti->pipe_fd = -1;
 	ti->marker_fd = -1;
@@ -756,16 +770,17 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 	snprintf(ti->name, sizeof(ti->name), INSTANCE_PREFIX "%d", (int)pid);
 	snprintf(ti->path, sizeof(ti->path), "instances/%s", ti->name);
 
-	r = ti->ops.mkdir(tfd, ti->path, ti->ops.userdata);
+	r = ti->ops.mkdir(ti->tfd, ti->path, ti->ops.userdata);
 	if (r == -EEXIST) {
 		/* an earlier process with our pid left it: it is stale by definition */
-		r = ti->ops.rmdir(tfd, ti->path, ti->ops.userdata);
+		r = ti->ops.rmdir(ti->tfd, ti->path, ti->ops.userdata);
 		if (r >= 0)
-			r = ti->ops.mkdir(tfd, ti->path, ti->ops.userdata);
+			r = ti->ops.mkdir(ti->tfd, ti->path, ti->ops.userdata);
 	}
 	if (r < 0) {
 		*reterr_what = r == -ENOENT ? "this tracefs has no instances/ directory"
 					    : "creating the instance failed";
+		close(ti->tfd);
 		free(ti);
 		return r;
 	}
@@ -835,7 +850,9 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 	*ret = ti;
 	return 0;
 fail:
-	tracefs_instance_free(ti);
+	/* what could not be removed goes back to the caller, to retry and to tell */
+	tracefs_instance_teardown(ti);
+	*ret = ti->created || ti->group[0] ? ti : tracefs_instance_free(ti);
 	return r;
 }
 
@@ -937,6 +954,8 @@ struct tracefs_instance *tracefs_instance_free(struct tracefs_instance *ti)
 	if (!ti)
 		return NULL;
 	tracefs_instance_teardown(ti);
+	if (ti->tfd >= 0)
+		close(ti->tfd);
 	free(ti->lost_base);
 	free(ti);
 	return NULL;

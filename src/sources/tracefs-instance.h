@@ -110,7 +110,8 @@ struct tracefs_event_status {
 #define TRACEFS_MAX_EVENTS 16
 
 struct tracefs_instance {
-	int tfd;			/* the tracefs mount; not owned */
+	int tfd;			/* the tracefs mount: a dup, owned, so that a teardown
+					 * retried after the caller closed its fd still works */
 	pid_t pid;
 	char name[32];			/* "kmodtop-1234" */
 	char path[48];			/* "instances/kmodtop-1234" */
@@ -137,7 +138,10 @@ struct tracefs_instance {
  * with opts->measure vmalloc:alloc_vmap_area or a kprobe on alloc_vmap_area, each
  * with a stacktrace trigger. Missing events are recorded in ->events, not failures.
  * On failure everything made is removed again. 0 or -errno, *reterr_what saying what
- * failed (static text).
+ * failed (static text); *ret is then NULL, or, when the removal failed too, what is
+ * left (->created, ->group[0]) for the caller to retry (tracefs_instance_teardown())
+ * and free. The instance holds a dup of @tracefs_fd: the caller may close its own
+ * while the instance lives.
  */
 int tracefs_instance_new(int tracefs_fd, pid_t pid, const struct tracefs_instance_opts *opts,
 			 const struct tracefs_fs_ops *ops, struct tracefs_instance **ret,

@@ -384,6 +384,7 @@ enum {
 	TCOL_USERCOPY,
 	TCOL_OTHER,
 	TCOL_EST_WASTED,
+	TCOL_WASTED_MEASURED,
 	TCOL_EST_KREAD,
 	TCOL_EST_DECOMP,
 	TCOL_EST_LAYOUT,
@@ -420,6 +421,8 @@ static const struct col_desc attempt_cols[_TCOL_MAX] = {
 	[TCOL_OTHER] = { "OTHER", "vmap.other-load", COL_BYTES, COL_NOTEXT, "measured" },
 	[TCOL_EST_WASTED] = { "WASTED", "wasted_vmap", COL_BYTES, COL_RIGHT,
 			      "estimated bytes, when the call failed" },
+	[TCOL_WASTED_MEASURED] = { "MEASURED", "wasted_measured", COL_BYTES, COL_RIGHT,
+				   "measured bytes, when the call failed and vmap was traced" },
 	[TCOL_EST_KREAD] = { "EKREAD", "estimated.kread", COL_BYTES, COL_NOTEXT, "model" },
 	[TCOL_EST_DECOMP] = { "EDECOMP", "estimated.decompress", COL_BYTES, COL_NOTEXT, "model" },
 	[TCOL_EST_LAYOUT] = { "ELAYOUT", "estimated.layout", COL_BYTES, COL_NOTEXT, "model" },
@@ -483,9 +486,12 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 			r = table_set_str(t, row, TCOL_REQ_ALIAS, rq->alias);
 		if (r >= 0 && a->step >= 0)
 			r = table_set_str(t, row, TCOL_STEP, l->steps[a->step].name);
-		if (a->measured)
+		if (a->measured) {
 			for (int c = 0; c < _VMAP_MAX; c++)
 				table_set_u64(t, row, TCOL_KREAD + c, a->vmap[c]);
+			/* beside the estimate: what the failed call was seen to allocate */
+			table_set_u64(t, row, TCOL_WASTED_MEASURED, attempt_wasted(a));
+		}
 		if (d->cost && d->cost->att[i].estimated) {
 			table_set_u64(t, row, TCOL_EST_WASTED, d->cost->att[i].wasted);
 			for (int c = 0; c < _VMAP_MAX; c++)
@@ -495,8 +501,17 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 			r = table_set_str(t, row, TCOL_EST_SOURCE,
 					  cost_source_name(d->cost->att[i].source));
 	}
-	if (r >= 0)
+	if (r >= 0 && (out_format(o) == OUT_JSON || d->ledger->saw_vmap_events)) {
 		out_table(o, "attempts", "Attempts", t);
+	} else if (r >= 0) {
+		/* no vmap event traced: no MEASURED column of dashes beside the estimate */
+		size_t cols[_TCOL_MAX], n = 0;
+
+		for (size_t c = 0; c < _TCOL_MAX; c++)
+			if (c != TCOL_WASTED_MEASURED && !(attempt_cols[c].flags & COL_NOTEXT))
+				cols[n++] = c;
+		out_table_text(o, "Attempts", t, cols, n, NULL);
+	}
 	table_free(t);
 	return r < 0 ? r : 0;
 }

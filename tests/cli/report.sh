@@ -144,6 +144,33 @@ for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
 	else
 		[ "$(jq -r .module_stats "$json")" = null ] || ts_fail "$fx: module_stats should be null"
 	fi
+
+	# per attempt, what a failed call was seen to allocate: the sum of its vmap classes
+	bad=$(jq -r '.attempts[] | select(.vmap != null) |
+		select(.wasted_measured != (if .errno == null then 0 else ([.vmap[]] | add) end)) |
+		"\(.module) \(.pid) \(.start)"' "$json")
+	[ -z "$bad" ] || ts_fail "$fx: wasted_measured is not the failed call's vmap sum: $bad"
+	# per module and in total, the same bytes as the attempts
+	got=$(jq '[.attempts[].wasted_measured // 0] | add' "$json")
+	[ "$got" = "$(jq .load_attempts.wasted_vmap.measured "$json")" ] ||
+		ts_fail "$fx: attempts' wasted_measured add up to $got, not the total"
+	ts_ok
 done
+
+# --attempts text: the MEASURED column beside the estimate, when vmap was traced
+ts_golden "report/debian-6.12-xz-attempts.txt" --root fixtures/debian-6.12-xz report --attempts
+# and none when it was not: the capture's trace without its alloc_vmap_area events
+fx=$FIXTURES/debian-6.12-xz
+awk '/: alloc_vmap_area: / { skip = 1; next }
+	skip && (/: <stack trace>$/ || /^ => /) { next }
+	{ skip = 0; print }' "$fx/sys/kernel/tracing/trace" >"$TS_TMP/novmap.trace"
+ts_run --root "$fx" report --trace "$TS_TMP/novmap.trace" --attempts
+ts_expect_rc 0 "--attempts without vmap events"
+hdr=$(grep -A1 '^Attempts$' "$TS_TMP/out" | tail -1)
+case $hdr in
+*WASTED*MEASURED*) ts_fail "--attempts without vmap events shows MEASURED: $hdr" ;;
+*WASTED) ;;
+*) ts_fail "--attempts without vmap events: header '$hdr'" ;;
+esac
 
 ts_finalize

@@ -100,6 +100,23 @@ ts_run --root "$fx"
 ts_expect_rc 0 "no command on a pipe"
 head -1 "$TS_TMP/out" | grep '^Kernel' >/dev/null || ts_fail "no command on a pipe is not the report"
 
+# A reader that goes away (| head -1): SIGPIPE is ignored and the failed write ends top,
+# promptly and with 1, through the same path that tears a live instance down. The
+# replay writes 190 KB of frames, past any pipe buffer, so the write fails every time.
+t0=$(date +%s)
+{
+	timeout 60 "$KMODTOP" top --replay "$fx" --batch --delay 1 --size 120x40 2>"$TS_TMP/err"
+	echo $? >"$TS_TMP/rc"
+} | head -1 >"$TS_TMP/out"
+t1=$(date +%s)
+rc=$(cat "$TS_TMP/rc")
+[ "$rc" = 1 ] || ts_fail "top --batch | head -1: exit status $rc, expected 1 (141: killed by SIGPIPE, 124: hung)"
+[ $((t1 - t0)) -le 30 ] || ts_fail "top --batch | head -1 took $((t1 - t0)) s"
+grep '^kmodtop ' "$TS_TMP/out" >/dev/null || ts_fail "top --batch | head -1: no first frame line"
+printf 'kmodtop: top: writing standard output: Broken pipe\n' | cmp -s - "$TS_TMP/err" ||
+	{ ts_fail "top --batch | head -1: stderr is not the one line expected"; sed 's/^/  stderr: /' "$TS_TMP/err" | head -5; }
+ts_ok
+
 # Kernel strings reach the frame escaped: a module name and a comm with control bytes
 r=$TS_TMP/hostile
 mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/tracing"

@@ -15,6 +15,7 @@
 
 #include "sources/dmesg-text.h"
 #include "sources/kmsg.h"
+#include "sources/kmsg-follow.h"
 #include "ledger/klog-findings.h"
 
 #ifndef FIXTURES_DIR
@@ -219,6 +220,227 @@ static void test_kmsg_parser(void **state)
 	assert_int_equal(st->seq_gaps, 4 + 0);
 	assert_int_equal(st->seq_restarts, 1);
 	kmsg_parser_free(p);
+	free(c);
+}
+
+/*
+ * Continuation records as kernels write them to /dev/kmsg: 3.5 to 4.8 flag the first
+ * fragment of a line printk could not merge 'c' and each one after it '+'; 4.9 and
+ * later write no '+', and a 'c' (a KERN_CONT that could not be added to its line) is
+ * joined only when caller= shows it is the same task's as the record before it.
+ */
+static void test_kmsg_continuation(void **state)
+{
+	static const char *const lines[] = {
+		/* 4.4: an oops's module list, another CPU's printk between its pieces */
+		"4,1523,96543210,c;Modules linked in: xfs libcrc32c",	/* 1 */
+		" SUBSYSTEM=first",
+		"4,1524,96543388,+; crc32c_generic",
+		"4,1525,96543390,+; [last unloaded: nfs]",
+		" SUBSYSTEM=third",
+		"6,1526,96544000,-;e1000: eth0 NIC Link is Up",		/* 6: a line of its own */
+		/* 4.4: a finding split so, classified once joined */
+		"4,1527,96550000,c;nfs: Unknown symbol ",			/* 7 */
+		"4,1528,96550001,+;rpc_put_task (err -2)",
+		/* a '+' after records lost (seq 1530 missing): not joined to 1529 */
+		"4,1529,96560000,c;before the gap",				/* 9 */
+		"4,1531,96560002,+;after the gap",
+		/* 6.x, CONFIG_PRINTK_CALLER: the line outgrew its record, same task */
+		"4,900,5000000,-,caller=T412;Modules linked in: sctp ip6_udp_tunnel",	/* 11 */
+		"4,901,5000001,c,caller=T412; udp_tunnel af_key",
+		/* another task's record, then the first task's pr_cont(): not joined */
+		"6,902,5000002,-,caller=T97;usb 1-1: new high-speed USB device",	/* 13 */
+		"4,903,5000003,c,caller=T412; xfrm_algo",
+		/* a '+' from another caller (never written by a kernel): not joined */
+		"4,904,5000004,+,caller=C1; not mine",				/* 15 */
+		/* 4.9+ without caller ids: which record a 'c' continues is unknown */
+		"6,905,5000005,-;eth0: renamed from",				/* 16 */
+		"6,906,5000006,c; veth1",
+	};
+	struct recs *c = calloc(1, sizeof(*c));
+	struct kmsg_parser *p;
+	struct klog_finding f;
+	const struct kmsg_stats *st;
+
+	assert_non_null(c);
+	assert_int_equal(kmsg_parser_new("kmsg.raw", &collect_ops, c, &p), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(kmsg_parser_feed(p, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(kmsg_parser_finish(p), 0);
+	assert_int_equal(c->n_bad, 0);
+	assert_int_equal(c->n, 11);
+
+	assert_string_equal(c->msg[0], "Modules linked in: xfs libcrc32c crc32c_generic "
+					"[last unloaded: nfs]");
+	/* the first fragment's header, every fragment's dictionary */
+	assert_int_equal(c->rec[0].seq, 1523);
+	assert_int_equal(c->rec[0].usec, 96543210);
+	assert_int_equal(c->rec[0].level, 4);
+	assert_string_equal(c->dict[0], "SUBSYSTEM=first\nSUBSYSTEM=third\n");
+	assert_string_equal(c->msg[1], "e1000: eth0 NIC Link is Up");
+	assert_string_equal(c->msg[2], "nfs: Unknown symbol rpc_put_task (err -2)");
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(klog_classify(c->msg[2], strlen(c->msg[2]), &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_UNKNOWN_SYMBOL);
+	assert_mem(f.module, f.module_len, "nfs");
+	assert_mem(f.symbol, f.symbol_len, "rpc_put_task");
+	assert_string_equal(c->msg[3], "before the gap");
+	assert_string_equal(c->msg[4], "after the gap");
+	assert_string_equal(c->msg[5],
+			    "Modules linked in: sctp ip6_udp_tunnel udp_tunnel af_key");
+	assert_int_equal(c->rec[5].caller_id, 412);
+	assert_string_equal(c->msg[6], "usb 1-1: new high-speed USB device");
+	assert_string_equal(c->msg[7], " xfrm_algo");
+	assert_int_equal(c->rec[7].kmsg_flags, 'c');
+	assert_string_equal(c->msg[8], " not mine");
+	assert_string_equal(c->msg[9], "eth0: renamed from");
+	assert_string_equal(c->msg[10], " veth1");
+
+	st = kmsg_parser_stats(p);
+	assert_int_equal(st->lines, 17);
+	assert_int_equal(st->records, 11);
+	assert_int_equal(st->joined, 4);
+	assert_int_equal(st->dict_lines, 2);
+	assert_int_equal(st->seq_gaps, 1);
+	/* 1523 to 1531, then 900: one restart */
+	assert_int_equal(st->seq_restarts, 1);
+	kmsg_parser_free(p);
+
+	/* a chain is never longer than a line: the fragment past 64 KiB starts a record */
+	{
+		size_t half = 40 * 1024;
+		char *a = malloc(half + 32), *b = malloc(half + 32);
+
+		assert_non_null(a);
+		assert_non_null(b);
+		memset(c, 0, sizeof(*c));
+		assert_int_equal(kmsg_parser_new("kmsg.raw", &collect_ops, c, &p), 0);
+		memcpy(a, "4,1,1,c;", 8);
+		memset(a + 8, 'a', half);
+		memcpy(b, "4,2,2,+;", 8);
+		memset(b + 8, 'b', half);
+		assert_int_equal(kmsg_parser_feed(p, a, half + 8), 0);
+		assert_int_equal(kmsg_parser_feed(p, b, half + 8), 0);
+		assert_int_equal(kmsg_parser_feed(p, "4,3,3,+;tail", 12), 0);
+		assert_int_equal(kmsg_parser_finish(p), 0);
+		assert_int_equal(c->n, 2);
+		assert_int_equal(c->rec[0].msg_len, half);
+		assert_int_equal(c->rec[1].msg_len, half + 4);
+		assert_int_equal(kmsg_parser_stats(p)->joined, 1);
+		kmsg_parser_free(p);
+		free(a);
+		free(b);
+	}
+	free(c);
+}
+
+/*
+ * A fake /dev/kmsg: one record a read(), as devkmsg_read() returns them, or an error.
+ * EPIPE is what the kernel returns once when records were overwritten before they
+ * were read; the read after it returns the oldest record still there.
+ */
+struct fake_kmsg {
+	const char *const *steps;	/* a record's text, or NULL: fail with errs[i] */
+	const int *errs;
+	size_t n, at;
+};
+
+static ssize_t fake_kmsg_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct fake_kmsg *fk = userdata;
+	size_t i = fk->at;
+
+	if (i >= fk->n) {
+		errno = EAGAIN;
+		return -1;
+	}
+	fk->at++;
+	if (!fk->steps[i]) {
+		errno = fk->errs[i];
+		return -1;
+	}
+	assert_true(strlen(fk->steps[i]) <= len);
+	memcpy(buf, fk->steps[i], strlen(fk->steps[i]));
+	return (ssize_t)strlen(fk->steps[i]);
+}
+
+static void test_kmsg_follow_epipe(void **state)
+{
+	static const char *const steps[] = {
+		"6,100,5000000,-;first\n",
+		"6,101,5000100,-;second\n SUBSYSTEM=usb\n",
+		NULL,					/* EPIPE: 102 to 149 overwritten */
+		"4,150,9000000,-;oldest left\n",
+		"4,151,9000001,-;after it\n",
+		NULL,					/* EAGAIN: nothing more now */
+		"3,152,9500000,-;next poll\n",
+		NULL,					/* EPIPE again: 153 to 159 */
+		NULL,					/* EINTR: read again */
+		"3,160,9600000,-;last\n",
+	};
+	static const int errs[] = { 0, 0, EPIPE, 0, 0, EAGAIN, 0, EPIPE, EINTR, 0 };
+	static const char spooled[] = "6,100,5000000,-;first\n6,101,5000100,-;second\n"
+				      " SUBSYSTEM=usb\n4,150,9000000,-;oldest left\n"
+				      "4,151,9000001,-;after it\n3,152,9500000,-;next poll\n"
+				      "3,160,9600000,-;last\n";
+	struct fake_kmsg fk = { steps, errs, sizeof(steps) / sizeof(steps[0]), 0 };
+	struct recs *c = calloc(1, sizeof(*c));
+	const struct kmsg_follow_stats *st;
+	struct kmsg_follow *kf = NULL;
+	char buf[512];
+	FILE *spool = tmpfile();
+	size_t n;
+
+	assert_non_null(c);
+	assert_non_null(spool);
+	assert_int_equal(kmsg_follow_open("/dev/null", false, &collect_ops, c, fileno(spool), &kf),
+			 0);
+	kmsg_follow_set_read(kf, fake_kmsg_read, &fk);
+
+	/* the first poll: up to EAGAIN, through the first EPIPE */
+	assert_int_equal(kmsg_follow_read(kf), 0);
+	assert_int_equal(fk.at, 6);
+	st = kmsg_follow_stats(kf);
+	assert_int_equal(st->reads, 4);
+	assert_int_equal(st->epipe, 1);
+	assert_int_equal(st->lost, 48);
+	/* the last record waits for the dictionary lines it may still get */
+	assert_int_equal(c->n, 3);
+	assert_string_equal(c->msg[1], "second");
+	assert_string_equal(c->dict[1], "SUBSYSTEM=usb\n");
+	assert_string_equal(c->msg[2], "oldest left");
+
+	/* the next poll: another EPIPE, an EINTR */
+	assert_int_equal(kmsg_follow_read(kf), 0);
+	assert_int_equal(kmsg_follow_finish(kf), 0);
+	st = kmsg_follow_stats(kf);
+	assert_int_equal(st->reads, 6);
+	assert_int_equal(st->epipe, 2);
+	assert_int_equal(st->lost, 48 + 7);
+	assert_int_equal(st->bytes, strlen(spooled));
+	assert_int_equal(kmsg_follow_parser_stats(kf)->seq_gaps, 55);
+	assert_int_equal(c->n, 6);
+	assert_string_equal(c->msg[5], "last");
+	assert_int_equal(c->rec[5].seq, 160);
+
+	/* the spool has the records as read, nothing for the errors */
+	rewind(spool);
+	n = fread(buf, 1, sizeof(buf) - 1, spool);
+	buf[n] = '\0';
+	assert_string_equal(buf, spooled);
+
+	/* any other error stops the reading, and says which */
+	{
+		static const char *const bad[] = { "6,161,9700000,-;x\n", NULL };
+		static const int bad_errs[] = { 0, EIO };
+		struct fake_kmsg fb = { bad, bad_errs, 2, 0 };
+
+		kmsg_follow_set_read(kf, fake_kmsg_read, &fb);
+		assert_int_equal(kmsg_follow_read(kf), -EIO);
+		assert_int_equal(kmsg_follow_stats(kf)->epipe, 2);
+	}
+	kmsg_follow_free(kf);
+	fclose(spool);
 	free(c);
 }
 
@@ -943,6 +1165,8 @@ int main(void)
 		cmocka_unit_test(test_kmsg_parse_line),
 		cmocka_unit_test(test_kmsg_malformed),
 		cmocka_unit_test(test_kmsg_parser),
+		cmocka_unit_test(test_kmsg_continuation),
+		cmocka_unit_test(test_kmsg_follow_epipe),
 		cmocka_unit_test(test_kmsg_read_file_hostile),
 		cmocka_unit_test(test_dmesg_formats),
 		cmocka_unit_test(test_dmesg_console_and_other),

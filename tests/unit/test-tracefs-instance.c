@@ -33,10 +33,13 @@ struct fake {
 	bool vmalloc_tp;		/* 6.2+: events/vmalloc/alloc_vmap_area */
 	bool init_module_events;	/* syscalls/sys_*_init_module */
 	bool kprobe_events;		/* the top-level kprobe_events file */
-	bool bad_fork_enable;		/* sched_process_fork/enable cannot be written */
+	const char *unwritable;		/* in a new instance: this file is a directory */
 	pid_t alive;			/* the one other pid that is a running kmodtop */
 	int mkdir_err;			/* make mkdir fail with this */
+	unsigned int rmdir_busy;	/* so many rmdirs fail with EBUSY (a file held open) */
 	unsigned int mkdirs, rmdirs;
+	dev_t dev;			/* the directory's identity: a handle given to the */
+	ino_t ino;			/* fake must be one of this directory, by any number */
 };
 
 static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
@@ -132,10 +135,13 @@ static void populate(struct fake *fk, const char *inst)
 			 name);
 		put(fk->fd, rel, "# Available triggers:\n");
 	}
-	if (fk->bad_fork_enable) {
-		snprintf(rel, sizeof(rel), "%s/events/sched/sched_process_fork/enable", inst);
+	if (fk->unwritable) {
+		/* opening it for writing fails with EISDIR; rmdir of the instance removes it */
+		snprintf(rel, sizeof(rel), "%s/%s", inst, fk->unwritable);
+		assert_true(unlinkat(fk->fd, rel, 0) == 0 || errno == ENOENT);
+		strcat(rel, "/x");
+		put(fk->fd, rel, "");	/* makes the directories on the way */
 		assert_int_equal(unlinkat(fk->fd, rel, 0), 0);
-		assert_int_equal(mkdirat(fk->fd, rel, 0755), 0);
 	}
 	for (int c = 0; c < 2; c++) {
 		snprintf(rel, sizeof(rel), "%s/per_cpu/cpu%d/stats", inst, c);
@@ -146,11 +152,20 @@ static void populate(struct fake *fk, const char *inst)
 	}
 }
 
+/* @dirfd is a handle of the fake's directory (the caller's fd, or a dup of it) */
+static void assert_fake_dir(const struct fake *fk, int dirfd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(dirfd, &st), 0);
+	assert_true(st.st_dev == fk->dev && st.st_ino == fk->ino);
+}
+
 static int fake_mkdir(int dirfd, const char *path, void *userdata)
 {
 	struct fake *fk = userdata;
 
-	assert_int_equal(dirfd, fk->fd);
+	assert_fake_dir(fk, dirfd);
 	fk->mkdirs++;
 	if (fk->mkdir_err)
 		return fk->mkdir_err;
@@ -165,10 +180,14 @@ static int fake_rmdir(int dirfd, const char *path, void *userdata)
 	struct fake *fk = userdata;
 	char abs[1024];
 
-	assert_int_equal(dirfd, fk->fd);
+	assert_fake_dir(fk, dirfd);
 	fk->rmdirs++;
 	if (!exists(dirfd, path))
 		return -ENOENT;
+	if (fk->rmdir_busy) {
+		fk->rmdir_busy--;
+		return -EBUSY;
+	}
 	snprintf(abs, sizeof(abs), "%s/%s", fk->dir, path);
 	return nftw(abs, rm_cb, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -EIO;
 }
@@ -196,6 +215,13 @@ static struct fake *fake_new(void)
 	assert_non_null(mkdtemp(fk->dir));
 	fk->fd = open(fk->dir, O_RDONLY | O_DIRECTORY);
 	assert_true(fk->fd >= 0);
+	{
+		struct stat st;
+
+		assert_int_equal(fstat(fk->fd, &st), 0);
+		fk->dev = st.st_dev;
+		fk->ino = st.st_ino;
+	}
 	assert_int_equal(mkdirat(fk->fd, "instances", 0755), 0);
 	fk->vmalloc_tp = true;
 	fk->init_module_events = true;
@@ -417,7 +443,7 @@ static void test_instance_failures(void **state)
 
 	/* a failure half-way removes what was made */
 	fk->mkdir_err = 0;
-	fk->bad_fork_enable = true;
+	fk->unwritable = "events/sched/sched_process_fork/enable";
 	what = NULL;
 	assert_int_equal(tracefs_instance_new(fk->fd, 6, NULL, &ops, &ti, &what), -EISDIR);
 	assert_null(ti);
@@ -430,6 +456,201 @@ static void test_instance_failures(void **state)
 	ops = fake_ops(fk);
 	assert_int_equal(unlinkat(fk->fd, "instances", AT_REMOVEDIR), 0);
 	assert_int_equal(tracefs_instance_new(fk->fd, 8, NULL, &ops, &ti, &what), -ENOENT);
+	fake_free(fk);
+}
+
+/*
+ * Every failure after the instance exists removes it again, and the kprobe group when
+ * it was added: a write that fails in each step of the setup, then at the start.
+ */
+static void test_instance_failures_after_mkdir(void **state)
+{
+	static const struct {
+		const char *unwritable;
+		bool kprobe;		/* no vmalloc tracepoint: the kprobe is added */
+		const char *what;	/* in *reterr_what */
+	} cases[] = {
+		{ "trace_clock", false, "clock" },
+		{ "tracing_on", false, "tracing off" },
+		{ "buffer_size_kb", false, "buffer size" },
+		{ "events/syscalls/sys_exit_finit_module/enable", false, "enabling an event" },
+		/* a module event of a later kernel, enabled with module:* */
+		{ "events/module/module_later/enable", false, "module events" },
+		{ "events/vmalloc/alloc_vmap_area/trigger", false, "vmalloc:alloc_vmap_area" },
+		{ "events/vmalloc/alloc_vmap_area/enable", false, "vmalloc:alloc_vmap_area" },
+		/* events/kmodtop_PID/...: the kprobe exists by then, its group must go too */
+		{ "alloc_vmap_area/trigger", true, "kprobe" },
+		{ "alloc_vmap_area/enable", true, "kprobe" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake *fk = fake_new();
+		struct tracefs_fs_ops ops = fake_ops(fk);
+		struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true,
+						   .buffer_kb = 4096 };
+		struct tracefs_instance *ti = NULL;
+		const char *what = NULL;
+		pid_t pid = 300 + (pid_t)i;
+		char unwritable[128], inst[64], probe[64], *kp;
+
+		if (cases[i].kprobe)
+			snprintf(unwritable, sizeof(unwritable), "events/kmodtop_%d/%s", (int)pid,
+				 cases[i].unwritable);
+		else
+			snprintf(unwritable, sizeof(unwritable), "%s", cases[i].unwritable);
+		snprintf(inst, sizeof(inst), "instances/kmodtop-%d", (int)pid);
+		snprintf(probe, sizeof(probe), "kmodtop_%d/alloc_vmap_area", (int)pid);
+		fk->unwritable = unwritable;
+		fk->vmalloc_tp = !cases[i].kprobe;
+		fk->kprobe_events = cases[i].kprobe;
+		put(fk->fd, "kprobe_events", "p:kmt/alloc_vmap_area alloc_vmap_area\n");
+		put(fk->fd, "trace_clock", "local [global] counter\n");
+		assert_int_equal(tracefs_instance_new(fk->fd, pid, &o, &ops, &ti, &what), -EISDIR);
+		assert_null(ti);
+		if (!what || !strstr(what, cases[i].what))
+			fail_msg("%s: reterr_what \"%s\", want \"%s\"", unwritable, what,
+				 cases[i].what);
+		assert_int_equal(fk->mkdirs, 1);
+		if (exists(fk->fd, inst))
+			fail_msg("%s: the instance is left", unwritable);
+		kp = get(fk->fd, "kprobe_events");
+		if (cases[i].kprobe) {
+			char want[128];
+
+			/* added, then removed */
+			snprintf(want, sizeof(want), "p:%s alloc_vmap_area", probe);
+			assert_non_null(strstr(kp, want));
+			snprintf(want, sizeof(want), "\n-:%s\n", probe);
+			if (!strstr(kp, want))
+				fail_msg("%s: the kprobe group is left: %s", unwritable, kp);
+		} else {
+			/* somebody else's probe, untouched; nothing of ours added */
+			assert_string_equal(kp, "p:kmt/alloc_vmap_area alloc_vmap_area\n");
+		}
+		fake_free(fk);
+	}
+
+	/* a failure whose cleanup cannot remove the instance hands back what is left */
+	{
+		struct fake *fk = fake_new();
+		struct tracefs_fs_ops ops = fake_ops(fk);
+		struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+		struct tracefs_instance *ti = NULL;
+		const char *what = NULL;
+
+		fk->vmalloc_tp = false;
+		fk->kprobe_events = true;
+		fk->unwritable = "events/kmodtop_402/alloc_vmap_area/enable";
+		fk->rmdir_busy = 40;	/* every try of the cleanup: 1 s */
+		put(fk->fd, "kprobe_events", "");
+		assert_int_equal(tracefs_instance_new(fk->fd, 402, &o, &ops, &ti, &what), -EISDIR);
+		assert_non_null(what);
+		assert_non_null(ti);
+		assert_true(ti->created);
+		assert_string_equal(ti->path, "instances/kmodtop-402");
+		assert_true(exists(fk->fd, "instances/kmodtop-402"));
+		assert_memory_equal(get(fk->fd, "instances/kmodtop-402/tracing_on"), "0", 1);
+		/* the probe could go (the fake does not hold it enabled) */
+		assert_string_equal(ti->group, "");
+		/* the caller's retry */
+		assert_int_equal(tracefs_instance_teardown(ti), 0);
+		assert_false(exists(fk->fd, "instances/kmodtop-402"));
+		assert_null(tracefs_instance_free(ti));
+
+		/* a failure before the instance exists leaves *ret NULL, whatever it held */
+		fk->mkdir_err = -EACCES;
+		ti = (struct tracefs_instance *)&ops;
+		assert_int_equal(tracefs_instance_new(fk->fd, 403, &o, &ops, &ti, &what), -EACCES);
+		assert_null(ti);
+		fake_free(fk);
+	}
+
+	/* set up, then the start fails: free removes both */
+	{
+		struct fake *fk = fake_new();
+		struct tracefs_fs_ops ops = fake_ops(fk);
+		struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+		struct tracefs_instance *ti = NULL;
+		const char *what = NULL;
+
+		fk->vmalloc_tp = false;
+		fk->kprobe_events = true;
+		put(fk->fd, "kprobe_events", "");
+		assert_int_equal(tracefs_instance_new(fk->fd, 400, &o, &ops, &ti, &what), 0);
+		assert_int_equal(ti->measure, TRACEFS_MEASURE_KPROBE);
+		/* tracing_on cannot be turned on: trace_pipe and trace_marker are open by then */
+		assert_int_equal(unlinkat(fk->fd, "instances/kmodtop-400/tracing_on", 0), 0);
+		assert_int_equal(mkdirat(fk->fd, "instances/kmodtop-400/tracing_on", 0755), 0);
+		assert_int_equal(tracefs_instance_start(ti), -EISDIR);
+		assert_null(tracefs_instance_free(ti));
+		assert_false(exists(fk->fd, "instances/kmodtop-400"));
+		assert_non_null(strstr(get(fk->fd, "kprobe_events"),
+				       "\n-:kmodtop_400/alloc_vmap_area\n"));
+
+		/* no trace_pipe at all */
+		assert_int_equal(tracefs_instance_new(fk->fd, 401, &o, &ops, &ti, &what), 0);
+		assert_int_equal(unlinkat(fk->fd, "instances/kmodtop-401/trace_pipe", 0), 0);
+		assert_int_equal(tracefs_instance_start(ti), -ENOENT);
+		assert_int_equal(ti->pipe_fd, -1);
+		assert_null(tracefs_instance_free(ti));
+		assert_false(exists(fk->fd, "instances/kmodtop-401"));
+		assert_non_null(strstr(get(fk->fd, "kprobe_events"),
+				       "\n-:kmodtop_401/alloc_vmap_area\n"));
+		fake_free(fk);
+	}
+}
+
+/*
+ * The instance cannot be removed at the end (another program holds one of its files
+ * open) and is kept for a retry at exit; by then the caller has closed its tracefs
+ * handle, and the fd number may be another directory's. The retry must still act on
+ * tracefs, and succeed once the file is let go.
+ */
+static void test_teardown_retry_after_caller_closed(void **state)
+{
+	struct fake *fk = fake_new();
+	struct tracefs_fs_ops ops = fake_ops(fk);
+	struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+	struct tracefs_instance *ti = NULL;
+	const char *what = NULL;
+	char decoy[256];
+	int num, dfd;
+
+	fk->vmalloc_tp = false;
+	fk->kprobe_events = true;
+	put(fk->fd, "kprobe_events", "");
+	assert_int_equal(tracefs_instance_new(fk->fd, 4244, &o, &ops, &ti, &what), 0);
+	assert_int_equal(tracefs_instance_start(ti), 0);
+	/* every try of the first teardown (40, 25 ms apart) finds it busy */
+	fk->rmdir_busy = 40;
+	assert_int_equal(tracefs_instance_teardown(ti), -EBUSY);
+	assert_true(ti->created);
+	assert_int_equal(fk->rmdirs, 40);
+	assert_true(exists(fk->fd, "instances/kmodtop-4244/tracing_on"));
+	assert_memory_equal(get(fk->fd, "instances/kmodtop-4244/tracing_on"), "0", 1);
+
+	/* the caller closes its handle; the number goes to a directory with the same tree */
+	num = fk->fd;
+	snprintf(decoy, sizeof(decoy), "%s/decoy", fk->dir);
+	assert_int_equal(mkdir(decoy, 0755), 0);
+	assert_int_equal(close(fk->fd), 0);
+	dfd = open(decoy, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(dfd, num);
+	assert_int_equal(mkdirat(dfd, "instances", 0755), 0);
+	assert_int_equal(mkdirat(dfd, "instances/kmodtop-4244", 0755), 0);
+
+	/* the retry at exit: the file was let go */
+	assert_int_equal(tracefs_instance_teardown(ti), 0);
+	assert_false(ti->created);
+	assert_int_equal(fk->rmdirs, 41);
+	assert_null(tracefs_instance_free(ti));
+	assert_true(exists(dfd, "instances/kmodtop-4244"));
+	close(dfd);
+
+	fk->fd = open(fk->dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fk->fd >= 0);
+	assert_false(exists(fk->fd, "instances/kmodtop-4244"));
+	assert_non_null(strstr(get(fk->fd, "kprobe_events"), "-:kmodtop_4244/alloc_vmap_area\n"));
 	fake_free(fk);
 }
 
@@ -638,6 +859,8 @@ int main(void)
 		cmocka_unit_test(test_instance_no_measurement),
 		cmocka_unit_test(test_instance_replaces_own_leftover),
 		cmocka_unit_test(test_instance_failures),
+		cmocka_unit_test(test_instance_failures_after_mkdir),
+		cmocka_unit_test(test_teardown_retry_after_caller_closed),
 		cmocka_unit_test(test_cleanup_stale),
 		cmocka_unit_test(test_default_pid_check),
 		cmocka_unit_test(test_stats_parse),

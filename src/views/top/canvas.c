@@ -284,8 +284,13 @@ int canvas_to_text(const struct canvas *c, FILE *f)
 		return -ENOMEM;
 	for (int y = 0; y < c->h; y++) {
 		canvas_row_text(c, y, buf, bufsz);
-		fputs(buf, f);
-		fputc('\n', f);
+		if (fputs(buf, f) == EOF || fputc('\n', f) == EOF) {
+			/* EPIPE: the reader is gone (SIGPIPE ignored); EIO: the terminal */
+			int r = errno ? -errno : -EIO;
+
+			free(buf);
+			return r;
+		}
 	}
 	free(buf);
 	return ferror(f) ? -EIO : 0;

@@ -75,7 +75,7 @@ int text_width(const char *s);
 /* Bytes of @s that fit in @cols columns. */
 size_t text_fit(const char *s, int cols);
 
-/* One line per row, trailing blanks removed: golden frames, --batch. */
+/* One line per row, trailing blanks removed: golden frames, --batch. 0 or -errno. */
 int canvas_to_text(const struct canvas *c, FILE *f);
 /* The text of row @y into @buf (UTF-8), trailing blanks removed; for tests. */
 size_t canvas_row_text(const struct canvas *c, int y, char *buf, size_t bufsz);

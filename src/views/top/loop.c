@@ -225,11 +225,13 @@ static int run_batch(const struct top_sampler *smp, struct top_model *m,
 		if (ret)
 			break;
 		r = top_loop_batch_frame(smp, m, ui, o, i ? o->delay : 0, &s);
+		/* a reader that went away (EPIPE) stops it as a signal would, as an error */
+		if (r >= 0 && fflush(o->out) != 0)
+			r = errno ? -errno : -EIO;
 		if (r < 0) {
 			ret = r;
 			break;
 		}
-		fflush(o->out);
 		if (s->finished && !o->iterations)
 			break;
 	}

@@ -39,7 +39,8 @@ struct top_loop_opts {
 
 /*
  * Runs until q, --iterations, the end of a batch replay, or a signal. 0, a signal
- * number (the caller exits 128 + it), or -errno.
+ * number (the caller exits 128 + it), or -errno: with --batch, -EPIPE or -EIO when
+ * o->out cannot be written (ferror(o->out) tells that from a sampling error).
  */
 int top_loop_run(const struct top_sampler *smp, struct top_model *m, struct top_ui *ui,
 		 const struct top_loop_opts *o);
