@@ -130,6 +130,8 @@ fi
 cp "$here/init" init
 # kmodtop top live during the workload (sourced by init)
 cp "$here/top-live.sh" etc/kmt-top-live.sh
+# live_ready (sourced by init and the test scripts)
+cp "$here/live-ready.sh" etc/kmt-live-ready.sh
 chmod 755 init
 # kmt: the unprivileged user of tests/vm/nonroot.sh
 cp "$here/nonroot.sh" bin/kmt-nonroot
