@@ -24,7 +24,9 @@ build-vm/vm-out/RELEASE/). Checks:
              measure.py's for that call, to the byte; the global tracing files are
              byte-identical before and after; no instance or kprobe group is left after
              SIGINT, SIGTERM, SIGHUP, or kill -9 and a new start; the bundle `record`
-             wrote reports on the host exactly as in the guest, with the live attempts
+             wrote reports on the host exactly as in the guest, with the live attempts;
+             a stopped reader's lost events are reported (count per CPU, stderr, the
+             bundle's LOST lines)
 
 A failure prints a table (step, check, expected, got) and exits 1; 0 when all pass.
 Uses measure.py (the kernel-measurement side), never kmodtop's code; it runs the
@@ -40,6 +42,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402
+import check_lost  # noqa: E402
 import check_nonroot  # noqa: E402
 
 LOADERS = ('modprobe', 'insmod', 'rmmod', 'kmod', 'busybox')
@@ -560,6 +563,8 @@ def main(argv):
         check_live(root, m, check, passed)
         check_nonroot.check_nonroot(root, check, passed)
         check_nonroot.check_mount(root, check, passed)
+        if os.path.isdir(kd + '/lost'):
+            check_lost.check_lost(root, check, passed)
 
     if rows:
         w = [max(len(str(r[i])) for r in rows + [('step', 'check', 'expected', 'got')]) for i in range(4)]
