@@ -26,7 +26,7 @@ build-vm/vm-out/RELEASE/). Checks:
              SIGINT, SIGTERM, SIGHUP, or kill -9 and a new start; the bundle `record`
              wrote reports on the host exactly as in the guest, with the live attempts;
              a stopped reader's lost events are reported (count per CPU, stderr, the
-             bundle's LOST lines)
+             bundle's LOST lines); --since-boot reads the log from boot
 
 A failure prints a table (step, check, expected, got) and exits 1; 0 when all pass.
 Uses measure.py (the kernel-measurement side), never kmodtop's code; it runs the
@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402
 import check_lost  # noqa: E402
 import check_nonroot  # noqa: E402
+import check_since_boot  # noqa: E402
 
 LOADERS = ('modprobe', 'insmod', 'rmmod', 'kmod', 'busybox')
 TRUTH = re.compile(r'^TRUTH (\w+) (.*)$')
@@ -565,6 +566,8 @@ def main(argv):
         check_nonroot.check_mount(root, check, passed)
         if os.path.isdir(kd + '/lost'):
             check_lost.check_lost(root, check, passed)
+        if os.path.isdir(kd + '/since-boot'):
+            check_since_boot.check_since_boot(root, check, passed)
 
     if rows:
         w = [max(len(str(r[i])) for r in rows + [('step', 'check', 'expected', 'got')]) for i in range(4)]
