@@ -26,7 +26,8 @@ build-vm/vm-out/RELEASE/). Checks:
              SIGINT, SIGTERM, SIGHUP, or kill -9 and a new start; the bundle `record`
              wrote reports on the host exactly as in the guest, with the live attempts;
              a stopped reader's lost events are reported (count per CPU, stderr, the
-             bundle's LOST lines); --since-boot reads the log from boot
+             bundle's LOST lines); --since-boot reads the log from boot. When the
+             suite was to run (live_expected), every output it leaves must be there
 
 A failure prints a table (step, check, expected, got) and exits 1; 0 when all pass.
 Uses measure.py (the kernel-measurement side), never kmodtop's code; it runs the
@@ -217,6 +218,28 @@ LIVE_GATING = ('live attempts, outcomes, requesters = offline',
 SOFT_LIVE = ('bundle attempts = live attempts',)
 
 
+# what the live suite leaves in kmodtop/ (tests/vm/init, top-live.sh, nonroot.sh,
+# mount-tracefs.sh, lost-events.sh, since-boot.sh; host.out by run-qemu.sh)
+LIVE_FILES = ('live.out', 'live.rc', 'record.rc', 'bundle', 'bundle-guest.out', 'host.out',
+              'global-before.txt', 'global-after.txt', 'teardown.txt', 'instances-after.txt',
+              'kprobe_events-after.txt', 'top.out', 'top.txt', 'nonroot/state.txt',
+              'mount-tracefs/rc', 'lost/stats.txt', 'since-boot/kmsg-after.raw')
+
+
+def live_expected(root):
+    """Was the live suite to run? VM_EXPECT_LIVE=1|0 when set (run-qemu.sh: kmodtop in
+    the initramfs, no kmt.live other than 1, KMODTOP_LIVE_ARGS not none); for a capture
+    checked by hand: kmodtop ran in the guest (kmodtop/post.rc) and the kernel command
+    line (capture/dmesg.txt) has no kmt.live other than 1."""
+    e = os.environ.get('VM_EXPECT_LIVE')
+    if e in ('0', '1'):
+        return e == '1'
+    cmd = re.search(r'Command line: (.*)', read(root + '/capture/dmesg.txt', '') or '')
+    lv = [w.split('=', 1)[1] for w in (cmd.group(1).split() if cmd else [])
+          if w.startswith('kmt.live=')]
+    return os.path.exists(root + '/kmodtop/post.rc') and (not lv or lv[-1] == '1')
+
+
 def live_soft(what):
     g = os.environ.get('VM_LIVE_GATING')
     return (what in SOFT_LIVE and g != '1') or (what in LIVE_GATING and g == '0')
@@ -233,6 +256,10 @@ def check_live(root, m, check_hard, passed):
         check_hard(ok, step, what, exp, got)
 
     kd = root + '/kmodtop'
+    if live_expected(root):
+        missing = [f for f in LIVE_FILES if not os.path.exists(kd + '/' + f)]
+        check_hard(not missing, '-', 'live suite outputs present', 'all of %d' % len(LIVE_FILES),
+                   'missing %s' % ' '.join(missing) if missing else 'all')
     live = load_json(kd + '/live.out')
     host = load_json(kd + '/host.out')
     if live is None:
@@ -243,7 +270,7 @@ def check_live(root, m, check_hard, passed):
     li = live.get('live') or {}
     tr = li.get('trace') or {}
     check(tr.get('ok') is True, '-', 'live trace collected', True, tr.get('reason') or tr.get('ok'))
-    check(tr.get('lost_events', 0) == 0, '-', 'live lost trace events', 0, tr.get('lost_events'))
+    check(tr.get('lost_events') == 0, '-', 'live lost trace events', 0, tr.get('lost_events'))
     check((li.get('kmsg') or {}).get('ok') is True, '-', 'live /dev/kmsg followed', True,
           (li.get('kmsg') or {}).get('reason'))
     # vmallocinfo sampled during the run: the storm steps hold kernel_read_file areas
@@ -367,7 +394,8 @@ def check_live(root, m, check_hard, passed):
     if os.path.isdir(bundle) and guest:
         k = host_kmodtop()
         if not k:
-            passed.append(('-', 'no host kmodtop: bundle not compared'))
+            check_hard(not live_expected(root), '-', 'host kmodtop to read the bundle',
+                       'src/kmodtop or $KMODTOP', 'none')
             return
         with tempfile.TemporaryDirectory() as cache:
             env = dict(os.environ, XDG_CACHE_HOME=cache)
@@ -497,6 +525,8 @@ def main(argv):
 
     # ---- kmodtop ----
     kd = root + '/kmodtop'
+    if live_expected(root):
+        check(os.path.isdir(kd), '-', 'kmodtop ran in the guest (kmodtop/)', 'present', 'missing')
     if os.path.isdir(kd):
         for run in ('live', 'post', 'host', 'record', 'bundle-guest'):
             rc = read('%s/%s.rc' % (kd, run))
@@ -564,9 +594,9 @@ def main(argv):
         check_live(root, m, check, passed)
         check_nonroot.check_nonroot(root, check, passed)
         check_nonroot.check_mount(root, check, passed)
-        if os.path.isdir(kd + '/lost'):
+        if live_expected(root) or os.path.isdir(kd + '/lost'):
             check_lost.check_lost(root, check, passed)
-        if os.path.isdir(kd + '/since-boot'):
+        if live_expected(root) or os.path.isdir(kd + '/since-boot'):
             check_since_boot.check_since_boot(root, check, passed)
 
     if rows:
