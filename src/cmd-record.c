@@ -32,8 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cost/catalog.h"
+#include "cost/estimate.h"
+#include "cost/loadpath.h"
 #include "cost/vmsample.h"
 #include "ledger/klog-findings.h"
+#include "ledger/ledger.h"
 #include "output/output.h"
 #include "sources/kmsg-follow.h"
 #include "sources/kmsg.h"
@@ -49,6 +53,7 @@
 #include "util/root.h"
 #include "util/version.h"
 #include "cmd.h"
+#include "collect.h"
 
 /* per-CPU buffer with stack traces: enough for a storm of loads between two reads */
 #define MEASURE_BUFFER_KB 4096
@@ -1526,13 +1531,83 @@ static int names_on_event(void *userdata, const struct tracefs_event *ev)
 	return 0;
 }
 
-static int names_on_klog(void *userdata, const struct klog_rec *rec)
+static void names_on_size_fit(void *userdata, const char *module)
 {
-	struct klog_finding f;
+	names_add(userdata, module, strlen(module));
+}
 
-	if (klog_classify(rec->msg, rec->msg_len, &f) > 0 && f.module)
-		names_add(userdata, f.module, f.module_len);
-	return 0;
+/*
+ * The ledger the report on the bundle builds, over the same trace and log, with the
+ * bundle's proc/modules and depmod's indexes: the modules its attempts name (log,
+ * kmodtop_fd markers, autoload, size), and every file whose size fit an unnamed attempt.
+ * The report on the bundle names by size among the files the bundle holds only: with
+ * every file that fit here copied, it finds the one file, or the several, found here.
+ */
+static void names_from_ledger(struct bundle *b, struct names *nm, const char *release,
+			      int trace_fd, int kmsg_fd)
+{
+	struct collect_lookup lk = { .idx = nm->idx, .size_fit = names_on_size_fit,
+				     .size_fit_userdata = nm };
+	struct collect_input in = { .on_event = names_on_event, .userdata = nm,
+				    .ledger_only = true };
+	struct cost_kernel k = { .page_size = 4096 };
+	struct proc_modules *pm = NULL;
+	struct catalog *cat = NULL;
+	struct collect_result res = {0};
+	char rel[300], *moduledir = NULL, *tpath = NULL, *lpath = NULL;
+	int fd, r;
+
+	loadpath_from_release(release, &k.lp);
+	lk.k = &k;
+	fd = openat(b->dfd, "proc/modules", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		FILE *f = fdopen(fd, "re");
+
+		if (f) {
+			proc_modules_read_file(f, "proc/modules", &pm, &(struct kt_err){0});
+			fclose(f);
+		} else {
+			close(fd);
+		}
+	}
+	lk.pm = pm;
+	snprintf(rel, sizeof(rel), "lib/modules/%s", release);
+	if (root_abspath(b->src, rel, &moduledir) == 0 &&
+	    catalog_new(moduledir, true, NULL, &cat) == 0)
+		lk.cat = cat;
+	if (collect_open_spool(trace_fd, "sys/kernel/tracing/trace", &in.trace, &tpath) < 0)
+		in.trace = NULL;
+	if (collect_open_spool(kmsg_fd, "capture/kmsg.raw", &in.log, &lpath) < 0)
+		in.log = NULL;
+	in.trace_path = tpath;
+	in.log_path = lpath;
+	r = in.trace || in.log ? collect_read(&lk, k.lp.idempotent_finit, &in, &res) : 0;
+	if (r == -ENOMEM)
+		nm->oom = true;
+	for (size_t i = 0; res.ledger && i < res.ledger->n_attempts; i++) {
+		const char *m = res.ledger->attempts[i].module;
+
+		if (m)
+			names_add(nm, m, strlen(m));
+	}
+	for (size_t i = 0; res.ledger && i < res.ledger->n_klog; i++) {
+		const char *m = res.ledger->klog[i].module;
+
+		if (m)
+			names_add(nm, m, strlen(m));
+	}
+	fprintf(b->notes, "module files by size: %s\n",
+		lk.cat ? "every file that fit an attempt" : "no module tree");
+	collect_result_done(&res);
+	if (in.trace)
+		fclose(in.trace);
+	if (in.log)
+		fclose(in.log);
+	free(tpath);
+	free(lpath);
+	catalog_free(cat);
+	free(moduledir);
+	proc_modules_free(pm);
 }
 
 /* The files of the modules the attempts touched, and of what modprobe loads with them */
@@ -1540,23 +1615,11 @@ static void bundle_module_files(struct bundle *b, const char *release, int trace
 {
 	struct names nm = {0};
 	char moduledir[512];
-	FILE *f;
 
 	snprintf(moduledir, sizeof(moduledir), "/lib/modules/%s", release);
 	if (modindex_new(b->src, moduledir, &nm.idx) < 0)
 		nm.idx = NULL;
-	if (trace_fd >= 0 && lseek(trace_fd, 0, SEEK_SET) == 0 && (f = fdopen(dup(trace_fd), "re"))) {
-		struct tracefs_parser_ops ops = { .event = names_on_event };
-
-		tracefs_events_read_file(f, "trace", &ops, &nm, NULL, &(struct kt_err){0});
-		fclose(f);
-	}
-	if (kmsg_fd >= 0 && lseek(kmsg_fd, 0, SEEK_SET) == 0 && (f = fdopen(dup(kmsg_fd), "re"))) {
-		struct klog_parser_ops ops = { .record = names_on_klog };
-
-		kmsg_read_file(f, "kmsg", &ops, &nm, NULL, &(struct kt_err){0});
-		fclose(f);
-	}
+	names_from_ledger(b, &nm, release, trace_fd, kmsg_fd);
 	/* modprobe loads the dependencies first: their attempts are in the trace too */
 	for (size_t i = 0; nm.idx && i < nm.n && i < 4096; i++) {
 		char **deps = NULL;

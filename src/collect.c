@@ -104,6 +104,7 @@ static int lookup_identify(void *userdata, const struct attempt *a, char *const 
 {
 	struct collect_lookup *lk = userdata;
 	const char *found = NULL;
+	bool several = false;
 	size_t n;
 
 	if (!lk->cat)
@@ -116,11 +117,17 @@ static int lookup_identify(void *userdata, const struct attempt *a, char *const 
 
 		if (!e || !size_fits(lk, a, e))
 			continue;
-		if (found && strcmp(found, e->name) != 0)
-			return 0; /* two files fit: no evidence */
+		if (lk->size_fit)
+			lk->size_fit(lk->size_fit_userdata, e->name);
+		if (found && strcmp(found, e->name) != 0) {
+			several = true; /* two files fit: no evidence */
+			if (!lk->size_fit)
+				break;
+			continue;
+		}
 		found = e->name;
 	}
-	if (!found)
+	if (!found || several)
 		return 0;
 	*ret_name = strdup(found);
 	return *ret_name ? 1 : -ENOMEM;
@@ -295,7 +302,7 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 		}
 	}
 	r = ledger_finish(ret->ledger);
-	if (r >= 0 && lk->k)
+	if (r >= 0 && lk->k && !in->ledger_only)
 		r = cost_compute(ret->ledger, lk->k, collect_cost_module, lk, &ret->cost);
 	if (r < 0)
 		log_error("building load attempts: %s", strerror(-r));

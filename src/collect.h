@@ -29,6 +29,13 @@ struct collect_lookup {
 	const struct proc_modules *pm;	/* the modules Live before the trace began */
 	struct catalog *cat;		/* module files: sizes, the cost model's inputs */
 	const struct cost_kernel *k;	/* with @cat: what the kernel allocates */
+	/*
+	 * Optional: told each module whose file size naming found to fit an attempt, every
+	 * one of them when several fit (record copies them, so that its bundle, which holds
+	 * only the copied files, names by size as the whole tree does).
+	 */
+	void (*size_fit)(void *userdata, const char *module);
+	void *size_fit_userdata;
 };
 
 /* The ledger's lookups over @lk (which must outlive the ledger). */
@@ -58,6 +65,7 @@ struct collect_input {
 	/* optional: each trace event, before the ledger sees it; <0 stops the read */
 	int (*on_event)(void *userdata, const struct tracefs_event *ev);
 	void *userdata;
+	bool ledger_only;		/* no cost model: only the attempts are wanted */
 };
 
 struct collect_result {
@@ -72,7 +80,8 @@ struct collect_result {
 
 /*
  * The log first (the ledger names attempts from it when the trace is done), then the
- * trace, into a new ledger over @lk; then ledger_finish() and the cost model. Bad lines
+ * trace, into a new ledger over @lk; then ledger_finish() and the cost model (unless
+ * @in->ledger_only). Bad lines
  * are warned about (the first few, then a count), failures logged. 0 or -errno; on
  * failure *ret holds what was made (free it with collect_result_done()).
  */

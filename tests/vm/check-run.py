@@ -24,7 +24,12 @@ build-vm/vm-out/RELEASE/). Checks:
              measure.py's for that call, to the byte; the global tracing files are
              byte-identical before and after; no instance or kprobe group is left after
              SIGINT, SIGTERM, SIGHUP, or kill -9 and a new start; the bundle `record`
-             wrote reports on the host exactly as in the guest, with the live attempts
+             wrote reports on the host exactly as in the guest, with the live attempts;
+             a stopped reader's lost events are reported (count per CPU, stderr, the
+             bundle's LOST lines); --since-boot reads the log from boot; a bundle
+             names its attempts from its own files as from the whole module tree.
+             When the suite was to run (live_expected), every output it leaves must
+             be there
 
 A failure prints a table (step, check, expected, got) and exits 1; 0 when all pass.
 Uses measure.py (the kernel-measurement side), never kmodtop's code; it runs the
@@ -40,7 +45,9 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402
+import check_lost  # noqa: E402
 import check_nonroot  # noqa: E402
+import check_since_boot  # noqa: E402
 
 LOADERS = ('modprobe', 'insmod', 'rmmod', 'kmod', 'busybox')
 TRUTH = re.compile(r'^TRUTH (\w+) (.*)$')
@@ -178,14 +185,17 @@ def by_pid(items, pid='pid', start='start'):
     return sorted(items, key=lambda a: (a.get(pid), float(a.get(start) or 0)))
 
 
-def load_json(path):
-    text = read(path)
+def load_json_text(text):
     if not text:
         return None
     try:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def load_json(path):
+    return load_json_text(read(path))
 
 
 def host_kmodtop():
@@ -200,22 +210,112 @@ def host_kmodtop():
     return None
 
 
+def bundle_report(k, bundle, moduledir=None):
+    """(exit status, stdout) of the host kmodtop's report on a bundle; with moduledir:
+    that module tree instead of the files the bundle holds"""
+    args = [k, '--root', bundle] + (['--moduledir', moduledir] if moduledir else [])
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, XDG_CACHE_HOME=cache)
+        res = subprocess.run(args + ['report', '-j'], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    return res.returncode, res.stdout.decode(errors='replace')
+
+
+def naming_key(a):
+    return (a.get('syscall'), a.get('pid'), a.get('start'), a.get('module'),
+            a.get('name_source'), a.get('outcome'), attempt_result(a))
+
+
+def check_bundle_tree(root, k, bundle, what, check):
+    """a bundle names its attempts as the whole module tree of the guest does (the
+    capture's lib/modules: the initramfs' tree): it holds every file that decides a name"""
+    rel = (read(root + '/capture/uname-r', '') or '').strip()
+    tree = root + '/lib/modules/' + rel
+    rc1, own = bundle_report(k, bundle)
+    rc2, full = bundle_report(k, bundle, tree)
+    a = [naming_key(x) for x in kmodtop_attempts(load_json_text(own) or {}) or []]
+    b = [naming_key(x) for x in kmodtop_attempts(load_json_text(full) or {}) or []]
+    diff = [(x, y) for x, y in zip(a, b) if x != y]
+    check(rc1 == 0 and rc2 == 0 and a and a == b, '-',
+          '%s: attempts named from its files = from the whole tree' % what,
+          '%d attempts' % len(b), 'rc %s/%s, %d vs %d, %d differ%s' % (
+              rc1, rc2, len(a), len(b), len(diff), ', first %s vs %s' % diff[0] if diff else ''))
+    return load_json_text(own)
+
+
+def check_bundle_names(root, check, passed):
+    """tests/vm/bundle-names.sh: a duplicate init_module of a Live module, which only
+    its size names, is named in the bundle from the file the bundle holds"""
+    d = root + '/kmodtop/bundle-names'
+    txt = read(d + '/insmod.txt')
+    check(txt is not None, '-', 'bundle names: bundle-names.sh ran (insmod.txt)', 'present',
+          'missing')
+    if txt is None:
+        return
+    m = re.match(r'module (\S+) file (\S+) rc (\d+)', txt)
+    check(m is not None and m.group(3) != '0', '-',
+          'bundle names: insmod of a Live module fails', 'rc != 0', txt.strip())
+    left = re.search(r'left_instances=(\d+)', txt)
+    check(left is not None and left.group(1) == '0', '-', 'bundle names: record left no instance',
+          0, left and left.group(1))
+    rc = (read(d + '/record.rc') or '').strip()
+    check(rc == '0', '-', 'bundle names: kmodtop record exit status', 0, rc or None)
+    k = host_kmodtop()
+    check(k is not None, '-', 'bundle names: host kmodtop', 'src/kmodtop or $KMODTOP', None)
+    if not m or not k:
+        return
+    doc = check_bundle_tree(root, k, d + '/bundle', 'bundle names', check) or {}
+    mod = m.group(1).replace('-', '_')
+    dup = [a for a in kmodtop_attempts(doc) or []
+           if a.get('syscall') == 'init_module' and attempt_result(a) == -17]
+    check(len(dup) == 1 and dup[0].get('module') == mod, '-',
+          'bundle names: the EEXIST init_module is named %s' % mod, '1 named %s' % mod,
+          [(a.get('module'), a.get('name_source')) for a in dup])
+    passed.append(('-', 'bundle names: %s by %s' % (
+        mod, [a.get('name_source') for a in dup])))
+
+
 # Live = offline gates since both traces have the same naming events (task_rename,
 # fork, exec) and the ledger names tasks from them rather than from the comm a line
-# was printed with (which tracefs looks up when the line is read); VM_LIVE_GATING=0
-# turns these into warnings. The bundle's attempts against the live report's stay a
-# warning unless VM_LIVE_GATING=1: the two live collections (two buffers, each naming
-# in flight from its own reads of /proc/PID/fd) differed once on a slow 6.12 guest in
-# one xfs call's outcome (idempotent-waiter in one, duplicate-live in the other).
-# Teardown, measurement and the offline checks always gate.
+# was printed with (which tracefs looks up when the line is read). The bundle's
+# attempts against the live report's gate since record copies every module file the
+# report's names need (size naming among the bundle's files then finds what the whole
+# tree gave); they had been a warning after the two live collections (two buffers,
+# each naming in flight from its own reads of /proc/PID/fd) differed once on a slow
+# 6.12 guest in one xfs call's outcome (idempotent-waiter in one, duplicate-live in
+# the other). VM_LIVE_GATING=0 turns these into warnings. Teardown, measurement and
+# the offline checks always gate.
 LIVE_GATING = ('live attempts, outcomes, requesters = offline',
-               'live attempts per requester = offline')
-SOFT_LIVE = ('bundle attempts = live attempts',)
+               'live attempts per requester = offline',
+               'bundle attempts = live attempts')
+
+
+# what the live suite leaves in kmodtop/ (tests/vm/init, top-live.sh, nonroot.sh,
+# mount-tracefs.sh, lost-events.sh, since-boot.sh, bundle-names.sh; host.out by
+# run-qemu.sh)
+LIVE_FILES = ('live.out', 'live.rc', 'record.rc', 'bundle', 'bundle-guest.out', 'host.out',
+              'global-before.txt', 'global-after.txt', 'teardown.txt', 'instances-after.txt',
+              'kprobe_events-after.txt', 'top.out', 'top.txt', 'nonroot/state.txt',
+              'mount-tracefs/rc', 'lost/stats.txt', 'since-boot/kmsg-after.raw',
+              'bundle-names/insmod.txt')
+
+
+def live_expected(root):
+    """Was the live suite to run? VM_EXPECT_LIVE=1|0 when set (run-qemu.sh: kmodtop in
+    the initramfs, no kmt.live other than 1, KMODTOP_LIVE_ARGS not none); for a capture
+    checked by hand: kmodtop ran in the guest (kmodtop/post.rc) and the kernel command
+    line (capture/dmesg.txt) has no kmt.live other than 1."""
+    e = os.environ.get('VM_EXPECT_LIVE')
+    if e in ('0', '1'):
+        return e == '1'
+    cmd = re.search(r'Command line: (.*)', read(root + '/capture/dmesg.txt', '') or '')
+    lv = [w.split('=', 1)[1] for w in (cmd.group(1).split() if cmd else [])
+          if w.startswith('kmt.live=')]
+    return os.path.exists(root + '/kmodtop/post.rc') and (not lv or lv[-1] == '1')
 
 
 def live_soft(what):
-    g = os.environ.get('VM_LIVE_GATING')
-    return (what in SOFT_LIVE and g != '1') or (what in LIVE_GATING and g == '0')
+    return what in LIVE_GATING and os.environ.get('VM_LIVE_GATING') == '0'
 
 
 def check_live(root, m, check_hard, passed):
@@ -229,6 +329,10 @@ def check_live(root, m, check_hard, passed):
         check_hard(ok, step, what, exp, got)
 
     kd = root + '/kmodtop'
+    if live_expected(root):
+        missing = [f for f in LIVE_FILES if not os.path.exists(kd + '/' + f)]
+        check_hard(not missing, '-', 'live suite outputs present', 'all of %d' % len(LIVE_FILES),
+                   'missing %s' % ' '.join(missing) if missing else 'all')
     live = load_json(kd + '/live.out')
     host = load_json(kd + '/host.out')
     if live is None:
@@ -239,7 +343,7 @@ def check_live(root, m, check_hard, passed):
     li = live.get('live') or {}
     tr = li.get('trace') or {}
     check(tr.get('ok') is True, '-', 'live trace collected', True, tr.get('reason') or tr.get('ok'))
-    check(tr.get('lost_events', 0) == 0, '-', 'live lost trace events', 0, tr.get('lost_events'))
+    check(tr.get('lost_events') == 0, '-', 'live lost trace events', 0, tr.get('lost_events'))
     check((li.get('kmsg') or {}).get('ok') is True, '-', 'live /dev/kmsg followed', True,
           (li.get('kmsg') or {}).get('reason'))
     # vmallocinfo sampled during the run: the storm steps hold kernel_read_file areas
@@ -363,14 +467,12 @@ def check_live(root, m, check_hard, passed):
     if os.path.isdir(bundle) and guest:
         k = host_kmodtop()
         if not k:
-            passed.append(('-', 'no host kmodtop: bundle not compared'))
+            check_hard(not live_expected(root), '-', 'host kmodtop to read the bundle',
+                       'src/kmodtop or $KMODTOP', 'none')
             return
-        with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, XDG_CACHE_HOME=cache)
-            res = subprocess.run([k, '--root', bundle, 'report', '-j'], env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        check(res.returncode == 0, '-', 'host kmodtop on the bundle exit status', 0, res.returncode)
-        hb = res.stdout.decode(errors='replace').replace(bundle, 'BUNDLE')
+        rc, out = bundle_report(k, bundle)
+        check(rc == 0, '-', 'host kmodtop on the bundle exit status', 0, rc)
+        hb = out.replace(bundle, 'BUNDLE')
         gb = guest.replace('/capture/kmodtop/bundle', 'BUNDLE')
         first = None
         if hb != gb:
@@ -408,6 +510,7 @@ def check_live(root, m, check_hard, passed):
                   diff[0][1] if diff else '-'))
         check(requester_pids(batt) == requester_pids(latt), '-',
               'bundle attempts per requester = live', requester_pids(latt), requester_pids(batt))
+        check_bundle_tree(root, k, bundle, 'bundle', check)
 
 
 def main(argv):
@@ -493,6 +596,8 @@ def main(argv):
 
     # ---- kmodtop ----
     kd = root + '/kmodtop'
+    if live_expected(root):
+        check(os.path.isdir(kd), '-', 'kmodtop ran in the guest (kmodtop/)', 'present', 'missing')
     if os.path.isdir(kd):
         for run in ('live', 'post', 'host', 'record', 'bundle-guest'):
             rc = read('%s/%s.rc' % (kd, run))
@@ -560,6 +665,12 @@ def main(argv):
         check_live(root, m, check, passed)
         check_nonroot.check_nonroot(root, check, passed)
         check_nonroot.check_mount(root, check, passed)
+        if live_expected(root) or os.path.isdir(kd + '/lost'):
+            check_lost.check_lost(root, check, passed)
+        if live_expected(root) or os.path.isdir(kd + '/since-boot'):
+            check_since_boot.check_since_boot(root, check, passed)
+        if live_expected(root) or os.path.isdir(kd + '/bundle-names'):
+            check_bundle_names(root, check, passed)
 
     if rows:
         w = [max(len(str(r[i])) for r in rows + [('step', 'check', 'expected', 'got')]) for i in range(4)]

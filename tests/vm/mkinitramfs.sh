@@ -130,11 +130,19 @@ fi
 cp "$here/init" init
 # kmodtop top live during the workload (sourced by init)
 cp "$here/top-live.sh" etc/kmt-top-live.sh
+# live_ready (sourced by init and the test scripts)
+cp "$here/live-ready.sh" etc/kmt-live-ready.sh
 chmod 755 init
 # kmt: the unprivileged user of tests/vm/nonroot.sh
 cp "$here/nonroot.sh" bin/kmt-nonroot
 cp "$here/mount-tracefs.sh" bin/kmt-mount-tracefs
-chmod 755 bin/kmt-nonroot bin/kmt-mount-tracefs
+# lost trace events, --since-boot, a bundle's names by size (run by init after the
+# live suite)
+cp "$here/lost-events.sh" bin/kmt-lost-events
+cp "$here/since-boot.sh" bin/kmt-since-boot
+cp "$here/bundle-names.sh" bin/kmt-bundle-names
+chmod 755 bin/kmt-nonroot bin/kmt-mount-tracefs bin/kmt-lost-events bin/kmt-since-boot \
+	bin/kmt-bundle-names
 printf 'root:x:0:0:root:/:/bin/sh\nkmt:x:1000:1000:kmt:/tmp:/bin/sh\n' >etc/passwd
 printf 'root:x:0:\nkmt:x:1000:\n' >etc/group
 
