@@ -565,7 +565,7 @@ int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 	}
 	if (bad_mono_bracket(s, end)) {
 		*reterr_what = "kernel timestamp out of range";
-		return -ERANGE;
+		return -EINVAL;
 	}
 	/* other text first: a prompt, a CI runner's timestamp, an escape sequence */
 	for (p = s + 1; p < end; p++) {
