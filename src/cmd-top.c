@@ -1185,8 +1185,10 @@ static int vm_figures_update(struct poll *p, const struct vmallocinfo_change *ch
  * and requests over all events), so when new events came the spools are read again
  * from their start, by the same code `report --duration` reads them with: what top
  * shows is what the report of the same events says. A rebuild costs a parse of
- * everything traced so far; the next waits at least REBUILD_BACKOFF times as long as
- * the last took (at most 1/REBUILD_BACKOFF of a core).
+ * everything traced so far; the next waits REBUILD_BACKOFF times as long as the last
+ * took, at most REBUILD_MAX_WAIT: 1/REBUILD_BACKOFF of a core while a rebuild takes
+ * under REBUILD_MAX_WAIT / REBUILD_BACKOFF, more beyond (a long storm's history; the
+ * man page says so).
  */
 #define REBUILD_BACKOFF 20
 /*
