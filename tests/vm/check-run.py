@@ -48,6 +48,7 @@ import measure  # noqa: E402
 import check_lost  # noqa: E402
 import check_nonroot  # noqa: E402
 import check_since_boot  # noqa: E402
+from vmfiles import read, load_json_text, load_json  # noqa: E402
 
 LOADERS = ('modprobe', 'insmod', 'rmmod', 'kmod', 'busybox')
 TRUTH = re.compile(r'^TRUTH (\w+) (.*)$')
@@ -61,14 +62,6 @@ AUTOLOAD = {
     'autoload-missing-bt': ('net-pf-31', '__sock_create'),
     'autoload-vfat': ('fs-vfat', 'get_fs_type'),
 }
-
-
-def read(path, default=None):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except OSError:
-        return default
 
 
 def hist(values):
@@ -183,19 +176,6 @@ def requester_pids(atts):
 def by_pid(items, pid='pid', start='start'):
     """calls in order per thread: the same order in every buffer that traced them"""
     return sorted(items, key=lambda a: (a.get(pid), float(a.get(start) or 0)))
-
-
-def load_json_text(text):
-    if not text:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
-
-
-def load_json(path):
-    return load_json_text(read(path))
 
 
 def host_kmodtop():

@@ -1,24 +1,10 @@
 """Lost trace events in the guest (tests/vm/lost-events.sh): what kmodtop reports
 against what the kernel counted while its reader was stopped."""
-import json
 import re
 
+from vmfiles import read as _read, load_json as _json
+
 LOST_LINE = re.compile(r'^CPU:(\d+) \[LOST (\d+) EVENTS\]', re.M)
-
-
-def _read(path):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def _json(path):
-    try:
-        return json.loads(_read(path) or '')
-    except ValueError:
-        return None
 
 
 def _kernel_lost(stats):

@@ -3,20 +3,7 @@ readable, exits 0, and says which sources are missing and why."""
 import json
 import os
 
-
-def _read(path):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def _json(path):
-    try:
-        return json.loads(_read(path) or '')
-    except ValueError:
-        return None
+from vmfiles import read as _read, load_json as _json
 
 
 def check_nonroot(root, check, passed):

@@ -1,22 +1,8 @@
 """--since-boot in the guest (tests/vm/since-boot.sh): the records kmodtop read against
 the records the kernel held, as the workload copied them from /dev/kmsg."""
-import json
 import re
 
-
-def _read(path):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def _json(path):
-    try:
-        return json.loads(_read(path) or '')
-    except ValueError:
-        return None
+from vmfiles import read as _read, load_json as _json
 
 
 def _kmsg_records(text):
