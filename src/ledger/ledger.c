@@ -665,6 +665,19 @@ static bool names_compatible(const struct attempt *a, const struct attempt *b)
 	return !a->module || !b->module || strcmp(a->module, b->module) == 0;
 }
 
+/*
+ * The first attempt at or before @from, going back while starts are not before @t:
+ * attempts are in entry order, which is time order give or take ORDER_SLACK.
+ */
+static size_t look_back(const struct ledger *l, size_t from, double t)
+{
+	if (from >= l->n_attempts)
+		from = l->n_attempts;
+	while (from > 0 && !(l->attempts[from - 1].start < t - ORDER_SLACK))
+		from--;
+	return from;
+}
+
 /* Finished finit_module() calls, by return value, then by exit time */
 struct by_end {
 	int64_t ret;
@@ -946,14 +959,14 @@ static int names_from_klog(struct ledger *l, size_t from)
 		struct attempt *a = &l->attempts[i];
 		const char *found = NULL;
 		bool ambiguous = false;
-		size_t from, to;
+		size_t lo_k, hi_k;
 
 		if (a->module || !a->complete || !a->err)
 			continue;
 		/* the order does not matter: one module or ambiguous */
-		from = isnan(a->start) ? 0 : by_ts_count(lines, n_lines, a->start - KLOG_SLACK, false);
-		to = isnan(a->end) ? n_lines : by_ts_count(lines, n_lines, a->end + KLOG_SLACK, true);
-		for (size_t k = from; k < to; k++) {
+		lo_k = isnan(a->start) ? 0 : by_ts_count(lines, n_lines, a->start - KLOG_SLACK, false);
+		hi_k = isnan(a->end) ? n_lines : by_ts_count(lines, n_lines, a->end + KLOG_SLACK, true);
+		for (size_t k = lo_k; k < hi_k; k++) {
 			const struct ledger_klog *g = &l->klog[lines[k].i];
 
 			if (g->ts < a->start - KLOG_SLACK || g->ts > a->end + KLOG_SLACK)
@@ -971,11 +984,11 @@ static int names_from_klog(struct ledger *l, size_t from)
 		 * It started before this one ended, and ended after this one started, so it
 		 * started at most the longest call (and some rounding) before.
 		 */
-		from = isnan(a->start) || isinf(longest)
+		lo_k = isnan(a->start) || isinf(longest)
 			       ? 0
 			       : by_ts_count(calls, n_calls, a->start - 2 * longest - 1.0, false);
-		to = isnan(a->end) ? 0 : by_ts_count(calls, n_calls, a->end, false);
-		for (size_t k = from; k < to && !ambiguous; k++) {
+		hi_k = isnan(a->end) ? 0 : by_ts_count(calls, n_calls, a->end, false);
+		for (size_t k = lo_k; k < hi_k && !ambiguous; k++) {
 			size_t j = calls[k].i;
 			const struct attempt *b = &l->attempts[j];
 
@@ -1116,11 +1129,11 @@ static void names_free_local(char **names, size_t n)
 }
 
 /*
- * Is every named attempt of a pid (its first @i, then by @next) one modprobe could
- * make for @rq?
+ * Is every named attempt of a pid (its first @i, then by @next, which is indexed from
+ * @from) one modprobe could make for @rq?
  */
 static int request_fits(struct ledger *l, const struct autoload_request *rq, size_t i,
-			const size_t *next, bool *ret_fits)
+			const size_t *next, size_t from, bool *ret_fits)
 {
 	char **closure = NULL;
 	size_t n = 0;
@@ -1133,7 +1146,7 @@ static int request_fits(struct ledger *l, const struct autoload_request *rq, siz
 	r = request_closure(l, rq, &closure, &n);
 	if (r < 0)
 		return r;
-	for (; i != SIZE_MAX && fits; i = next[i]) {
+	for (; i != SIZE_MAX && fits; i = next[i - from]) {
 		const struct attempt *a = &l->attempts[i];
 
 		if (!a->module)
@@ -1293,7 +1306,7 @@ static int link_modprobes(struct ledger *l, size_t from)
 			if (rq->modprobe_pid || rq->ts > a->start ||
 			    a->start - rq->ts > REQUEST_TO_MODPROBE || rq->needless)
 				continue;
-			r = request_fits(l, rq, i, next - from, &fits);
+			r = request_fits(l, rq, i, next, from, &fits);
 			if (r < 0)
 				return r;
 			if (!fits)
@@ -1308,19 +1321,6 @@ static int link_modprobes(struct ledger *l, size_t from)
 		}
 	}
 	return 0;
-}
-
-/*
- * The first attempt at or before @from, going back while starts are not before @t:
- * attempts are in entry order, which is time order give or take ORDER_SLACK.
- */
-static size_t look_back(const struct ledger *l, size_t from, double t)
-{
-	if (from >= l->n_attempts)
-		from = l->n_attempts;
-	while (from > 0 && !(l->attempts[from - 1].start < t - ORDER_SLACK))
-		from--;
-	return from;
 }
 
 /* What the passes below decide about the attempts from @from on, undone. */
@@ -1385,9 +1385,10 @@ static int finish_from(struct ledger *l, size_t from)
 }
 
 /* Has @a ended long enough before @now that no event still to come can change it? */
-static bool attempt_settles(const struct ledger *l, const struct attempt *a, double now)
+static bool attempt_settles(const struct ledger *l, size_t i, double now)
 {
 	const struct priv *p = l->priv;
+	const struct attempt *a = &l->attempts[i];
 	double h = SETTLE_SLACK;
 
 	if (!a->complete) {
@@ -1398,8 +1399,14 @@ static bool attempt_settles(const struct ledger *l, const struct attempt *a, dou
 		return a->start < now - h;
 	}
 	/* kmod's userspace decompression may still follow (find_fallbacks) */
-	if (a->syscall == ATTEMPT_FINIT && a->err == ENOEXEC && !(a->flags & 4))
+	if (a->syscall == ATTEMPT_FINIT && a->err == ENOEXEC && !(a->flags & 4)) {
 		h += FALLBACK_GAP;
+		/* it did: the pair's name (from its log, its size) comes when the pair settles */
+		if (a->outcome == OUTCOME_FALLBACK)
+			for (size_t j = i + 1; j < l->n_attempts; j++)
+				if (l->attempts[j].pid == a->pid)
+					return attempt_settles(l, j, now);
+	}
 	return a->end < now - h;
 }
 
@@ -1416,7 +1423,7 @@ int ledger_settle(struct ledger *l, double now)
 		return r;
 	/* settled attempts are a prefix: the passes above only ever look back at them */
 	while (l->n_settled < l->n_attempts &&
-	       (all || attempt_settles(l, &l->attempts[l->n_settled], now))) {
+	       (all || attempt_settles(l, l->n_settled, now))) {
 		p->live_named_settled += l->attempts[l->n_settled].name_source == NAME_LIVE;
 		l->n_settled++;
 	}
