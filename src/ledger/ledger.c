@@ -51,6 +51,13 @@ struct live_event {
 	char *name;
 	double ts;
 	bool live;
+	size_t prev, next;		/* the module's events before and after, or SIZE_MAX */
+};
+
+/* A module's load and free events, so that a lookup reads that module's only */
+struct live_name {
+	size_t first, last;
+	bool ordered;			/* in time order: look back from the last */
 };
 
 struct priv {
@@ -59,6 +66,9 @@ struct priv {
 	size_t cap_attempts, cap_requests, cap_steps, cap_klog;
 	struct live_event *live;
 	size_t n_live, cap_live;
+	struct live_name *lnames;
+	size_t n_lnames, cap_lnames;
+	struct hindex *lname_idx;
 	struct proctab *procs;
 	struct hindex *pid_first;	/* each pid's first attempt */
 	double longest;			/* the longest complete call (NaN: infinite) */
@@ -167,9 +177,12 @@ int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledg
 	struct ledger *l = calloc(1, sizeof(*l));
 	struct priv *p = calloc(1, sizeof(*p));
 
-	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->pid_first) < 0) {
-		if (p)
+	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->pid_first) < 0 ||
+	    hindex_new(&p->lname_idx) < 0) {
+		if (p) {
 			proctab_free(p->procs);
+			hindex_free(p->pid_first);
+		}
 		free(l);
 		free(p);
 		return -ENOMEM;
@@ -212,6 +225,8 @@ struct ledger *ledger_free(struct ledger *l)
 		free(p->live);
 		proctab_free(p->procs);
 		hindex_free(p->pid_first);
+		hindex_free(p->lname_idx);
+		free(p->lnames);
 		free(p);
 	}
 	free(l->attempts);
@@ -377,18 +392,53 @@ static int on_exit_(struct ledger *l, const struct tracefs_event *ev, enum attem
 	return 0;
 }
 
+static bool lname_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct priv *p = userdata;
+
+	return strcmp(p->live[p->lnames[pos].first].name, key) == 0;
+}
+
+static size_t lname_find(const struct priv *p, const char *name)
+{
+	return hindex_find(p->lname_idx, hash_str(HASH_INIT, name), lname_is, name, p);
+}
+
 static int live_add(struct ledger *l, const struct tracefs_str *name, double ts, bool live)
 {
 	struct priv *p = l->priv;
+	struct live_event *e;
+	size_t pos;
 	int r = array_grow((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
 
 	if (r < 0)
 		return r;
-	p->live[p->n_live].name = strndup_tf(name);
-	if (!p->live[p->n_live].name)
+	e = &p->live[p->n_live];
+	e->name = strndup_tf(name);
+	if (!e->name)
 		return -ENOMEM;
-	p->live[p->n_live].ts = ts;
-	p->live[p->n_live].live = live;
+	e->ts = ts;
+	e->live = live;
+	e->prev = e->next = SIZE_MAX;
+	pos = lname_find(p, e->name);
+	if (pos == HINDEX_NONE) {
+		r = array_grow((void **)&p->lnames, p->n_lnames, &p->cap_lnames,
+			       sizeof(*p->lnames));
+		if (r >= 0)
+			r = hindex_add(p->lname_idx, hash_str(HASH_INIT, e->name), p->n_lnames);
+		if (r < 0) {
+			free(e->name);
+			return r;
+		}
+		p->lnames[p->n_lnames++] = (struct live_name){ p->n_live, p->n_live, true };
+	} else {
+		struct live_name *n = &p->lnames[pos];
+
+		n->ordered = n->ordered && p->live[n->last].ts <= ts;
+		e->prev = n->last;
+		p->live[n->last].next = p->n_live;
+		n->last = p->n_live;
+	}
 	p->n_live++;
 	return 0;
 }
@@ -754,6 +804,8 @@ static int find_waiters(struct ledger *l, size_t from)
 	size_t n_idx = 0, lo = 0;
 	bool all_finite = true;
 
+	if (from >= l->n_attempts)
+		return 0;
 	/* a leader ended within the slack of its waiter, so it started at most the longest call before */
 	if (from < l->n_attempts)
 		lo = look_back(l, from, l->attempts[from].start - 2 * WAITER_EXIT_SLACK_MEASURED -
@@ -1016,23 +1068,23 @@ static bool names_contain(char **names, size_t n, const char *name)
 static bool module_live_at(struct ledger *l, const char *name, double ts)
 {
 	struct priv *p = l->priv;
-	bool seen = false, first_state = false, state = false;
+	size_t pos = lname_find(p, name), k;
+	const struct live_name *n;
+	bool state;
 
-	for (size_t i = 0; i < p->n_live; i++) {
-		if (strcmp(p->live[i].name, name) != 0)
-			continue;
-		if (!seen) {
-			seen = true;
-			/* the first event tells the state before it: a load means it was absent */
-			first_state = !p->live[i].live;
-			state = first_state;
-		}
-		if (p->live[i].ts > ts)
-			break;
-		state = p->live[i].live;
-	}
-	if (!seen)
+	if (pos == HINDEX_NONE)
 		return l->ops.live_at_start && l->ops.live_at_start(l->ops.userdata, name);
+	n = &p->lnames[pos];
+	/* the first event tells the state before it: a load means it was absent */
+	state = !p->live[n->first].live;
+	if (n->ordered) {
+		/* a request is recent (live: not settled yet): look back from the last */
+		for (k = n->last; k != SIZE_MAX && p->live[k].ts > ts; k = p->live[k].prev)
+			;
+		return k == SIZE_MAX ? state : p->live[k].live;
+	}
+	for (k = n->first; k != SIZE_MAX && !(p->live[k].ts > ts); k = p->live[k].next)
+		state = p->live[k].live;
 	return state;
 }
 
