@@ -12,11 +12,14 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect.h"
 #include "cost/catalog.h"
+#include "cost/cost.h"
 #include "cost/estimate.h"
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
@@ -316,6 +319,163 @@ static size_t streamed(struct tree *t, const struct input *in, bool idempotent, 
 	return settled_before_end;
 }
 
+static char *slurp(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	assert_non_null(f);
+	do {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n);
+	fclose(f);
+	*ret_len = len;
+	return buf;
+}
+
+/* The time of the last whole trace line in @t[0, @len), or -1 */
+static double trace_time(const char *t, size_t len)
+{
+	while (len > 0) {
+		size_t end = len - 1, start;
+		const char *rb;
+		double ts;
+		char flags[16];
+
+		while (end > 0 && t[end] != '\n')
+			end--;
+		if (end == 0)
+			return -1;
+		start = end;
+		while (start > 0 && t[start - 1] != '\n')
+			start--;
+		rb = memchr(t + start, ']', end - start);
+		if (rb && sscanf(rb + 1, " %15s %lf:", flags, &ts) == 2)
+			return ts;
+		len = start;
+	}
+	return -1;
+}
+
+static void append(int fd, const char *p, size_t n)
+{
+	assert_int_equal(write(fd, p, n), (ssize_t)n);
+}
+
+/*
+ * The live path: collect_stream reads spools as they grow, cut anywhere (in a line,
+ * in a record), the log's bytes written as the trace's reach their time, and ends as
+ * the batch ledger; the settled attempts are priced as they settle.
+ */
+static void test_stream_equals_batch(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+		char path[4096];
+		char *trace, *kmsg;
+		size_t tlen, klen, toff = 0, koff = 0, step = 1;
+		int tfd = memfd_create("trace", MFD_CLOEXEC), kfd = memfd_create("kmsg", MFD_CLOEXEC);
+		struct collect_stream *cs;
+		const struct ledger *l;
+		struct ledger *want;
+		struct input in;
+		struct tree t;
+		size_t settled_early = 0;
+
+		assert_true(tfd >= 0 && kfd >= 0);
+		input_read(&fixtures[f], &in);
+		tree_open(&fixtures[f], &t);
+		want = batch(&t, &in, true);
+		snprintf(path, sizeof(path), "%s/sys/kernel/tracing/trace", fixtures[f].dir);
+		trace = slurp(path, &tlen);
+		snprintf(path, sizeof(path), "%s/capture/kmsg.raw", fixtures[f].dir);
+		kmsg = slurp(path, &klen);
+		assert_int_equal(collect_stream_new(&t.lk, true, tfd, "trace", kfd, &cs), 0);
+		l = collect_stream_ledger(cs);
+		while (toff < tlen) {
+			/* uneven pieces: 1, 2, ... up to 4 KiB, wrapping */
+			size_t n = step < tlen - toff ? step : tlen - toff;
+
+			step = step * 7 % 4093 + 1;
+			append(tfd, trace + toff, n);
+			toff += n;
+			/* the log as far as the trace has reached, and part of the next record */
+			{
+				double now = trace_time(trace, toff);
+				size_t end = koff;
+
+				while (end < klen) {
+					const char *nl = memchr(kmsg + end, '\n', klen - end);
+					unsigned long long us;
+					size_t next = nl ? (size_t)(nl - kmsg) + 1 : klen;
+
+					if (kmsg[end] != ' ' &&
+					    sscanf(kmsg + end, "%*u,%*u,%llu", &us) == 1 && us / 1e6 > now)
+						break;
+					end = next;
+				}
+				if (end < klen)
+					end += (klen - end) / 2 < 20 ? (klen - end) / 2 : 20;
+				if (end > koff) {
+					append(kfd, kmsg + koff, end - koff);
+					koff = end;
+				}
+			}
+			assert_int_equal(collect_stream_feed(cs), 0);
+			assert_int_equal(collect_stream_settle(cs), 0);
+			settled_early = l->n_settled;
+		}
+		append(kfd, kmsg + koff, klen - koff);
+		assert_int_equal(collect_stream_feed(cs), 0);
+		assert_int_equal(collect_stream_finish(cs), 0);
+		assert_true(settled_early > want->n_attempts / 2);
+		assert_int_equal(l->n_attempts, want->n_attempts);
+		assert_int_equal(l->n_klog, want->n_klog);
+		for (size_t a = 0; a < want->n_attempts; a++) {
+			struct snap s;
+
+			snap_take(&want->attempts[a], &s);
+			assert_attempt_is(&l->attempts[a], &s, a, "stream vs batch");
+			free(s.module);
+		}
+		for (size_t q = 0; q < want->n_requests; q++) {
+			assert_int_equal(l->requests[q].modprobe_pid, want->requests[q].modprobe_pid);
+			assert_int_equal(l->requests[q].n_attempts, want->requests[q].n_attempts);
+			assert_int_equal(l->requests[q].needless, want->requests[q].needless);
+		}
+		/* each settled attempt priced as cost_compute() prices it */
+		{
+			struct cost_result *cr;
+			const struct attempt_cost *c = collect_stream_cost(cs);
+
+			assert_non_null(c);
+			assert_int_equal(cost_compute(want, &t.k, collect_cost_module, &t.lk, &cr), 0);
+			for (size_t a = 0; a < want->n_attempts; a++) {
+				struct attempt_cost x = cr->att[a];
+
+				x.race_extra = 0;
+				assert_memory_equal(&x, &c[a], sizeof(x));
+			}
+			cost_result_free(cr);
+		}
+		collect_stream_free(cs);
+		ledger_free(want);
+		free(trace);
+		free(kmsg);
+		close(tfd);
+		close(kfd);
+		tree_close(&t);
+		input_free(&in);
+	}
+}
+
 static void test_settle_equals_finish(void **state)
 {
 	static const size_t chunks[] = { 5, 64, 1000 };
@@ -360,6 +520,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_settle_equals_finish),
+		cmocka_unit_test(test_stream_equals_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
