@@ -442,6 +442,52 @@ static void test_rebuilt_ledger(void **state)
 	free(done_a);
 }
 
+/* Live: a request counted before its modprobe was linked is counted again until final */
+static void test_request_changes(void **state)
+{
+	struct fixture *f = *state;
+	struct autoload_request *rq = &f->l->requests[0];
+	int c_mp = col(TOP_VIEW_AUTOLOAD, "modprobes"), c_nl = col(TOP_VIEW_AUTOLOAD, "needless");
+	struct top_table t;
+
+	assert_int_equal(rq->modprobe_pid, 0);
+	assert_false(rq->needless);
+	f->s.requests_change = true;
+	f->s.n_requests_final = 0;
+	f->ui.view = TOP_VIEW_AUTOLOAD;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	assert_int_equal(t.n_rows, 1);
+	assert_int_equal(t.rows[0].vals[c_mp].u, 0);
+	top_table_done(&t);
+
+	/* the next settle linked its modprobe */
+	rq->modprobe_pid = 303;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	assert_int_equal(t.rows[0].vals[c_mp].u, 1);
+	assert_int_equal(t.rows[0].vals[c_nl].u, 0);
+	top_table_done(&t);
+
+	/* and another found it needless and unlinked it: both follow */
+	rq->modprobe_pid = 0;
+	rq->needless = true;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	assert_int_equal(t.rows[0].vals[c_mp].u, 0);
+	assert_int_equal(t.rows[0].vals[c_nl].u, 1);
+	top_table_done(&t);
+
+	/* settled: a final request is not looked at again */
+	f->s.n_requests_final = 1;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	rq->needless = false;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	assert_int_equal(t.rows[0].vals[c_nl].u, 1);
+	top_table_done(&t);
+}
+
 static void test_other_views(void **state)
 {
 	struct fixture *f = *state;
@@ -678,6 +724,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_incremental_changed_spark, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rebuilt_ledger, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_request_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_frames, setup, teardown),
 		cmocka_unit_test(test_canvas),

@@ -620,6 +620,9 @@ struct top_model {
 	size_t *att_req, *att_mod;
 	size_t cap_att;
 	size_t n_seen, n_req_seen, n_klog_seen;
+	/* live: what each request counted (RQ_COUNTED_*), for those that may still change */
+	uint8_t *rq_counted;
+	size_t cap_rq_counted, n_req_final;
 	/* a rebuilt ledger: the first @quiet attempts in done order were counted before */
 	size_t quiet;
 
@@ -686,6 +689,9 @@ static void model_reset(struct top_model *m)
 	m->att_req = m->att_mod = NULL;
 	m->cap_att = 0;
 	m->n_seen = m->n_req_seen = m->n_klog_seen = 0;
+	free(m->rq_counted);
+	m->rq_counted = NULL;
+	m->cap_rq_counted = m->n_req_final = 0;
 	m->ev_head = m->n_events = 0;
 	memset(&m->hdr, 0, sizeof(m->hdr));
 	m->info_valid = false;
@@ -985,6 +991,51 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	return 0;
 }
 
+#define RQ_COUNTED_NEEDLESS 1
+#define RQ_COUNTED_MODPROBE 2
+
+static uint8_t rq_counted_bits(const struct autoload_request *rq)
+{
+	return (rq->needless ? RQ_COUNTED_NEEDLESS : 0) | (rq->modprobe_pid ? RQ_COUNTED_MODPROBE : 0);
+}
+
+/* Live: a request's modprobe and needlessness may be decided after it was counted */
+static int recount_request(struct top_model *m, const struct ledger *l, size_t idx)
+{
+	const struct autoload_request *rq = &l->requests[idx];
+	uint8_t was = m->rq_counted[idx], now = rq_counted_bits(rq);
+	long ai;
+
+	if (was == now)
+		return 0;
+	ai = alias_get(m, rq);
+	if (ai < 0)
+		return (int)ai;
+	if ((was ^ now) & RQ_COUNTED_NEEDLESS) {
+		bool add = now & RQ_COUNTED_NEEDLESS;
+		long mi = rq->n_resolved ? mod_get(m, rq->resolved[0]) : -1;
+
+		if (rq->n_resolved && mi < 0)
+			return (int)mi;
+		if (add)
+			m->aliases[ai].needless++;
+		else
+			m->aliases[ai].needless--;
+		if (mi >= 0 && add)
+			m->mods[mi].needless++;
+		else if (mi >= 0)
+			m->mods[mi].needless--;
+	}
+	if ((was ^ now) & RQ_COUNTED_MODPROBE) {
+		if (now & RQ_COUNTED_MODPROBE)
+			m->aliases[ai].modprobes++;
+		else
+			m->aliases[ai].modprobes--;
+	}
+	m->rq_counted[idx] = now;
+	return 0;
+}
+
 static int consume_request(struct top_model *m, const struct ledger *l, size_t idx)
 {
 	const struct autoload_request *rq = &l->requests[idx];
@@ -994,6 +1045,21 @@ static int consume_request(struct top_model *m, const struct ledger *l, size_t i
 
 	if (ai < 0)
 		return (int)ai;
+	if (m->s->requests_change) {
+		if (idx >= m->cap_rq_counted) {
+			size_t ncap = m->cap_rq_counted ? m->cap_rq_counted * 2 : 256;
+			uint8_t *nc;
+
+			while (ncap <= idx)
+				ncap *= 2;
+			nc = realloc(m->rq_counted, ncap);
+			if (!nc)
+				return -ENOMEM;
+			m->rq_counted = nc;
+			m->cap_rq_counted = ncap;
+		}
+		m->rq_counted[idx] = rq_counted_bits(rq);
+	}
 	a = &m->aliases[ai];
 	a->requests++;
 	a->needless += rq->needless;
@@ -1167,11 +1233,20 @@ static int model_update(struct top_model *m, const struct top_sample *s, struct 
 			s->n_requests < l->n_requests ? s->n_requests : l->n_requests;
 		size_t nkl = s->n_klog < l->n_klog ? s->n_klog : l->n_klog;
 
+		/* live: those counted before may have changed since; the settled ones no more */
+		for (size_t i = m->n_req_final; s->requests_change && i < m->n_req_seen; i++) {
+			r = recount_request(m, l, i);
+			if (r < 0)
+				return r;
+		}
 		for (; m->n_req_seen < nrq; m->n_req_seen++) {
 			r = consume_request(m, l, m->n_req_seen);
 			if (r < 0)
 				return r;
 		}
+		if (s->requests_change && s->n_requests_final > m->n_req_final)
+			m->n_req_final = s->n_requests_final < m->n_req_seen ? s->n_requests_final
+									     : m->n_req_seen;
 		for (; m->n_seen < s->n_done; m->n_seen++) {
 			size_t idx = s->done[m->n_seen];
 

@@ -99,6 +99,13 @@ struct top_sample {
 	size_t n_klog;
 	const struct attempt_cost *cost;	/* parallel to ledger->attempts, or NULL */
 	/*
+	 * Live: a request's modprobe and whether it was needless may still be decided
+	 * after it is visible, until it is one of the first @n_requests_final; the counts
+	 * follow the changes.
+	 */
+	bool requests_change;
+	size_t n_requests_final;
+	/*
 	 * The ledger was rebuilt from the same events and more (live: a ledger is built
 	 * whole, so new events mean a new one): the counts are taken anew from it, the
 	 * rows' sparklines and change marks carry over, and only attempts past the
