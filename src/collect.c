@@ -321,6 +321,8 @@ void collect_result_done(struct collect_result *r)
 /* A line longer than this is refused, as the file readers refuse it */
 #define STREAM_LINE_MAX (1024 * 1024)
 #define STREAM_READ 65536
+/* a stack trace follows its event in the trace by microseconds; wait far longer */
+#define STACK_WAIT 0.1
 
 struct stream_src {
 	int fd;
@@ -536,6 +538,10 @@ int collect_stream_feed(struct collect_stream *cs)
 	}
 	if (cs->tp) {
 		r = stream_read(cs, &cs->trace, true, &any);
+		if (r < 0)
+			return r;
+		/* the last event of a CPU gone quiet must not hold the rest back */
+		r = tracefs_parser_flush_older(cs->tp, STACK_WAIT);
 		if (r < 0)
 			return r;
 	}

@@ -444,6 +444,11 @@ static void test_stream_equals_batch(void **state)
 			snap_take(&want->attempts[a], &s);
 			assert_attempt_is(&l->attempts[a], &s, a, "stream vs batch");
 			free(s.module);
+			/* every stack reached its allocation: the bytes by class are the batch's */
+			assert_memory_equal(l->attempts[a].vmap, want->attempts[a].vmap,
+					    sizeof(want->attempts[a].vmap));
+			assert_int_equal(l->attempts[a].n_allocs, want->attempts[a].n_allocs);
+			assert_int_equal(l->attempts[a].complete, want->attempts[a].complete);
 		}
 		for (size_t q = 0; q < want->n_requests; q++) {
 			assert_int_equal(l->requests[q].modprobe_pid, want->requests[q].modprobe_pid);
