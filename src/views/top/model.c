@@ -623,8 +623,6 @@ struct top_model {
 	/* live: what each request counted (RQ_COUNTED_*), for those that may still change */
 	uint8_t *rq_counted;
 	size_t cap_rq_counted, n_req_final;
-	/* a rebuilt ledger: the first @quiet attempts in done order were counted before */
-	size_t quiet;
 
 	struct event *events; /* ring */
 	size_t ev_head, n_events;
@@ -908,8 +906,6 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	int pid, r;
 	uint64_t meas = attempt_wasted(a);
 	uint64_t est = c && c->estimated ? c->wasted : 0;
-	/* counted again after a rebuild: not new in this refresh */
-	bool fresh = m->n_seen >= m->quiet;
 
 	mi = mod_get(m, a->module);
 	if (mi < 0)
@@ -950,7 +946,7 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	ma->last = (long)idx;
 	ma->last_req = (size_t)ri;
 	ma->last_ts = a->end;
-	ma->tick += fresh;
+	ma->tick++;
 
 	ra = &m->reqs[ri];
 	ra->attempts++;
@@ -982,11 +978,9 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	m->hdr.wasted_meas = add_sat_u64(m->hdr.wasted_meas, meas);
 	m->hdr.wasted_est = add_sat_u64(m->hdr.wasted_est, est);
 	m->hdr.has_est = m->hdr.has_est || (c && c->estimated);
-	if (fresh) {
-		m->tick_attempts++;
-		m->tick_est = add_sat_u64(m->tick_est, est);
-		m->tick_meas = add_sat_u64(m->tick_meas, meas);
-	}
+	m->tick_attempts++;
+	m->tick_est = add_sat_u64(m->tick_est, est);
+	m->tick_meas = add_sat_u64(m->tick_meas, meas);
 	push_event(m, EV_ATTEMPT, idx, a->complete ? a->end : a->start);
 	return 0;
 }
@@ -1086,126 +1080,15 @@ static uint64_t sig_mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
 }
 
-/*
- * What a rebuilt ledger must not lose: the rows' history (sparklines, what each row
- * showed at the previous refresh), which the counts recomputed from the new ledger
- * cannot give back. Keys point into the old ledger, alive until the update is done.
- */
-struct rebase;
-static int model_update(struct top_model *m, const struct top_sample *s, struct rebase *rb,
-			bool *rebased);
-
-struct rebase {
-	struct mod_acc *mods;
-	size_t n_mods;
-	struct req_acc *reqs;
-	size_t n_reqs;
-	struct alias_acc *aliases;
-	size_t n_aliases;
-	uint64_t refreshes;
-};
-
-static int rebase_save(struct top_model *m, struct rebase *rb)
-{
-	rb->mods = malloc((m->n_mods ? m->n_mods : 1) * sizeof(*rb->mods));
-	rb->reqs = malloc((m->n_reqs ? m->n_reqs : 1) * sizeof(*rb->reqs));
-	rb->aliases = malloc((m->n_aliases ? m->n_aliases : 1) * sizeof(*rb->aliases));
-	if (!rb->mods || !rb->reqs || !rb->aliases)
-		return -ENOMEM;
-	if (m->n_mods)
-		memcpy(rb->mods, m->mods, m->n_mods * sizeof(*rb->mods));
-	if (m->n_reqs)
-		memcpy(rb->reqs, m->reqs, m->n_reqs * sizeof(*rb->reqs));
-	if (m->n_aliases)
-		memcpy(rb->aliases, m->aliases, m->n_aliases * sizeof(*rb->aliases));
-	rb->n_mods = m->n_mods;
-	rb->n_reqs = m->n_reqs;
-	rb->n_aliases = m->n_aliases;
-	/* the names are the saved copies' now: model_reset() must not free them */
-	for (size_t i = 0; i < m->n_mods; i++)
-		m->mods[i].name = NULL;
-	rb->refreshes = m->hdr.refreshes;
-	return 0;
-}
-
-static void rebase_restore(struct top_model *m, struct rebase *rb)
-{
-	size_t slot;
-
-	for (size_t i = 0; i < rb->n_mods; i++) {
-		const struct mod_acc *o = &rb->mods[i];
-		struct mod_key k = { m, o->name };
-		long j = index_map_find(&m->mod_map, hash_bytes(0, o->name), mod_eq, &k, &slot);
-
-		if (j < 0)
-			continue;
-		memcpy(m->mods[j].spark, o->spark, sizeof(o->spark));
-		m->mods[j].sig = o->sig;
-		m->mods[j].seen_present = m->mods[j].seen_present || o->seen_present;
-	}
-	for (size_t i = 0; i < rb->n_reqs; i++) {
-		const struct req_acc *o = &rb->reqs[i];
-		struct req_key k = { m, o->comm, o->site };
-		long j = index_map_find(&m->req_map, hash_bytes(hash_bytes(0, o->comm), o->site),
-					req_eq, &k, &slot);
-
-		if (j >= 0)
-			m->reqs[j].sig = o->sig;
-	}
-	for (size_t i = 0; i < rb->n_aliases; i++) {
-		const struct alias_acc *o = &rb->aliases[i];
-		struct alias_key k = { m, o->alias, o->site, o->comm };
-		long j = index_map_find(&m->alias_map,
-					hash_bytes(hash_bytes(hash_bytes(0, o->alias), o->site), o->comm),
-					alias_eq, &k, &slot);
-
-		if (j >= 0)
-			m->aliases[j].sig = o->sig;
-	}
-}
-
-static void rebase_done(struct rebase *rb)
-{
-	for (size_t i = 0; rb->mods && i < rb->n_mods; i++)
-		free(rb->mods[i].name);
-	free(rb->mods);
-	free(rb->reqs);
-	free(rb->aliases);
-}
-
 int top_model_update(struct top_model *m, const struct top_sample *s)
-{
-	struct rebase rb = { 0 };
-	bool rebased = false;
-	int r = model_update(m, s, &rb, &rebased);
-
-	if (rebased)
-		rebase_done(&rb);
-	return r;
-}
-
-static int model_update(struct top_model *m, const struct top_sample *s, struct rebase *rb,
-			bool *rebased)
 {
 	const struct ledger *l = s->ledger;
 	double dt;
 	int r;
 
 	if (l != m->ledger || (l && s->n_done < m->n_seen)) {
-		size_t seen = m->n_seen;
-
-		if (s->rebuilt && l && m->ledger && l != m->ledger) {
-			*rebased = true;
-			r = rebase_save(m, rb);
-			if (r < 0)
-				return r;
-		}
 		model_reset(m);
 		m->ledger = l;
-		if (*rebased) {
-			m->quiet = seen;
-			m->hdr.refreshes = rb->refreshes;
-		}
 	}
 	m->s = s;
 	m->hdr.s = s;
@@ -1260,9 +1143,6 @@ static int model_update(struct top_model *m, const struct top_sample *s, struct 
 			push_event(m, EV_KLOG, m->n_klog_seen,
 				   l->klog[m->n_klog_seen].ts);
 	}
-	m->quiet = 0;
-	if (*rebased)
-		rebase_restore(m, rb);
 
 	/* rates over the last refresh, in the sample's clock */
 	if (!m->have_prev) {
