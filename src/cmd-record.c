@@ -802,6 +802,15 @@ fail:
 	return r;
 }
 
+int live_mark_now(struct live *lv)
+{
+	static const char text[] = "kmodtop_now";
+
+	if (!live_ti || live_ti->marker_fd < 0 || lv->trace_err)
+		return -ENOENT;
+	return tracefs_instance_mark(live_ti, text, sizeof(text) - 1);
+}
+
 int live_poll(struct live *lv, unsigned int max_reads)
 {
 	uint64_t before = lv->trace_bytes + lv->kstats.bytes;

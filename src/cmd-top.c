@@ -1093,12 +1093,12 @@ struct poll {
 	/* a live system: kmodtop's tracefs instance and /dev/kmsg, spooled */
 	struct live *lv;
 	bool measure;
-	struct collect_result cur, old; /* old: the model's until this sample */
-	size_t n_rebuilds;
-	double rebuild_secs, rebuild_max;
-	bool pending;			/* new events not in cur yet */
-	double next_rebuild;		/* not before: a rebuild's cost bounds how often */
-	size_t *ldone;
+	struct collect_stream *cs;	/* the spools, read as they grow, into one ledger */
+	size_t n_updates;
+	double update_secs, update_max;
+	size_t *ldone;			/* settled complete attempts, in the order they settled */
+	size_t n_ldone, cap_ldone;
+	size_t n_listed;		/* settled attempts looked at for ldone */
 	size_t trace_src, kmsg_src;	/* their entries in sources[] */
 	char trace_why[80], kmsg_why[80];
 	struct proc_modules *pm, *first_pm;
@@ -1136,8 +1136,7 @@ static void poll_free(struct poll *p)
 {
 	/* first: the instance must go whatever else fails */
 	p->lv = live_free(p->lv);
-	collect_result_done(&p->cur);
-	collect_result_done(&p->old);
+	collect_stream_free(p->cs);
 	free(p->ldone);
 	vmallocinfo_free(p->vi);
 	free(p->vm_fig);
@@ -1181,22 +1180,15 @@ static int vm_figures_update(struct poll *p, const struct vmallocinfo_change *ch
 }
 
 /*
- * Live attempts. The ledger is built whole (ledger_finish() links waiters, fallbacks
- * and requests over all events), so when new events came the spools are read again
- * from their start, by the same code `report --duration` reads them with: what top
- * shows is what the report of the same events says. A rebuild costs a parse of
- * everything traced so far; the next waits REBUILD_BACKOFF times as long as the last
- * took, at most REBUILD_MAX_WAIT: 1/REBUILD_BACKOFF of a core while a rebuild takes
- * under REBUILD_MAX_WAIT / REBUILD_BACKOFF, more beyond (a long storm's history; the
- * man page says so).
+ * Live attempts. The spools are read as they grow, each byte once, into one ledger
+ * that ledger_settle() decides as events come: what links attempts across each other
+ * (waiters, fallbacks, requests, names from the log) is decided again only for the
+ * attempts that may still change, and an attempt that ended long enough ago (about
+ * a second, see ledger.c) is settled for good. Only settled attempts are shown, so a
+ * row never changes its mind; what top shows is what `report` says of the same
+ * events. A refresh costs the new events and the few seconds still open, not the
+ * history.
  */
-#define REBUILD_BACKOFF 20
-/*
- * but never longer than this: the first rebuild may analyse module files (naming an
- * attempt by its size), which later ones find done, and the screen must not stay
- * behind for twenty times that
- */
-#define REBUILD_MAX_WAIT 5.0
 /* trace_pipe reads (64 KiB) per refresh: a flood must not stall the screen */
 #define LIVE_READS 256
 
@@ -1211,81 +1203,63 @@ static int cmp_end(const void *pa, const void *pb, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
-static int live_rebuild(struct poll *p)
+static int live_update(struct poll *p)
 {
-	_cleanup_free_ char *tpath = NULL, *kpath = NULL;
-	struct collect_input in = { 0 };
-	struct collect_result res;
 	struct top_sample *s = &p->s;
-	FILE *tf = NULL, *lf = NULL;
+	const struct tracefs_stats *ts;
 	const struct ledger *l;
 	double t0 = monotonic_now(), t1;
-	size_t n = 0;
+	size_t from = p->n_ldone;
 	int r, quiet;
 
-	r = collect_open_spool(live_trace_fd(p->lv), live_trace_name(p->lv), &tf, &tpath);
-	if (r < 0 && r != -ENOENT)
-		return r;
-	r = collect_open_spool(live_kmsg_fd(p->lv), "/dev/kmsg", &lf, &kpath);
-	if (r < 0 && r != -ENOENT) {
-		if (tf)
-			fclose(tf);
-		return r;
-	}
-	in = (struct collect_input){ .trace = tf, .log = lf, .trace_path = tpath,
-				     .log_path = kpath };
 	/* as the report: the modules now stand for those Live before, where no event says */
 	p->lk.pm = p->pm;
-	/* every rebuild reads the same lines again: their warnings once would be noise */
+	/* the terminal is top's: bad lines are counted in the header instead */
 	quiet = log_set_quiet(1);
-	r = collect_read(&p->lk, p->st->lp.idempotent_finit, &in, &res);
+	r = collect_stream_feed(p->cs);
+	if (r >= 0)
+		r = collect_stream_settle(p->cs);
 	log_set_quiet(quiet);
-	if (tf)
-		fclose(tf);
-	if (lf)
-		fclose(lf);
-	if (r < 0) {
-		collect_result_done(&res);
+	if (r < 0)
 		return r;
+	l = collect_stream_ledger(p->cs);
+	/* attempts settled since the last refresh, by end: a done list only grows */
+	if (l->n_settled > p->cap_ldone) {
+		size_t ncap = p->cap_ldone ? p->cap_ldone : 256;
+		size_t *nd;
+
+		while (ncap < l->n_settled)
+			ncap *= 2;
+		nd = realloc(p->ldone, ncap * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		p->ldone = nd;
+		p->cap_ldone = ncap;
 	}
-	l = res.ledger;
-	/* attempts in flight are left out until their syscall returns */
-	free(p->ldone);
-	p->ldone = malloc((l->n_attempts ? l->n_attempts : 1) * sizeof(*p->ldone));
-	if (!p->ldone) {
-		collect_result_done(&res);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < l->n_attempts; i++)
-		if (l->attempts[i].complete)
-			p->ldone[n++] = i;
-	qsort_r(p->ldone, n, sizeof(*p->ldone), cmp_end, (void *)l);
-	/* the model still points at cur: old goes, cur stays until the next rebuild */
-	collect_result_done(&p->old);
-	p->old = p->cur;
-	p->cur = res;
+	for (; p->n_listed < l->n_settled; p->n_listed++)
+		if (l->attempts[p->n_listed].complete)
+			p->ldone[p->n_ldone++] = p->n_listed;
+	qsort_r(p->ldone + from, p->n_ldone - from, sizeof(*p->ldone), cmp_end, (void *)l);
 	s->ledger = l;
-	s->cost = res.cost ? res.cost->att : NULL;
+	s->cost = collect_stream_cost(p->cs);
 	s->done = p->ldone;
-	s->n_done = n;
+	s->n_done = p->n_ldone;
 	s->n_requests = l->n_requests;
+	s->requests_change = true;
+	s->n_requests_final = l->n_requests_settled;
 	s->n_klog = l->n_klog;
-	s->rebuilt = p->n_rebuilds++ > 0;
 	if (p->measure && l->saw_vmap_events)
 		s->measured = true;
-	if (res.trace_stats.malformed) {
-		snprintf(p->trace_why, sizeof(p->trace_why), "%" PRIu64 " bad lines",
-			 res.trace_stats.malformed);
+	ts = collect_stream_trace_stats(p->cs);
+	if (ts && ts->malformed) {
+		snprintf(p->trace_why, sizeof(p->trace_why), "%" PRIu64 " bad lines", ts->malformed);
 		p->sources[p->trace_src].why = p->trace_why;
 	}
-	p->pending = false;
 	t1 = monotonic_now();
-	p->rebuild_secs += t1 - t0;
-	if (t1 - t0 > p->rebuild_max)
-		p->rebuild_max = t1 - t0;
-	p->next_rebuild = t1 + ((t1 - t0) * REBUILD_BACKOFF < REBUILD_MAX_WAIT
-					? (t1 - t0) * REBUILD_BACKOFF
-					: REBUILD_MAX_WAIT);
+	p->n_updates++;
+	p->update_secs += t1 - t0;
+	if (t1 - t0 > p->update_max)
+		p->update_max = t1 - t0;
 	return 0;
 }
 
@@ -1293,10 +1267,11 @@ static int live_sample(struct poll *p)
 {
 	const char *why;
 	uint64_t lost;
-	int r = live_poll(p->lv, LIVE_READS);
+	int r;
 
-	if (r > 0)
-		p->pending = true;
+	/* the trace's own clock moves on when nothing else does: attempts settle by it */
+	(void)live_mark_now(p->lv);
+	r = live_poll(p->lv, LIVE_READS);
 	/* a source that was never there keeps its reason (needs root, no tracefs) */
 	if (p->sources[p->trace_src].state == TOP_SRC_LIVE &&
 	    (r < 0 || live_trace_error(p->lv, &why) < 0)) {
@@ -1309,9 +1284,8 @@ static int live_sample(struct poll *p)
 	}
 	if (live_lost_now(p->lv, &lost) == 0)
 		p->s.lost_events = lost;
-	if (p->pending && p->t >= p->next_rebuild)
-		return live_rebuild(p);
-	return 0;
+	/* even with nothing new: time passing settles attempts (the log's last record) */
+	return live_update(p);
 }
 
 /* What the header says of a source that is not there: short, the man page has more */
@@ -1351,6 +1325,12 @@ static int live_begin(struct poll *p, size_t *ns)
 	p->lk.idx = p->st->idx;
 	p->lk.cat = p->st->cat;
 	p->lk.k = &p->st->k;
+	r = collect_stream_new(&p->lk, p->st->lp.idempotent_finit, live_trace_fd(p->lv),
+			       live_trace_name(p->lv), live_kmsg_fd(p->lv), &p->cs);
+	if (r < 0) {
+		log_error("live collection: %s", strerror(-r));
+		return r;
+	}
 	p->trace_src = *ns;
 	err = live_trace_error(p->lv, &why);
 	p->sources[(*ns)++] = err ? (struct top_source){ "trace", TOP_SRC_MISSING,
@@ -1883,9 +1863,9 @@ out:
 			if (live_log(pl->lv) < 0)
 				ret = EXIT_ERROR;
 			if (arg_batch)
-				log_info("top: the attempts were rebuilt %zu times from the live "
-					 "trace and log, in %.2f s (the longest %.2f s)",
-					 pl->n_rebuilds, pl->rebuild_secs, pl->rebuild_max);
+				log_info("top: %zu refreshes read the live trace and log into the "
+					 "attempts in %.2f s (the longest %.2f s)",
+					 pl->n_updates, pl->update_secs, pl->update_max);
 		}
 		if (pl->vm_r)
 			warn_unusable("proc/vmallocinfo", pl->vm_r, &pl->vm_err);

@@ -87,6 +87,11 @@ int live_collect(const struct live_opts *o, int trace_fd, int kmsg_fd, struct li
  */
 int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live **ret);
 int live_poll(struct live *lv, unsigned int max_reads);
+/*
+ * A marker in the trace, to be read back with the events: the trace clock's "now"
+ * when nothing else happens (top settles attempts by it). 0 or -errno.
+ */
+int live_mark_now(struct live *lv);
 struct pollfd;
 /* Fills up to two pollfds (trace_pipe, /dev/kmsg); how many. */
 int live_pollfds(const struct live *lv, struct pollfd *pfd);

@@ -315,3 +315,306 @@ void collect_result_done(struct collect_result *r)
 	ledger_free(r->ledger);
 	memset(r, 0, sizeof(*r));
 }
+
+/* --- live: the spools read as they grow, into one ledger settled as it goes --------- */
+
+/* A line longer than this is refused, as the file readers refuse it */
+#define STREAM_LINE_MAX (1024 * 1024)
+#define STREAM_READ 65536
+/* a stack trace follows its event in the trace by microseconds; wait far longer */
+#define STACK_WAIT 0.1
+
+struct stream_src {
+	int fd;
+	off_t off;			/* what was read of the spool */
+	char *buf;			/* a line not yet ended */
+	size_t len, cap;
+	bool skipping;			/* inside a refused line, until its newline */
+	bool fed;			/* lines came since the log parser last emitted all */
+};
+
+struct collect_stream {
+	struct collect_lookup *lk;
+	struct read_ctx c;
+	struct collect_input in;
+	struct ledger *l;
+	struct tracefs_parser *tp;
+	struct kmsg_parser *kp;
+	struct stream_src trace, kmsg;
+	double now;			/* the newest trace event (trace clock) */
+	uint64_t records_emitted;	/* log records handed to the ledger */
+	double pending_ts;		/* the log record the parser holds back, or NAN */
+	struct attempt_cost *cost;	/* the settled attempts' */
+	size_t n_cost, cap_cost;
+};
+
+static int stream_on_event(void *userdata, const struct tracefs_event *ev)
+{
+	struct collect_stream *cs = userdata;
+
+	if (!isnan(ev->ts) && !(ev->ts <= cs->now))
+		cs->now = ev->ts;
+	return ledger_feed_trace(cs->l, ev);
+}
+
+static int stream_on_record(void *userdata, const struct klog_rec *rec)
+{
+	struct collect_stream *cs = userdata;
+
+	cs->records_emitted++;
+	return on_klog_record(&cs->c, rec);
+}
+
+static void stream_on_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct collect_stream *cs = userdata;
+
+	on_bad_line(&cs->c, e);
+}
+
+int collect_stream_new(struct collect_lookup *lk, bool idempotent_finit, int trace_fd,
+		       const char *trace_path, int kmsg_fd, struct collect_stream **ret)
+{
+	struct tracefs_parser_ops tops = { .event = stream_on_event,
+					   .bad_line = stream_on_bad_line };
+	struct klog_parser_ops kops = { .record = stream_on_record,
+					.bad_line = stream_on_bad_line };
+	struct collect_stream *cs = calloc(1, sizeof(*cs));
+	struct ledger_ops ops;
+	int r;
+
+	if (!cs)
+		return -ENOMEM;
+	cs->lk = lk;
+	cs->now = -INFINITY;
+	cs->pending_ts = NAN;
+	cs->trace.fd = trace_fd;
+	cs->kmsg.fd = kmsg_fd;
+	collect_ledger_ops(lk, &ops);
+	r = ledger_new(&ops, idempotent_finit, &cs->l);
+	if (r >= 0 && trace_fd >= 0)
+		r = tracefs_parser_new(trace_path, &tops, cs, &cs->tp);
+	if (r >= 0 && kmsg_fd >= 0)
+		r = kmsg_parser_new("/dev/kmsg", &kops, cs, &cs->kp);
+	if (r < 0) {
+		collect_stream_free(cs);
+		return r;
+	}
+	cs->in.trace_path = trace_path;
+	cs->in.log_path = "/dev/kmsg";
+	cs->c.ledger = cs->l;
+	cs->c.in = &cs->in;
+	*ret = cs;
+	return 0;
+}
+
+struct collect_stream *collect_stream_free(struct collect_stream *cs)
+{
+	if (!cs)
+		return NULL;
+	tracefs_parser_free(cs->tp);
+	kmsg_parser_free(cs->kp);
+	ledger_free(cs->l);
+	free(cs->trace.buf);
+	free(cs->kmsg.buf);
+	free(cs->cost);
+	free(cs);
+	return NULL;
+}
+
+/* "prio,seq,usec,flags;": the record's time, or NAN (a dictionary line, malformed) */
+static double kmsg_line_ts(const char *line, size_t len)
+{
+	char head[64];
+	unsigned long long usec;
+	size_t n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
+
+	memcpy(head, line, n);
+	head[n] = '\0';
+	if (sscanf(head, "%*u,%*u,%llu", &usec) != 1)
+		return NAN;
+	return (double)usec / 1e6;
+}
+
+static int stream_line(struct collect_stream *cs, bool trace, const char *line, size_t len)
+{
+	if (memchr(line, '\0', len)) {
+		if (trace) {
+			tracefs_parser_skip_line(cs->tp, "line contains a NUL byte");
+			return 0;
+		}
+		return kmsg_parser_skip_line(cs->kp, "line contains a NUL byte");
+	}
+	if (trace)
+		return tracefs_parser_feed(cs->tp, line, len);
+	{
+		uint64_t before = cs->records_emitted;
+		double ts = kmsg_line_ts(line, len);
+		int r = kmsg_parser_feed(cs->kp, line, len);
+
+		/* a record line starts the record the parser now holds, unless joined */
+		if (r >= 0 && !isnan(ts) && (cs->records_emitted != before || isnan(cs->pending_ts)))
+			cs->pending_ts = ts;
+		return r;
+	}
+}
+
+/* What @src gained since the last call, line by line (a last partial line waits) */
+static int stream_read(struct collect_stream *cs, struct stream_src *src, bool trace,
+		       bool *ret_any)
+{
+	*ret_any = false;
+	for (;;) {
+		size_t start = 0;
+		ssize_t n;
+		int r;
+
+		if (src->cap - src->len < STREAM_READ) {
+			size_t ncap = src->len + STREAM_READ;
+			char *nb = realloc(src->buf, ncap);
+
+			if (!nb)
+				return -ENOMEM;
+			src->buf = nb;
+			src->cap = ncap;
+		}
+		n = pread(src->fd, src->buf + src->len, STREAM_READ, src->off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return 0;
+		*ret_any = true;
+		src->off += n;
+		for (size_t i = src->len; i < src->len + (size_t)n; i++) {
+			if (src->buf[i] != '\n')
+				continue;
+			if (!src->skipping) {
+				r = stream_line(cs, trace, src->buf + start, i - start);
+				if (r < 0)
+					return r;
+			}
+			src->skipping = false;
+			start = i + 1;
+		}
+		src->len += (size_t)n;
+		memmove(src->buf, src->buf + start, src->len - start);
+		src->len -= start;
+		if (src->len > STREAM_LINE_MAX) {
+			/* the rest of that line goes too */
+			if (!src->skipping) {
+				if (trace)
+					tracefs_parser_skip_line(cs->tp, "line too long");
+				else if ((r = kmsg_parser_skip_line(cs->kp, "line too long")) < 0)
+					return r;
+			}
+			src->skipping = true;
+			src->len = 0;
+		}
+	}
+}
+
+int collect_stream_feed(struct collect_stream *cs)
+{
+	bool any;
+	int r;
+
+	if (cs->kp) {
+		r = stream_read(cs, &cs->kmsg, false, &any);
+		if (r < 0)
+			return r;
+		/*
+		 * The parser holds the last record back for a continuation, which comes with
+		 * it: one that waited a whole refresh with nothing after it goes out now.
+		 */
+		if (!any && !isnan(cs->pending_ts)) {
+			r = kmsg_parser_finish(cs->kp);
+			if (r < 0)
+				return r;
+			cs->pending_ts = NAN;
+		}
+	}
+	if (cs->tp) {
+		r = stream_read(cs, &cs->trace, true, &any);
+		if (r < 0)
+			return r;
+		/* the last event of a CPU gone quiet must not hold the rest back */
+		r = tracefs_parser_flush_older(cs->tp, STACK_WAIT);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int collect_stream_settle(struct collect_stream *cs)
+{
+	struct ledger *l = cs->l;
+	/* a log record still held back may name an attempt of its time */
+	double now = !isnan(cs->pending_ts) && cs->pending_ts < cs->now ? cs->pending_ts : cs->now;
+	int r;
+
+	r = ledger_settle(l, now);
+	if (r < 0)
+		return r;
+	/* settled attempts no longer change: each is priced once */
+	if (!cs->lk->k)
+		return 0;
+	if (cs->cap_cost < l->n_settled) {
+		size_t ncap = cs->cap_cost ? cs->cap_cost : 64;
+		struct attempt_cost *nc;
+
+		while (ncap < l->n_settled)
+			ncap *= 2;
+		nc = realloc(cs->cost, ncap * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		cs->cost = nc;
+		cs->cap_cost = ncap;
+	}
+	for (; cs->n_cost < l->n_settled; cs->n_cost++) {
+		const struct attempt *a = &l->attempts[cs->n_cost];
+
+		cost_attempt(cs->lk->k, a, a->module ? collect_cost_module(cs->lk, a->module) : NULL,
+			     &cs->cost[cs->n_cost]);
+	}
+	return 0;
+}
+
+int collect_stream_finish(struct collect_stream *cs)
+{
+	int r = 0;
+
+	if (cs->kp)
+		r = kmsg_parser_finish(cs->kp);
+	cs->pending_ts = NAN;
+	if (r >= 0 && cs->tp)
+		r = tracefs_parser_finish(cs->tp);
+	if (r >= 0)
+		r = ledger_finish(cs->l);
+	if (r >= 0) {
+		/* everything is settled now: price what was not */
+		double now = cs->now;
+
+		cs->now = INFINITY;
+		r = collect_stream_settle(cs);
+		cs->now = now;
+	}
+	return r;
+}
+
+const struct ledger *collect_stream_ledger(const struct collect_stream *cs)
+{
+	return cs->l;
+}
+
+const struct attempt_cost *collect_stream_cost(const struct collect_stream *cs)
+{
+	return cs->lk->k ? cs->cost : NULL;
+}
+
+const struct tracefs_stats *collect_stream_trace_stats(const struct collect_stream *cs)
+{
+	return cs->tp ? tracefs_parser_stats(cs->tp) : NULL;
+}

@@ -88,3 +88,30 @@ struct collect_result {
 int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 		 const struct collect_input *in, struct collect_result *ret);
 void collect_result_done(struct collect_result *r);
+
+/*
+ * Live (top): the spools read as they grow, each byte once, into one ledger that
+ * ledger_settle() decides as it goes, so that a refresh costs what came since the last,
+ * not the history. collect_stream_feed() reads what the spools (@trace_fd, @kmsg_fd,
+ * either -1) gained, from offsets of its own (pread: the writer's are left alone);
+ * collect_stream_settle() settles the ledger at the newest event's time and prices the
+ * attempts that settled. The spools are not shrunk: they keep everything, as today.
+ * @lk must outlive the stream. 0 or -errno; bad lines are warned about as
+ * collect_read() does.
+ */
+struct collect_stream;
+struct attempt_cost;
+
+int collect_stream_new(struct collect_lookup *lk, bool idempotent_finit, int trace_fd,
+		       const char *trace_path, int kmsg_fd, struct collect_stream **ret);
+struct collect_stream *collect_stream_free(struct collect_stream *cs);
+int collect_stream_feed(struct collect_stream *cs);
+int collect_stream_settle(struct collect_stream *cs);
+/* The end: what the parsers hold, then ledger_finish(); everything is settled. */
+int collect_stream_finish(struct collect_stream *cs);
+/* The ledger: attempts [0, n_settled) no longer change. Owned by @cs. */
+const struct ledger *collect_stream_ledger(const struct collect_stream *cs);
+/* The settled attempts' cost (parallel to them), or NULL without a cost model. */
+const struct attempt_cost *collect_stream_cost(const struct collect_stream *cs);
+/* The trace parser's counts, or NULL without a trace. */
+const struct tracefs_stats *collect_stream_trace_stats(const struct collect_stream *cs);

@@ -120,6 +120,24 @@ static int peak_concurrent(const struct ledger *l, struct cost_result *r)
 	return 0;
 }
 
+void cost_attempt(const struct cost_kernel *k, const struct attempt *a,
+		  const struct cost_module *m, struct attempt_cost *ac)
+{
+	memset(ac, 0, sizeof(*ac));
+	ac->complete = cost_estimate_attempt(k, a, m, ac->est);
+	ac->estimated = m != NULL || ac->complete;
+	ac->source = ac->complete ? COST_MODEL : COST_NONE;
+	if (!ac->complete && a->measured) {
+		/* better the kernel's own count than nothing for what the model can't size */
+		memcpy(ac->est, a->vmap, sizeof(ac->est));
+		ac->complete = ac->estimated = true;
+		ac->source = COST_MEASURED;
+	}
+	for (int c = 0; c < _VMAP_MAX; c++)
+		ac->est_total = add_sat_u64(ac->est_total, ac->est[c]);
+	ac->wasted = attempt_is_failure(a) ? ac->est_total : 0;
+}
+
 int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_lookup_fn lookup,
 		 void *userdata, struct cost_result **ret)
 {
@@ -149,18 +167,7 @@ int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_looku
 			cost_result_free(r);
 			return -ENOMEM;
 		}
-		ac->complete = cost_estimate_attempt(k, a, m, ac->est);
-		ac->estimated = m != NULL || ac->complete;
-		ac->source = ac->complete ? COST_MODEL : COST_NONE;
-		if (!ac->complete && a->measured) {
-			/* better the kernel's own count than nothing for what the model can't size */
-			memcpy(ac->est, a->vmap, sizeof(ac->est));
-			ac->complete = ac->estimated = true;
-			ac->source = COST_MEASURED;
-		}
-		for (int c = 0; c < _VMAP_MAX; c++)
-			ac->est_total = add_sat_u64(ac->est_total, ac->est[c]);
-		ac->wasted = failed ? ac->est_total : 0;
+		cost_attempt(k, a, m, ac);
 		mc->measured = mc->measured && a->measured;
 		r->measured = r->measured && a->measured;
 		if (!failed)

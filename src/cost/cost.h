@@ -63,6 +63,12 @@ struct cost_result {
 /* The module file of @name for the model, or NULL when it cannot be found. */
 typedef const struct cost_module *(*cost_lookup_fn)(void *userdata, const char *name);
 
+/*
+ * One attempt's own figures (not race_extra, which looks across attempts): what
+ * cost_compute() fills for it. @m may be NULL (its file was not found).
+ */
+void cost_attempt(const struct cost_kernel *k, const struct attempt *a,
+		  const struct cost_module *m, struct attempt_cost *ac);
 int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_lookup_fn lookup,
 		 void *userdata, struct cost_result **ret);
 struct cost_result *cost_result_free(struct cost_result *r);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/array.h"
+#include "util/hindex.h"
 #include "util/macro.h"
 #include "ledger.h"
 #include "klog-findings.h"
@@ -32,6 +33,14 @@
 #define FALLBACK_GAP 2.0
 /* The kernel starts modprobe for a request at once; allow a loaded machine */
 #define REQUEST_TO_MODPROBE 30.0
+/*
+ * Live mode: the trace and the kernel log reach kmodtop within this of their
+ * timestamps, and the waiter and log slacks are far below it. An attempt this far in
+ * the past (plus FALLBACK_GAP for an ENOEXEC finit_module) can no longer change.
+ */
+#define SETTLE_SLACK 1.0
+/* Where look-backs by time scan an order that is time order give or take this */
+#define ORDER_SLACK 1.0
 
 struct open_call {
 	int pid;
@@ -42,6 +51,13 @@ struct live_event {
 	char *name;
 	double ts;
 	bool live;
+	size_t prev, next;		/* the module's events before and after, or SIZE_MAX */
+};
+
+/* A module's load and free events, so that a lookup reads that module's only */
+struct live_name {
+	size_t first, last;
+	bool ordered;			/* in time order: look back from the last */
 };
 
 struct priv {
@@ -50,7 +66,14 @@ struct priv {
 	size_t cap_attempts, cap_requests, cap_steps, cap_klog;
 	struct live_event *live;
 	size_t n_live, cap_live;
+	struct live_name *lnames;
+	size_t n_lnames, cap_lnames;
+	struct hindex *lname_idx;
 	struct proctab *procs;
+	struct hindex *pid_first;	/* each pid's first attempt */
+	double longest;			/* the longest complete call (NaN: infinite) */
+	size_t n_req_resolved;		/* requests [0, n) asked resolve_alias() */
+	uint64_t live_named_settled;
 	/*
 	 * A task_rename was seen: the trace has the events that name tasks (fork, rename,
 	 * and exec through its rename), and what they say is exact. The comm printed on
@@ -154,7 +177,12 @@ int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledg
 	struct ledger *l = calloc(1, sizeof(*l));
 	struct priv *p = calloc(1, sizeof(*p));
 
-	if (!l || !p || proctab_new(&p->procs) < 0) {
+	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->pid_first) < 0 ||
+	    hindex_new(&p->lname_idx) < 0) {
+		if (p) {
+			proctab_free(p->procs);
+			hindex_free(p->pid_first);
+		}
 		free(l);
 		free(p);
 		return -ENOMEM;
@@ -196,6 +224,9 @@ struct ledger *ledger_free(struct ledger *l)
 		free(p->open);
 		free(p->live);
 		proctab_free(p->procs);
+		hindex_free(p->pid_first);
+		hindex_free(p->lname_idx);
+		free(p->lnames);
 		free(p);
 	}
 	free(l->attempts);
@@ -243,6 +274,26 @@ static void open_remove(struct priv *p, size_t i)
 	p->open[i] = p->open[--p->n_open];
 }
 
+static uint64_t pid_hash(int pid)
+{
+	return hash_bytes(HASH_INIT, &pid, sizeof(pid));
+}
+
+static bool pid_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct ledger *l = userdata;
+
+	return l->attempts[pos].pid == *(const int *)key;
+}
+
+/* The first attempt of @pid in the whole trace, or HINDEX_NONE */
+static size_t pid_first(const struct ledger *l, int pid)
+{
+	const struct priv *p = l->priv;
+
+	return hindex_find(p->pid_first, pid_hash(pid), pid_is, &pid, l);
+}
+
 static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attempt_syscall sc)
 {
 	struct priv *p = l->priv;
@@ -283,6 +334,9 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 	a->measured = l->saw_vmap_events;
 	p->open[p->n_open].pid = ev->pid;
 	p->open[p->n_open].attempt = l->n_attempts;
+	if (pid_first(l, ev->pid) == HINDEX_NONE &&
+	    hindex_add(p->pid_first, pid_hash(ev->pid), l->n_attempts) < 0)
+		return -ENOMEM;
 	p->n_open++;
 	l->n_attempts++;
 	return proctab_set_comm(p->procs, ev->pid, a->comm);
@@ -332,21 +386,59 @@ static int on_exit_(struct ledger *l, const struct tracefs_event *ev, enum attem
 	/* the raw syscall return: -errno in [-4095, -1] */
 	a->err = a->ret < 0 && a->ret >= -4095 ? (int)-a->ret : 0;
 	a->outcome = outcome_from(a);
+	/* a call with a start that is not a number overlaps nothing (names_from_klog) */
+	if (!isnan(a->start) && !(a->end - a->start <= p->longest))
+		p->longest = isnan(a->end - a->start) ? INFINITY : a->end - a->start;
 	return 0;
+}
+
+static bool lname_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct priv *p = userdata;
+
+	return strcmp(p->live[p->lnames[pos].first].name, key) == 0;
+}
+
+static size_t lname_find(const struct priv *p, const char *name)
+{
+	return hindex_find(p->lname_idx, hash_str(HASH_INIT, name), lname_is, name, p);
 }
 
 static int live_add(struct ledger *l, const struct tracefs_str *name, double ts, bool live)
 {
 	struct priv *p = l->priv;
+	struct live_event *e;
+	size_t pos;
 	int r = array_grow((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
 
 	if (r < 0)
 		return r;
-	p->live[p->n_live].name = strndup_tf(name);
-	if (!p->live[p->n_live].name)
+	e = &p->live[p->n_live];
+	e->name = strndup_tf(name);
+	if (!e->name)
 		return -ENOMEM;
-	p->live[p->n_live].ts = ts;
-	p->live[p->n_live].live = live;
+	e->ts = ts;
+	e->live = live;
+	e->prev = e->next = SIZE_MAX;
+	pos = lname_find(p, e->name);
+	if (pos == HINDEX_NONE) {
+		r = array_grow((void **)&p->lnames, p->n_lnames, &p->cap_lnames,
+			       sizeof(*p->lnames));
+		if (r >= 0)
+			r = hindex_add(p->lname_idx, hash_str(HASH_INIT, e->name), p->n_lnames);
+		if (r < 0) {
+			free(e->name);
+			return r;
+		}
+		p->lnames[p->n_lnames++] = (struct live_name){ p->n_live, p->n_live, true };
+	} else {
+		struct live_name *n = &p->lnames[pos];
+
+		n->ordered = n->ordered && p->live[n->last].ts <= ts;
+		e->prev = n->last;
+		p->live[n->last].next = p->n_live;
+		n->last = p->n_live;
+	}
 	p->n_live++;
 	return 0;
 }
@@ -447,9 +539,9 @@ static int on_fd_marker(struct ledger *l, const char *s, const char *end)
 
 /* Last, so that it changes nothing the trace and log decide: the file names what
  * stayed unnamed */
-static int names_from_live(struct ledger *l)
+static int names_from_live(struct ledger *l, size_t from)
 {
-	for (size_t i = 0; i < l->n_attempts; i++) {
+	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 
 		if (a->module || !a->live_name)
@@ -458,7 +550,6 @@ static int names_from_live(struct ledger *l)
 		if (!a->module)
 			return -ENOMEM;
 		a->name_source = NAME_LIVE;
-		l->stats.live_named++;
 	}
 	return 0;
 }
@@ -624,6 +715,19 @@ static bool names_compatible(const struct attempt *a, const struct attempt *b)
 	return !a->module || !b->module || strcmp(a->module, b->module) == 0;
 }
 
+/*
+ * The first attempt at or before @from, going back while starts are not before @t:
+ * attempts are in entry order, which is time order give or take ORDER_SLACK.
+ */
+static size_t look_back(const struct ledger *l, size_t from, double t)
+{
+	if (from >= l->n_attempts)
+		from = l->n_attempts;
+	while (from > 0 && !(l->attempts[from - 1].start < t - ORDER_SLACK))
+		from--;
+	return from;
+}
+
 /* Finished finit_module() calls, by return value, then by exit time */
 struct by_end {
 	int64_t ret;
@@ -693,16 +797,23 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
  * is within any slack of everything and orders with nothing: then every call is asked,
  * in order, as the closest-exit rule does not order them.
  */
-static int find_waiters(struct ledger *l)
+static int find_waiters(struct ledger *l, size_t from)
 {
+	const struct priv *p = l->priv;
 	_cleanup_free_ struct by_end *idx = NULL;
-	size_t n_idx = 0;
+	size_t n_idx = 0, lo = 0;
 	bool all_finite = true;
 
-	idx = calloc(l->n_attempts ? l->n_attempts : 1, sizeof(*idx));
+	if (from >= l->n_attempts)
+		return 0;
+	/* a leader ended within the slack of its waiter, so it started at most the longest call before */
+	if (from < l->n_attempts)
+		lo = look_back(l, from, l->attempts[from].start - 2 * WAITER_EXIT_SLACK_MEASURED -
+						p->longest);
+	idx = calloc(l->n_attempts - lo + 1, sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
-	for (size_t j = 0; j < l->n_attempts; j++) {
+	for (size_t j = lo; j < l->n_attempts; j++) {
 		const struct attempt *b = &l->attempts[j];
 
 		if (b->syscall != ATTEMPT_FINIT || !b->complete)
@@ -712,7 +823,7 @@ static int find_waiters(struct ledger *l)
 	}
 	qsort(idx, n_idx, sizeof(*idx), by_end_cmp);
 
-	for (size_t i = 0; i < l->n_attempts; i++) {
+	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 		long best = -1;
 		double best_dist = 0, dist;
@@ -737,7 +848,7 @@ static int find_waiters(struct ledger *l)
 				}
 			}
 		} else {
-			for (size_t j = 0; j < l->n_attempts; j++) {
+			for (size_t j = lo; j < l->n_attempts; j++) {
 				if (j == i || !leader_fits(a, &l->attempts[j], &dist))
 					continue;
 				if (best < 0 || dist < best_dist) {
@@ -758,7 +869,7 @@ static int find_waiters(struct ledger *l)
 		}
 	}
 	/* a leader named later (by the log) names its waiters too */
-	for (size_t i = 0; i < l->n_attempts; i++) {
+	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 
 		if (a->outcome == OUTCOME_WAITER && !a->module && l->attempts[a->leader].module) {
@@ -775,9 +886,9 @@ static int find_waiters(struct ledger *l)
  * and says ENOEXEC; kmod then decompresses it itself and calls init_module(). Same
  * thread, one after the other.
  */
-static void find_fallbacks(struct ledger *l)
+static void find_fallbacks(struct ledger *l, size_t from)
 {
-	for (size_t i = 0; i < l->n_attempts; i++) {
+	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 
 		if (a->syscall != ATTEMPT_FINIT || a->err != ENOEXEC ||
@@ -857,17 +968,29 @@ static size_t by_ts_count(const struct by_ts *idx, size_t n, double lim, bool st
  * lines and the calls are sorted by time, so that each call looks at the lines and
  * the other calls of its own time only.
  */
-static int names_from_klog(struct ledger *l)
+static int names_from_klog(struct ledger *l, size_t from)
 {
+	const struct priv *p = l->priv;
 	_cleanup_free_ struct by_ts *lines = NULL, *calls = NULL;
-	size_t n_lines = 0, n_calls = 0;
-	double longest = 0;
+	size_t n_lines = 0, n_calls = 0, klo = 0, lo = 0;
+	double longest = p->longest;
 
-	lines = calloc(l->n_klog + 1, sizeof(*lines));
-	calls = calloc(l->n_attempts + 1, sizeof(*calls));
+	if (from > 0 && from < l->n_attempts) {
+		double t = l->attempts[from].start;
+
+		/* the log of the calls still open to change, and the calls they overlap */
+		klo = l->n_klog;
+		while (klo > 0 && !(l->klog[klo - 1].ts < t - KLOG_SLACK - ORDER_SLACK))
+			klo--;
+		lo = look_back(l, from, t - 2 * longest - 1.0);
+	} else if (from >= l->n_attempts) {
+		return 0;
+	}
+	lines = calloc(l->n_klog - klo + 1, sizeof(*lines));
+	calls = calloc(l->n_attempts - lo + 1, sizeof(*calls));
 	if (!lines || !calls)
 		return -ENOMEM;
-	for (size_t k = 0; k < l->n_klog; k++) {
+	for (size_t k = klo; k < l->n_klog; k++) {
 		const struct ledger_klog *g = &l->klog[k];
 
 		if (g->module && finding_names_loaded_module(g->kind) && !isnan(g->ts))
@@ -875,29 +998,27 @@ static int names_from_klog(struct ledger *l)
 	}
 	qsort(lines, n_lines, sizeof(*lines), by_ts_cmp);
 	/* a call with a start that is not a number overlaps nothing */
-	for (size_t j = 0; j < l->n_attempts; j++) {
+	for (size_t j = lo; j < l->n_attempts; j++) {
 		const struct attempt *b = &l->attempts[j];
 
 		if (!b->complete || isnan(b->start))
 			continue;
 		calls[n_calls++] = (struct by_ts){ b->start, j };
-		if (!(b->end - b->start <= longest))
-			longest = isnan(b->end - b->start) ? INFINITY : b->end - b->start;
 	}
 	qsort(calls, n_calls, sizeof(*calls), by_ts_cmp);
 
-	for (size_t i = 0; i < l->n_attempts; i++) {
+	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 		const char *found = NULL;
 		bool ambiguous = false;
-		size_t from, to;
+		size_t lo_k, hi_k;
 
 		if (a->module || !a->complete || !a->err)
 			continue;
 		/* the order does not matter: one module or ambiguous */
-		from = isnan(a->start) ? 0 : by_ts_count(lines, n_lines, a->start - KLOG_SLACK, false);
-		to = isnan(a->end) ? n_lines : by_ts_count(lines, n_lines, a->end + KLOG_SLACK, true);
-		for (size_t k = from; k < to; k++) {
+		lo_k = isnan(a->start) ? 0 : by_ts_count(lines, n_lines, a->start - KLOG_SLACK, false);
+		hi_k = isnan(a->end) ? n_lines : by_ts_count(lines, n_lines, a->end + KLOG_SLACK, true);
+		for (size_t k = lo_k; k < hi_k; k++) {
 			const struct ledger_klog *g = &l->klog[lines[k].i];
 
 			if (g->ts < a->start - KLOG_SLACK || g->ts > a->end + KLOG_SLACK)
@@ -915,11 +1036,11 @@ static int names_from_klog(struct ledger *l)
 		 * It started before this one ended, and ended after this one started, so it
 		 * started at most the longest call (and some rounding) before.
 		 */
-		from = isnan(a->start) || isinf(longest)
+		lo_k = isnan(a->start) || isinf(longest)
 			       ? 0
 			       : by_ts_count(calls, n_calls, a->start - 2 * longest - 1.0, false);
-		to = isnan(a->end) ? 0 : by_ts_count(calls, n_calls, a->end, false);
-		for (size_t k = from; k < to && !ambiguous; k++) {
+		hi_k = isnan(a->end) ? 0 : by_ts_count(calls, n_calls, a->end, false);
+		for (size_t k = lo_k; k < hi_k && !ambiguous; k++) {
 			size_t j = calls[k].i;
 			const struct attempt *b = &l->attempts[j];
 
@@ -947,30 +1068,33 @@ static bool names_contain(char **names, size_t n, const char *name)
 static bool module_live_at(struct ledger *l, const char *name, double ts)
 {
 	struct priv *p = l->priv;
-	bool seen = false, first_state = false, state = false;
+	size_t pos = lname_find(p, name), k;
+	const struct live_name *n;
+	bool state;
 
-	for (size_t i = 0; i < p->n_live; i++) {
-		if (strcmp(p->live[i].name, name) != 0)
-			continue;
-		if (!seen) {
-			seen = true;
-			/* the first event tells the state before it: a load means it was absent */
-			first_state = !p->live[i].live;
-			state = first_state;
-		}
-		if (p->live[i].ts > ts)
-			break;
-		state = p->live[i].live;
-	}
-	if (!seen)
+	if (pos == HINDEX_NONE)
 		return l->ops.live_at_start && l->ops.live_at_start(l->ops.userdata, name);
+	n = &p->lnames[pos];
+	/* the first event tells the state before it: a load means it was absent */
+	state = !p->live[n->first].live;
+	if (n->ordered) {
+		/* a request is recent (live: not settled yet): look back from the last */
+		for (k = n->last; k != SIZE_MAX && p->live[k].ts > ts; k = p->live[k].prev)
+			;
+		return k == SIZE_MAX ? state : p->live[k].live;
+	}
+	for (k = n->first; k != SIZE_MAX && !(p->live[k].ts > ts); k = p->live[k].next)
+		state = p->live[k].live;
 	return state;
 }
 
 static int resolve_requests(struct ledger *l)
 {
-	for (size_t i = 0; i < l->n_requests; i++) {
-		struct autoload_request *rq = &l->requests[i];
+	struct priv *p = l->priv;
+
+	/* an alias resolves once; whether its module was Live is asked again until settled */
+	for (; p->n_req_resolved < l->n_requests; p->n_req_resolved++) {
+		struct autoload_request *rq = &l->requests[p->n_req_resolved];
 		int r;
 
 		if (!l->ops.resolve_alias) {
@@ -980,10 +1104,14 @@ static int resolve_requests(struct ledger *l)
 		r = l->ops.resolve_alias(l->ops.userdata, rq->alias, &rq->resolved, &rq->n_resolved);
 		if (r == -ENOMEM)
 			return r;
-		if (r < 0) {
+		if (r < 0)
 			rq->resolve_failed = true;
+	}
+	for (size_t i = l->n_requests_settled; i < l->n_requests; i++) {
+		struct autoload_request *rq = &l->requests[i];
+
+		if (rq->resolve_failed)
 			continue;
-		}
 		/* modprobe finds the module Live and makes no syscall: a needless request */
 		rq->needless = rq->n_resolved > 0;
 		for (size_t k = 0; k < rq->n_resolved && rq->needless; k++)
@@ -1053,11 +1181,11 @@ static void names_free_local(char **names, size_t n)
 }
 
 /*
- * Is every named attempt of a pid (its first @i, then by @next) one modprobe could
- * make for @rq?
+ * Is every named attempt of a pid (its first @i, then by @next, which is indexed from
+ * @from) one modprobe could make for @rq?
  */
 static int request_fits(struct ledger *l, const struct autoload_request *rq, size_t i,
-			const size_t *next, bool *ret_fits)
+			const size_t *next, size_t from, bool *ret_fits)
 {
 	char **closure = NULL;
 	size_t n = 0;
@@ -1070,7 +1198,7 @@ static int request_fits(struct ledger *l, const struct autoload_request *rq, siz
 	r = request_closure(l, rq, &closure, &n);
 	if (r < 0)
 		return r;
-	for (; i != SIZE_MAX && fits; i = next[i]) {
+	for (; i != SIZE_MAX && fits; i = next[i - from]) {
 		const struct attempt *a = &l->attempts[i];
 
 		if (!a->module)
@@ -1087,11 +1215,11 @@ static int request_fits(struct ledger *l, const struct autoload_request *rq, siz
  * can fit exactly one module file: then that file it was. Among the request's modules
  * for a modprobe tied to one, else among all.
  */
-static int names_from_sizes(struct ledger *l)
+static int names_from_sizes(struct ledger *l, size_t from)
 {
 	if (!l->ops.identify)
 		return 0;
-	for (size_t i = 0; i < l->n_attempts; i++) {
+	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 		char **cand = NULL, *name = NULL;
 		size_t n = 0;
@@ -1144,62 +1272,78 @@ static int by_pid_cmp(const void *x, const void *y)
 }
 
 /*
- * For each attempt, the next one of its pid (SIZE_MAX: none), and whether it is its
- * pid's first: a modprobe per load makes 10^5 pids, too many to look back through.
+ * For each attempt from @from on (indexed from @from), the next one of its pid
+ * (SIZE_MAX: none): a modprobe per load makes 10^5 pids, too many to look back through.
  */
-static int chain_pids(const struct ledger *l, size_t **ret_next, bool **ret_first)
+static int chain_pids(const struct ledger *l, size_t from, size_t **ret_next)
 {
-	_cleanup_free_ struct by_pid *idx = calloc(l->n_attempts + 1, sizeof(*idx));
-	size_t *next = calloc(l->n_attempts + 1, sizeof(*next));
-	bool *first = calloc(l->n_attempts + 1, sizeof(*first));
+	size_t n = l->n_attempts - from;
+	_cleanup_free_ struct by_pid *idx = calloc(n + 1, sizeof(*idx));
+	size_t *next = calloc(n + 1, sizeof(*next));
 
-	if (!idx || !next || !first) {
+	if (!idx || !next) {
 		free(next);
-		free(first);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < l->n_attempts; i++)
-		idx[i] = (struct by_pid){ l->attempts[i].pid, i };
-	qsort(idx, l->n_attempts, sizeof(*idx), by_pid_cmp);
-	for (size_t k = 0; k < l->n_attempts; k++) {
-		bool same_next = k + 1 < l->n_attempts && idx[k + 1].pid == idx[k].pid;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (struct by_pid){ l->attempts[from + i].pid, from + i };
+	qsort(idx, n, sizeof(*idx), by_pid_cmp);
+	for (size_t k = 0; k < n; k++) {
+		bool same_next = k + 1 < n && idx[k + 1].pid == idx[k].pid;
 
-		first[idx[k].i] = k == 0 || idx[k - 1].pid != idx[k].pid;
-		next[idx[k].i] = same_next ? idx[k + 1].i : SIZE_MAX;
+		next[idx[k].i - from] = same_next ? idx[k + 1].i : SIZE_MAX;
 	}
 	*ret_next = next;
-	*ret_first = first;
 	return 0;
 }
 
-static int link_modprobes(struct ledger *l)
+static int link_modprobes(struct ledger *l, size_t from)
 {
 	struct priv *p = l->priv;
 	_cleanup_free_ size_t *next = NULL;
-	_cleanup_free_ bool *first = NULL;
 	/*
 	 * The requests a modprobe may answer, in order: one that resolves to no module or
 	 * whose module was Live fits none. Answered ones at the front are skipped for good.
 	 */
-	_cleanup_free_ size_t *cand = calloc(l->n_requests + 1, sizeof(*cand));
-	size_t n_cand = 0, lo = 0;
+	_cleanup_free_ size_t *cand = NULL;
+	size_t n_cand = 0, lo = 0, rlo = 0;
 	int r;
 
+	if (from >= l->n_attempts)
+		return 0;
+	/* requests older than any modprobe still open to change cannot be its */
+	if (from > 0) {
+		double t = l->attempts[from].start - REQUEST_TO_MODPROBE - ORDER_SLACK;
+
+		rlo = l->n_requests;
+		while (rlo > 0 && !(l->requests[rlo - 1].ts < t))
+			rlo--;
+	}
+	cand = calloc(l->n_requests - rlo + 1, sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
-	r = chain_pids(l, &next, &first);
+	r = chain_pids(l, from, &next);
 	if (r < 0)
 		return r;
-	for (size_t k = 0; k < l->n_requests; k++)
+	for (size_t k = rlo; k < l->n_requests; k++)
 		if (l->requests[k].n_resolved && !l->requests[k].needless)
 			cand[n_cand++] = k;
-	for (size_t i = 0; i < l->n_attempts; i++) {
+	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
+		size_t first = pid_first(l, a->pid);
 
-		if (strcmp(a->comm, "modprobe") != 0 || a->request >= 0)
+		if (a->request >= 0)
 			continue;
 		/* the process's first attempt decides; later ones follow it */
-		if (!first[i])
+		if (first != i) {
+			/* its first is settled: follow it (those after it are linked below) */
+			if (first < from && l->attempts[first].request >= 0) {
+				a->request = l->attempts[first].request;
+				l->requests[a->request].n_attempts++;
+			}
+			continue;
+		}
+		if (strcmp(a->comm, "modprobe") != 0)
 			continue;
 		/* a modprobe whose parent is known and is not a kernel thread was run by hand */
 		if (proctab_parent_is_user(p->procs, a->pid))
@@ -1214,13 +1358,13 @@ static int link_modprobes(struct ledger *l)
 			if (rq->modprobe_pid || rq->ts > a->start ||
 			    a->start - rq->ts > REQUEST_TO_MODPROBE || rq->needless)
 				continue;
-			r = request_fits(l, rq, i, next, &fits);
+			r = request_fits(l, rq, i, next, from, &fits);
 			if (r < 0)
 				return r;
 			if (!fits)
 				continue;
 			rq->modprobe_pid = a->pid;
-			for (size_t j = i; j != SIZE_MAX; j = next[j])
+			for (size_t j = i; j != SIZE_MAX; j = next[j - from])
 				if (l->attempts[j].request < 0) {
 					l->attempts[j].request = (long)k;
 					rq->n_attempts++;
@@ -1231,40 +1375,132 @@ static int link_modprobes(struct ledger *l)
 	return 0;
 }
 
-int ledger_finish(struct ledger *l)
+/* What the passes below decide about the attempts from @from on, undone. */
+static void unsettle(struct ledger *l, size_t from)
+{
+	for (size_t i = from; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+
+		if (a->request >= 0) {
+			struct autoload_request *rq = &l->requests[a->request];
+
+			rq->n_attempts--;
+			if (rq->modprobe_pid == a->pid && pid_first(l, a->pid) == i)
+				rq->modprobe_pid = 0;
+			a->request = -1;
+		}
+		if (a->module && a->name_source != NAME_MODULE_LOAD) {
+			free(a->module);
+			a->module = NULL;
+			a->name_source = NAME_NONE;
+		}
+		a->outcome = a->complete ? outcome_from(a) : OUTCOME_INCOMPLETE;
+		a->leader = -1;
+		a->waiter_by_timing = false;
+	}
+}
+
+static int finish_from(struct ledger *l, size_t from)
 {
 	int r;
 
-	r = names_from_klog(l);
+	r = names_from_klog(l, from);
 	if (r < 0)
 		return r;
-	find_fallbacks(l);
+	find_fallbacks(l, from);
 	if (l->idempotent_kernel) {
-		r = find_waiters(l);
+		r = find_waiters(l, from);
 		if (r < 0)
 			return r;
 	}
-	r = names_from_klog(l);
+	r = names_from_klog(l, from);
 	if (r < 0)
 		return r;
-	find_fallbacks(l);
+	find_fallbacks(l, from);
 	r = resolve_requests(l);
 	if (r < 0)
 		return r;
-	r = link_modprobes(l);
+	r = link_modprobes(l, from);
 	if (r < 0)
 		return r;
-	r = names_from_sizes(l);
+	r = names_from_sizes(l, from);
 	if (r < 0)
 		return r;
 	/* leaders named by size name their waiters; a named pair names its fallback */
 	if (l->idempotent_kernel) {
-		r = find_waiters(l);
+		r = find_waiters(l, from);
 		if (r < 0)
 			return r;
 	}
-	find_fallbacks(l);
-	return names_from_live(l);
+	find_fallbacks(l, from);
+	return names_from_live(l, from);
+}
+
+/* Has @a ended long enough before @now that no event still to come can change it? */
+static bool attempt_settles(const struct ledger *l, size_t i, double now)
+{
+	const struct priv *p = l->priv;
+	const struct attempt *a = &l->attempts[i];
+	double h = SETTLE_SLACK;
+
+	if (!a->complete) {
+		/* still open: its exit will come; an exit that was lost never will */
+		for (size_t k = 0; k < p->n_open; k++)
+			if (&l->attempts[p->open[k].attempt] == a)
+				return false;
+		return a->start < now - h;
+	}
+	/* kmod's userspace decompression may still follow (find_fallbacks) */
+	if (a->syscall == ATTEMPT_FINIT && a->err == ENOEXEC && !(a->flags & 4)) {
+		h += FALLBACK_GAP;
+		/* it did: the pair's name (from its log, its size) comes when the pair settles */
+		if (a->outcome == OUTCOME_FALLBACK)
+			for (size_t j = i + 1; j < l->n_attempts; j++)
+				if (l->attempts[j].pid == a->pid)
+					return attempt_settles(l, j, now);
+	}
+	return a->end < now - h;
+}
+
+int ledger_settle(struct ledger *l, double now)
+{
+	struct priv *p = l->priv;
+	bool all = now == INFINITY;
+	size_t from = l->n_settled;
+	int r;
+
+	unsettle(l, from);
+	r = finish_from(l, from);
+	if (r < 0)
+		return r;
+	/* settled attempts are a prefix: the passes above only ever look back at them */
+	while (l->n_settled < l->n_attempts &&
+	       (all || attempt_settles(l, l->n_settled, now))) {
+		p->live_named_settled += l->attempts[l->n_settled].name_source == NAME_LIVE;
+		l->n_settled++;
+	}
+	l->stats.live_named = p->live_named_settled;
+	for (size_t i = l->n_settled; i < l->n_attempts; i++)
+		l->stats.live_named += l->attempts[i].name_source == NAME_LIVE;
+	/*
+	 * A request is settled when no attempt still open to change can be its modprobe's:
+	 * those started after it by at most REQUEST_TO_MODPROBE
+	 */
+	{
+		double t = l->n_settled < l->n_attempts ? l->attempts[l->n_settled].start : now;
+
+		while (l->n_requests_settled < l->n_requests &&
+		       (all || l->requests[l->n_requests_settled].ts <
+				       (t < now - SETTLE_SLACK ? t : now - SETTLE_SLACK) -
+					       REQUEST_TO_MODPROBE - ORDER_SLACK))
+			l->n_requests_settled++;
+	}
+	return 0;
+}
+
+int ledger_finish(struct ledger *l)
+{
+	return ledger_settle(l, INFINITY);
 }
 
 const struct proctab *ledger_proctab(const struct ledger *l)

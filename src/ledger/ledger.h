@@ -11,7 +11,8 @@
  * The load-attempt ledger: trace events (and kernel log lines) in, one attempt per
  * finit_module()/init_module() syscall out, each with a module, an outcome and the
  * requester who caused it. Sources feed it in input order; ledger_finish() links what
- * needs the whole picture (idempotent waiters, the kmod fallback, autoload requests).
+ * needs the whole picture (idempotent waiters, the kmod fallback, autoload requests),
+ * or ledger_settle() does it as events come, for the attempts still open to change.
  */
 
 enum attempt_syscall {
@@ -162,6 +163,11 @@ struct ledger {
 	struct ledger_stats stats;
 	bool idempotent_kernel;		/* set by the caller: kernel merges concurrent finits */
 	bool saw_vmap_events;
+	/*
+	 * Live mode (ledger_settle()): attempts [0, n_settled) and requests
+	 * [0, n_requests_settled) are decided for good; the rest may still change.
+	 */
+	size_t n_settled, n_requests_settled;
 	struct ledger_ops ops;
 	/* private */
 	void *priv;
@@ -177,6 +183,14 @@ int ledger_add_klog(struct ledger *l, double ts, const char *module, size_t modu
 		    int kind, int err, const char *msg, size_t msg_len);
 /* Links waiters, the kmod fallback, names from the log, and autoload requests. */
 int ledger_finish(struct ledger *l);
+/*
+ * Live mode: what ledger_finish() decides, for the attempts not yet settled, with
+ * events (trace and log) fed up to @now (trace clock, seconds). Attempts that ended
+ * long enough before @now that no later event can change them become settled: a
+ * growing prefix that later calls leave alone, so a call costs what is new. Call it
+ * as often as wanted; ledger_finish() is ledger_settle(l, INFINITY). 0 or -ENOMEM.
+ */
+int ledger_settle(struct ledger *l, double now);
 
 const char *attempt_outcome_name(enum attempt_outcome o);
 const char *name_source_name(enum name_source s);

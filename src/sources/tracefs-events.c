@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1505,6 +1506,25 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 	r = queue_event(p, &l.ev, false);
 	k = flush_complete(p);
 	return r < 0 ? r : k;
+}
+
+int tracefs_parser_flush_older(struct tracefs_parser *p, double age)
+{
+	double newest = -INFINITY;
+
+	for (size_t i = 0; i < p->count; i++) {
+		const struct pending *o = &p->ring[(p->head + i) % PENDING_MAX];
+
+		if (o->ev.ts > newest)
+			newest = o->ev.ts;
+	}
+	for (size_t i = 0; i < p->count; i++) {
+		struct pending *o = &p->ring[(p->head + i) % PENDING_MAX];
+
+		if (o->ev.ts < newest - age)
+			o->complete = true;
+	}
+	return flush_complete(p);
 }
 
 int tracefs_parser_finish(struct tracefs_parser *p)

@@ -283,6 +283,12 @@ struct tracefs_parser *tracefs_parser_free(struct tracefs_parser *p);
 int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len);
 /* A line the reader refused (too long, NUL byte): counted and reported as @what. */
 void tracefs_parser_skip_line(struct tracefs_parser *p, const char *what);
+/*
+ * Live: an event waits for its stack trace until the next event of its CPU, and a quiet
+ * CPU would hold it (and all after it) back. Those more than @age seconds older than
+ * the newest event fed are let out: their stacks, written right after them, came.
+ */
+int tracefs_parser_flush_older(struct tracefs_parser *p, double age);
 /* Emits everything still pending. */
 int tracefs_parser_finish(struct tracefs_parser *p);
 /* Owned by @p; valid until tracefs_parser_free(). */

@@ -366,80 +366,50 @@ static void test_incremental_changed_spark(void **state)
 	top_table_done(&t);
 }
 
-/*
- * Live top rebuilds its ledger from all events when new ones came: the counts must be
- * those of the new ledger (as a model fed it once has them), the new attempts alone
- * count for this refresh, and the rows keep their history.
- */
-static void test_rebuilt_ledger(void **state)
+/* Live: a request counted before its modprobe was linked is counted again until final */
+static void test_request_changes(void **state)
 {
 	struct fixture *f = *state;
-	const char *first[10];
-	struct ledger *a;
-	struct top_model *once;
-	struct top_sample s1 = f->s, s2 = f->s;
-	struct top_table t, t1;
-	const struct top_row *xfs;
-	const struct top_header *h;
-	int c_att = col(TOP_VIEW_MODULES, "attempts"), c_rec = col(TOP_VIEW_MODULES, "recent");
-	size_t *done_a;
+	struct autoload_request *rq = &f->l->requests[0];
+	int c_mp = col(TOP_VIEW_AUTOLOAD, "modprobes"), c_nl = col(TOP_VIEW_AUTOLOAD, "needless");
+	struct top_table t;
 
-	/* the xfs part of the trace: modprobe loads it, udevd tries three times more */
-	memcpy(first, trace_lines, 9 * sizeof(*first));
-	first[9] = NULL;
-	a = ledger_from_lines(first);
-	name_attempts(a, "systemd-udevd", "xfs");
-	done_a = calloc(a->n_attempts, sizeof(*done_a));
-	assert_non_null(done_a);
-	for (size_t i = 0; i < a->n_attempts; i++)
-		done_a[i] = i;
-	s1.ledger = a;
-	s1.done = done_a;
-	s1.n_done = a->n_attempts;
-	s1.n_requests = a->n_requests;
-	s1.n_klog = a->n_klog;
-	s1.now = 5.6;
-	assert_int_equal(top_model_update(f->m, &s1), 0);
-	assert_int_equal(top_model_header(f->m)->attempts, 4);
-
-	/* the whole trace, rebuilt: a new ledger with the same first four attempts */
-	s2.rebuilt = true;
-	s2.now = 7.6;
-	assert_int_equal(top_model_update(f->m, &s2), 0);
-	h = top_model_header(f->m);
-	assert_int_equal(h->attempts, f->l->n_attempts);
-	/* four new attempts (two nfs, the alias's module, garbage) in two seconds */
-	assert_true(h->attempts_per_s > 1.99 && h->attempts_per_s < 2.01);
+	assert_int_equal(rq->modprobe_pid, 0);
+	assert_false(rq->needless);
+	f->s.requests_change = true;
+	f->s.n_requests_final = 0;
+	f->ui.view = TOP_VIEW_AUTOLOAD;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
 	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
-	xfs = find_row(&t, "xfs");
-	assert_non_null(xfs);
-	assert_int_equal(xfs->vals[c_att].u, 4);
-	/* the sparkline goes on: four at the first refresh, none new at this one */
-	assert_int_equal(xfs->vals[c_rec].spark[TOP_SPARK_N - 2], 4);
-	assert_int_equal(xfs->vals[c_rec].spark[TOP_SPARK_N - 1], 0);
-	assert_int_not_equal(xfs->style, ST_CHANGED);
-	assert_int_equal(find_row(&t, "nfs")->style, ST_CHANGED);
-
-	/* the same counts as a model that saw the whole ledger at once */
-	assert_int_equal(top_model_new(&once), 0);
-	assert_int_equal(top_model_update(once, &f->s), 0);
-	assert_int_equal(top_model_table(once, &f->ui, &t1), 0);
-	assert_int_equal(t.n_rows, t1.n_rows);
-	for (size_t i = 0; i < t1.n_rows; i++) {
-		const struct top_row *r = find_row(&t, t1.rows[i].vals[0].s);
-
-		assert_non_null(r);
-		for (int k = 0; k < c_rec; k++)
-			if (t1.rows[i].vals[k].kind == TV_U64 || t1.rows[i].vals[k].kind == TV_BYTES)
-				assert_int_equal(r->vals[k].u, t1.rows[i].vals[k].u);
-	}
-	assert_int_equal(top_model_header(once)->failed, h->failed);
-	assert_int_equal(top_model_header(once)->duplicates, h->duplicates);
-	top_table_done(&t1);
+	assert_int_equal(t.n_rows, 1);
+	assert_int_equal(t.rows[0].vals[c_mp].u, 0);
 	top_table_done(&t);
-	top_model_free(once);
-	ledger_free(a);
-	free(done_a);
+
+	/* the next settle linked its modprobe */
+	rq->modprobe_pid = 303;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	assert_int_equal(t.rows[0].vals[c_mp].u, 1);
+	assert_int_equal(t.rows[0].vals[c_nl].u, 0);
+	top_table_done(&t);
+
+	/* and another found it needless and unlinked it: both follow */
+	rq->modprobe_pid = 0;
+	rq->needless = true;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	assert_int_equal(t.rows[0].vals[c_mp].u, 0);
+	assert_int_equal(t.rows[0].vals[c_nl].u, 1);
+	top_table_done(&t);
+
+	/* settled: a final request is not looked at again */
+	f->s.n_requests_final = 1;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	rq->needless = false;
+	assert_int_equal(top_model_update(f->m, &f->s), 0);
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	assert_int_equal(t.rows[0].vals[c_nl].u, 1);
+	top_table_done(&t);
 }
 
 static void test_other_views(void **state)
@@ -677,7 +647,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_incremental_changed_spark, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_rebuilt_ledger, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_request_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_frames, setup, teardown),
 		cmocka_unit_test(test_canvas),

@@ -982,6 +982,42 @@ static void test_fixture_traces(void **state)
 		check_fixture("custom-6.12-modstats", 6, TRACEFS_EV_ALLOC_VMAP_AREA);
 }
 
+static int count_event(void *userdata, const struct tracefs_event *ev)
+{
+	(void)ev;
+	(*(int *)userdata)++;
+	return 0;
+}
+
+/* Live: the last event of a quiet CPU goes out once newer ones are far enough ahead */
+static void test_parser_flush_older(void **state)
+{
+	static const char *const lines[] = {
+		"        modprobe-157     [001] .....     4.500000: sys_finit_module -> 0x0",
+		"        kmodtop-99       [000] .....     4.550000: tracing_mark_write: kmodtop_now",
+		"        kmodtop-99       [000] .....     4.700000: tracing_mark_write: kmodtop_now",
+	};
+	struct tracefs_parser_ops ops = { .event = count_event };
+	struct tracefs_parser *p;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(tracefs_parser_new("t", &ops, &n, &p), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(tracefs_parser_feed(p, lines[i], strlen(lines[i])), 0);
+	/* CPU 1's event may still get a stack: it holds the rest back */
+	assert_int_equal(n, 0);
+	assert_int_equal(tracefs_parser_flush_older(p, 0.1), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(tracefs_parser_feed(p, lines[2], strlen(lines[2])), 0);
+	/* 0.2 s behind the newest: out, with the first marker; the newest waits */
+	assert_int_equal(tracefs_parser_flush_older(p, 0.1), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(n, 3);
+	tracefs_parser_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1000,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_parser_empty_and_callback_error),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_fixture_traces),
+		cmocka_unit_test(test_parser_flush_older),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,7 +25,7 @@ top_live_start() {
 # top_live_stop T C: a last refresh after the workload's last event, then SIGINT
 top_live_stop() {
 	[ -n "$top_pid" ] || return 0
-	# a rebuild waits up to REBUILD_MAX_WAIT after the last (cmd-top.c): give it time
+	# an attempt shows once settled, 1-3 s after it returned, at the next refresh: give it time
 	sleep 12
 	kill -INT $top_pid 2>/dev/null
 	wait $top_pid

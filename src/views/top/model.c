@@ -620,8 +620,9 @@ struct top_model {
 	size_t *att_req, *att_mod;
 	size_t cap_att;
 	size_t n_seen, n_req_seen, n_klog_seen;
-	/* a rebuilt ledger: the first @quiet attempts in done order were counted before */
-	size_t quiet;
+	/* live: what each request counted (RQ_COUNTED_*), for those that may still change */
+	uint8_t *rq_counted;
+	size_t cap_rq_counted, n_req_final;
 
 	struct event *events; /* ring */
 	size_t ev_head, n_events;
@@ -686,6 +687,9 @@ static void model_reset(struct top_model *m)
 	m->att_req = m->att_mod = NULL;
 	m->cap_att = 0;
 	m->n_seen = m->n_req_seen = m->n_klog_seen = 0;
+	free(m->rq_counted);
+	m->rq_counted = NULL;
+	m->cap_rq_counted = m->n_req_final = 0;
 	m->ev_head = m->n_events = 0;
 	memset(&m->hdr, 0, sizeof(m->hdr));
 	m->info_valid = false;
@@ -902,8 +906,6 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	int pid, r;
 	uint64_t meas = attempt_wasted(a);
 	uint64_t est = c && c->estimated ? c->wasted : 0;
-	/* counted again after a rebuild: not new in this refresh */
-	bool fresh = m->n_seen >= m->quiet;
 
 	mi = mod_get(m, a->module);
 	if (mi < 0)
@@ -944,7 +946,7 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	ma->last = (long)idx;
 	ma->last_req = (size_t)ri;
 	ma->last_ts = a->end;
-	ma->tick += fresh;
+	ma->tick++;
 
 	ra = &m->reqs[ri];
 	ra->attempts++;
@@ -976,12 +978,55 @@ static int consume_attempt(struct top_model *m, const struct top_sample *s, size
 	m->hdr.wasted_meas = add_sat_u64(m->hdr.wasted_meas, meas);
 	m->hdr.wasted_est = add_sat_u64(m->hdr.wasted_est, est);
 	m->hdr.has_est = m->hdr.has_est || (c && c->estimated);
-	if (fresh) {
-		m->tick_attempts++;
-		m->tick_est = add_sat_u64(m->tick_est, est);
-		m->tick_meas = add_sat_u64(m->tick_meas, meas);
-	}
+	m->tick_attempts++;
+	m->tick_est = add_sat_u64(m->tick_est, est);
+	m->tick_meas = add_sat_u64(m->tick_meas, meas);
 	push_event(m, EV_ATTEMPT, idx, a->complete ? a->end : a->start);
+	return 0;
+}
+
+#define RQ_COUNTED_NEEDLESS 1
+#define RQ_COUNTED_MODPROBE 2
+
+static uint8_t rq_counted_bits(const struct autoload_request *rq)
+{
+	return (rq->needless ? RQ_COUNTED_NEEDLESS : 0) | (rq->modprobe_pid ? RQ_COUNTED_MODPROBE : 0);
+}
+
+/* Live: a request's modprobe and needlessness may be decided after it was counted */
+static int recount_request(struct top_model *m, const struct ledger *l, size_t idx)
+{
+	const struct autoload_request *rq = &l->requests[idx];
+	uint8_t was = m->rq_counted[idx], now = rq_counted_bits(rq);
+	long ai;
+
+	if (was == now)
+		return 0;
+	ai = alias_get(m, rq);
+	if (ai < 0)
+		return (int)ai;
+	if ((was ^ now) & RQ_COUNTED_NEEDLESS) {
+		bool add = now & RQ_COUNTED_NEEDLESS;
+		long mi = rq->n_resolved ? mod_get(m, rq->resolved[0]) : -1;
+
+		if (rq->n_resolved && mi < 0)
+			return (int)mi;
+		if (add)
+			m->aliases[ai].needless++;
+		else
+			m->aliases[ai].needless--;
+		if (mi >= 0 && add)
+			m->mods[mi].needless++;
+		else if (mi >= 0)
+			m->mods[mi].needless--;
+	}
+	if ((was ^ now) & RQ_COUNTED_MODPROBE) {
+		if (now & RQ_COUNTED_MODPROBE)
+			m->aliases[ai].modprobes++;
+		else
+			m->aliases[ai].modprobes--;
+	}
+	m->rq_counted[idx] = now;
 	return 0;
 }
 
@@ -994,6 +1039,21 @@ static int consume_request(struct top_model *m, const struct ledger *l, size_t i
 
 	if (ai < 0)
 		return (int)ai;
+	if (m->s->requests_change) {
+		if (idx >= m->cap_rq_counted) {
+			size_t ncap = m->cap_rq_counted ? m->cap_rq_counted * 2 : 256;
+			uint8_t *nc;
+
+			while (ncap <= idx)
+				ncap *= 2;
+			nc = realloc(m->rq_counted, ncap);
+			if (!nc)
+				return -ENOMEM;
+			m->rq_counted = nc;
+			m->cap_rq_counted = ncap;
+		}
+		m->rq_counted[idx] = rq_counted_bits(rq);
+	}
 	a = &m->aliases[ai];
 	a->requests++;
 	a->needless += rq->needless;
@@ -1020,126 +1080,15 @@ static uint64_t sig_mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
 }
 
-/*
- * What a rebuilt ledger must not lose: the rows' history (sparklines, what each row
- * showed at the previous refresh), which the counts recomputed from the new ledger
- * cannot give back. Keys point into the old ledger, alive until the update is done.
- */
-struct rebase;
-static int model_update(struct top_model *m, const struct top_sample *s, struct rebase *rb,
-			bool *rebased);
-
-struct rebase {
-	struct mod_acc *mods;
-	size_t n_mods;
-	struct req_acc *reqs;
-	size_t n_reqs;
-	struct alias_acc *aliases;
-	size_t n_aliases;
-	uint64_t refreshes;
-};
-
-static int rebase_save(struct top_model *m, struct rebase *rb)
-{
-	rb->mods = malloc((m->n_mods ? m->n_mods : 1) * sizeof(*rb->mods));
-	rb->reqs = malloc((m->n_reqs ? m->n_reqs : 1) * sizeof(*rb->reqs));
-	rb->aliases = malloc((m->n_aliases ? m->n_aliases : 1) * sizeof(*rb->aliases));
-	if (!rb->mods || !rb->reqs || !rb->aliases)
-		return -ENOMEM;
-	if (m->n_mods)
-		memcpy(rb->mods, m->mods, m->n_mods * sizeof(*rb->mods));
-	if (m->n_reqs)
-		memcpy(rb->reqs, m->reqs, m->n_reqs * sizeof(*rb->reqs));
-	if (m->n_aliases)
-		memcpy(rb->aliases, m->aliases, m->n_aliases * sizeof(*rb->aliases));
-	rb->n_mods = m->n_mods;
-	rb->n_reqs = m->n_reqs;
-	rb->n_aliases = m->n_aliases;
-	/* the names are the saved copies' now: model_reset() must not free them */
-	for (size_t i = 0; i < m->n_mods; i++)
-		m->mods[i].name = NULL;
-	rb->refreshes = m->hdr.refreshes;
-	return 0;
-}
-
-static void rebase_restore(struct top_model *m, struct rebase *rb)
-{
-	size_t slot;
-
-	for (size_t i = 0; i < rb->n_mods; i++) {
-		const struct mod_acc *o = &rb->mods[i];
-		struct mod_key k = { m, o->name };
-		long j = index_map_find(&m->mod_map, hash_bytes(0, o->name), mod_eq, &k, &slot);
-
-		if (j < 0)
-			continue;
-		memcpy(m->mods[j].spark, o->spark, sizeof(o->spark));
-		m->mods[j].sig = o->sig;
-		m->mods[j].seen_present = m->mods[j].seen_present || o->seen_present;
-	}
-	for (size_t i = 0; i < rb->n_reqs; i++) {
-		const struct req_acc *o = &rb->reqs[i];
-		struct req_key k = { m, o->comm, o->site };
-		long j = index_map_find(&m->req_map, hash_bytes(hash_bytes(0, o->comm), o->site),
-					req_eq, &k, &slot);
-
-		if (j >= 0)
-			m->reqs[j].sig = o->sig;
-	}
-	for (size_t i = 0; i < rb->n_aliases; i++) {
-		const struct alias_acc *o = &rb->aliases[i];
-		struct alias_key k = { m, o->alias, o->site, o->comm };
-		long j = index_map_find(&m->alias_map,
-					hash_bytes(hash_bytes(hash_bytes(0, o->alias), o->site), o->comm),
-					alias_eq, &k, &slot);
-
-		if (j >= 0)
-			m->aliases[j].sig = o->sig;
-	}
-}
-
-static void rebase_done(struct rebase *rb)
-{
-	for (size_t i = 0; rb->mods && i < rb->n_mods; i++)
-		free(rb->mods[i].name);
-	free(rb->mods);
-	free(rb->reqs);
-	free(rb->aliases);
-}
-
 int top_model_update(struct top_model *m, const struct top_sample *s)
-{
-	struct rebase rb = { 0 };
-	bool rebased = false;
-	int r = model_update(m, s, &rb, &rebased);
-
-	if (rebased)
-		rebase_done(&rb);
-	return r;
-}
-
-static int model_update(struct top_model *m, const struct top_sample *s, struct rebase *rb,
-			bool *rebased)
 {
 	const struct ledger *l = s->ledger;
 	double dt;
 	int r;
 
 	if (l != m->ledger || (l && s->n_done < m->n_seen)) {
-		size_t seen = m->n_seen;
-
-		if (s->rebuilt && l && m->ledger && l != m->ledger) {
-			*rebased = true;
-			r = rebase_save(m, rb);
-			if (r < 0)
-				return r;
-		}
 		model_reset(m);
 		m->ledger = l;
-		if (*rebased) {
-			m->quiet = seen;
-			m->hdr.refreshes = rb->refreshes;
-		}
 	}
 	m->s = s;
 	m->hdr.s = s;
@@ -1167,11 +1116,20 @@ static int model_update(struct top_model *m, const struct top_sample *s, struct 
 			s->n_requests < l->n_requests ? s->n_requests : l->n_requests;
 		size_t nkl = s->n_klog < l->n_klog ? s->n_klog : l->n_klog;
 
+		/* live: those counted before may have changed since; the settled ones no more */
+		for (size_t i = m->n_req_final; s->requests_change && i < m->n_req_seen; i++) {
+			r = recount_request(m, l, i);
+			if (r < 0)
+				return r;
+		}
 		for (; m->n_req_seen < nrq; m->n_req_seen++) {
 			r = consume_request(m, l, m->n_req_seen);
 			if (r < 0)
 				return r;
 		}
+		if (s->requests_change && s->n_requests_final > m->n_req_final)
+			m->n_req_final = s->n_requests_final < m->n_req_seen ? s->n_requests_final
+									     : m->n_req_seen;
 		for (; m->n_seen < s->n_done; m->n_seen++) {
 			size_t idx = s->done[m->n_seen];
 
@@ -1185,9 +1143,6 @@ static int model_update(struct top_model *m, const struct top_sample *s, struct 
 			push_event(m, EV_KLOG, m->n_klog_seen,
 				   l->klog[m->n_klog_seen].ts);
 	}
-	m->quiet = 0;
-	if (*rebased)
-		rebase_restore(m, rb);
 
 	/* rates over the last refresh, in the sample's clock */
 	if (!m->have_prev) {

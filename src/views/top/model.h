@@ -88,9 +88,10 @@ struct top_sample {
 	size_t n_mods;
 
 	/*
-	 * Attempts: @done lists indices into ledger->attempts in completion order; it only
-	 * grows, and the attempts it names no longer change. Requests 0..n_requests and
-	 * log findings 0..n_klog of the ledger are visible.
+	 * Attempts: @done lists indices into ledger->attempts in completion order (live: as
+	 * they settle, by end within a refresh); it only grows, and the attempts it names
+	 * no longer change. Requests 0..n_requests and log findings 0..n_klog of the ledger
+	 * are visible.
 	 */
 	const struct ledger *ledger;	/* NULL: no attempt source */
 	const size_t *done;
@@ -99,12 +100,12 @@ struct top_sample {
 	size_t n_klog;
 	const struct attempt_cost *cost;	/* parallel to ledger->attempts, or NULL */
 	/*
-	 * The ledger was rebuilt from the same events and more (live: a ledger is built
-	 * whole, so new events mean a new one): the counts are taken anew from it, the
-	 * rows' sparklines and change marks carry over, and only attempts past the
-	 * previous sample's n_done count as new in this refresh.
+	 * Live: a request's modprobe and whether it was needless may still be decided
+	 * after it is visible, until it is one of the first @n_requests_final; the counts
+	 * follow the changes.
 	 */
-	bool rebuilt;
+	bool requests_change;
+	size_t n_requests_final;
 
 	/* module detail: fills *ret, 0 or -errno. Optional. */
 	int (*module_info)(void *userdata, const char *module, struct top_module_info *ret);
