@@ -24,13 +24,15 @@
 #   cat              cat of proc/modules, proc/vmallocinfo, proc/meminfo and 1.5 s of
 #                    trace, and the same with cat -v (which looks at every byte)
 #
-# A live refresh is the poll refresh + 1.5 s of trace parsed + the replay refresh: live
-# top reads only what the spools gained since the last refresh into one ledger
-# (collect.c collect_stream, cmd-top.c live_update), then ledger_settle() decides again
-# the attempts of the last second or three, which are not settled yet: that pass is
-# not in the figure (the bench has no live trace; the replay does not settle). The
-# "whole trace parsed" line is what a refresh cost before, when live top re-read the
-# whole trace so far at every rebuild: it grows with SECONDS of this storm.
+# A live refresh is the poll refresh + the live stream's refresh + the replay refresh.
+# Live top reads only what the spools gained since the last refresh into one ledger
+# (collect.c collect_stream, cmd-top.c live_update), and ledger_settle() decides again
+# the attempts of the last second or three, not settled yet. bench/livestream does
+# that without a kernel: the trace appended to an in-memory spool 1.5 s of events at a
+# time, the stream fed and settled after each (one callgrind dump per refresh). Its
+# first and last refresh show whether a refresh grows with the history. The "whole
+# trace parsed" line is what a refresh cost before, when live top re-read the whole
+# trace so far at every rebuild: it grows with SECONDS of this storm.
 # When proc/modules changed, the changed refresh stands for the poll refresh.
 # Target: at most 2x the instructions of cat of the same files. Then the CPU time of
 # the interactive view at the default delay (1.5 s) over CPU_SECONDS (default 30) in
@@ -53,6 +55,7 @@ EVENTS_PER_S=10000
 command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not installed"; exit 77; }
 command -v callgrind_annotate >/dev/null 2>&1 || { echo "SKIP: callgrind_annotate not installed"; exit 77; }
 [ -x "$KMODTOP" ] || { echo "SKIP: no $KMODTOP (build first, or set KMODTOP)"; exit 77; }
+[ -x "$BUILDDIR/bench/livestream" ] || { echo "SKIP: no $BUILDDIR/bench/livestream (make bench/livestream)"; exit 77; }
 
 if [ -n "${BENCH_DIR:-}" ]; then
 	work=$BENCH_DIR
@@ -156,7 +159,7 @@ ir() {
 
 # frames PREFIX: the instructions of each dump (one per refresh), in order
 frames() {
-	for f in $(ls "$1".* 2>/dev/null | sort -t. -k2 -n); do
+	for f in $(ls "$1".* 2>/dev/null | sort -V); do
 		ir "$f"
 	done
 }
@@ -221,12 +224,24 @@ cg "$work/cg.catall" cat "$gen/proc/modules" "$gen/proc/vmallocinfo" "$gen/proc/
 catall_ir=$(ir "$work/cg.catall")
 cg "$work/cg.catv" cat -v "$gen/proc/modules" "$gen/proc/meminfo" "$work/trace-1.5s"
 catv_ir=$(ir "$work/cg.catv")
-live=$(awk -v a="$poll" -v b="$parse" -v c="$replay" 'BEGIN { printf "%.0f", a + b + c }')
-live_changed=$(awk -v a="$changed" -v b="$parse" -v c="$replay" 'BEGIN { printf "%.0f", a + b + c }')
+# live top's stream: 1.5 s of events (15,000 lines) appended, fed and settled per refresh
+cg "$work/cg.stream" --dump-after=bench_refresh \
+	"$BUILDDIR/bench/livestream" "$gen/sys/kernel/tracing/trace" $((EVENTS_PER_S * 3 / 2))
+set -- $(frames "$work/cg.stream")
+stream_first=$1
+stream_n=$#
+# the steady state: every refresh but the first and the last (the rest of the trace)
+stream=$(printf '%s\n' "$@" | sed '1d;$d' | awk '{ s += $1; n++ } END { printf "%.0f", n ? s / n : 0 }')
+stream_max=$(printf '%s\n' "$@" | sed '1d;$d' | sort -n | tail -n 1)
+stream_last=$(printf '%s\n' "$@" | sed '$d' | tail -n 1)
+live=$(awk -v a="$poll" -v b="$stream" -v c="$replay" 'BEGIN { printf "%.0f", a + b + c }')
+live_changed=$(awk -v a="$changed" -v b="$stream" -v c="$replay" 'BEGIN { printf "%.0f", a + b + c }')
 
 awk -v poll="$poll" -v parse="$parse" -v replay="$replay" -v live="$live" -v cat="$cat_ir" \
 	-v catv="$catv_ir" -v startup="$startup" -v fullparse="$fullparse" -v changed="$changed" \
 	-v livec="$live_changed" -v whole="$(ir "$work/cg.parse")" -v secs="$SECONDS_OF_TRACE" \
+	-v stream="$stream" -v sfirst="$stream_first" -v slast="$stream_last" -v smax="$stream_max" \
+	-v sn="$stream_n" \
 	-v catall="$catall_ir" 'BEGIN {
 	printf "   poll refresh, nothing changed:             %12.0f instructions\n", poll
 	printf "     proc/modules and vmallocinfo parsed whole: %10.0f (the first refresh)\n", fullparse
@@ -234,7 +249,8 @@ awk -v poll="$poll" -v parse="$parse" -v replay="$replay" -v live="$live" -v cat
 	printf "   trace parsed, 1.5 s of events:             %12.0f\n", parse
 	printf "   1.5 s of events into the model, a frame:   %12.0f\n", replay
 	printf "   replay start-up (the whole trace, once):   %12.0f\n", startup
-	printf "   live refresh (poll + trace + model):       %12.0f\n", live
+	printf "   live stream, 1.5 s of events fed, settled: %12.0f (mean of %d; the first %.0f, the last whole one %.0f, max %.0f)\n", stream, sn - 2, sfirst, slast, smax
+	printf "   live refresh (poll + stream + model):      %12.0f\n", live
 	printf "     cat of modules, meminfo, 1.5 s of trace: %12.0f   ratio %.1fx\n", cat, live / cat
 	printf "     cat -v of the same:                      %12.0f   ratio %.2fx\n", catv, live / catv
 	printf "   whole trace parsed after %3d s of storm:    %12.0f (a live refresh before it was incremental)\n", secs, whole
