@@ -24,7 +24,9 @@
 #
 # and prints LARGE/SMALL for the user+system time and the max RSS of each. With
 # LARGE = 10 x SMALL, linear growth gives 10 and quadratic 100: a ratio above
-# MAX_RATIO (default 15) fails. Times under 0.05 s are rounded up to it, so that the
+# MAX_RATIO (default 20: n^1.3; at 10^6 names report holds 2.9 GB and its hash lookups
+# miss the caches, so linear code measures x11 to x15 on a busy 2-core machine, with the
+# same profile at both sizes) fails. Times under 0.05 s are rounded up to it, so that the
 # start-up alone cannot make a ratio. Exit status 0 when every ratio is within
 # MAX_RATIO, 1 when one is not, 77 when GNU time is missing.
 set -eu
@@ -35,7 +37,7 @@ BUILDDIR=${BUILDDIR:-$top}
 KMODTOP=${KMODTOP:-$BUILDDIR/src/kmodtop}
 SMALL=${1:-100000}
 LARGE=${2:-1000000}
-MAX_RATIO=${MAX_RATIO:-15}
+MAX_RATIO=${MAX_RATIO:-20}
 
 [ -x /usr/bin/time ] || { echo "SKIP: no GNU time at /usr/bin/time"; exit 77; }
 [ -x "$KMODTOP" ] || { echo "SKIP: no $KMODTOP (build first, or set KMODTOP)"; exit 77; }
