@@ -46,6 +46,12 @@ int modindex_new(const struct kt_root *root, const char *moduledir, struct modin
 		return -ENOMEM;
 	}
 	kmod_set_log_fn(idx->ctx, silent_log, NULL);
+	/*
+	 * The indexes mapped once: without it every lookup opens and reads the index
+	 * files again, and live top looks modules up at every refresh. A tree without
+	 * them is read file by file, as before.
+	 */
+	(void)kmod_load_resources(idx->ctx);
 	*ret = idx;
 	return 0;
 }
