@@ -1214,9 +1214,8 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 			if (root_abspath(cx.root, rel, &moddir) < 0)
 				moddir = NULL;
 		}
-		if (moddir && (cx.root || x.idx_root) &&
-		    modindex_new(cx.root ? cx.root : x.idx_root, moddir, &x.idx) < 0)
-			x.idx = NULL;
+		if (moddir && (cx.root || x.idx_root))
+			collect_modindex_new(cx.root ? cx.root : x.idx_root, moddir, &x.idx);
 		if (g->root && proc_modules_read(cx.root, &x.pm, &e) < 0)
 			x.pm = NULL;
 	}

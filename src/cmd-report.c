@@ -231,8 +231,7 @@ static void setup_module_tree(struct collected *c, const struct report_data *d)
 				    (d->kc && kconfig_enabled(d->kc, "CONFIG_MODULE_DECOMPRESS"));
 	if (!c->moduledir || !d->has_moduledir)
 		return;
-	if (modindex_new(c->root, c->moduledir, &c->idx) < 0)
-		c->idx = NULL;
+	collect_modindex_new(c->root, c->moduledir, &c->idx);
 	if (catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
 		c->cat = NULL;
 	collect_note_cache(c->cat);

@@ -207,9 +207,8 @@ static int top_static_collect(struct top_static *st, const char *dir,
 	}
 	if (st->moduledir) {
 		st->has_moduledir = moduledir_scan(st->moduledir, &st->mds) == 0;
-		if (st->has_moduledir &&
-		    modindex_new(st->root, st->moduledir, &st->idx) < 0)
-			st->idx = NULL;
+		if (st->has_moduledir)
+			collect_modindex_new(st->root, st->moduledir, &st->idx);
 		if (st->has_moduledir &&
 		    catalog_new(st->moduledir, st->use_cache, NULL, &st->cat) < 0)
 			st->cat = NULL;

@@ -174,6 +174,18 @@ void collect_note_cache(const struct catalog *cat)
 			 why ? why : strerror(-modfile_cache_error(cat->cache)));
 }
 
+void collect_modindex_new(const struct kt_root *root, const char *moduledir,
+			  struct modindex **ret)
+{
+	int r = modindex_new(root, moduledir, ret);
+
+	if (r < 0)
+		*ret = NULL;
+	if (r == -EBADMSG)
+		log_warn("'%s/modules.*.bin': damaged (libkmod cannot read them), ignoring: "
+			 "aliases and dependencies are not looked up", moduledir);
+}
+
 bool collect_looks_like_kmsg(FILE *f)
 {
 	char buf[512];

@@ -21,6 +21,7 @@ struct cost_result;
 struct ledger;
 struct ledger_ops;
 struct modindex;
+struct kt_root;
 struct proc_modules;
 
 /* The module tree behind the lookups; any member may be NULL (that lookup finds none). */
@@ -48,6 +49,14 @@ const struct cost_module *collect_cost_module(void *userdata, const char *name);
  * stderr saying the cache is off and why, once a process (the analyses still run).
  */
 void collect_note_cache(const struct catalog *cat);
+
+/*
+ * modindex_new() with what a caller says when it fails: a warning when the root's
+ * binary module indexes are damaged (-EBADMSG), nothing for a tree without them.
+ * *ret is NULL then: no aliases or dependencies.
+ */
+void collect_modindex_new(const struct kt_root *root, const char *moduledir,
+			  struct modindex **ret);
 
 /* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
 bool collect_looks_like_kmsg(FILE *f);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util/macro.h"
+#include "util/root.h"
 #include "modindex.h"
 
 struct modindex {
@@ -23,8 +27,47 @@ static void silent_log(void *data, int priority, const char *file, int line, con
 	/* library code logs nothing: errors come back as return values */
 }
 
+/*
+ * libkmod trusts the binary indexes: a damaged one makes it write past its buffers
+ * (seen: modules.dep.bin with scribbled nodes, "malloc(): invalid next size"). So
+ * every index is walked once in a child first, by libkmod itself: kmod_dump_index()
+ * reads every node a lookup can reach. A child that dies says the indexes are
+ * damaged. 0, -EBADMSG, or -errno when the child could not run.
+ */
+static int indexes_check(struct modindex *idx)
+{
+	/* what the child holds stays reachable at its _exit() (valgrind's leak check) */
+	static struct modindex *checking;
+	int status, r;
+	pid_t pid;
+
+	checking = idx;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		checking = NULL;
+		return r;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		/* a missing index is no damage: lookups go without it */
+		for (int t = KMOD_INDEX_MODULES_DEP; t <= KMOD_INDEX_MODULES_BUILTIN; t++)
+			(void)kmod_dump_index(checking->ctx, (enum kmod_index)t, fd);
+		/* not exit(): the parent's at-exit work (a tracing instance) is its own */
+		_exit(0);
+	}
+	checking = NULL;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EBADMSG;
+}
+
 int modindex_new(const struct kt_root *root, const char *moduledir, struct modindex **ret)
 {
+	int r;
+
 	struct modindex *idx = calloc(1, sizeof(*idx));
 	size_t n = 0;
 
@@ -52,6 +95,14 @@ int modindex_new(const struct kt_root *root, const char *moduledir, struct modin
 	 * them is read file by file, as before.
 	 */
 	(void)kmod_load_resources(idx->ctx);
+	/* a captured root's indexes came from elsewhere; modprobe trusts this machine's */
+	if (!root_is_live_system(root)) {
+		r = indexes_check(idx);
+		if (r < 0) {
+			modindex_free(idx);
+			return r;
+		}
+	}
 	*ret = idx;
 	return 0;
 }

@@ -14,7 +14,11 @@
  */
 struct modindex;
 
-/* @moduledir: absolute path of lib/modules/RELEASE. Config is read under @root only. */
+/*
+ * @moduledir: absolute path of lib/modules/RELEASE. Config is read under @root only.
+ * -EBADMSG: the binary indexes of a root other than this machine's are damaged (libkmod
+ * would crash on them); callers then go without aliases and dependencies.
+ */
 int modindex_new(const struct kt_root *root, const char *moduledir, struct modindex **ret);
 struct modindex *modindex_free(struct modindex *idx);
 
