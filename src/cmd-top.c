@@ -1223,18 +1223,9 @@ static int live_update(struct poll *p)
 		return r;
 	l = collect_stream_ledger(p->cs);
 	/* attempts settled since the last refresh, by end: a done list only grows */
-	if (l->n_settled > p->cap_ldone) {
-		size_t ncap = p->cap_ldone ? p->cap_ldone : 256;
-		size_t *nd;
-
-		while (ncap < l->n_settled)
-			ncap *= 2;
-		nd = realloc(p->ldone, ncap * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		p->ldone = nd;
-		p->cap_ldone = ncap;
-	}
+	if (l->n_settled &&
+	    array_grow((void **)&p->ldone, l->n_settled - 1, &p->cap_ldone, sizeof(*p->ldone)) < 0)
+		return -ENOMEM;
 	for (; p->n_listed < l->n_settled; p->n_listed++)
 		if (l->attempts[p->n_listed].complete)
 			p->ldone[p->n_ldone++] = p->n_listed;

@@ -15,6 +15,7 @@
 #include "sources/kmsg.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
+#include "util/array.h"
 #include "util/log.h"
 #include "collect.h"
 
@@ -573,18 +574,9 @@ int collect_stream_settle(struct collect_stream *cs)
 	/* settled attempts no longer change: each is priced once */
 	if (!cs->lk->k)
 		return 0;
-	if (cs->cap_cost < l->n_settled) {
-		size_t ncap = cs->cap_cost ? cs->cap_cost : 64;
-		struct attempt_cost *nc;
-
-		while (ncap < l->n_settled)
-			ncap *= 2;
-		nc = realloc(cs->cost, ncap * sizeof(*nc));
-		if (!nc)
-			return -ENOMEM;
-		cs->cost = nc;
-		cs->cap_cost = ncap;
-	}
+	if (l->n_settled &&
+	    array_grow((void **)&cs->cost, l->n_settled - 1, &cs->cap_cost, sizeof(*cs->cost)) < 0)
+		return -ENOMEM;
 	for (; cs->n_cost < l->n_settled; cs->n_cost++) {
 		const struct attempt *a = &l->attempts[cs->n_cost];
 
