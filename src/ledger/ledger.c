@@ -728,22 +728,67 @@ static size_t look_back(const struct ledger *l, size_t from, double t)
 	return from;
 }
 
-/* Finished finit_module() calls, by return value, then by exit time */
+/*
+ * Finished finit_module() calls, by return value, then by exit time; with what
+ * leader_fits() asks first, so that a search does not read the attempts it passes
+ */
 struct by_end {
 	int64_t ret;
-	double end;
+	double end, start;
 	size_t i;
+	bool can_lead;			/* did the work a waiter waited for */
+	bool waiter;			/* outcome is OUTCOME_WAITER */
 };
 
-static int by_end_cmp(const void *x, const void *y)
+static bool by_end_before(const struct by_end *a, const struct by_end *b)
 {
-	const struct by_end *a = x, *b = y;
-
 	if (a->ret != b->ret)
-		return a->ret < b->ret ? -1 : 1;
+		return a->ret < b->ret;
 	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
+		return a->end < b->end;
+	return a->i < b->i;
+}
+
+/*
+ * Sorts @v (qsort() with a comparison by pointer cost ten times more: it runs at every
+ * refresh of live top). Insertion-sorted runs, then merged bottom-up through @tmp.
+ */
+static void by_end_sort(struct by_end *v, struct by_end *tmp, size_t n)
+{
+	const size_t run = 16;
+	struct by_end *src = v, *dst = tmp;
+
+	for (size_t s = 0; s < n; s += run) {
+		size_t e = s + run < n ? s + run : n;
+
+		for (size_t i = s + 1; i < e; i++) {
+			struct by_end x = v[i];
+			size_t j = i;
+
+			for (; j > s && by_end_before(&x, &v[j - 1]); j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	}
+	for (size_t width = run; width < n; width *= 2) {
+		for (size_t s = 0; s < n; s += 2 * width) {
+			size_t m = s + width < n ? s + width : n;
+			size_t e = s + 2 * width < n ? s + 2 * width : n;
+			size_t i = s, j = m, k = s;
+
+			while (i < m && j < e)
+				dst[k++] = by_end_before(&src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < m)
+				dst[k++] = src[i++];
+			while (j < e)
+				dst[k++] = src[j++];
+		}
+		struct by_end *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
 }
 
 /* The first entry of @idx not before (@ret, @end) */
@@ -760,6 +805,12 @@ static size_t by_end_lower(const struct by_end *idx, size_t n, int64_t ret, doub
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Did @b read the file or load the module, as a leader does? */
+static bool did_leader_work(const struct attempt *b)
+{
+	return b->measured ? has_load_allocation(b) : b->module_load_seen || b->err;
 }
 
 /* Can @b be @a's leader, and how far apart are their exits? */
@@ -780,10 +831,106 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
 		    (measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK) ||
 	    !names_compatible(a, b))
 		return false;
-	if (b->measured ? !has_load_allocation(b) : !(b->module_load_seen || b->err))
+	if (!did_leader_work(b))
 		return false;
 	*ret_dist = fabs(a->end - b->end);
 	return true;
+}
+
+/* The finished finit_module() calls a waiter of the attempts from some point may have */
+struct waiter_index {
+	struct by_end *idx;
+	size_t n, lo;
+	size_t *pos;			/* attempt lo + j is idx[pos[j]] (if in it) */
+	bool all_finite;
+};
+
+static void waiter_index_done(struct waiter_index *w)
+{
+	free(w->idx);
+	free(w->pos);
+	*w = (struct waiter_index){ 0 };
+}
+
+static int waiter_index_build(const struct ledger *l, size_t from, struct waiter_index *w)
+{
+	const struct priv *p = l->priv;
+	_cleanup_free_ struct by_end *tmp = NULL;
+
+	*w = (struct waiter_index){ .all_finite = true };
+	if (from >= l->n_attempts)
+		return 0;
+	/* a leader ended within the slack of its waiter, so it started at most the longest call before */
+	w->lo = look_back(l, from, l->attempts[from].start - 2 * WAITER_EXIT_SLACK_MEASURED -
+					   p->longest);
+	w->idx = calloc(l->n_attempts - w->lo + 1, sizeof(*w->idx));
+	w->pos = calloc(l->n_attempts - w->lo + 1, sizeof(*w->pos));
+	tmp = calloc(l->n_attempts - w->lo + 1, sizeof(*tmp));
+	if (!w->idx || !w->pos || !tmp) {
+		waiter_index_done(w);
+		return -ENOMEM;
+	}
+	for (size_t j = w->lo; j < l->n_attempts; j++) {
+		const struct attempt *b = &l->attempts[j];
+
+		if (b->syscall != ATTEMPT_FINIT || !b->complete)
+			continue;
+		w->all_finite = w->all_finite && isfinite(b->end);
+		w->idx[w->n++] = (struct by_end){
+			.ret = b->ret, .end = b->end, .start = b->start, .i = j,
+			.can_lead = did_leader_work(b),
+		};
+	}
+	by_end_sort(w->idx, tmp, w->n);
+	for (size_t k = 0; k < w->n; k++)
+		w->pos[w->idx[k].i - w->lo] = k;
+	return 0;
+}
+
+/*
+ * @a's leader among the calls of @w with its return value: the closest exit, the first
+ * attempt among equals. The calls are visited from @a's exit outwards, both ways, in
+ * order of distance (a - b and b - a round alike, so the distance is leader_fits()'s),
+ * and the search ends at the first fit and its equals.
+ */
+static long closest_leader(const struct ledger *l, const struct waiter_index *w, size_t i)
+{
+	const struct attempt *a = &l->attempts[i];
+	double slack = a->measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK;
+	double latest_start = a->start + (a->measured ? WAITER_START_SLACK_MEASURED : 0);
+	const struct by_end *e;
+	size_t up = by_end_lower(w->idx, w->n, a->ret, a->end), down = up;
+	long best = -1;
+	double best_dist = 0, dist;
+
+	for (;;) {
+		bool has_up = up < w->n && w->idx[up].ret == a->ret &&
+			      w->idx[up].end - a->end <= slack;
+		bool has_down = down > 0 && w->idx[down - 1].ret == a->ret &&
+				a->end - w->idx[down - 1].end <= slack;
+		double d_up = has_up ? w->idx[up].end - a->end : 0;
+		double d_down = has_down ? a->end - w->idx[down - 1].end : 0;
+		size_t j;
+
+		if (has_up && has_down)
+			has_up = d_up <= d_down;
+		else if (!has_up && !has_down)
+			break;
+		e = has_up ? &w->idx[up++] : &w->idx[--down];
+		j = e->i;
+		if (best >= 0 && (has_up ? d_up : d_down) > best_dist)
+			break;
+		/* what leader_fits() would refuse first, without reading the attempt */
+		if (e->waiter || !e->can_lead || e->start > latest_start)
+			continue;
+		if (j == i || !leader_fits(a, &l->attempts[j], &dist))
+			continue;
+		if (best < 0 || (long)j < best) {
+			best = (long)j;
+			best_dist = dist;
+		}
+	}
+	return best;
 }
 
 /*
@@ -792,37 +939,16 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
  * its leader ran, left right after it with the same result, and (when vmap events were
  * traced) allocated nothing. The leader did the reading (or loaded the module).
  * The leader is the closest exit, the earliest attempt among equals. Only calls with
- * the same return and an exit within the slack can lead, so they are looked up in an
- * index sorted by both. An exit that is not a finite number (never from a real trace)
- * is within any slack of everything and orders with nothing: then every call is asked,
+ * the same return and an exit within the slack can lead, so they are looked up in @w,
+ * sorted by both. An exit that is not a finite number (never from a real trace) is
+ * within any slack of everything and orders with nothing: then every call is asked,
  * in order, as the closest-exit rule does not order them.
  */
-static int find_waiters(struct ledger *l, size_t from)
+static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 {
-	const struct priv *p = l->priv;
-	_cleanup_free_ struct by_end *idx = NULL;
-	size_t n_idx = 0, lo = 0;
-	bool all_finite = true;
-
-	if (from >= l->n_attempts)
-		return 0;
-	/* a leader ended within the slack of its waiter, so it started at most the longest call before */
-	if (from < l->n_attempts)
-		lo = look_back(l, from, l->attempts[from].start - 2 * WAITER_EXIT_SLACK_MEASURED -
-						p->longest);
-	idx = calloc(l->n_attempts - lo + 1, sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	for (size_t j = lo; j < l->n_attempts; j++) {
-		const struct attempt *b = &l->attempts[j];
-
-		if (b->syscall != ATTEMPT_FINIT || !b->complete)
-			continue;
-		all_finite = all_finite && isfinite(b->end);
-		idx[n_idx++] = (struct by_end){ .ret = b->ret, .end = b->end, .i = j };
-	}
-	qsort(idx, n_idx, sizeof(*idx), by_end_cmp);
-
+	/* the passes between two searches may have changed outcomes */
+	for (size_t k = 0; k < w->n; k++)
+		w->idx[k].waiter = l->attempts[w->idx[k].i].outcome == OUTCOME_WAITER;
 	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 		long best = -1;
@@ -832,23 +958,10 @@ static int find_waiters(struct ledger *l, size_t from)
 			continue;
 		if (a->measured && a->n_allocs)
 			continue;
-		if (all_finite) {
-			/* twice the slack that may apply: leader_fits() makes the exact test */
-			double w = 2 * (a->measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK);
-			size_t to = by_end_lower(idx, n_idx, a->ret, a->end + w);
-
-			for (size_t k = by_end_lower(idx, n_idx, a->ret, a->end - w); k < to; k++) {
-				size_t j = idx[k].i;
-
-				if (j == i || !leader_fits(a, &l->attempts[j], &dist))
-					continue;
-				if (best < 0 || dist < best_dist || (dist == best_dist && (long)j < best)) {
-					best = (long)j;
-					best_dist = dist;
-				}
-			}
+		if (w->all_finite) {
+			best = closest_leader(l, w, i);
 		} else {
-			for (size_t j = lo; j < l->n_attempts; j++) {
+			for (size_t j = w->lo; j < l->n_attempts; j++) {
 				if (j == i || !leader_fits(a, &l->attempts[j], &dist))
 					continue;
 				if (best < 0 || dist < best_dist) {
@@ -860,6 +973,8 @@ static int find_waiters(struct ledger *l, size_t from)
 		if (best < 0)
 			continue;
 		a->outcome = OUTCOME_WAITER;
+		if (w->n)
+			w->idx[w->pos[i - w->lo]].waiter = true;
 		a->leader = best;
 		a->waiter_by_timing = !a->measured;
 		if (!a->module && l->attempts[best].module) {
@@ -878,7 +993,6 @@ static int find_waiters(struct ledger *l, size_t from)
 				a->name_source = NAME_LEADER;
 		}
 	}
-	return 0;
 }
 
 /*
@@ -1402,38 +1516,42 @@ static void unsettle(struct ledger *l, size_t from)
 
 static int finish_from(struct ledger *l, size_t from)
 {
+	/* what the passes change does not move a call in it: one index serves both searches */
+	struct waiter_index w = { 0 };
 	int r;
 
-	r = names_from_klog(l, from);
-	if (r < 0)
-		return r;
-	find_fallbacks(l, from);
 	if (l->idempotent_kernel) {
-		r = find_waiters(l, from);
+		r = waiter_index_build(l, from, &w);
 		if (r < 0)
 			return r;
 	}
 	r = names_from_klog(l, from);
 	if (r < 0)
-		return r;
+		goto out;
+	find_fallbacks(l, from);
+	if (l->idempotent_kernel)
+		find_waiters(l, from, &w);
+	r = names_from_klog(l, from);
+	if (r < 0)
+		goto out;
 	find_fallbacks(l, from);
 	r = resolve_requests(l);
 	if (r < 0)
-		return r;
+		goto out;
 	r = link_modprobes(l, from);
 	if (r < 0)
-		return r;
+		goto out;
 	r = names_from_sizes(l, from);
 	if (r < 0)
-		return r;
+		goto out;
 	/* leaders named by size name their waiters; a named pair names its fallback */
-	if (l->idempotent_kernel) {
-		r = find_waiters(l, from);
-		if (r < 0)
-			return r;
-	}
+	if (l->idempotent_kernel)
+		find_waiters(l, from, &w);
 	find_fallbacks(l, from);
-	return names_from_live(l, from);
+	r = names_from_live(l, from);
+out:
+	waiter_index_done(&w);
+	return r;
 }
 
 /* Has @a ended long enough before @now that no event still to come can change it? */
