@@ -501,9 +501,10 @@ static int stream_read(struct collect_stream *cs, struct stream_src *src, bool t
 			return 0;
 		*ret_any = true;
 		src->off += n;
-		for (size_t i = src->len; i < src->len + (size_t)n; i++) {
-			if (src->buf[i] != '\n')
-				continue;
+		for (char *nl, *q = src->buf + src->len, *qend = q + n;
+		     (nl = memchr(q, '\n', (size_t)(qend - q))); q = nl + 1) {
+			size_t i = (size_t)(nl - src->buf);
+
 			if (!src->skipping) {
 				r = stream_line(cs, trace, src->buf + start, i - start);
 				if (r < 0)

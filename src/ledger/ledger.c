@@ -842,6 +842,7 @@ struct waiter_index {
 	struct by_end *idx;
 	size_t n, lo;
 	size_t *pos;			/* attempt lo + j is idx[pos[j]] (if in it) */
+	double longest;			/* no call in it took longer */
 	bool all_finite;
 };
 
@@ -857,7 +858,7 @@ static int waiter_index_build(const struct ledger *l, size_t from, struct waiter
 	const struct priv *p = l->priv;
 	_cleanup_free_ struct by_end *tmp = NULL;
 
-	*w = (struct waiter_index){ .all_finite = true };
+	*w = (struct waiter_index){ .all_finite = true, .longest = p->longest };
 	if (from >= l->n_attempts)
 		return 0;
 	/* a leader ended within the slack of its waiter, so it started at most the longest call before */
@@ -898,6 +899,12 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 	const struct attempt *a = &l->attempts[i];
 	double slack = a->measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK;
 	double latest_start = a->start + (a->measured ? WAITER_START_SLACK_MEASURED : 0);
+	/*
+	 * A leader started by latest_start and took at most the longest call: no later
+	 * exit can be one (plus a margin for the rounding of those sums)
+	 */
+	double reach = latest_start + w->longest + 1e-6 +
+		       1e-12 * (fabs(latest_start) + w->longest);
 	const struct by_end *e;
 	size_t up = by_end_lower(w->idx, w->n, a->ret, a->end), down = up;
 	long best = -1;
@@ -905,7 +912,7 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 
 	for (;;) {
 		bool has_up = up < w->n && w->idx[up].ret == a->ret &&
-			      w->idx[up].end - a->end <= slack;
+			      w->idx[up].end - a->end <= slack && !(w->idx[up].end > reach);
 		bool has_down = down > 0 && w->idx[down - 1].ret == a->ret &&
 				a->end - w->idx[down - 1].end <= slack;
 		double d_up = has_up ? w->idx[up].end - a->end : 0;
@@ -1110,6 +1117,8 @@ static int names_from_klog(struct ledger *l, size_t from)
 		if (g->module && finding_names_loaded_module(g->kind) && !isnan(g->ts))
 			lines[n_lines++] = (struct by_ts){ g->ts, k };
 	}
+	if (!n_lines)
+		return 0;
 	qsort(lines, n_lines, sizeof(*lines), by_ts_cmp);
 	/* a call with a start that is not a number overlaps nothing */
 	for (size_t j = lo; j < l->n_attempts; j++) {
@@ -1436,9 +1445,6 @@ static int link_modprobes(struct ledger *l, size_t from)
 	cand = calloc(l->n_requests - rlo + 1, sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
-	r = chain_pids(l, from, &next);
-	if (r < 0)
-		return r;
 	for (size_t k = rlo; k < l->n_requests; k++)
 		if (l->requests[k].n_resolved && !l->requests[k].needless)
 			cand[n_cand++] = k;
@@ -1464,6 +1470,12 @@ static int link_modprobes(struct ledger *l, size_t from)
 			continue;
 		while (lo < n_cand && l->requests[cand[lo]].modprobe_pid)
 			lo++;
+		/* made when first needed: a storm without modprobe does not pay for it */
+		if (lo < n_cand && !next) {
+			r = chain_pids(l, from, &next);
+			if (r < 0)
+				return r;
+		}
 		for (size_t q = lo; q < n_cand; q++) {
 			size_t k = cand[q];
 			struct autoload_request *rq = &l->requests[k];
