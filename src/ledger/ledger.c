@@ -824,9 +824,12 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
 		return false;
 	/*
 	 * The leader wakes its waiters in idempotent_complete() and then still has
-	 * to return: a waiter may leave a little before or after it.
+	 * to return: a waiter may leave a little before or after it. It found the
+	 * leader in idempotent()'s table, so it came in before the leader left (a call
+	 * that came after it did its own reading).
 	 */
 	if (b->start > a->start + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
+	    a->start > b->end + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
 	    fabs(a->end - b->end) >
 		    (measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK) ||
 	    !names_compatible(a, b))
@@ -905,6 +908,9 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 	 */
 	double reach = latest_start + w->longest + 1e-6 +
 		       1e-12 * (fabs(latest_start) + w->longest);
+	/* and it left after the waiter came in */
+	double earliest_end = a->start - (a->measured ? WAITER_START_SLACK_MEASURED : 0) - 1e-6 -
+			      1e-12 * fabs(a->start);
 	const struct by_end *e;
 	size_t up = by_end_lower(w->idx, w->n, a->ret, a->end), down = up;
 	long best = -1;
@@ -914,7 +920,8 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 		bool has_up = up < w->n && w->idx[up].ret == a->ret &&
 			      w->idx[up].end - a->end <= slack && !(w->idx[up].end > reach);
 		bool has_down = down > 0 && w->idx[down - 1].ret == a->ret &&
-				a->end - w->idx[down - 1].end <= slack;
+				a->end - w->idx[down - 1].end <= slack &&
+				!(w->idx[down - 1].end < earliest_end);
 		double d_up = has_up ? w->idx[up].end - a->end : 0;
 		double d_down = has_down ? a->end - w->idx[down - 1].end : 0;
 		size_t j;

@@ -97,11 +97,67 @@ static void test_names_without_rename(void **state)
 	ledger_free(l);
 }
 
+/*
+ * 6.5+ idempotent finit_module(): a call that overlaps a call of the same file sleeps
+ * until it completes and returns its result. Times in multiples of 1/512 s, so that
+ * the distances between exits compare exactly.
+ */
+#define ENTER(pid, ts) "     udevd-" #pid "     [000] .....  " ts ": sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)"
+#define EEXIST_AT(pid, ts) "     udevd-" #pid "     [000] .....  " ts ": sys_finit_module -> 0xffffffffffffffef"
+
+static const char *const waiters[] = {
+	/* three overlapping calls: the first reads, the others wait for it */
+	ENTER(201, "1.000000000"), ENTER(202, "1.001953125"), ENTER(203, "1.003906250"),
+	EEXIST_AT(201, "1.015625000"), EEXIST_AT(202, "1.017578125"), EEXIST_AT(203, "1.019531250"),
+	/*
+	 * one after the other, 0.4 ms apart, exits well within the waiter slack: the
+	 * second started after the first returned, so it cannot have waited for it
+	 */
+	ENTER(301, "2.000000000"), EEXIST_AT(301, "2.000100000"),
+	ENTER(302, "2.000500000"), EEXIST_AT(302, "2.000600000"),
+	/* a long call and one inside it that returns just before it: found upwards */
+	ENTER(401, "3.000000000"), ENTER(402, "3.062500000"),
+	EEXIST_AT(402, "3.064453125"), EEXIST_AT(401, "3.066406250"),
+	/* two readers (exits 1/64 s apart) and a waiter between them: the first wins */
+	ENTER(501, "4.000000000"), ENTER(502, "4.001953125"), ENTER(503, "4.003906250"),
+	EEXIST_AT(501, "4.031250000"), EEXIST_AT(503, "4.039062500"), EEXIST_AT(502, "4.046875000"),
+	NULL
+};
+
+static void test_waiters(void **state)
+{
+	struct ledger *l = ledger_from_lines(waiters);
+
+	(void)state;
+	assert_int_equal(l->n_attempts, 10);
+	/* 201 202 203 */
+	assert_int_not_equal(l->attempts[0].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[1].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[1].leader, 0);
+	/* 202 waited too, so 203 waited for 201 */
+	assert_int_equal(l->attempts[2].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[2].leader, 0);
+	/* 301 302 */
+	assert_int_not_equal(l->attempts[3].outcome, OUTCOME_WAITER);
+	assert_int_not_equal(l->attempts[4].outcome, OUTCOME_WAITER);
+	/* 401 402 */
+	assert_int_not_equal(l->attempts[5].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[6].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[6].leader, 5);
+	/* 501 502 503: 503's exit is 1/128 s from both */
+	assert_int_not_equal(l->attempts[7].outcome, OUTCOME_WAITER);
+	assert_int_not_equal(l->attempts[8].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[9].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[9].leader, 7);
+	ledger_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_from_rename),
 		cmocka_unit_test(test_names_without_rename),
+		cmocka_unit_test(test_waiters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
