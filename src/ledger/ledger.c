@@ -82,6 +82,10 @@ struct priv {
 	 * reused. Without task_rename a fork's name would miss every prctl() after it.
 	 */
 	bool names_exact;
+	/* find_waiters()'s index, kept between settles: fresh large blocks fault in anew */
+	struct by_end *wi_idx, *wi_tmp;
+	size_t *wi_pos;
+	size_t cap_wi_idx, cap_wi_tmp, cap_wi_pos;
 };
 
 static const char *const outcome_names[_OUTCOME_MAX] = {
@@ -223,6 +227,9 @@ struct ledger *ledger_free(struct ledger *l)
 	if (p) {
 		free(p->open);
 		free(p->live);
+		free(p->wi_idx);
+		free(p->wi_tmp);
+		free(p->wi_pos);
 		proctab_free(p->procs);
 		hindex_free(p->pid_first);
 		hindex_free(p->lname_idx);
@@ -849,17 +856,11 @@ struct waiter_index {
 	bool all_finite;
 };
 
-static void waiter_index_done(struct waiter_index *w)
-{
-	free(w->idx);
-	free(w->pos);
-	*w = (struct waiter_index){ 0 };
-}
-
+/* @w's arrays are the ledger's, valid until the next build */
 static int waiter_index_build(const struct ledger *l, size_t from, struct waiter_index *w)
 {
-	const struct priv *p = l->priv;
-	_cleanup_free_ struct by_end *tmp = NULL;
+	struct priv *p = l->priv;
+	size_t n;
 
 	*w = (struct waiter_index){ .all_finite = true, .longest = p->longest };
 	if (from >= l->n_attempts)
@@ -867,13 +868,13 @@ static int waiter_index_build(const struct ledger *l, size_t from, struct waiter
 	/* a leader ended within the slack of its waiter, so it started at most the longest call before */
 	w->lo = look_back(l, from, l->attempts[from].start - 2 * WAITER_EXIT_SLACK_MEASURED -
 					   p->longest);
-	w->idx = calloc(l->n_attempts - w->lo + 1, sizeof(*w->idx));
-	w->pos = calloc(l->n_attempts - w->lo + 1, sizeof(*w->pos));
-	tmp = calloc(l->n_attempts - w->lo + 1, sizeof(*tmp));
-	if (!w->idx || !w->pos || !tmp) {
-		waiter_index_done(w);
+	n = l->n_attempts - w->lo;
+	if (array_grow((void **)&p->wi_idx, n, &p->cap_wi_idx, sizeof(*p->wi_idx)) < 0 ||
+	    array_grow((void **)&p->wi_tmp, n, &p->cap_wi_tmp, sizeof(*p->wi_tmp)) < 0 ||
+	    array_grow((void **)&p->wi_pos, n, &p->cap_wi_pos, sizeof(*p->wi_pos)) < 0)
 		return -ENOMEM;
-	}
+	w->idx = p->wi_idx;
+	w->pos = p->wi_pos;
 	for (size_t j = w->lo; j < l->n_attempts; j++) {
 		const struct attempt *b = &l->attempts[j];
 
@@ -885,7 +886,7 @@ static int waiter_index_build(const struct ledger *l, size_t from, struct waiter
 			.can_lead = did_leader_work(b),
 		};
 	}
-	by_end_sort(w->idx, tmp, w->n);
+	by_end_sort(w->idx, p->wi_tmp, w->n);
 	for (size_t k = 0; k < w->n; k++)
 		w->pos[w->idx[k].i - w->lo] = k;
 	return 0;
@@ -1546,31 +1547,28 @@ static int finish_from(struct ledger *l, size_t from)
 	}
 	r = names_from_klog(l, from);
 	if (r < 0)
-		goto out;
+		return r;
 	find_fallbacks(l, from);
 	if (l->idempotent_kernel)
 		find_waiters(l, from, &w);
 	r = names_from_klog(l, from);
 	if (r < 0)
-		goto out;
+		return r;
 	find_fallbacks(l, from);
 	r = resolve_requests(l);
 	if (r < 0)
-		goto out;
+		return r;
 	r = link_modprobes(l, from);
 	if (r < 0)
-		goto out;
+		return r;
 	r = names_from_sizes(l, from);
 	if (r < 0)
-		goto out;
+		return r;
 	/* leaders named by size name their waiters; a named pair names its fallback */
 	if (l->idempotent_kernel)
 		find_waiters(l, from, &w);
 	find_fallbacks(l, from);
-	r = names_from_live(l, from);
-out:
-	waiter_index_done(&w);
-	return r;
+	return names_from_live(l, from);
 }
 
 /* Has @a ended long enough before @now that no event still to come can change it? */
