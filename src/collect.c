@@ -576,7 +576,7 @@ int collect_stream_settle(struct collect_stream *cs)
 	if (!cs->lk->k)
 		return 0;
 	if (l->n_settled &&
-	    array_grow((void **)&cs->cost, l->n_settled - 1, &cs->cap_cost, sizeof(*cs->cost)) < 0)
+	    array_grow_uninit((void **)&cs->cost, l->n_settled - 1, &cs->cap_cost, sizeof(*cs->cost)) < 0)
 		return -ENOMEM;
 	for (; cs->n_cost < l->n_settled; cs->n_cost++) {
 		const struct attempt *a = &l->attempts[cs->n_cost];

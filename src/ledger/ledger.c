@@ -314,7 +314,7 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 		l->stats.nested_enters++;
 		open_remove(p, (size_t)o);
 	}
-	r = array_grow((void **)&l->attempts, l->n_attempts, &p->cap_attempts, sizeof(*l->attempts));
+	r = array_grow_uninit((void **)&l->attempts, l->n_attempts, &p->cap_attempts, sizeof(*l->attempts));
 	if (r < 0)
 		return r;
 	r = array_grow((void **)&p->open, p->n_open, &p->cap_open, sizeof(*p->open));
@@ -416,7 +416,7 @@ static int live_add(struct ledger *l, const struct tracefs_str *name, double ts,
 	struct priv *p = l->priv;
 	struct live_event *e;
 	size_t pos;
-	int r = array_grow((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
+	int r = array_grow_uninit((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
 
 	if (r < 0)
 		return r;
@@ -869,9 +869,9 @@ static int waiter_index_build(const struct ledger *l, size_t from, struct waiter
 	w->lo = look_back(l, from, l->attempts[from].start - 2 * WAITER_EXIT_SLACK_MEASURED -
 					   p->longest);
 	n = l->n_attempts - w->lo;
-	if (array_grow((void **)&p->wi_idx, n, &p->cap_wi_idx, sizeof(*p->wi_idx)) < 0 ||
-	    array_grow((void **)&p->wi_tmp, n, &p->cap_wi_tmp, sizeof(*p->wi_tmp)) < 0 ||
-	    array_grow((void **)&p->wi_pos, n, &p->cap_wi_pos, sizeof(*p->wi_pos)) < 0)
+	if (array_grow_uninit((void **)&p->wi_idx, n, &p->cap_wi_idx, sizeof(*p->wi_idx)) < 0 ||
+	    array_grow_uninit((void **)&p->wi_tmp, n, &p->cap_wi_tmp, sizeof(*p->wi_tmp)) < 0 ||
+	    array_grow_uninit((void **)&p->wi_pos, n, &p->cap_wi_pos, sizeof(*p->wi_pos)) < 0)
 		return -ENOMEM;
 	w->idx = p->wi_idx;
 	w->pos = p->wi_pos;

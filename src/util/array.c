@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/array.h"
 
-int array_grow(void **arr, size_t n, size_t *cap, size_t size)
+static int grow(void **arr, size_t n, size_t *cap, size_t size, bool zero)
 {
 	size_t ncap;
 	void *na;
@@ -25,8 +26,19 @@ int array_grow(void **arr, size_t n, size_t *cap, size_t size)
 	na = realloc(*arr, ncap * size);
 	if (!na)
 		return -ENOMEM;
-	memset((char *)na + *cap * size, 0, (ncap - *cap) * size);
+	if (zero)
+		memset((char *)na + *cap * size, 0, (ncap - *cap) * size);
 	*arr = na;
 	*cap = ncap;
 	return 0;
+}
+
+int array_grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	return grow(arr, n, cap, size, true);
+}
+
+int array_grow_uninit(void **arr, size_t n, size_t *cap, size_t size)
+{
+	return grow(arr, n, cap, size, false);
 }

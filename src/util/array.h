@@ -10,3 +10,10 @@
  * *arr and *cap are unchanged.
  */
 int array_grow(void **arr, size_t n, size_t *cap, size_t size);
+
+/*
+ * The same, the new elements left as realloc() leaves them: for arrays whose elements
+ * are written whole as they are added. Zeroing touches the whole new capacity at once
+ * (live top's ledger under a storm: a stall of 0.3 s, and pages never used).
+ */
+int array_grow_uninit(void **arr, size_t n, size_t *cap, size_t size);
