@@ -1224,7 +1224,8 @@ static int live_update(struct poll *p)
 	l = collect_stream_ledger(p->cs);
 	/* attempts settled since the last refresh, by end: a done list only grows */
 	if (l->n_settled &&
-	    array_grow_uninit((void **)&p->ldone, l->n_settled - 1, &p->cap_ldone, sizeof(*p->ldone)) < 0)
+	    array_grow_uninit((void **)&p->ldone, l->n_settled - 1, &p->cap_ldone,
+			      sizeof(*p->ldone)) < 0)
 		return -ENOMEM;
 	for (; p->n_listed < l->n_settled; p->n_listed++)
 		if (l->attempts[p->n_listed].complete)

@@ -314,7 +314,8 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 		l->stats.nested_enters++;
 		open_remove(p, (size_t)o);
 	}
-	r = array_grow_uninit((void **)&l->attempts, l->n_attempts, &p->cap_attempts, sizeof(*l->attempts));
+	r = array_grow_uninit((void **)&l->attempts, l->n_attempts, &p->cap_attempts,
+			      sizeof(*l->attempts));
 	if (r < 0)
 		return r;
 	r = array_grow((void **)&p->open, p->n_open, &p->cap_open, sizeof(*p->open));
