@@ -334,12 +334,15 @@ void collect_result_done(struct collect_result *r)
 /* A line longer than this is refused, as the file readers refuse it */
 #define STREAM_LINE_MAX (1024 * 1024)
 #define STREAM_READ 65536
+#define STREAM_TRIM 65536
 /* a stack trace follows its event in the trace by microseconds; wait far longer */
 #define STACK_WAIT 0.1
 
 struct stream_src {
 	int fd;
 	off_t off;			/* what was read of the spool */
+	off_t trimmed;			/* punched out of it before this */
+	bool no_trim;			/* the spool's file system cannot punch holes */
 	char *buf;			/* a line not yet ended */
 	size_t len, cap;
 	bool skipping;			/* inside a refused line, until its newline */
@@ -472,6 +475,25 @@ static int stream_line(struct collect_stream *cs, bool trace, const char *line, 
 	}
 }
 
+/*
+ * What was read is in the ledger (or in @src->buf): its pages go back to the system,
+ * in steps of at least STREAM_TRIM. The size stays: the writer appends after it.
+ */
+static void stream_trim(struct stream_src *src)
+{
+	off_t to = src->off / STREAM_TRIM * STREAM_TRIM;
+
+	if (src->no_trim || to <= src->trimmed)
+		return;
+	if (fallocate(src->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, src->trimmed,
+		      to - src->trimmed) < 0) {
+		/* kept whole, as where it cannot be punched (the data is still right) */
+		src->no_trim = true;
+		return;
+	}
+	src->trimmed = to;
+}
+
 /* What @src gained since the last call, line by line (a last partial line waits) */
 static int stream_read(struct collect_stream *cs, struct stream_src *src, bool trace,
 		       bool *ret_any)
@@ -497,8 +519,10 @@ static int stream_read(struct collect_stream *cs, struct stream_src *src, bool t
 				continue;
 			return -errno;
 		}
-		if (n == 0)
+		if (n == 0) {
+			stream_trim(src);
 			return 0;
+		}
 		*ret_any = true;
 		src->off += n;
 		for (char *nl, *q = src->buf + src->len, *qend = q + n;
@@ -576,7 +600,8 @@ int collect_stream_settle(struct collect_stream *cs)
 	if (!cs->lk->k)
 		return 0;
 	if (l->n_settled &&
-	    array_grow_uninit((void **)&cs->cost, l->n_settled - 1, &cs->cap_cost, sizeof(*cs->cost)) < 0)
+	    array_grow_uninit((void **)&cs->cost, l->n_settled - 1, &cs->cap_cost,
+			      sizeof(*cs->cost)) < 0)
 		return -ENOMEM;
 	for (; cs->n_cost < l->n_settled; cs->n_cost++) {
 		const struct attempt *a = &l->attempts[cs->n_cost];

@@ -104,7 +104,9 @@ void collect_result_done(struct collect_result *r);
  * not the history. collect_stream_feed() reads what the spools (@trace_fd, @kmsg_fd,
  * either -1) gained, from offsets of its own (pread: the writer's are left alone);
  * collect_stream_settle() settles the ledger at the newest event's time and prices the
- * attempts that settled. The spools are not shrunk: they keep everything, as today.
+ * attempts that settled. What was read is punched out of the spools (fallocate(2)
+ * PUNCH_HOLE, by 64 KiB; their size stays): they hold what is not read yet, not
+ * the history. Where the file system cannot, they keep everything.
  * @lk must outlive the stream. 0 or -errno; bad lines are warned about as
  * collect_read() does.
  */

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,6 +455,15 @@ static void test_stream_equals_batch(void **state)
 		}
 		append(kfd, kmsg + koff, klen - koff);
 		assert_int_equal(collect_stream_feed(cs), 0);
+		/* what was read went back to the system, by 64 KiB; the size stays */
+		{
+			struct stat st;
+
+			assert_int_equal(fstat(tfd, &st), 0);
+			assert_int_equal(st.st_size, tlen);
+			assert_true(tlen > 2 * 65536);
+			assert_true((size_t)st.st_blocks * 512 < 65536 + 4096);
+		}
 		assert_int_equal(collect_stream_finish(cs), 0);
 		assert_true(settled_early > want->n_attempts / 2);
 		assert_int_equal(l->n_attempts, want->n_attempts);
