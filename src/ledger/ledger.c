@@ -881,7 +881,8 @@ static int waiter_index_build(const struct ledger *l, size_t from, struct waiter
 
 		if (b->syscall != ATTEMPT_FINIT || !b->complete)
 			continue;
-		w->all_finite = w->all_finite && isfinite(b->end);
+		/* the bounds of closest_leader() take both as numbers */
+		w->all_finite = w->all_finite && isfinite(b->end) && isfinite(b->start);
 		w->idx[w->n++] = (struct by_end){
 			.ret = b->ret, .end = b->end, .start = b->start, .i = j,
 			.can_lead = did_leader_work(b),
@@ -956,9 +957,9 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
  * traced) allocated nothing. The leader did the reading (or loaded the module).
  * The leader is the closest exit, the earliest attempt among equals. Only calls with
  * the same return and an exit within the slack can lead, so they are looked up in @w,
- * sorted by both. An exit that is not a finite number (never from a real trace) is
- * within any slack of everything and orders with nothing: then every call is asked,
- * in order, as the closest-exit rule does not order them.
+ * sorted by both. An exit or entry that is not a finite number (never from a real
+ * trace) is within any slack of everything and orders with nothing: then every call is
+ * asked, in order, as the closest-exit rule does not order them.
  */
 static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 {
