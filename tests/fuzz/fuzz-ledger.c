@@ -4,6 +4,8 @@
  * ledger_feed_trace(), lines starting "klog " through the classifier into
  * ledger_add_klog(), then ledger_finish(), the summary and the cost model (with a
  * 6.1 and a 6.12 load path and no module files). The ledger's indices must hold.
+ * Each input runs twice per load path: whole (as report), and settled every few lines
+ * at the newest event's time (as live top), where a settled attempt must not change.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,9 +18,51 @@
 #include "sources/tracefs-events.h"
 #include "fuzz.h"
 
+struct feed {
+	struct ledger *l;
+	double now;			/* the newest event's time */
+};
+
 static int on_event(void *userdata, const struct tracefs_event *ev)
 {
-	return ledger_feed_trace(userdata, ev);
+	struct feed *f = userdata;
+
+	if (!(ev->ts <= f->now))
+		f->now = ev->ts;
+	return ledger_feed_trace(f->l, ev);
+}
+
+/* What a settled attempt was when it settled */
+struct settled {
+	enum attempt_outcome outcome;
+	long leader, request;
+	const char *module;
+};
+
+/* Attempts settled before stay as they were; those settled since are remembered */
+static int check_settled(const struct ledger *l, struct settled **snap, size_t *n_snap)
+{
+	struct settled *ns;
+
+	CHECK(l->n_settled <= l->n_attempts && l->n_settled >= *n_snap);
+	for (size_t i = 0; i < *n_snap; i++) {
+		const struct attempt *a = &l->attempts[i];
+
+		CHECK(a->outcome == (*snap)[i].outcome && a->leader == (*snap)[i].leader &&
+		      a->request == (*snap)[i].request && a->module == (*snap)[i].module);
+	}
+	if (l->n_settled == *n_snap)
+		return 0;
+	ns = realloc(*snap, l->n_settled * sizeof(**snap));
+	if (!ns)
+		return -ENOMEM;
+	*snap = ns;
+	for (; *n_snap < l->n_settled; (*n_snap)++) {
+		const struct attempt *a = &l->attempts[*n_snap];
+
+		ns[*n_snap] = (struct settled){ a->outcome, a->leader, a->request, a->module };
+	}
+	return 0;
 }
 
 static const struct cost_module *no_module(void *userdata, const char *name)
@@ -79,7 +123,7 @@ static void check_summary(const struct ledger *l, const struct ledger_summary *s
 		CHECK(s->findings[i].n_samples <= FINDING_SAMPLES);
 }
 
-static void run(const uint8_t *data, size_t size, const char *release)
+static void run(const uint8_t *data, size_t size, const char *release, unsigned int settle_every)
 {
 	static const struct ledger_ops lops = { 0 };
 	const struct tracefs_parser_ops ops = { .event = on_event };
@@ -89,13 +133,18 @@ static void run(const uint8_t *data, size_t size, const char *release)
 	struct cost_result *cost = NULL;
 	struct cost_kernel k = { .page_size = 4096 };
 	struct ledger *l = NULL;
+	struct feed feed = { .now = -INFINITY };
+	struct settled *snap = NULL;
+	size_t n_snap = 0;
+	unsigned int n_lines = 0;
 	int r;
 
 	loadpath_from_release(release, &k.lp);
 	k.in_kernel_decompress = k.lp.decompress_capable;
 	if (ledger_new(&lops, k.lp.idempotent_finit, &l) < 0)
 		return;
-	if (tracefs_parser_new("trace", &ops, l, &tp) < 0)
+	feed.l = l;
+	if (tracefs_parser_new("trace", &ops, &feed, &tp) < 0)
 		goto out;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
@@ -123,6 +172,12 @@ static void run(const uint8_t *data, size_t size, const char *release)
 		}
 		free(line);
 		p += len + 1;
+		if (settle_every && ++n_lines % settle_every == 0 && isfinite(feed.now)) {
+			r = ledger_settle(l, feed.now);
+			CHECK(r == 0 || r == -ENOMEM);
+			if (r < 0 || check_settled(l, &snap, &n_snap) < 0)
+				goto out;
+		}
 	}
 	r = tracefs_parser_finish(tp);
 	CHECK(r == 0 || r == -ENOMEM);
@@ -133,6 +188,8 @@ static void run(const uint8_t *data, size_t size, const char *release)
 	if (r < 0)
 		goto out;
 	check_ledger(l);
+	if (settle_every && check_settled(l, &snap, &n_snap) < 0)
+		goto out;
 	if (ledger_summarize(l, &sum) == 0)
 		check_summary(l, sum);
 	r = cost_compute(l, &k, no_module, NULL, &cost);
@@ -142,6 +199,7 @@ static void run(const uint8_t *data, size_t size, const char *release)
 		CHECK(cost->wasted <= cost->wasted_max);
 	}
 out:
+	free(snap);
 	cost_result_free(cost);
 	ledger_summary_free(sum);
 	tracefs_parser_free(tp);
@@ -150,7 +208,12 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	run(data, size, "6.1.0-57-amd64");
-	run(data, size, "6.12.118+deb12-amd64");
+	/* settled every 1 to 16 lines, as the input's first byte says */
+	unsigned int every = size ? 1 + data[0] % 16 : 1;
+
+	run(data, size, "6.1.0-57-amd64", 0);
+	run(data, size, "6.12.118+deb12-amd64", 0);
+	run(data, size, "6.1.0-57-amd64", every);
+	run(data, size, "6.12.118+deb12-amd64", every);
 	return 0;
 }
