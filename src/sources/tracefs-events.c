@@ -138,41 +138,12 @@ static const char *rfind(const char *s, const char *end, const char *lit)
  */
 #define TOKEN_MAX 32
 
-/* 0-15 for a hex digit, 16 otherwise */
-static unsigned int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return (unsigned int)(c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (unsigned int)(c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (unsigned int)(c - 'A' + 10);
-	return 16;
-}
-
 static int num_u64(const char *s, const char *end, int base, uint64_t *ret)
 {
 	size_t n = (size_t)(end - s);
-	uint64_t v = 0;
-	size_t i;
 
 	if (n == 0 || n >= TOKEN_MAX)
 		return -EINVAL;
-	/* digits only and too few to overflow (most numbers on a line): their value */
-	if (base == 16 && n <= 16) {
-		for (i = 0; i < n && hex_val(s[i]) < 16; i++)
-			v = v << 4 | hex_val(s[i]);
-	} else if (base == 10 && n <= 19) {
-		for (i = 0; i < n && is_digit(s[i]); i++)
-			v = v * 10 + (uint64_t)(s[i] - '0');
-	} else {
-		i = 0;
-	}
-	if (i == n) {
-		*ret = v;
-		return 0;
-	}
-	/* spaces around it, a "0x", more digits: as strtoull() sees them */
 	return parse_u64_n(s, n, base, ret);
 }
 
@@ -291,31 +262,8 @@ void tracefs_sym_split(const char *s, size_t len, struct tracefs_sym *ret)
 
 /* --- the context columns ---------------------------------------------------------- */
 
-/*
- * The value of the n <= 19 decimal digits at @s (the caller saw they are digits): the
- * common case of each number on a line, without parse_u64_n()'s generality. Anything
- * else takes the general path, so that both accept and refuse alike.
- */
-static uint64_t few_digits(const char *s, size_t n)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	return v;
-}
-
-static size_t count_digits(const char *s, const char *end)
-{
-	const char *p = s;
-
-	while (p < end && is_digit(*p))
-		p++;
-	return (size_t)(p - s);
-}
-
-/* The general case: a bare counter, spaces inside, overflow: as strtoull sees them */
-static int parse_timestamp_slow(const char *s, const char *end, struct tracefs_event *ev)
+/* "SECONDS[.FRACTION]" followed by ':' */
+static int parse_timestamp(const char *s, const char *end, struct tracefs_event *ev)
 {
 	const char *dot = memchr(s, '.', (size_t)(end - s));
 	uint64_t sec, frac = 0;
@@ -345,29 +293,6 @@ static int parse_timestamp_slow(const char *s, const char *end, struct tracefs_e
 	return 0;
 }
 
-/* "SECONDS[.FRACTION]" followed by ':' */
-static int parse_timestamp(const char *s, const char *end, struct tracefs_event *ev)
-{
-	size_t n_sec = count_digits(s, end), n_frac = 0;
-
-	/* "SECONDS.FRACTION", digits only: most lines */
-	if (n_sec >= 1 && n_sec <= 19 && s + n_sec < end && s[n_sec] == '.')
-		n_frac = count_digits(s + n_sec + 1, end);
-	if (n_frac >= 1 && n_frac <= 9 && s + n_sec + 1 + n_frac == end) {
-		uint64_t sec = few_digits(s, n_sec), frac = few_digits(s + n_sec + 1, n_frac);
-
-		if (sec > UINT64_MAX / 1000000000ull - 1)
-			return -ERANGE;
-		for (size_t i = n_frac; i < 9; i++)
-			frac *= 10;
-		ev->ts_ns = sec * 1000000000ull + frac;
-		ev->ts = (double)sec + (double)frac / 1e9;
-		ev->ts_digits = (unsigned int)n_frac;
-		return 0;
-	}
-	return parse_timestamp_slow(s, end, ev);
-}
-
 /*
  * From just past the dash of "comm-PID": "PID +[(TGID) +][CPU] +[FLAGS +]TS:".
  * Returns the start of the body, or NULL.
@@ -379,11 +304,7 @@ static const char *parse_after_comm(const char *p, const char *end,
 
 	while (q < end && is_digit(*q))
 		q++;
-	if (q == p || q >= end || *q != ' ')
-		return NULL;
-	if (q - p <= 9)
-		ev->pid = (int)few_digits(p, (size_t)(q - p));
-	else if (num_int(p, q, &ev->pid) < 0)
+	if (q == p || q >= end || *q != ' ' || num_int(p, q, &ev->pid) < 0)
 		return NULL;
 	q = skip_spaces(q, end);
 	ev->tgid = -1;
@@ -414,13 +335,8 @@ static const char *parse_after_comm(const char *p, const char *end,
 	{
 		uint64_t cpu;
 
-		if (q >= end || *q != ']')
-			return NULL;
-		if (q > tok && q - tok <= 7)
-			cpu = few_digits(tok, (size_t)(q - tok));
-		else if (num_u64(tok, q, 10, &cpu) < 0)
-			return NULL;
-		if (cpu > 1u << 20)
+		if (q >= end || *q != ']' || num_u64(tok, q, 10, &cpu) < 0 ||
+		    cpu > 1u << 20)
 			return NULL;
 		ev->cpu = (unsigned int)cpu;
 	}

@@ -141,6 +141,28 @@ static int digits_n(const char **s, const char *end, unsigned int base, uint64_t
 	return 0;
 }
 
+/*
+ * The common case, digits only and too few to overflow (a trace line's pid, cpu,
+ * timestamp, arguments): their value, without the general path's look at spaces,
+ * prefixes and overflow. False for anything else, which the general path then takes.
+ */
+static bool plain_digits(const char *s, size_t n, unsigned int base, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > (base == 16 ? 16u : 19u))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = digit_of(s[i]);
+
+		if (d >= base)
+			return false;
+		v = v * base + d;
+	}
+	*ret = v;
+	return true;
+}
+
 /* trailing spaces and tabs, then the end (or a NUL) */
 static bool only_ws_left(const char *p, const char *end)
 {
@@ -172,6 +194,8 @@ int parse_u64_n(const char *s, size_t n, int base, uint64_t *ret)
 			return -EINVAL;
 		return parse_u64(buf, base, ret);
 	}
+	if (plain_digits(s, n, (unsigned int)base, ret))
+		return 0;
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
 	r = digits_n(&p, end, (unsigned int)base, &v);
@@ -196,6 +220,12 @@ int parse_i64_n(const char *s, size_t n, int base, int64_t *ret)
 		if (copy_n(s, n, buf, sizeof(buf)) < 0)
 			return -EINVAL;
 		return parse_i64(buf, base, ret);
+	}
+	if (plain_digits(s, n, (unsigned int)base, &v)) {
+		if (v > (uint64_t)INT64_MAX)
+			return -ERANGE;
+		*ret = (int64_t)v;
+		return 0;
 	}
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
