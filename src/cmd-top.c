@@ -1227,9 +1227,12 @@ static int live_update(struct poll *p)
 	    array_grow_uninit((void **)&p->ldone, l->n_settled - 1, &p->cap_ldone,
 			      sizeof(*p->ldone)) < 0)
 		return -ENOMEM;
-	for (; p->n_listed < l->n_settled; p->n_listed++)
-		if (l->attempts[p->n_listed].complete)
-			p->ldone[p->n_ldone++] = p->n_listed;
+	for (; p->n_listed < l->n_settled; p->n_listed++) {
+		if (!l->attempts[p->n_listed].complete)
+			continue;
+		array_prefault(p->ldone, p->n_ldone, p->cap_ldone, sizeof(*p->ldone));
+		p->ldone[p->n_ldone++] = p->n_listed;
+	}
 	qsort_r(p->ldone + from, p->n_ldone - from, sizeof(*p->ldone), cmp_end, (void *)l);
 	s->ledger = l;
 	s->cost = collect_stream_cost(p->cs);

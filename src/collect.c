@@ -606,6 +606,7 @@ int collect_stream_settle(struct collect_stream *cs)
 	for (; cs->n_cost < l->n_settled; cs->n_cost++) {
 		const struct attempt *a = &l->attempts[cs->n_cost];
 
+		array_prefault(cs->cost, cs->n_cost, cs->cap_cost, sizeof(*cs->cost));
 		cost_attempt(cs->lk->k, a, a->module ? collect_cost_module(cs->lk, a->module) : NULL,
 			     &cs->cost[cs->n_cost]);
 	}

@@ -318,6 +318,7 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 			      sizeof(*l->attempts));
 	if (r < 0)
 		return r;
+	array_prefault(l->attempts, l->n_attempts, p->cap_attempts, sizeof(*l->attempts));
 	r = array_grow((void **)&p->open, p->n_open, &p->cap_open, sizeof(*p->open));
 	if (r < 0)
 		return r;
@@ -421,6 +422,7 @@ static int live_add(struct ledger *l, const struct tracefs_str *name, double ts,
 
 	if (r < 0)
 		return r;
+	array_prefault(p->live, p->n_live, p->cap_live, sizeof(*p->live));
 	e = &p->live[p->n_live];
 	e->name = strndup_tf(name);
 	if (!e->name)

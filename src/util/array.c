@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "util/array.h"
 
@@ -41,4 +43,31 @@ int array_grow(void **arr, size_t n, size_t *cap, size_t size)
 int array_grow_uninit(void **arr, size_t n, size_t *cap, size_t size)
 {
 	return grow(arr, n, cap, size, false);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void array_prefault(void *arr, size_t n, size_t cap, size_t size)
+{
+	static uintptr_t page;
+	uintptr_t lo, hi, end;
+	size_t off = n * size;
+
+	/* only the first element that starts in a chunk asks */
+	if (!arr || n >= cap || (n && off / ARRAY_PREFAULT == (off - size) / ARRAY_PREFAULT))
+		return;
+	if (!page) {
+		long ps = sysconf(_SC_PAGESIZE);
+
+		page = ps > 0 ? (uintptr_t)ps : 4096;
+	}
+	lo = (uintptr_t)arr + (off / ARRAY_PREFAULT + 1) * ARRAY_PREFAULT;
+	end = (uintptr_t)arr + cap * size;
+	hi = lo + ARRAY_PREFAULT < end ? lo + ARRAY_PREFAULT : end;
+	lo &= ~(page - 1);
+	hi &= ~(page - 1);
+	if (lo < hi)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -763,6 +764,60 @@ static void test_array_grow(void **state)
 	assert_int_equal(cap, 0);
 }
 
+/*
+ * array_prefault: the first element of a chunk maps the next chunk, and only that
+ * (mincore says which pages are in memory), never past the capacity; what was written
+ * stays. Skipped where the kernel has no MADV_POPULATE_WRITE (before 5.14).
+ */
+static void test_array_prefault(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = 24, cap, chunks = 4;
+	size_t len = chunks * ARRAY_PREFAULT;
+	unsigned char vec[4 * ARRAY_PREFAULT / 4096];
+	uint64_t *a;
+	char *m;
+
+	(void)state;
+	assert_true(len / page <= sizeof(vec));
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	if (madvise(m, page, 23 /* MADV_POPULATE_WRITE */) < 0) {
+		munmap(m, len);
+		skip();
+	}
+	munmap(m, len);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	a = (uint64_t *)(void *)m;
+	/* three chunks of capacity in the mapping of four, elements of three words */
+	cap = 3 * ARRAY_PREFAULT / size;
+
+	/* not the first element of a chunk: nothing */
+	array_prefault(a, 5, cap, size);
+	assert_int_equal(mincore(m, len, vec), 0);
+	for (size_t i = 0; i < len / page; i++)
+		assert_int_equal(vec[i] & 1, 0);
+
+	/* the first element of chunk 0 maps chunk 1, whole, and nothing else */
+	a[0] = 42;
+	array_prefault(a, 0, cap, size);
+	assert_int_equal(mincore(m, len, vec), 0);
+	for (size_t i = 1; i < len / page; i++)
+		assert_int_equal(vec[i] & 1,
+				 i >= ARRAY_PREFAULT / page && i < 2 * ARRAY_PREFAULT / page);
+
+	/* the first element in chunk 2 would map chunk 3: past the capacity, nothing */
+	array_prefault(a, (2 * ARRAY_PREFAULT + size - 1) / size, cap, size);
+	assert_int_equal(mincore(m, len, vec), 0);
+	for (size_t i = 3 * ARRAY_PREFAULT / page; i < len / page; i++)
+		assert_int_equal(vec[i] & 1, 0);
+	/* n at or past the capacity: nothing to make room for */
+	array_prefault(a, cap, cap, size);
+	array_prefault(NULL, 0, cap, size);
+	assert_int_equal(a[0], 42);
+	munmap(m, len);
+}
+
 struct names {
 	char (*name)[16];
 };
@@ -817,6 +872,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hindex),
 		cmocka_unit_test(test_array_grow),
+		cmocka_unit_test(test_array_prefault),
 		cmocka_unit_test(test_linereader_lines),
 		cmocka_unit_test(test_linereader_missing_newline),
 		cmocka_unit_test(test_linereader_empty),
