@@ -69,6 +69,10 @@ struct priv {
 	struct live_name *lnames;
 	size_t n_lnames, cap_lnames;
 	struct hindex *lname_idx;
+	/* module names, each kept once: attempts and module events point at them */
+	char **names;
+	size_t n_names, cap_names;
+	struct hindex *name_idx;
 	struct proctab *procs;
 	struct hindex *pid_first;	/* each pid's first attempt */
 	double longest;			/* the longest complete call (NaN: infinite) */
@@ -182,10 +186,11 @@ int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledg
 	struct priv *p = calloc(1, sizeof(*p));
 
 	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->pid_first) < 0 ||
-	    hindex_new(&p->lname_idx) < 0) {
+	    hindex_new(&p->lname_idx) < 0 || hindex_new(&p->name_idx) < 0) {
 		if (p) {
 			proctab_free(p->procs);
 			hindex_free(p->pid_first);
+			hindex_free(p->lname_idx);
 		}
 		free(l);
 		free(p);
@@ -206,13 +211,7 @@ struct ledger *ledger_free(struct ledger *l)
 	if (!l)
 		return NULL;
 	p = l->priv;
-	for (size_t i = 0; i < l->n_attempts; i++) {
-		free(l->attempts[i].module);
-		free(l->attempts[i].live_name);
-	}
 	for (size_t i = 0; i < l->n_requests; i++) {
-		free(l->requests[i].alias);
-		free(l->requests[i].call_site);
 		if (l->requests[i].resolved && l->ops.names_free)
 			l->ops.names_free(l->requests[i].resolved);
 	}
@@ -222,9 +221,11 @@ struct ledger *ledger_free(struct ledger *l)
 		free(l->klog[i].module);
 		free(l->klog[i].msg);
 	}
-	for (size_t i = 0; p && i < p->n_live; i++)
-		free(p->live[i].name);
+	for (size_t i = 0; p && i < p->n_names; i++)
+		free(p->names[i]);
 	if (p) {
+		free(p->names);
+		hindex_free(p->name_idx);
 		free(p->open);
 		free(p->live);
 		free(p->wi_idx);
@@ -244,9 +245,56 @@ struct ledger *ledger_free(struct ledger *l)
 	return NULL;
 }
 
+struct name_key {
+	const char *s;
+	size_t len;
+};
+
+static bool name_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct priv *p = userdata;
+	const struct name_key *k = key;
+
+	return strncmp(p->names[pos], k->s, k->len) == 0 && p->names[pos][k->len] == '\0';
+}
+
+/*
+ * @s (its first @len bytes, or up to a NUL) kept once for the ledger's life, or NULL
+ * (ENOMEM). A storm repeats a few names: one copy each, not one an attempt.
+ */
+static char *name_intern(struct priv *p, const char *s, size_t len)
+{
+	struct name_key k = { s, strnlen(s, len) };
+	uint64_t h = hash_bytes(HASH_INIT, s, k.len);
+	size_t pos = hindex_find(p->name_idx, h, name_is, &k, p);
+	char *n;
+
+	if (pos != HINDEX_NONE)
+		return p->names[pos];
+	if (array_grow((void **)&p->names, p->n_names, &p->cap_names, sizeof(*p->names)) < 0)
+		return NULL;
+	n = strndup(s, k.len);
+	if (!n || hindex_add(p->name_idx, h, p->n_names) < 0) {
+		free(n);
+		return NULL;
+	}
+	p->names[p->n_names++] = n;
+	return n;
+}
+
 static char *strndup_tf(const struct tracefs_str *s)
 {
 	return strndup(s->s, s->len);
+}
+
+static char *name_intern_tf(struct priv *p, const struct tracefs_str *s)
+{
+	return name_intern(p, s->s, s->len);
+}
+
+static char *name_intern_str(struct priv *p, const char *s)
+{
+	return name_intern(p, s, strlen(s));
 }
 
 static void copy_comm(char *dst, size_t dsz, const struct tracefs_str *s)
@@ -424,7 +472,7 @@ static int live_add(struct ledger *l, const struct tracefs_str *name, double ts,
 		return r;
 	array_prefault(p->live, p->n_live, p->cap_live, sizeof(*p->live));
 	e = &p->live[p->n_live];
-	e->name = strndup_tf(name);
+	e->name = name_intern_tf(p, name);
 	if (!e->name)
 		return -ENOMEM;
 	e->ts = ts;
@@ -436,10 +484,8 @@ static int live_add(struct ledger *l, const struct tracefs_str *name, double ts,
 			       sizeof(*p->lnames));
 		if (r >= 0)
 			r = hindex_add(p->lname_idx, hash_str(HASH_INIT, e->name), p->n_lnames);
-		if (r < 0) {
-			free(e->name);
+		if (r < 0)
 			return r;
-		}
 		p->lnames[p->n_lnames++] = (struct live_name){ p->n_live, p->n_live, true };
 	} else {
 		struct live_name *n = &p->lnames[pos];
@@ -463,7 +509,7 @@ static int on_module_load(struct ledger *l, const struct tracefs_event *ev)
 
 		a->module_load_seen = true;
 		if (!a->module) {
-			a->module = strndup_tf(&ev->module_load.name);
+			a->module = name_intern_tf(p, &ev->module_load.name);
 			if (!a->module)
 				return -ENOMEM;
 			a->name_source = NAME_MODULE_LOAD;
@@ -483,14 +529,11 @@ static int on_request(struct ledger *l, const struct tracefs_event *ev)
 		return r;
 	rq = &l->requests[l->n_requests];
 	memset(rq, 0, sizeof(*rq));
-	rq->alias = strndup_tf(&ev->module_request.name);
-	rq->call_site = strndup(ev->module_request.call_site.sym.s,
-				ev->module_request.call_site.sym.len);
-	if (!rq->alias || !rq->call_site) {
-		free(rq->alias);
-		free(rq->call_site);
+	rq->alias = name_intern_tf(p, &ev->module_request.name);
+	rq->call_site = name_intern(p, ev->module_request.call_site.sym.s,
+				    ev->module_request.call_site.sym.len);
+	if (!rq->alias || !rq->call_site)
 		return -ENOMEM;
-	}
 	event_comm(p, rq->comm, sizeof(rq->comm), ev);
 	rq->pid = ev->pid;
 	rq->wait = ev->module_request.wait;
@@ -531,6 +574,7 @@ static int on_fd_marker(struct ledger *l, const char *s, const char *end)
 	struct priv *p = l->priv;
 	const char *path;
 	struct attempt *a;
+	char *name;
 	int pid, fd, n = 0;
 	long o;
 
@@ -543,7 +587,10 @@ static int on_fd_marker(struct ledger *l, const char *s, const char *end)
 	a = &l->attempts[p->open[o].attempt];
 	if (a->syscall != ATTEMPT_FINIT || a->fd != fd || a->live_name)
 		return 0;
-	a->live_name = name_from_path(path, (size_t)(end - path));
+	/* as before the names were kept once: a name that cannot be kept is none */
+	name = name_from_path(path, (size_t)(end - path));
+	a->live_name = name ? name_intern_str(p, name) : NULL;
+	free(name);
 	return 0;
 }
 
@@ -556,9 +603,7 @@ static int names_from_live(struct ledger *l, size_t from)
 
 		if (a->module || !a->live_name)
 			continue;
-		a->module = strdup(a->live_name);
-		if (!a->module)
-			return -ENOMEM;
+		a->module = a->live_name;
 		a->name_source = NAME_LIVE;
 	}
 	return 0;
@@ -997,9 +1042,8 @@ static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 		a->leader = best;
 		a->waiter_by_timing = !a->measured;
 		if (!a->module && l->attempts[best].module) {
-			a->module = strdup(l->attempts[best].module);
-			if (a->module)
-				a->name_source = NAME_LEADER;
+			a->module = l->attempts[best].module;
+			a->name_source = NAME_LEADER;
 		}
 	}
 	/* a leader named later (by the log) names its waiters too */
@@ -1007,9 +1051,8 @@ static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 		struct attempt *a = &l->attempts[i];
 
 		if (a->outcome == OUTCOME_WAITER && !a->module && l->attempts[a->leader].module) {
-			a->module = strdup(l->attempts[a->leader].module);
-			if (a->module)
-				a->name_source = NAME_LEADER;
+			a->module = l->attempts[a->leader].module;
+			a->name_source = NAME_LEADER;
 		}
 	}
 }
@@ -1036,9 +1079,8 @@ static void find_fallbacks(struct ledger *l, size_t from)
 				break;
 			a->outcome = OUTCOME_FALLBACK;
 			if (!a->module && b->module) {
-				a->module = strdup(b->module);
-				if (a->module)
-					a->name_source = NAME_FALLBACK_PAIR;
+				a->module = b->module;
+				a->name_source = NAME_FALLBACK_PAIR;
 			}
 			break;
 		}
@@ -1185,9 +1227,10 @@ static int names_from_klog(struct ledger *l, size_t from)
 		}
 		if (ambiguous)
 			continue;
-		a->module = strdup(found);
-		if (a->module)
-			a->name_source = NAME_KLOG;
+		a->module = name_intern_str(l->priv, found);
+		if (!a->module)
+			return -ENOMEM;
+		a->name_source = NAME_KLOG;
 	}
 	return 0;
 }
@@ -1379,7 +1422,10 @@ static int names_from_sizes(struct ledger *l, size_t from)
 		if (r == -ENOMEM)
 			return r;
 		if (r == 1) {
-			a->module = name;
+			a->module = name_intern_str(l->priv, name);
+			free(name);
+			if (!a->module)
+				return -ENOMEM;
 			a->name_source = NAME_SIZE;
 		}
 	}
@@ -1528,7 +1574,6 @@ static void unsettle(struct ledger *l, size_t from)
 			a->request = -1;
 		}
 		if (a->module && a->name_source != NAME_MODULE_LOAD) {
-			free(a->module);
 			a->module = NULL;
 			a->name_source = NAME_NONE;
 		}

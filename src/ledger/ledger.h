@@ -63,7 +63,7 @@ enum vmap_class {
 
 struct attempt {
 	enum attempt_syscall syscall;
-	char *module;			/* NULL: unnamed */
+	const char *module;		/* NULL: unnamed; kept by the ledger */
 	enum name_source name_source;
 	int fd;				/* finit_module */
 	unsigned int flags;		/* MODULE_INIT_* (finit_module) */
@@ -84,12 +84,12 @@ struct attempt {
 	uint64_t vmap[_VMAP_MAX];	/* bytes allocated inside the call, by class */
 	unsigned int n_allocs;
 	bool module_load_seen;
-	char *live_name;		/* from a kmodtop_fd marker inside the call */
+	const char *live_name;		/* from a kmodtop_fd marker inside the call */
 };
 
 struct autoload_request {
-	char *alias;
-	char *call_site;		/* function name, without offset */
+	const char *alias;		/* kept by the ledger, as call_site */
+	const char *call_site;		/* function name, without offset */
 	char comm[32];			/* the requesting task */
 	int pid;
 	bool wait;
