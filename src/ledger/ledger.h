@@ -61,30 +61,31 @@ enum vmap_class {
 	_VMAP_MAX,
 };
 
+/* Ordered by size, so that it has no padding: a storm writes thousands a second */
 struct attempt {
-	enum attempt_syscall syscall;
 	const char *module;		/* NULL: unnamed; kept by the ledger */
+	const char *live_name;		/* from a kmodtop_fd marker inside the call */
+	uint64_t len;			/* init_module buffer length */
+	double start, end;
+	int64_t ret;
+	long leader;			/* WAITER: index of the attempt it waited for */
+	long request;			/* index into ledger requests, -1: not an autoload */
+	long step;			/* index into ledger steps, -1 before the first marker */
+	uint64_t vmap[_VMAP_MAX];	/* bytes allocated inside the call, by class */
+	enum attempt_syscall syscall;
 	enum name_source name_source;
 	int fd;				/* finit_module */
 	unsigned int flags;		/* MODULE_INIT_* (finit_module) */
-	uint64_t len;			/* init_module buffer length */
-	char comm[32];			/* the thread that made the syscall, raw bytes */
 	int pid;
 	int tgid;			/* -1 when unknown */
-	double start, end;
-	bool complete;
-	int64_t ret;
 	int err;			/* positive errno, 0 on success */
 	enum attempt_outcome outcome;
-	long leader;			/* WAITER: index of the attempt it waited for */
-	bool waiter_by_timing;		/* WAITER inferred from timing, no vmap trace */
-	long request;			/* index into ledger requests, -1: not an autoload */
-	long step;			/* index into ledger steps, -1 before the first marker */
-	bool measured;			/* vmap allocation events were traced */
-	uint64_t vmap[_VMAP_MAX];	/* bytes allocated inside the call, by class */
 	unsigned int n_allocs;
+	char comm[32];			/* the thread that made the syscall, raw bytes */
+	bool complete;
+	bool waiter_by_timing;		/* WAITER inferred from timing, no vmap trace */
+	bool measured;			/* vmap allocation events were traced */
 	bool module_load_seen;
-	const char *live_name;		/* from a kmodtop_fd marker inside the call */
 };
 
 struct autoload_request {
