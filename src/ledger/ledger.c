@@ -805,10 +805,11 @@ static bool by_end_before(const struct by_end *a, const struct by_end *b)
 }
 
 /*
- * Sorts @v (qsort() with a comparison by pointer cost ten times more: it runs at every
- * refresh of live top). Insertion-sorted runs, then merged bottom-up through @tmp.
+ * Sorts @v[0, n) by exit (and attempt), all of one return value; @tmp as long. Sorted
+ * runs of 16, then merged bottom-up; two runs already in order are copied, not merged:
+ * calls come by entry, so mostly by exit already.
  */
-static void by_end_sort(struct by_end *v, struct by_end *tmp, size_t n)
+static void by_end_sort_group(struct by_end *v, struct by_end *tmp, size_t n)
 {
 	const size_t run = 16;
 	struct by_end *src = v, *dst = tmp;
@@ -831,12 +832,14 @@ static void by_end_sort(struct by_end *v, struct by_end *tmp, size_t n)
 			size_t e = s + 2 * width < n ? s + 2 * width : n;
 			size_t i = s, j = m, k = s;
 
-			while (i < m && j < e)
-				dst[k++] = by_end_before(&src[j], &src[i]) ? src[j++] : src[i++];
-			while (i < m)
-				dst[k++] = src[i++];
-			while (j < e)
-				dst[k++] = src[j++];
+			if (m < e && by_end_before(&src[m], &src[m - 1])) {
+				while (i < m && j < e)
+					dst[k++] = by_end_before(&src[j], &src[i]) ? src[j++]
+										  : src[i++];
+			}
+			memcpy(&dst[k], &src[i], (m - i) * sizeof(*src));
+			k += m - i;
+			memcpy(&dst[k], &src[j], (e - j) * sizeof(*src));
 		}
 		struct by_end *t = src;
 		src = dst;
@@ -846,20 +849,46 @@ static void by_end_sort(struct by_end *v, struct by_end *tmp, size_t n)
 		memcpy(v, src, n * sizeof(*v));
 }
 
-/* The first entry of @idx not before (@ret, @end) */
-static size_t by_end_lower(const struct by_end *idx, size_t n, int64_t ret, double end)
+/*
+ * Sorts @v (qsort() with a comparison by pointer cost ten times more: it runs at every
+ * refresh of live top). A storm's calls mostly return one of a few values: those are
+ * put apart first (stably, through @tmp), and each group is sorted by exit alone.
+ */
+static void by_end_sort(struct by_end *v, struct by_end *tmp, size_t n)
 {
-	size_t lo = 0, hi = n;
+	enum { GROUPS = 4 };
+	int64_t ret[GROUPS];
+	size_t count[GROUPS] = { 0 }, at[GROUPS], groups = 0, g;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (idx[mid].ret < ret || (idx[mid].ret == ret && idx[mid].end < end))
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (size_t i = 0; i < n; i++) {
+		for (g = 0; g < groups && ret[g] != v[i].ret; g++)
+			;
+		if (g == groups) {
+			if (groups == GROUPS) {
+				by_end_sort_group(v, tmp, n);
+				return;
+			}
+			/* kept in order of value: the groups' order is the sort's */
+			for (; g > 0 && ret[g - 1] > v[i].ret; g--) {
+				ret[g] = ret[g - 1];
+				count[g] = count[g - 1];
+			}
+			ret[g] = v[i].ret;
+			count[g] = 0;
+			groups++;
+		}
+		count[g]++;
 	}
-	return lo;
+	for (g = 0; g < groups; g++)
+		at[g] = g ? at[g - 1] + count[g - 1] : 0;
+	for (size_t i = 0; i < n; i++) {
+		for (g = 0; ret[g] != v[i].ret; g++)
+			;
+		tmp[at[g]++] = v[i];
+	}
+	memcpy(v, tmp, n * sizeof(*v));
+	for (g = 0; g < groups; g++)
+		by_end_sort_group(v + at[g] - count[g], tmp, count[g]);
 }
 
 /* Did @b read the file or load the module, as a leader does? */
@@ -962,10 +991,14 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 	double earliest_end = a->start - (a->measured ? WAITER_START_SLACK_MEASURED : 0) - 1e-6 -
 			      1e-12 * fabs(a->start);
 	const struct by_end *e;
-	size_t up = by_end_lower(w->idx, w->n, a->ret, a->end), down = up;
+	/* @a's own entry, then back to the first equal to it: the first not before it */
+	size_t up = w->pos[i - w->lo], down;
 	long best = -1;
 	double best_dist = 0, dist;
 
+	while (up > 0 && w->idx[up - 1].ret == a->ret && w->idx[up - 1].end == a->end)
+		up--;
+	down = up;
 	for (;;) {
 		bool has_up = up < w->n && w->idx[up].ret == a->ret &&
 			      w->idx[up].end - a->end <= slack && !(w->idx[up].end > reach);
