@@ -48,7 +48,6 @@ struct open_call {
 };
 
 struct live_event {
-	char *name;
 	double ts;
 	bool live;
 	size_t prev, next;		/* the module's events before and after, or SIZE_MAX */
@@ -56,8 +55,14 @@ struct live_event {
 
 /* A module's load and free events, so that a lookup reads that module's only */
 struct live_name {
-	size_t first, last;
+	size_t first, last;		/* SIZE_MAX: none */
 	bool ordered;			/* in time order: look back from the last */
+};
+
+/* A name kept once; when it is a module's, its load and free events */
+struct name_entry {
+	char *s;
+	struct live_name live;
 };
 
 struct priv {
@@ -66,11 +71,8 @@ struct priv {
 	size_t cap_attempts, cap_requests, cap_steps, cap_klog;
 	struct live_event *live;
 	size_t n_live, cap_live;
-	struct live_name *lnames;
-	size_t n_lnames, cap_lnames;
-	struct hindex *lname_idx;
-	/* module names, each kept once: attempts and module events point at them */
-	char **names;
+	/* names, each kept once: attempts, requests and module events point at them */
+	struct name_entry *names;
 	size_t n_names, cap_names;
 	struct hindex *name_idx;
 	struct proctab *procs;
@@ -186,11 +188,10 @@ int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledg
 	struct priv *p = calloc(1, sizeof(*p));
 
 	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->pid_first) < 0 ||
-	    hindex_new(&p->lname_idx) < 0 || hindex_new(&p->name_idx) < 0) {
+	    hindex_new(&p->name_idx) < 0) {
 		if (p) {
 			proctab_free(p->procs);
 			hindex_free(p->pid_first);
-			hindex_free(p->lname_idx);
 		}
 		free(l);
 		free(p);
@@ -222,7 +223,7 @@ struct ledger *ledger_free(struct ledger *l)
 		free(l->klog[i].msg);
 	}
 	for (size_t i = 0; p && i < p->n_names; i++)
-		free(p->names[i]);
+		free(p->names[i].s);
 	if (p) {
 		free(p->names);
 		hindex_free(p->name_idx);
@@ -233,8 +234,6 @@ struct ledger *ledger_free(struct ledger *l)
 		free(p->wi_pos);
 		proctab_free(p->procs);
 		hindex_free(p->pid_first);
-		hindex_free(p->lname_idx);
-		free(p->lnames);
 		free(p);
 	}
 	free(l->attempts);
@@ -255,31 +254,52 @@ static bool name_is(size_t pos, const void *key, const void *userdata)
 	const struct priv *p = userdata;
 	const struct name_key *k = key;
 
-	return strncmp(p->names[pos], k->s, k->len) == 0 && p->names[pos][k->len] == '\0';
+	return strncmp(p->names[pos].s, k->s, k->len) == 0 && p->names[pos].s[k->len] == '\0';
+}
+
+/* @s's entry in the names (its first @len bytes, or up to a NUL), or HINDEX_NONE */
+static size_t name_find(const struct priv *p, const char *s, size_t len)
+{
+	struct name_key k = { s, strnlen(s, len) };
+
+	return hindex_find(p->name_idx, hash_bytes(HASH_INIT, s, k.len), name_is, &k, p);
 }
 
 /*
- * @s (its first @len bytes, or up to a NUL) kept once for the ledger's life, or NULL
- * (ENOMEM). A storm repeats a few names: one copy each, not one an attempt.
+ * @s (its first @len bytes, or up to a NUL) kept once for the ledger's life: its entry
+ * in *ret_pos. 0 or -ENOMEM. A storm repeats a few names: one copy each, not one an
+ * attempt.
  */
-static char *name_intern(struct priv *p, const char *s, size_t len)
+static int name_intern_pos(struct priv *p, const char *s, size_t len, size_t *ret_pos)
 {
-	struct name_key k = { s, strnlen(s, len) };
-	uint64_t h = hash_bytes(HASH_INIT, s, k.len);
-	size_t pos = hindex_find(p->name_idx, h, name_is, &k, p);
+	size_t pos = name_find(p, s, len);
 	char *n;
 
-	if (pos != HINDEX_NONE)
-		return p->names[pos];
-	if (array_grow((void **)&p->names, p->n_names, &p->cap_names, sizeof(*p->names)) < 0)
-		return NULL;
-	n = strndup(s, k.len);
-	if (!n || hindex_add(p->name_idx, h, p->n_names) < 0) {
-		free(n);
-		return NULL;
+	if (pos == HINDEX_NONE) {
+		len = strnlen(s, len);
+		if (array_grow((void **)&p->names, p->n_names, &p->cap_names,
+			       sizeof(*p->names)) < 0)
+			return -ENOMEM;
+		n = strndup(s, len);
+		if (!n || hindex_add(p->name_idx, hash_bytes(HASH_INIT, s, len), p->n_names) < 0) {
+			free(n);
+			return -ENOMEM;
+		}
+		p->names[p->n_names] = (struct name_entry){
+			.s = n, .live = { SIZE_MAX, SIZE_MAX, true },
+		};
+		pos = p->n_names++;
 	}
-	p->names[p->n_names++] = n;
-	return n;
+	*ret_pos = pos;
+	return 0;
+}
+
+/* The same, the kept copy, or NULL (ENOMEM) */
+static char *name_intern(struct priv *p, const char *s, size_t len)
+{
+	size_t pos;
+
+	return name_intern_pos(p, s, len, &pos) < 0 ? NULL : p->names[pos].s;
 }
 
 static char *strndup_tf(const struct tracefs_str *s)
@@ -449,47 +469,28 @@ static int on_exit_(struct ledger *l, const struct tracefs_event *ev, enum attem
 	return 0;
 }
 
-static bool lname_is(size_t pos, const void *key, const void *userdata)
-{
-	const struct priv *p = userdata;
-
-	return strcmp(p->live[p->lnames[pos].first].name, key) == 0;
-}
-
-static size_t lname_find(const struct priv *p, const char *name)
-{
-	return hindex_find(p->lname_idx, hash_str(HASH_INIT, name), lname_is, name, p);
-}
-
 static int live_add(struct ledger *l, const struct tracefs_str *name, double ts, bool live)
 {
 	struct priv *p = l->priv;
 	struct live_event *e;
+	struct live_name *n;
 	size_t pos;
 	int r = array_grow_uninit((void **)&p->live, p->n_live, &p->cap_live, sizeof(*p->live));
 
 	if (r < 0)
 		return r;
 	array_prefault(p->live, p->n_live, p->cap_live, sizeof(*p->live));
+	r = name_intern_pos(p, name->s, name->len, &pos);
+	if (r < 0)
+		return r;
 	e = &p->live[p->n_live];
-	e->name = name_intern_tf(p, name);
-	if (!e->name)
-		return -ENOMEM;
 	e->ts = ts;
 	e->live = live;
 	e->prev = e->next = SIZE_MAX;
-	pos = lname_find(p, e->name);
-	if (pos == HINDEX_NONE) {
-		r = array_grow((void **)&p->lnames, p->n_lnames, &p->cap_lnames,
-			       sizeof(*p->lnames));
-		if (r >= 0)
-			r = hindex_add(p->lname_idx, hash_str(HASH_INIT, e->name), p->n_lnames);
-		if (r < 0)
-			return r;
-		p->lnames[p->n_lnames++] = (struct live_name){ p->n_live, p->n_live, true };
+	n = &p->names[pos].live;
+	if (n->first == SIZE_MAX) {
+		*n = (struct live_name){ p->n_live, p->n_live, true };
 	} else {
-		struct live_name *n = &p->lnames[pos];
-
 		n->ordered = n->ordered && p->live[n->last].ts <= ts;
 		e->prev = n->last;
 		p->live[n->last].next = p->n_live;
@@ -1279,13 +1280,12 @@ static bool names_contain(char **names, size_t n, const char *name)
 static bool module_live_at(struct ledger *l, const char *name, double ts)
 {
 	struct priv *p = l->priv;
-	size_t pos = lname_find(p, name), k;
-	const struct live_name *n;
+	size_t pos = name_find(p, name, strlen(name)), k;
+	const struct live_name *n = pos == HINDEX_NONE ? NULL : &p->names[pos].live;
 	bool state;
 
-	if (pos == HINDEX_NONE)
+	if (!n || n->first == SIZE_MAX)
 		return l->ops.live_at_start && l->ops.live_at_start(l->ops.userdata, name);
-	n = &p->lnames[pos];
 	/* the first event tells the state before it: a load means it was absent */
 	state = !p->live[n->first].live;
 	if (n->ordered) {

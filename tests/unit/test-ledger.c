@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ledger/ledger.h"
@@ -152,12 +153,93 @@ static void test_waiters(void **state)
 	ledger_free(l);
 }
 
+/* "fs-NAME" resolves to NAME; ext4 was Live before the trace began */
+static int resolve(void *userdata, const char *alias, char ***ret_names, size_t *ret_n)
+{
+	char **names = calloc(2, sizeof(*names));
+
+	(void)userdata;
+	assert_non_null(names);
+	assert_int_equal(strncmp(alias, "fs-", 3), 0);
+	names[0] = strdup(alias + 3);
+	assert_non_null(names[0]);
+	*ret_names = names;
+	*ret_n = 1;
+	return 0;
+}
+
+static void names_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+static bool live_at_start(void *userdata, const char *module)
+{
+	(void)userdata;
+	return strcmp(module, "ext4") == 0;
+}
+
+#define REQUEST(alias, ts) "     mount-77     [000] .....  " ts ": module_request: " alias " wait=1 call_site=get_fs_type"
+#define MODULE(ev, name, ts) "  modprobe-78     [001] .....  " ts ": " ev ": " name
+
+static const char *const requests[] = {
+	MODULE("module_load", "xfs ", "1.000000"),
+	REQUEST("fs-xfs", "2.000000"),		/* loaded: needless */
+	MODULE("module_free", "xfs", "3.000000"),
+	REQUEST("fs-xfs", "4.000000"),		/* unloaded again: needed */
+	REQUEST("fs-ext4", "5.000000"),		/* no events, Live at the start: needless */
+	MODULE("module_free", "ext4", "6.000000"),
+	REQUEST("fs-ext4", "7.000000"),		/* its first event a free: it was Live before */
+	REQUEST("fs-vfat", "8.000000"),		/* never Live */
+	MODULE("module_load", "xfs ", "9.000000"),
+	REQUEST("fs-xfs", "9.500000"),		/* loaded a second time */
+	NULL
+};
+
+/*
+ * A request is needless when the module it resolves to was Live at its time: from the
+ * module's own load and free events, else from proc/modules when it has none.
+ */
+static void test_needless(void **state)
+{
+	struct tracefs_parser_ops ops = { .event = feed };
+	struct ledger_ops lops = { .resolve_alias = resolve, .names_free = names_free,
+				   .live_at_start = live_at_start };
+	const bool needless[] = { true, false, true, false, false, true };
+	struct tracefs_parser *p = NULL;
+	struct ledger *l = NULL;
+
+	(void)state;
+	assert_int_equal(ledger_new(&lops, true, &l), 0);
+	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
+	for (size_t i = 0; requests[i]; i++)
+		assert_int_equal(tracefs_parser_feed(p, requests[i], strlen(requests[i])), 0);
+	assert_int_equal(tracefs_parser_finish(p), 0);
+	tracefs_parser_free(p);
+	assert_int_equal(ledger_finish(l), 0);
+	assert_int_equal(l->n_requests, 6);
+	for (size_t i = 0; i < l->n_requests; i++) {
+		assert_int_equal(l->requests[i].n_resolved, 1);
+		if (l->requests[i].needless != needless[i])
+			fail_msg("request %zu (%s at %g): needless %d, expected %d", i,
+				 l->requests[i].alias, l->requests[i].ts, l->requests[i].needless,
+				 needless[i]);
+	}
+	/* one copy of a name however often it comes */
+	assert_ptr_equal(l->requests[0].alias, l->requests[1].alias);
+	assert_ptr_equal(l->requests[0].call_site, l->requests[5].call_site);
+	ledger_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_from_rename),
 		cmocka_unit_test(test_names_without_rename),
 		cmocka_unit_test(test_waiters),
+		cmocka_unit_test(test_needless),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
