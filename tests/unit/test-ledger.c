@@ -16,14 +16,14 @@ static int feed(void *userdata, const struct tracefs_event *ev)
 	return ledger_feed_trace(userdata, ev);
 }
 
-static struct ledger *ledger_from_lines(const char *const *lines)
+static struct ledger *ledger_from_lines_ops(const char *const *lines,
+					    const struct ledger_ops *lops)
 {
 	struct tracefs_parser_ops ops = { .event = feed };
-	struct ledger_ops lops = { 0 };
 	struct tracefs_parser *p = NULL;
 	struct ledger *l = NULL;
 
-	assert_int_equal(ledger_new(&lops, true, &l), 0);
+	assert_int_equal(ledger_new(lops, true, &l), 0);
 	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
 	for (size_t i = 0; lines[i]; i++)
 		assert_int_equal(tracefs_parser_feed(p, lines[i], strlen(lines[i])), 0);
@@ -31,6 +31,11 @@ static struct ledger *ledger_from_lines(const char *const *lines)
 	tracefs_parser_free(p);
 	assert_int_equal(ledger_finish(l), 0);
 	return l;
+}
+
+static struct ledger *ledger_from_lines(const char *const *lines)
+{
+	return ledger_from_lines_ops(lines, &(struct ledger_ops){ 0 });
 }
 
 /*
@@ -204,21 +209,12 @@ static const char *const requests[] = {
  */
 static void test_needless(void **state)
 {
-	struct tracefs_parser_ops ops = { .event = feed };
 	struct ledger_ops lops = { .resolve_alias = resolve, .names_free = names_free,
 				   .live_at_start = live_at_start };
 	const bool needless[] = { true, false, true, false, false, true };
-	struct tracefs_parser *p = NULL;
-	struct ledger *l = NULL;
+	struct ledger *l = ledger_from_lines_ops(requests, &lops);
 
 	(void)state;
-	assert_int_equal(ledger_new(&lops, true, &l), 0);
-	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
-	for (size_t i = 0; requests[i]; i++)
-		assert_int_equal(tracefs_parser_feed(p, requests[i], strlen(requests[i])), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
-	tracefs_parser_free(p);
-	assert_int_equal(ledger_finish(l), 0);
 	assert_int_equal(l->n_requests, 6);
 	for (size_t i = 0; i < l->n_requests; i++) {
 		assert_int_equal(l->requests[i].n_resolved, 1);
