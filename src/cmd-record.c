@@ -39,8 +39,11 @@
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
 #include "output/output.h"
+#include "output/setup-script.h"
 #include "sources/kmsg-follow.h"
+#include "sources/kernel-btf.h"
 #include "sources/kmsg.h"
+#include "sources/load-probes.h"
 #include "sources/meminfo.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
@@ -572,12 +575,65 @@ static unsigned int measure_buffer_kb(void)
 	return kb >= 1410 ? kb : 0;
 }
 
+/*
+ * Says in the trace which naming probes trace from here on, so that a reader knows that
+ * a call without a kmodtop_kread did not read, rather than that it was not traced.
+ */
+static void mark_probes(struct tracefs_instance *ti)
+{
+	char text[64];
+
+	if (!ti->probe_on[LOAD_PROBE_KREAD] && !ti->probe_on[LOAD_PROBE_NAME])
+		return;
+	snprintf(text, sizeof(text), "kmodtop_probes%s%s",
+		 ti->probe_on[LOAD_PROBE_KREAD] ? " kread" : "",
+		 ti->probe_on[LOAD_PROBE_NAME] ? " name" : "");
+	/* without the marker the first probe event says the same, a little later */
+	tracefs_instance_mark(ti, text, strlen(text));
+}
+
+/*
+ * The naming probes for the running kernel: its BTF (offsets, argument positions) and
+ * what ftrace can attach to. Neither is needed: a probe that cannot be had is a missing
+ * event, with the plan's reason.
+ */
+static int plan_probes(int tfd, struct load_probe_plan *ret)
+{
+	struct kernel_btf *btf = NULL;
+	struct kt_root *live = NULL;
+	char *funcs = NULL;
+	size_t len = 0;
+	int r;
+
+	r = root_new("/", &live);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		r = kernel_btf_read(live, &btf);
+		root_free(live);
+		if (r == -ENOMEM)
+			return r;
+	}
+	/* ~1.5 MiB on a distribution kernel; read once, before tracing starts */
+	r = tracefs_read_file(tfd, "available_filter_functions", 64u << 20, &funcs, &len);
+	if (r == -ENOMEM) {
+		kernel_btf_free(btf);
+		return r;
+	}
+	load_probes_plan(btf, r >= 0 ? funcs : NULL, len, ret);
+	free(funcs);
+	kernel_btf_free(btf);
+	return 0;
+}
+
 static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
 {
+	struct load_probe_plan plan;
 	struct tracefs_instance_opts io = {
 		.measure = lv->o.measure,
 		.stacktrace_in_instance = kernel_stacktrace_in_instance(lv->o.release),
 		.buffer_kb = lv->o.measure ? measure_buffer_kb() : 0,
+		.probes = &plan,
 	};
 	const char *why = NULL;
 	int r;
@@ -593,6 +649,9 @@ static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
 	r = tracefs_cleanup_stale(live_mnt.fd, getpid(), NULL, &lv->stale);
 	if (r < 0 && r != -ENOENT)
 		lv->stale_err = r;
+	r = plan_probes(live_mnt.fd, &plan);
+	if (r < 0)
+		return r;
 	r = tracefs_instance_new(live_mnt.fd, getpid(), &io, NULL, &live_ti, &why);
 	if (r < 0) {
 		lv->trace_err = r;
@@ -790,6 +849,7 @@ int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live
 			lv->trace_why = "starting the instance failed";
 			goto fail;
 		}
+		mark_probes(lv->ti);
 	}
 	lv->started = now_mono();
 	r = vm_sample(lv);
@@ -1095,10 +1155,16 @@ int live_log(const struct live *lv)
 		log_warn("no trace: %s (%s): no load attempts from the trace, only from the "
 			 "kernel log",
 			 lv->trace_why ? lv->trace_why : "tracefs", strerror(-lv->trace_err));
-	for (size_t i = 0; !lv->trace_err && i < lv->n_events; i++)
-		if (lv->events[i].err)
-			log_warn("%s: this kernel has no event %s: no %s", pfx, lv->events[i].name,
-				 lv->events[i].loses);
+	for (size_t i = 0; !lv->trace_err && i < lv->n_events; i++) {
+		if (!lv->events[i].err)
+			continue;
+		if (lv->events[i].why)
+			log_warn("%s: no probe %s (%s): no %s", pfx, lv->events[i].name,
+				 lv->events[i].why, lv->events[i].loses);
+		else
+			log_warn("%s: this kernel has no event %s: no %s", pfx,
+				 lv->events[i].name, lv->events[i].loses);
+	}
 	if (lv->o.measure && !lv->trace_err && lv->measure == TRACEFS_MEASURE_NONE)
 		log_warn("--measure: %s: estimates only", lv->measure_why ? lv->measure_why : "?");
 	if (lv->kmsg_err)
@@ -1243,6 +1309,8 @@ enum {
 	OPT_DURATION = OPT_CMD_BASE + 0x40,
 	OPT_MEASURE,
 	OPT_SINCE_BOOT,
+	OPT_PRINT_SETUP,
+	OPT_INSTANCE,
 };
 
 struct bundle {
@@ -1821,6 +1889,152 @@ static void bundle_abandon(struct bundle *b, bool discard, const char *why)
 		  BUNDLE_MARKER);
 }
 
+/* "[global] local ..." -> "global"; NULL when none is selected */
+static char *selected_clock(const char *text)
+{
+	const char *a = strchr(text, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (!b || b == a + 1 || b - a > 32)
+		return NULL;
+	return strndup(a + 1, (size_t)(b - a - 1));
+}
+
+/* --kernel-release, else the root's osrelease, else (live) uname. Caller frees. */
+static char *setup_release(const struct kt_root *root, bool live, const char *given)
+{
+	struct utsname u;
+	char *buf = NULL;
+	size_t len;
+
+	if (given)
+		return strdup(given);
+	if (root_read_file(root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (buf[0])
+			return buf;
+		free(buf);
+	}
+	return live && uname(&u) == 0 ? strdup(u.release) : NULL;
+}
+
+static bool instance_name_ok(const char *s)
+{
+	if (!s[0] || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+/*
+ * `record --print-setup`: the tracing commands for a machine without kmodtop, from what
+ * this kernel (or the root's) has: its BTF for the probes, its tracefs for the events
+ * and the clock. Under --root, the root's sys/kernel/btf/vmlinux and
+ * sys/kernel/tracing/{available_filter_functions,events/,trace_clock} when it has them.
+ */
+static int print_setup(const struct global_opts *g, bool measure, const char *instance)
+{
+	struct kt_root *root = NULL;
+	struct kernel_btf *btf = NULL;
+	struct tracefs_mount mnt = { .fd = -1 };
+	struct load_probe_plan plan;
+	struct setup_probe probes[_LOAD_PROBE_MAX];
+	const char *missing[_LOAD_PROBE_MAX], *events[TRACEFS_MAX_EVENTS];
+	char *funcs = NULL, *clock_text = NULL, *clock = NULL, *release = NULL;
+	char missing_buf[_LOAD_PROBE_MAX][160];
+	struct setup_script ss = { .instance = instance, .group = "kmodtop" };
+	struct loadpath lp;
+	const char *why = NULL, *ev;
+	bool live;
+	size_t len = 0;
+	int r;
+
+	r = root_new(g->root ? g->root : "/", &root);
+	if (r < 0) {
+		log_error("'%s': %s", g->root ? g->root : "/", strerror(-r));
+		return EXIT_ERROR;
+	}
+	live = root_is_live_system(root);
+	r = kernel_btf_read(root, &btf);
+	if (r < 0 && r != -ENOENT)
+		log_warn("'%s/sys/kernel/btf/vmlinux': %s: the naming probes are left out",
+			 root_dir(root), r == -EINVAL ? "not BTF" : strerror(-r));
+	if (live && tracefs_mount_find(NULL, NULL, false, &mnt, &why) >= 0) {
+		ss.tracefs = mnt.path;
+		if (tracefs_read_file(mnt.fd, "available_filter_functions", 64u << 20, &funcs,
+				      &len) < 0)
+			funcs = NULL;
+		if (tracefs_read_file(mnt.fd, "trace_clock", 4096, &clock_text, &len) >= 0)
+			clock = selected_clock(clock_text);
+	} else if (!live) {
+		if (root_read_file(root, "sys/kernel/tracing/available_filter_functions",
+				   64u << 20, &funcs, &len) < 0)
+			funcs = NULL;
+		if (root_read_file(root, "sys/kernel/tracing/trace_clock", 4096, &clock_text,
+				   &len) >= 0)
+			clock = selected_clock(clock_text);
+	}
+	load_probes_plan(btf, funcs, funcs ? strlen(funcs) : 0, &plan);
+	for (int k = 0; k < _LOAD_PROBE_MAX; k++) {
+		const struct load_probe *p = &plan.p[k];
+
+		if (p->ok) {
+			probes[ss.n_probes++] = (struct setup_probe){ p->event, p->symbol, p->args,
+								      p->filter, p->gives };
+			continue;
+		}
+		snprintf(missing_buf[ss.n_missing], sizeof(missing_buf[0]), "%s on %s(): %s",
+			 p->event, p->symbol, p->why);
+		missing[ss.n_missing] = missing_buf[ss.n_missing];
+		ss.n_missing++;
+	}
+	/* the events this kernel has, when its tracefs can be asked */
+	for (size_t i = 0; (ev = tracefs_wanted_event(i, NULL)); i++) {
+		char rel[160];
+		bool have = true;
+
+		if (mnt.fd >= 0) {
+			snprintf(rel, sizeof(rel), "events/%s", ev);
+			have = faccessat(mnt.fd, rel, F_OK, 0) == 0;
+		} else if (!live && root_exists(root, "sys/kernel/tracing/events")) {
+			snprintf(rel, sizeof(rel), "sys/kernel/tracing/events/%s", ev);
+			have = root_exists(root, rel);
+		}
+		if (have && ss.n_events < ARRAY_SIZE(events))
+			events[ss.n_events++] = ev;
+	}
+	release = setup_release(root, live, g->release);
+	loadpath_from_release(release, &lp);
+	ss.release = release;
+	ss.generation = lp.known ? loadpath_summary(&lp) : NULL;
+	ss.clock = clock;
+	ss.events = events;
+	ss.probes = probes;
+	ss.missing = missing;
+	if (measure) {
+		ss.buffer_kb = MEASURE_BUFFER_KB;
+		if (lp.known && kver_cmp_mm(&lp.v, 6, 2) >= 0)
+			ss.measure_tracepoint = true;
+		else
+			ss.measure_kprobe_args = "size=$arg1:u64";
+	}
+	r = setup_script_write(stdout, &ss);
+	if (r < 0)
+		log_error("writing the setup: %s", strerror(-r));
+	for (size_t i = 0; i < ss.n_missing; i++)
+		log_warn("%s: that probe is left out", missing[i]);
+	free(funcs);
+	free(clock_text);
+	free(clock);
+	free(release);
+	kernel_btf_free(btf);
+	tracefs_mount_done(&mnt);
+	root_free(root);
+	return r < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv, struct global_opts *g)
 {
 	static const struct option long_options[] = {
@@ -1829,11 +2043,14 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "measure", no_argument, NULL, OPT_MEASURE },
 		{ "since-boot", no_argument, NULL, OPT_SINCE_BOOT },
+		{ "print-setup", no_argument, NULL, OPT_PRINT_SETUP },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct live_opts lo = {0};
-	const char *arg_dir = NULL;
+	const char *arg_dir = NULL, *arg_instance = "kmodtop";
+	bool arg_print_setup = false;
 	char dirbuf[512], release[256];
 	struct bundle b = { .dfd = -1 };
 	struct live *lv = NULL;
@@ -1868,6 +2085,16 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		case OPT_SINCE_BOOT:
 			lo.since_boot = true;
 			continue;
+		case OPT_PRINT_SETUP:
+			arg_print_setup = true;
+			continue;
+		case OPT_INSTANCE:
+			if (!instance_name_ok(optarg)) {
+				log_error("--instance '%s': letters, digits, '_' and '-' only", optarg);
+				return EXIT_USAGE;
+			}
+			arg_instance = optarg;
+			continue;
 		}
 		if (global_opt_handle(g, opt, optarg) <= 0)
 			return EXIT_USAGE;
@@ -1875,6 +2102,14 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	if (optind < argc) {
 		log_error("record: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
+	}
+	if (arg_print_setup) {
+		if (arg_dir || lo.duration || lo.since_boot) {
+			log_error("--print-setup prints commands and records nothing: no -o, "
+				  "--duration or --since-boot");
+			return EXIT_USAGE;
+		}
+		return print_setup(g, lo.measure, arg_instance);
 	}
 	if (g->json)
 		log_warn("record writes a bundle, not a report: -j/-p ignored");
@@ -1977,8 +2212,10 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		lv->vs.samples, lv->vs.peak_inflight_bytes, lv->vs.peak_inflight_areas);
 	for (size_t i = 0; i < lv->n_events; i++)
 		if (lv->events[i].err)
-			fprintf(b.notes, "missing event %s: no %s\n", lv->events[i].name,
-				lv->events[i].loses);
+			fprintf(b.notes, "missing event %s: no %s%s%s%s\n", lv->events[i].name,
+				lv->events[i].loses, lv->events[i].why ? " (" : "",
+				lv->events[i].why ? lv->events[i].why : "",
+				lv->events[i].why ? ")" : "");
 	if (lv->trace_err)
 		unlinkat(b.dfd, "sys/kernel/tracing/trace", 0);
 	if (lv->kmsg_err)

@@ -71,12 +71,26 @@ bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
 	/* parked by idempotent finit_module (6.5+) or refused at the door: nothing */
 	if (a->outcome == OUTCOME_WAITER || a->outcome == OUTCOME_DENIED)
 		return true;
+	/*
+	 * With the kread probe traced, a finit_module() that did not reach kernel_read_file()
+	 * allocated nothing (a 6.5+ waiter whose leader was not found, EBADF, ...); one that
+	 * did read what the probe saw, whatever file it was.
+	 */
+	if (a->syscall == ATTEMPT_FINIT && a->probed && !a->kread_seen)
+		return true;
 	if (a->syscall == ATTEMPT_INIT)
 		ret_bytes[VMAP_USER_COPY] = cost_vmalloc(k, a->len);
-	if (!m)
-		return a->syscall == ATTEMPT_INIT && !layout_allocated(k, a);
+	if (a->syscall == ATTEMPT_FINIT && a->kread_seen)
+		ret_bytes[VMAP_KREAD] = cost_vmalloc(k, a->kread_size);
+	if (!m) {
+		if (a->syscall == ATTEMPT_FINIT)
+			/* no module file: complete only when the call stopped after the read */
+			return a->kread_seen && (a->outcome == OUTCOME_BAD_FORMAT ||
+						 a->outcome == OUTCOME_FALLBACK);
+		return !layout_allocated(k, a);
+	}
 
-	if (a->syscall == ATTEMPT_FINIT)
+	if (a->syscall == ATTEMPT_FINIT && !a->kread_seen)
 		ret_bytes[VMAP_KREAD] = cost_vmalloc(k, m->file_size);
 
 	/* raw compressed bytes, or a compressed file without the flag: ENOEXEC after the read */

@@ -124,6 +124,8 @@ const char *name_source_name(enum name_source s)
 		[NAME_KLOG] = "kernel-log",
 		[NAME_SIZE] = "file-size",
 		[NAME_LIVE] = "live",
+		[NAME_PROBE] = "kprobe-name",
+		[NAME_PROBE_FILE] = "kprobe-file",
 	};
 	return s < _NAME_MAX ? n[s] : "?";
 }
@@ -409,6 +411,7 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 	a->request = -1;
 	a->step = (long)l->n_steps - 1;
 	a->measured = l->saw_vmap_events;
+	a->probed = l->saw_kread_probe;
 	p->open[p->n_open].pid = ev->pid;
 	p->open[p->n_open].attempt = l->n_attempts;
 	if (pid_first(l, ev->pid) == HINDEX_NONE &&
@@ -610,12 +613,113 @@ static int names_from_live(struct ledger *l, size_t from)
 	return 0;
 }
 
+/* The kread probe is traced from now on: the calls open now are probed as well */
+static void probes_seen(struct ledger *l, bool kread, bool name)
+{
+	struct priv *p = l->priv;
+
+	if (kread && !l->saw_kread_probe) {
+		l->saw_kread_probe = true;
+		for (size_t i = 0; i < p->n_open; i++)
+			l->attempts[p->open[i].attempt].probed = true;
+	}
+	if (name)
+		l->saw_name_probe = true;
+}
+
+/*
+ * kmodtop_kread: kernel_read_file() on the calling thread. Inside a finit_module(), the
+ * first is the module file (a module's init may read firmware later, on the same
+ * thread): the call paid the read, and its file names it.
+ */
+static int on_probe_kread(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	const struct tracefs_probe_kread *k = &ev->probe_kread;
+	long o = open_find(p, ev->pid);
+	struct attempt *a;
+	char *name;
+
+	l->stats.probe_kreads++;
+	probes_seen(l, true, false);
+	if (o < 0)
+		return 0;
+	a = &l->attempts[p->open[o].attempt];
+	if (a->syscall != ATTEMPT_FINIT || a->kread_seen)
+		return 0;
+	a->kread_seen = true;
+	a->kread_size = k->size > 0 ? (uint64_t)k->size : 0;
+	if (!k->path.len)
+		return 0;
+	name = name_from_path(k->path.s, k->path.len);
+	if (!name)
+		return 0;
+	a->file_name = name_intern_str(p, name);
+	free(name);
+	return a->file_name ? 0 : -ENOMEM;
+}
+
+/* kmodtop_name: the first find_module_all() of a call is the duplicate check */
+static int on_probe_name(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	long o = open_find(p, ev->pid);
+	struct attempt *a;
+
+	l->stats.probe_names++;
+	probes_seen(l, false, true);
+	if (o < 0)
+		return 0;
+	a = &l->attempts[p->open[o].attempt];
+	if (a->probe_name)
+		return 0;
+	a->probe_name = name_intern_tf(p, &ev->probe_name.name);
+	return a->probe_name ? 0 : -ENOMEM;
+}
+
+/*
+ * The kernel's own names come first after module_load (it is the name the duplicate
+ * check looked up), the file the kernel read right after them.
+ */
+static void names_from_probes(struct ledger *l, size_t from)
+{
+	for (size_t i = from; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+
+		if (a->module)
+			continue;
+		if (a->probe_name) {
+			a->module = a->probe_name;
+			a->name_source = NAME_PROBE;
+		} else if (a->file_name) {
+			a->module = a->file_name;
+			a->name_source = NAME_PROBE_FILE;
+		}
+	}
+}
+
 static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 {
 	struct priv *p = l->priv;
 	int r;
 
 	l->stats.markers++;
+	/* "kmodtop_probes kread name": written once the probes are enabled */
+	if (ev->marker.text.len >= 15 && memcmp(ev->marker.text.s, "kmodtop_probes ", 15) == 0) {
+		const char *t = ev->marker.text.s + 15, *e = ev->marker.text.s + ev->marker.text.len;
+		bool kread = false, name = false;
+
+		while (t < e) {
+			const char *w = memchr(t, ' ', (size_t)(e - t));
+			size_t n = (size_t)((w ? w : e) - t);
+
+			kread = kread || (n == 5 && memcmp(t, "kread", 5) == 0);
+			name = name || (n == 4 && memcmp(t, "name", 4) == 0);
+			t += n + 1;
+		}
+		probes_seen(l, kread, name);
+		return 0;
+	}
 	if (ev->marker.text.len > 11 && memcmp(ev->marker.text.s, "kmodtop_fd ", 11) == 0) {
 		/* the text is not NUL-terminated where it ends in the line */
 		char *t = strndup_tf(&ev->marker.text);
@@ -726,6 +830,10 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 		l->stats.lost_events += ev->lost.count;
 		l->stats.lost_uncounted += ev->lost.uncounted;
 		return 0;
+	case TRACEFS_EV_PROBE_KREAD:
+		return on_probe_kread(l, ev);
+	case TRACEFS_EV_PROBE_NAME:
+		return on_probe_name(l, ev);
 	case TRACEFS_EV_UNKNOWN:
 	case TRACEFS_EV_KPROBE:
 		l->stats.unknown_events++;
@@ -895,14 +1003,23 @@ static void by_end_sort(struct by_end *v, struct by_end *tmp, size_t n)
 /* Did @b read the file or load the module, as a leader does? */
 static bool did_leader_work(const struct attempt *b)
 {
+	if (b->probed)
+		return b->kread_seen;
 	return b->measured ? has_load_allocation(b) : b->module_load_seen || b->err;
+}
+
+/* Does the trace say what @a did, not only when it did it (vmap events, the kread probe)? */
+static bool has_evidence(const struct attempt *a)
+{
+	return a->measured || a->probed;
 }
 
 /* Can @b be @a's leader, and how far apart are their exits? */
 static bool leader_fits(const struct attempt *a, const struct attempt *b,
 			double *ret_dist)
 {
-	bool measured = a->measured && b->measured && has_load_allocation(b);
+	bool measured = (a->measured && b->measured && has_load_allocation(b)) ||
+			(a->probed && b->probed && b->kread_seen);
 
 	if (b->syscall != ATTEMPT_FINIT || !b->complete || b->outcome == OUTCOME_WAITER ||
 	    b->ret != a->ret)
@@ -980,8 +1097,9 @@ static int waiter_index_build(const struct ledger *l, size_t from, struct waiter
 static long closest_leader(const struct ledger *l, const struct waiter_index *w, size_t i)
 {
 	const struct attempt *a = &l->attempts[i];
-	double slack = a->measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK;
-	double latest_start = a->start + (a->measured ? WAITER_START_SLACK_MEASURED : 0);
+	bool ev = has_evidence(a);
+	double slack = ev ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK;
+	double latest_start = a->start + (ev ? WAITER_START_SLACK_MEASURED : 0);
 	/*
 	 * A leader started by latest_start and took at most the longest call: no later
 	 * exit can be one (plus a margin for the rounding of those sums)
@@ -989,7 +1107,7 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 	double reach = latest_start + w->longest + 1e-6 +
 		       1e-12 * (fabs(latest_start) + w->longest);
 	/* and it left after the waiter came in */
-	double earliest_end = a->start - (a->measured ? WAITER_START_SLACK_MEASURED : 0) - 1e-6 -
+	double earliest_end = a->start - (ev ? WAITER_START_SLACK_MEASURED : 0) - 1e-6 -
 			      1e-12 * fabs(a->start);
 	const struct by_end *e;
 	/* @a's own entry, then back to the first equal to it: the first not before it */
@@ -1056,6 +1174,9 @@ static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 			continue;
 		if (a->measured && a->n_allocs)
 			continue;
+		/* it read the file: it did its own work */
+		if (a->probed && a->kread_seen)
+			continue;
 		if (w->all_finite) {
 			best = closest_leader(l, w, i);
 		} else {
@@ -1074,7 +1195,7 @@ static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 		if (w->n)
 			w->idx[w->pos[i - w->lo]].waiter = true;
 		a->leader = best;
-		a->waiter_by_timing = !a->measured;
+		a->waiter_by_timing = !has_evidence(a);
 		if (!a->module && l->attempts[best].module) {
 			a->module = l->attempts[best].module;
 			a->name_source = NAME_LEADER;
@@ -1627,6 +1748,7 @@ static int finish_from(struct ledger *l, size_t from)
 		if (r < 0)
 			return r;
 	}
+	names_from_probes(l, from);
 	r = names_from_klog(l, from);
 	if (r < 0)
 		return r;

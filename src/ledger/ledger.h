@@ -47,7 +47,9 @@ enum name_source {
 	NAME_KLOG,			/* a kernel log line naming the module, inside the call */
 	NAME_SIZE,			/* the size the kernel read or was handed matches exactly
 					 * one module file (kread bytes, init_module's length) */
-	NAME_LIVE,			/* live mode: /proc/PID/fd or a kprobe (not offline) */
+	NAME_LIVE,			/* live mode: /proc/PID/fd (not offline) */
+	NAME_PROBE,			/* kmodtop_name inside the call: the kernel's dup check */
+	NAME_PROBE_FILE,		/* kmodtop_kread inside the call: the file it read */
 	_NAME_MAX,
 };
 
@@ -65,7 +67,11 @@ enum vmap_class {
 struct attempt {
 	const char *module;		/* NULL: unnamed; kept by the ledger */
 	const char *live_name;		/* from a kmodtop_fd marker inside the call */
+	const char *probe_name;		/* kmodtop_name inside the call (kept by the ledger) */
+	const char *file_name;		/* kmodtop_kread inside the call: the file, as kmod
+					 * names a module file (kept by the ledger) */
 	uint64_t len;			/* init_module buffer length */
+	uint64_t kread_size;		/* kmodtop_kread: the bytes kernel_read_file() read */
 	double start, end;
 	int64_t ret;
 	long leader;			/* WAITER: index of the attempt it waited for */
@@ -86,6 +92,8 @@ struct attempt {
 	bool waiter_by_timing;		/* WAITER inferred from timing, no vmap trace */
 	bool measured;			/* vmap allocation events were traced */
 	bool module_load_seen;
+	bool probed;			/* the kmodtop_kread probe was traced during the call */
+	bool kread_seen;		/* and fired inside it: this call read the file */
 };
 
 struct autoload_request {
@@ -150,6 +158,8 @@ struct ledger_stats {
 	uint64_t lost_uncounted;	/* LOST lines that give no count: more were lost */
 	uint64_t markers;
 	uint64_t live_named;		/* finit attempts named by a kmodtop_fd marker */
+	uint64_t probe_kreads;		/* kmodtop_kread events */
+	uint64_t probe_names;		/* kmodtop_name events */
 };
 
 struct ledger {
@@ -164,6 +174,8 @@ struct ledger {
 	struct ledger_stats stats;
 	bool idempotent_kernel;		/* set by the caller: kernel merges concurrent finits */
 	bool saw_vmap_events;
+	bool saw_kread_probe;		/* kmodtop_kread (or the marker enabling it) seen */
+	bool saw_name_probe;
 	/*
 	 * Live mode (ledger_settle()): attempts [0, n_settled) and requests
 	 * [0, n_requests_settled) are decided for good; the rest may still change.

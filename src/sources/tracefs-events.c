@@ -46,6 +46,8 @@ static const char *const kind_names[TRACEFS_EV__MAX] = {
 	[TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE] = "alloc_vmap_area_kprobe",
 	[TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH] = "free_vmap_area_noflush",
 	[TRACEFS_EV_PURGE_VMAP_AREA_LAZY] = "purge_vmap_area_lazy",
+	[TRACEFS_EV_PROBE_KREAD] = "kmodtop_kread",
+	[TRACEFS_EV_PROBE_NAME] = "kmodtop_name",
 	[TRACEFS_EV_KPROBE] = "kprobe",
 	[TRACEFS_EV_STACK] = "stack",
 	[TRACEFS_EV_LOST] = "lost",
@@ -790,10 +792,98 @@ static int decode_kprobe(struct tracefs_event *ev, const char *f, const char *en
 	return 0;
 }
 
+/*
+ * "key=\"text\"" as the kernel prints a :string fetch arg, at the end of the fields:
+ * the text runs to the last quote of the line, so a file name holding quotes or
+ * "key=" cannot shift what comes before it. -ENOENT when absent, -EINVAL when the
+ * kernel could not fetch it ("key=(fault)").
+ */
+static int arg_last_string(const char *s, const char *end, const char *key,
+			   struct tracefs_str *ret, const char **ret_start)
+{
+	struct tracefs_str v;
+	const char *q;
+
+	if (!find_arg(s, end, key, &v, NULL, NULL))
+		return -ENOENT;
+	if (v.len == 0 || v.s[0] != '"')
+		return -EINVAL;
+	end = rtrim(v.s, end);
+	q = end - 1;
+	if (q <= v.s || *q != '"')
+		return -EINVAL;
+	*ret = mkstr(v.s + 1, q);
+	if (ret_start)
+		*ret_start = v.s - strlen(key) - 1;
+	return 0;
+}
+
+/* after the "(sym+0x4/0x330)" or "(ffffffff8b0b2474)" of a probe event */
+static const char *probe_fields(const char *f, const char *end)
+{
+	const char *close;
+
+	f = skip_spaces(f, end);
+	if (f >= end || *f != '(')
+		return NULL;
+	close = memchr(f, ')', (size_t)(end - f));
+	return close ? skip_spaces(close + 1, end) : NULL;
+}
+
+static int decode_probe_kread(struct tracefs_event *ev, const char *f, const char *end,
+			      const char **what)
+{
+	struct tracefs_probe_kread *k = &ev->probe_kread;
+	const char *a = probe_fields(f, end), *path_at = end;
+	uint64_t v;
+	int r;
+
+	if (!a) {
+		*what = "kmodtop_kread without its probe location";
+		return -EINVAL;
+	}
+	k->id = -1;
+	k->path = mkstr(end, end);
+	r = arg_last_string(a, end, "path", &k->path, &path_at);
+	if (r == -EINVAL)
+		k->path = mkstr(end, end);
+	/* the numbers come before the string: never read them out of a file name */
+	if (arg_u64(a, path_at, "size", &v, NULL) < 0 || v > INT64_MAX) {
+		*what = "kmodtop_kread size= missing or not a size";
+		return -EINVAL;
+	}
+	k->size = (int64_t)v;
+	{
+		struct tracefs_str idv;
+
+		if (find_arg(a, path_at, "id", &idv, NULL, NULL) &&
+		    num_i64(idv.s, idv.s + idv.len, &k->id) < 0) {
+			*what = "kmodtop_kread id= is not a number";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int decode_probe_name(struct tracefs_event *ev, const char *f, const char *end,
+			     const char **what)
+{
+	const char *a = probe_fields(f, end);
+
+	if (!a || arg_last_string(a, end, "name", &ev->probe_name.name, NULL) < 0 ||
+	    !ev->probe_name.name.len) {
+		*what = "kmodtop_name without a name=\"...\"";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	enum tracefs_event_kind kind;
 } event_names[] = {
+	{ "kmodtop_kread", TRACEFS_EV_PROBE_KREAD },
+	{ "kmodtop_name", TRACEFS_EV_PROBE_NAME },
 	{ "module_request", TRACEFS_EV_MODULE_REQUEST },
 	{ "module_load", TRACEFS_EV_MODULE_LOAD },
 	{ "module_free", TRACEFS_EV_MODULE_FREE },
@@ -864,6 +954,10 @@ static int decode_fields(struct tracefs_event *ev, const char *f, const char *en
 		return decode_vmap_free(ev, f, end, what);
 	case TRACEFS_EV_PURGE_VMAP_AREA_LAZY:
 		return decode_vmap_purge(ev, f, end, what);
+	case TRACEFS_EV_PROBE_KREAD:
+		return decode_probe_kread(ev, f, end, what);
+	case TRACEFS_EV_PROBE_NAME:
+		return decode_probe_name(ev, f, end, what);
 	case TRACEFS_EV_UNKNOWN:
 		if (f < end && *f == '(' && memchr(f, ')', (size_t)(end - f))) {
 			ev->kind = TRACEFS_EV_KPROBE;

@@ -53,6 +53,9 @@ enum tracefs_event_kind {
 	TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE,
 	TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH,
 	TRACEFS_EV_PURGE_VMAP_AREA_LAZY,
+	/* kmodtop's naming probes (sources/load-probes.h) */
+	TRACEFS_EV_PROBE_KREAD,		/* kmodtop_kread: kernel_read_file() of a module */
+	TRACEFS_EV_PROBE_NAME,		/* kmodtop_name: find_module_all(), the dup check */
 	TRACEFS_EV_KPROBE,		/* any other "(sym+0x0/0x..) args" probe event */
 	TRACEFS_EV_STACK,		/* "<stack trace>": tracefs_parse_line() only */
 	TRACEFS_EV_LOST,		/* "CPU:1 [LOST 12 EVENTS]", "CPU:1 [LOST EVENTS]" */
@@ -159,6 +162,16 @@ struct tracefs_kprobe {
 	struct tracefs_str args;	/* "size=20480 ..." */
 };
 
+struct tracefs_probe_kread {
+	int64_t size;			/* the file's i_size: what the kernel reads */
+	int64_t id;			/* enum kernel_read_file_id; -1 when not fetched */
+	struct tracefs_str path;	/* the file's base name; empty when not fetched */
+};
+
+struct tracefs_probe_name {
+	struct tracefs_str name;	/* the module's name, as the kernel checks it */
+};
+
 struct tracefs_lost {
 	uint64_t count;
 	/* "[LOST EVENTS]" or "[EVENTS DROPPED]": some lost, how many unknown (count 0) */
@@ -206,6 +219,8 @@ struct tracefs_event {
 		struct tracefs_vmap_free vmap_free;
 		struct tracefs_vmap_purge vmap_purge;
 		struct tracefs_lost lost;
+		struct tracefs_probe_kread probe_kread;
+		struct tracefs_probe_name probe_name;
 	};
 	/* KPROBE and ALLOC_VMAP_AREA_KPROBE: where the probe sits, what it fetched */
 	struct tracefs_kprobe kprobe;

@@ -82,6 +82,11 @@ static int read_at(int tfd, const char *path, size_t max, char **ret, size_t *re
 	return 0;
 }
 
+int tracefs_read_file(int tfd, const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	return read_at(tfd, path, max, ret, ret_len);
+}
+
 static bool exists_at(int tfd, const char *path)
 {
 	return faccessat(tfd, path, F_OK, 0) == 0;
@@ -498,6 +503,15 @@ static const struct {
 	{ "task/task_rename", "task names set by prctl() after fork" },
 };
 
+const char *tracefs_wanted_event(size_t i, const char **ret_loses)
+{
+	if (i >= ARRAY_SIZE(wanted_events))
+		return NULL;
+	if (ret_loses)
+		*ret_loses = wanted_events[i].loses;
+	return wanted_events[i].name;
+}
+
 /* module:* as the kernel has it today or later, but the per-refcount events */
 static int enable_other_module_events(struct tracefs_instance *ti)
 {
@@ -535,9 +549,41 @@ static int enable_other_module_events(struct tracefs_instance *ti)
 	return r;
 }
 
+/*
+ * Adds "p:kmodtop_PID/@event @symbol @args" (or r: with @ret) to kprobe_events and notes
+ * it for the teardown. 0 or -errno (-ENOENT, -EINVAL: the kernel refused it).
+ */
+static int add_probe(struct tracefs_instance *ti, const char *event, const char *symbol,
+		     const char *args)
+{
+	char def[512];
+	int r;
+
+	if (ti->n_probes == TRACEFS_MAX_PROBES)
+		return -ENOSPC;
+	if (!ti->group[0])
+		snprintf(ti->group, sizeof(ti->group), GROUP_PREFIX "%d", (int)ti->pid);
+	snprintf(def, sizeof(def), "p:%s/%s %s%s%s\n", ti->group, event, symbol,
+		 args[0] ? " " : "", args);
+	r = write_at(ti->tfd, "kprobe_events", def, true);
+	if (r < 0)
+		return r;
+	snprintf(ti->probes[ti->n_probes++], sizeof(ti->probes[0]), "%s", event);
+	return 0;
+}
+
+/* Writes @text into events/GROUP/@event/@file of the instance */
+static int probe_write(struct tracefs_instance *ti, const char *event, const char *file,
+		       const char *text)
+{
+	char rel[200];
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/%s", ti->group, event, file);
+	return inst_write(ti, rel, text);
+}
+
 static int setup_measure(struct tracefs_instance *ti, const struct tracefs_instance_opts *o)
 {
-	char def[200], rel[200];
 	int r;
 
 	if (!o->stacktrace_in_instance) {
@@ -562,20 +608,15 @@ static int setup_measure(struct tracefs_instance *ti, const struct tracefs_insta
 				  "kprobe events (CONFIG_KPROBE_EVENTS)";
 		return 0;
 	}
-	snprintf(ti->group, sizeof(ti->group), GROUP_PREFIX "%d", (int)ti->pid);
-	snprintf(def, sizeof(def), "p:%s/" PROBE_EVENT " alloc_vmap_area size=$arg1:u64\n",
-		 ti->group);
-	r = write_at(ti->tfd, "kprobe_events", def, true);
+	r = add_probe(ti, PROBE_EVENT, "alloc_vmap_area", "size=$arg1:u64");
 #if defined(__x86_64__)
 	/* kernels without the $argN fetch (before 4.20): the first argument's register */
-	if (r == -EINVAL) {
-		snprintf(def, sizeof(def), "p:%s/" PROBE_EVENT " alloc_vmap_area size=%%di:u64\n",
-			 ti->group);
-		r = write_at(ti->tfd, "kprobe_events", def, true);
-	}
+	if (r == -EINVAL)
+		r = add_probe(ti, PROBE_EVENT, "alloc_vmap_area", "size=%di:u64");
 #endif
 	if (r < 0) {
-		ti->group[0] = '\0';
+		if (!ti->n_probes)
+			ti->group[0] = '\0';
 		ti->measure_why = r == -ENOENT || r == -EINVAL
 					  ? "no vmalloc:alloc_vmap_area tracepoint (before 6.2) and "
 					    "alloc_vmap_area cannot be probed"
@@ -583,17 +624,64 @@ static int setup_measure(struct tracefs_instance *ti, const struct tracefs_insta
 					    "adding a kprobe failed";
 		return 0;
 	}
-	snprintf(rel, sizeof(rel), "events/%s/" PROBE_EVENT "/trigger", ti->group);
-	r = inst_write(ti, rel, "stacktrace");
-	if (r >= 0) {
-		snprintf(rel, sizeof(rel), "events/%s/" PROBE_EVENT "/enable", ti->group);
-		r = inst_write(ti, rel, "1");
-	}
+	r = probe_write(ti, PROBE_EVENT, "trigger", "stacktrace");
+	if (r >= 0)
+		r = probe_write(ti, PROBE_EVENT, "enable", "1");
 	if (r < 0) {
 		ti->measure_why = "enabling the alloc_vmap_area kprobe with a stack trace failed";
 		return r;
 	}
 	ti->measure = TRACEFS_MEASURE_KPROBE;
+	return 0;
+}
+
+static const char *const probe_status_names[_LOAD_PROBE_MAX] = {
+	[LOAD_PROBE_KREAD] = "kprobes/kmodtop_kread",
+	[LOAD_PROBE_NAME] = "kprobes/kmodtop_name",
+};
+
+/*
+ * The naming probes (load-probes.h): each one the kernel takes is enabled with its
+ * filter; one it refuses is a missing event, as a missing tracepoint is. Only a write
+ * into the instance that fails fails the setup.
+ */
+static int setup_probes(struct tracefs_instance *ti, const struct load_probe_plan *plan)
+{
+	bool have_kprobes = exists_at(ti->tfd, "kprobe_events");
+
+	for (int k = 0; k < _LOAD_PROBE_MAX; k++) {
+		const struct load_probe *p = &plan->p[k];
+		const char *why = p->why;
+		int r = -ENOENT;
+
+		if (!p->ok) {
+			/* the plan's reason */
+		} else if (!have_kprobes) {
+			why = "no kprobe events (CONFIG_KPROBE_EVENTS)";
+		} else {
+			r = add_probe(ti, p->event, p->symbol, p->args);
+			if (r < 0)
+				why = r == -EINVAL ? "the kernel refused its fetch arguments"
+				      : r == -ENOENT ? "the kernel cannot probe that function"
+						     : "adding the kprobe failed";
+		}
+		if (r == 0 && p->filter[0]) {
+			r = probe_write(ti, p->event, "filter", p->filter);
+			if (r < 0)
+				return r;
+		}
+		if (r == 0) {
+			r = probe_write(ti, p->event, "enable", "1");
+			if (r < 0)
+				return r;
+			ti->probe_on[k] = true;
+		}
+		add_status(ti, probe_status_names[k], p->loses, r);
+		if (r < 0)
+			ti->events[ti->n_events - 1].why = why;
+	}
+	if (!ti->n_probes)
+		ti->group[0] = '\0';
 	return 0;
 }
 
@@ -833,6 +921,13 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 			goto fail;
 		}
 	}
+	if (o && o->probes) {
+		r = setup_probes(ti, o->probes);
+		if (r < 0) {
+			*reterr_what = "enabling a naming kprobe in the instance failed";
+			goto fail;
+		}
+	}
 	r = count_cpus(ti);
 	if (r >= 0 && ti->ncpus) {
 		ti->lost_base = calloc(ti->ncpus, sizeof(*ti->lost_base));
@@ -920,12 +1015,15 @@ int tracefs_instance_teardown(struct tracefs_instance *ti)
 		char rel[200];
 
 		inst_write(ti, "tracing_on", "0");
-		if (ti->group[0]) {
-			/* rmdir disables it too; this lets the probe go even if rmdir cannot */
-			snprintf(rel, sizeof(rel), "events/%s/" PROBE_EVENT "/enable", ti->group);
+		/* rmdir disables them too; this lets the probes go even if rmdir cannot */
+		for (unsigned int i = 0; ti->group[0] && i < ti->n_probes; i++) {
+			snprintf(rel, sizeof(rel), "events/%s/%s/enable", ti->group, ti->probes[i]);
 			inst_write(ti, rel, "0");
-			snprintf(rel, sizeof(rel), "events/%s/" PROBE_EVENT "/trigger", ti->group);
-			inst_write(ti, rel, "!stacktrace");
+			if (strcmp(ti->probes[i], PROBE_EVENT) == 0) {
+				snprintf(rel, sizeof(rel), "events/%s/%s/trigger", ti->group,
+					 ti->probes[i]);
+				inst_write(ti, rel, "!stacktrace");
+			}
 		}
 		/* EBUSY while another program holds a file of the instance open */
 		for (int i = 0; i < 40; i++) {
@@ -940,11 +1038,20 @@ int tracefs_instance_teardown(struct tracefs_instance *ti)
 			r = q;
 	}
 	if (ti->group[0]) {
-		q = remove_probe(ti->tfd, ti->group, PROBE_EVENT);
-		if (q == 0 || q == -ENOENT)
+		unsigned int left = 0;
+
+		for (unsigned int i = 0; i < ti->n_probes; i++) {
+			q = remove_probe(ti->tfd, ti->group, ti->probes[i]);
+			if (q == 0 || q == -ENOENT)
+				continue;
+			/* kept for a retry */
+			memmove(ti->probes[left++], ti->probes[i], sizeof(ti->probes[0]));
+			if (!r)
+				r = q;
+		}
+		ti->n_probes = left;
+		if (!left)
 			ti->group[0] = '\0';
-		else if (!r)
-			r = q;
 	}
 	return r;
 }

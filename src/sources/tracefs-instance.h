@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "load-probes.h"
+
 /*
  * kmodtop's own tracefs instance, instances/kmodtop-PID, and the kprobe group
  * kmodtop_PID it may add: the only tracing state kmodtop ever changes. The global
@@ -98,6 +100,8 @@ struct tracefs_instance_opts {
 	 */
 	bool stacktrace_in_instance;
 	unsigned int buffer_kb;		/* per CPU; 0: the kernel's default */
+	/* the naming kprobes to place (load-probes.h); NULL: none */
+	const struct load_probe_plan *probes;
 };
 
 /* One event kmodtop asked for, and how it went. */
@@ -105,9 +109,11 @@ struct tracefs_event_status {
 	const char *name;		/* "syscalls/sys_enter_finit_module" */
 	const char *loses;		/* what the report lacks without it */
 	int err;			/* 0 enabled, -ENOENT the kernel has no such event */
+	const char *why;		/* a probe that could not be placed: why; or NULL */
 };
 
 #define TRACEFS_MAX_EVENTS 16
+#define TRACEFS_MAX_PROBES 4
 
 struct tracefs_instance {
 	int tfd;			/* the tracefs mount: a dup, owned, so that a teardown
@@ -115,7 +121,11 @@ struct tracefs_instance {
 	pid_t pid;
 	char name[32];			/* "kmodtop-1234" */
 	char path[48];			/* "instances/kmodtop-1234" */
-	char group[32];			/* "kmodtop_1234" once its kprobe exists, else "" */
+	char group[32];			/* "kmodtop_1234" once a kprobe exists, else "" */
+	/* the kprobe events made in the group, removed again by the teardown */
+	char probes[TRACEFS_MAX_PROBES][32];
+	unsigned int n_probes;
+	bool probe_on[_LOAD_PROBE_MAX];	/* the naming probes enabled in the instance */
 	bool created;			/* the directory exists and is ours to remove */
 	int pipe_fd;			/* trace_pipe, O_NONBLOCK; -1 until started */
 	char clock[32];			/* its trace_clock, the top-level one's; "" unknown */
@@ -136,7 +146,9 @@ struct tracefs_instance {
  * module_get and module_put (one per reference count change; the ledger does not use
  * them), the finit/init/delete_module syscall events, sched_process_fork and exec, and
  * with opts->measure vmalloc:alloc_vmap_area or a kprobe on alloc_vmap_area, each
- * with a stacktrace trigger. Missing events are recorded in ->events, not failures.
+ * with a stacktrace trigger, and the naming probes of opts->probes, each with its
+ * filter. Missing events and probes the kernel refuses are recorded in ->events, not
+ * failures.
  * On failure everything made is removed again. 0 or -errno, *reterr_what saying what
  * failed (static text); *ret is then NULL, or, when the removal failed too, what is
  * left (->created, ->group[0]) for the caller to retry (tracefs_instance_teardown())
@@ -172,6 +184,18 @@ int tracefs_instance_lost(const struct tracefs_instance *ti, uint64_t *ret_lost)
 int tracefs_instance_teardown(struct tracefs_instance *ti);
 /* Tears down and frees; accepts NULL, returns NULL. */
 struct tracefs_instance *tracefs_instance_free(struct tracefs_instance *ti);
+
+/*
+ * The events kmodtop's instance enables ("module/module_load", ...), by index; NULL
+ * past the last. *ret_loses (may be NULL): what the report lacks without it.
+ */
+const char *tracefs_wanted_event(size_t i, const char **ret_loses);
+
+/*
+ * Reads a tracefs file (relative to the mount, e.g. "available_filter_functions"), at most
+ * @max bytes, NUL-terminated. Caller frees. 0 or -errno.
+ */
+int tracefs_read_file(int tracefs_fd, const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* Per-CPU statistics: "overrun: 12" and "dropped events: 3" from a stats file's text. */
 int tracefs_stats_parse(const char *text, size_t len, uint64_t *ret_overrun,
