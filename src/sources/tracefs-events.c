@@ -8,6 +8,7 @@
 #include "util/linereader.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
+#include "tracedat.h"
 #include "tracefs-events.h"
 
 #define TRACEFS_TRACE_PATH "sys/kernel/tracing/trace"
@@ -1640,10 +1641,14 @@ int tracefs_events_read_file(FILE *f, const char *path,
 {
 	struct tracefs_parser *p;
 	struct linereader lr;
-	char *line;
+	char head[TRACEDAT_MAGIC_LEN], *line;
 	size_t len;
-	int r;
+	int r, fd = fileno(f);
 
+	/* trace-cmd's binary file: nothing has been read from @f yet, so pread sees its start */
+	if (fd >= 0 && pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+	    tracedat_sniff(head, sizeof(head)) && ftell(f) == 0)
+		return tracedat_read_fd(fd, path, ops, userdata, ret_stats, reterr);
 	r = tracefs_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
