@@ -227,6 +227,7 @@ static int write_all(int fd, const char *p, size_t len)
 struct pid_comm {
 	int pid;			/* 0: free slot */
 	bool from_fork;			/* only the parent's name, from before an exec */
+	bool parents_marked;		/* its /proc parent chain was written as markers */
 	char comm[16];
 };
 
@@ -398,6 +399,62 @@ static void mark_finit_fd(struct live *lv, const struct tracefs_event *ev)
 		lv->fd_unread++;
 }
 
+/* The parent pid of @pid from /proc/PID/stat ("pid (comm) state ppid ..."), or 0 */
+static int proc_ppid(int pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd, ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the comm may hold anything, ')' too: the state follows the last one */
+	rp = strrchr(buf, ')');
+	if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/*
+ * A requester that was running before the trace began has no fork in it: its parents
+ * are read from /proc while it lives and written into the trace as markers
+ * ("kmodtop_parent pid=P ppid=Q comm=NAME"), once a process, so that the report (and
+ * a bundle's) has them as the fork events would have given them.
+ */
+static void mark_parents(struct spool *sp, int pid)
+{
+	char comm[32], text[96];
+
+	for (int depth = 0; depth < 16 && pid > 1 && live_ti && live_ti->marker_fd >= 0;
+	     depth++) {
+		struct pid_comm *e = map_slot(sp, pid, true);
+		int ppid, len;
+
+		if (!e || e->parents_marked)
+			return;
+		e->parents_marked = true;
+		ppid = proc_ppid(pid);
+		if (ppid <= 0 || !proc_comm(ppid, comm, sizeof(comm)))
+			return;
+		for (char *q = comm; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		len = snprintf(text, sizeof(text), "kmodtop_parent pid=%d ppid=%d comm=%s", pid,
+			       ppid, comm);
+		if (len <= 0 || (size_t)len >= sizeof(text) ||
+		    tracefs_instance_mark(live_ti, text, (size_t)len) < 0)
+			return;
+		pid = ppid;
+	}
+}
+
 static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len)
 {
 	struct tracefs_line tl;
@@ -412,6 +469,10 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 	}
 	if (tl.ev.kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE)
 		mark_finit_fd(lv, &tl.ev);
+	if (tl.ev.kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE ||
+	    tl.ev.kind == TRACEFS_EV_SYS_ENTER_INIT_MODULE ||
+	    tl.ev.kind == TRACEFS_EV_MODULE_REQUEST)
+		mark_parents(sp, tl.ev.pid);
 	if (tl.ev.kind == TRACEFS_EV_LOST) {
 		if (tl.ev.cpu < lv->ncpus && lv->lost_seen)
 			lv->lost_seen[tl.ev.cpu] += tl.ev.lost.count;

@@ -91,6 +91,8 @@ static bool lookup_live_at_start(void *userdata, const char *module)
 static bool size_fits(struct collect_lookup *lk, const struct attempt *a,
 		      struct catalog_entry *e)
 {
+	if (a->syscall == ATTEMPT_FINIT && a->kread_seen)
+		return e->file_size == a->kread_size;
 	if (a->syscall == ATTEMPT_FINIT)
 		return a->measured && a->vmap[VMAP_KREAD] && lk->k &&
 		       cost_vmalloc(lk->k, e->file_size) == a->vmap[VMAP_KREAD];
@@ -110,7 +112,7 @@ static int lookup_identify(void *userdata, const struct attempt *a, char *const 
 
 	if (!lk->cat)
 		return 0;
-	if (a->syscall == ATTEMPT_FINIT && !(a->measured && a->vmap[VMAP_KREAD]))
+	if (a->syscall == ATTEMPT_FINIT && !a->kread_seen && !(a->measured && a->vmap[VMAP_KREAD]))
 		return 0;
 	n = cand ? n_cand : lk->cat->n;
 	for (size_t i = 0; i < n; i++) {
@@ -151,6 +153,79 @@ const struct cost_module *collect_cost_module(void *userdata, const char *name)
 	struct collect_lookup *lk = userdata;
 
 	return lk->cat ? catalog_cost_module(lk->cat, catalog_find(lk->cat, name)) : NULL;
+}
+
+/* What the model charges @a with module file @e; false when @e cannot be modelled */
+static bool cost_with(struct collect_lookup *lk, const struct cost_kernel *k,
+		      const struct attempt *a, struct catalog_entry *e, uint64_t *ret)
+{
+	const struct cost_module *m = catalog_cost_module(lk->cat, e);
+	uint64_t b[_VMAP_MAX], t = 0;
+
+	if (!m || !cost_estimate_attempt(k, a, m, b))
+		return false;
+	for (int c = 0; c < _VMAP_MAX; c++)
+		t = add_sat_u64(t, b[c]);
+	*ret = t;
+	return true;
+}
+
+int collect_cost_max(void *userdata, const struct cost_kernel *k, const struct attempt *a,
+		     uint64_t *ret_max)
+{
+	struct collect_lookup *lk = userdata;
+	uint64_t best = 0, own = 0, v;
+	bool any = false;
+	unsigned int key;
+	size_t slot = SIZE_MAX;
+
+	if (!lk->cat || !lk->cat->n)
+		return -ENOENT;
+	/* the files the size evidence leaves */
+	for (size_t i = 0; i < lk->cat->n; i++) {
+		struct catalog_entry *e = &lk->cat->e[i];
+
+		if (!size_fits(lk, a, e) || !cost_with(lk, k, a, e, &v))
+			continue;
+		best = any && best > v ? best : v;
+		any = true;
+	}
+	if (any) {
+		*ret_max = best;
+		return 0;
+	}
+	/*
+	 * Any file: the largest per kind of attempt is the same for all of that kind but
+	 * what is the attempt's own (init_module's copy of its length, a read it was seen
+	 * to make), so it is kept by kind once found
+	 */
+	if (a->syscall == ATTEMPT_INIT)
+		own = cost_vmalloc(k, a->len);
+	else if (a->kread_seen)
+		own = cost_vmalloc(k, a->kread_size);
+	key = 1 + (unsigned int)a->outcome + 64u * (a->syscall == ATTEMPT_INIT) +
+	      128u * ((a->flags & 4 /* MODULE_INIT_COMPRESSED_FILE */) != 0) + 256u * a->kread_seen;
+	for (size_t s = 0; s < ARRAY_SIZE(lk->max_seen); s++) {
+		if (lk->max_seen[s].key == key) {
+			*ret_max = add_sat_u64(lk->max_seen[s].max, own);
+			return 0;
+		}
+		if (!lk->max_seen[s].key && slot == SIZE_MAX)
+			slot = s;
+	}
+	for (size_t i = 0; i < lk->cat->n; i++) {
+		if (!cost_with(lk, k, a, &lk->cat->e[i], &v))
+			continue;
+		v = v > own ? v - own : 0;
+		best = any && best > v ? best : v;
+		any = true;
+	}
+	if (!any)
+		return -ENOENT;
+	if (slot != SIZE_MAX)
+		lk->max_seen[slot] = (typeof(lk->max_seen[0])){ key, best };
+	*ret_max = add_sat_u64(best, own);
+	return 0;
 }
 
 /* --- reading a log and a trace into a ledger ------------------------------------------ */
@@ -316,7 +391,8 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 	}
 	r = ledger_finish(ret->ledger);
 	if (r >= 0 && lk->k && !in->ledger_only)
-		r = cost_compute(ret->ledger, lk->k, collect_cost_module, lk, &ret->cost);
+		r = cost_compute_bounded(ret->ledger, lk->k, collect_cost_module,
+					 collect_cost_max, lk, &ret->cost);
 	if (r < 0)
 		log_error("building load attempts: %s", strerror(-r));
 	return r;

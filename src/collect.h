@@ -14,6 +14,7 @@
  * every command names attempts and prices them alike.
  */
 
+struct attempt;
 struct catalog;
 struct cost_kernel;
 struct cost_module;
@@ -37,12 +38,23 @@ struct collect_lookup {
 	 */
 	void (*size_fit)(void *userdata, const char *module);
 	void *size_fit_userdata;
+	/* collect_cost_max()'s largest candidates over the whole tree, by attempt shape */
+	struct {
+		unsigned int key;	/* 0: free */
+		uint64_t max;
+	} max_seen[16];
 };
 
 /* The ledger's lookups over @lk (which must outlive the ledger). */
 void collect_ledger_ops(struct collect_lookup *lk, struct ledger_ops *ret);
 /* cost_compute()'s module lookup; @userdata is a struct collect_lookup. */
 const struct cost_module *collect_cost_module(void *userdata, const char *name);
+/*
+ * cost_compute_bounded()'s largest candidate: among the files whose size fits the
+ * attempt's evidence (kread bytes, init_module's length), else among all files.
+ */
+int collect_cost_max(void *userdata, const struct cost_kernel *k, const struct attempt *a,
+		     uint64_t *ret_max);
 
 /*
  * When @cat's module-file cache was asked for but its directory refused: one line on

@@ -138,8 +138,101 @@ void cost_attempt(const struct cost_kernel *k, const struct attempt *a,
 	ac->wasted = attempt_is_failure(a) ? ac->est_total : 0;
 }
 
+/*
+ * A 6.5+ finit_module() the trace saw only the entry and exit of: a waiter if a call
+ * with the same result overlapped it, else it did its own work. The timing rule of the
+ * ledger picks one; the other is as possible.
+ */
+static bool waiter_by_timing_possible(const struct cost_kernel *k, const struct ledger *l,
+				      size_t i, double longest)
+{
+	const struct attempt *a = &l->attempts[i];
+
+	if (!k->lp.idempotent_finit || a->syscall != ATTEMPT_FINIT || a->measured || a->probed ||
+	    !a->complete || a->module_load_seen)
+		return false;
+	if (a->outcome == OUTCOME_WAITER)
+		return true;
+	for (size_t j = i; j-- > 0;) {
+		const struct attempt *b = &l->attempts[j];
+
+		if (!(b->start >= a->start - longest - 1.0))
+			break;
+		if (b->syscall == ATTEMPT_FINIT && b->complete && b->ret == a->ret &&
+		    b->end > a->start && b->start < a->end)
+			return true;
+	}
+	for (size_t j = i + 1; j < l->n_attempts && l->attempts[j].start < a->end; j++) {
+		const struct attempt *b = &l->attempts[j];
+
+		if (b->syscall == ATTEMPT_FINIT && b->complete && b->ret == a->ret &&
+		    b->end > a->start)
+			return true;
+	}
+	return false;
+}
+
+/* @a's bounds (see struct attempt_cost), its estimate and race_extra already set */
+static int attempt_bounds(const struct cost_kernel *k, const struct ledger *l, size_t i,
+			  double longest, cost_lookup_fn lookup, cost_max_fn max,
+			  void *userdata, struct attempt_cost *ac)
+{
+	const struct attempt *a = &l->attempts[i];
+	struct attempt as_payer;
+	struct attempt_cost pc;
+	uint64_t m;
+	int r;
+
+	ac->lo = ac->wasted;
+	ac->hi = add_sat_u64(ac->wasted, ac->race_extra);
+	ac->doubt = ac->race_extra ? DOUBT_RACE : DOUBT_NONE;
+	if (!attempt_is_failure(a))
+		return 0;
+	if (waiter_by_timing_possible(k, l, i, longest)) {
+		ac->lo = 0;
+		ac->doubt = DOUBT_TIMING;
+		if (a->outcome != OUTCOME_WAITER)
+			return 0;
+		/* had it not waited, it would have paid as a duplicate of its module */
+		as_payer = *a;
+		as_payer.outcome = OUTCOME_DUP_LIVE;
+		if (a->err == EBUSY)
+			as_payer.outcome = OUTCOME_DUP_CONCURRENT;
+		if (a->module && lookup)
+			cost_attempt(k, &as_payer, lookup(userdata, a->module), &pc);
+		else
+			pc.complete = false;
+		if (pc.complete) {
+			ac->hi = pc.est_total;
+			return 0;
+		}
+		a = &as_payer;
+	} else if (ac->complete) {
+		return 0;
+	}
+	/* no module file to model: up to the largest the evidence allows */
+	ac->doubt = DOUBT_UNSIZED;
+	r = max ? max(userdata, k, a, &m) : -ENOENT;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		ac->hi_unbounded = true;
+		return 0;
+	}
+	if (m > ac->hi)
+		ac->hi = m;
+	return 0;
+}
+
 int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_lookup_fn lookup,
 		 void *userdata, struct cost_result **ret)
+{
+	return cost_compute_bounded(l, k, lookup, NULL, userdata, ret);
+}
+
+int cost_compute_bounded(const struct ledger *l, const struct cost_kernel *k,
+			 cost_lookup_fn lookup, cost_max_fn max, void *userdata,
+			 struct cost_result **ret)
 {
 	struct cost_result *r = calloc(1, sizeof(*r));
 	size_t cap = 0;
@@ -203,9 +296,34 @@ int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_looku
 			break;
 		}
 	}
-	r->wasted_max = r->wasted;
-	for (size_t i = 0; i < r->n; i++)
-		r->wasted_max += r->att[i].race_extra;
+	{
+		double longest = 0;
+
+		for (size_t i = 0; i < l->n_attempts; i++) {
+			const struct attempt *a = &l->attempts[i];
+
+			if (a->complete && a->end - a->start > longest)
+				longest = a->end - a->start;
+		}
+		for (size_t i = 0; i < r->n; i++) {
+			struct attempt_cost *ac = &r->att[i];
+
+			err = attempt_bounds(k, l, i, longest, lookup, max, userdata, ac);
+			if (err < 0) {
+				cost_result_free(r);
+				return err;
+			}
+			r->wasted_min = add_sat_u64(r->wasted_min, ac->lo);
+			r->wasted_max = add_sat_u64(r->wasted_max, ac->hi);
+			r->max_unbounded = r->max_unbounded || ac->hi_unbounded;
+			if (ac->lo == ac->hi && !ac->hi_unbounded)
+				continue;
+			r->uncertain++;
+			r->uncertain_race += ac->doubt == DOUBT_RACE;
+			r->uncertain_timing += ac->doubt == DOUBT_TIMING;
+			r->uncertain_unsized += ac->doubt == DOUBT_UNSIZED;
+		}
+	}
 
 	err = peak_concurrent(l, r);
 	if (err < 0) {

@@ -32,6 +32,20 @@ struct attempt_cost {
 	 * trace cannot tell: this is what it costs if it did.
 	 */
 	uint64_t race_extra;
+	/*
+	 * What the evidence allows of @wasted: lo <= wasted <= hi. They differ where the
+	 * trace cannot tell: a failed call with no module file (0 to its largest candidate),
+	 * a 6.5+ finit_module() told waiter or payer by timing alone, race_extra.
+	 * hi_unbounded: no candidate at all (no module tree), hi is then meaningless.
+	 */
+	uint64_t lo, hi;
+	bool hi_unbounded;
+	enum cost_doubt {
+		DOUBT_NONE,
+		DOUBT_RACE,
+		DOUBT_TIMING,
+		DOUBT_UNSIZED,
+	} doubt;			/* why lo != hi */
 };
 
 struct module_cost {
@@ -50,7 +64,12 @@ struct cost_result {
 	size_t n_mods;
 	struct hindex *by_name;		/* mods by name */
 	uint64_t wasted;
-	uint64_t wasted_max;		/* with every racing duplicate's layout */
+	uint64_t wasted_min, wasted_max;	/* the sums of every attempt's lo and hi */
+	bool max_unbounded;		/* some attempt has no upper bound */
+	size_t uncertain;		/* failed attempts whose lo != hi, of which: */
+	size_t uncertain_race;		/* racing duplicates (race_extra) */
+	size_t uncertain_timing;	/* waiter or payer by timing alone */
+	size_t uncertain_unsized;	/* no module file: 0 to the largest candidate */
 	uint64_t by_class[_VMAP_MAX];
 	uint64_t wasted_measured;
 	bool measured;
@@ -62,6 +81,13 @@ struct cost_result {
 
 /* The module file of @name for the model, or NULL when it cannot be found. */
 typedef const struct cost_module *(*cost_lookup_fn)(void *userdata, const char *name);
+/*
+ * The most @a (a copy, with the outcome to price) can have cost with any module file its
+ * evidence allows (its size when known, else its autoload request's modules, else every
+ * file). 0 with *ret_max, -ENOENT when no file is a candidate, -ENOMEM.
+ */
+typedef int (*cost_max_fn)(void *userdata, const struct cost_kernel *k, const struct attempt *a,
+			   uint64_t *ret_max);
 
 /*
  * One attempt's own figures (not race_extra, which looks across attempts): what
@@ -71,6 +97,10 @@ void cost_attempt(const struct cost_kernel *k, const struct attempt *a,
 		  const struct cost_module *m, struct attempt_cost *ac);
 int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_lookup_fn lookup,
 		 void *userdata, struct cost_result **ret);
+/* The same, with the bounds of unsized attempts from @max (NULL: unbounded). */
+int cost_compute_bounded(const struct ledger *l, const struct cost_kernel *k,
+			 cost_lookup_fn lookup, cost_max_fn max, void *userdata,
+			 struct cost_result **ret);
 struct cost_result *cost_result_free(struct cost_result *r);
 const char *cost_source_name(enum cost_source s);
 const struct module_cost *cost_module_find(const struct cost_result *r, const char *name);

@@ -720,6 +720,23 @@ static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 		probes_seen(l, kread, name);
 		return 0;
 	}
+	/* "kmodtop_parent pid=P ppid=Q comm=NAME": live mode read /proc for a requester */
+	if (ev->marker.text.len > 15 && memcmp(ev->marker.text.s, "kmodtop_parent ", 15) == 0) {
+		char *t = strndup_tf(&ev->marker.text), comm[32];
+		int pid, ppid, n = 0, q = 0;
+
+		if (!t)
+			return -ENOMEM;
+		if (sscanf(t, "kmodtop_parent pid=%d ppid=%d comm=%n", &pid, &ppid, &n) == 2 &&
+		    n && pid > 0 && ppid > 0) {
+			snprintf(comm, sizeof(comm), "%s", t + n);
+			q = proctab_set_parent(p->procs, pid, ppid);
+			if (q >= 0 && comm[0])
+				q = proctab_set_comm(p->procs, ppid, comm);
+		}
+		free(t);
+		return q;
+	}
 	if (ev->marker.text.len > 11 && memcmp(ev->marker.text.s, "kmodtop_fd ", 11) == 0) {
 		/* the text is not NUL-terminated where it ends in the line */
 		char *t = strndup_tf(&ev->marker.text);

@@ -144,6 +144,16 @@ int proctab_fork(struct proctab *pt, int parent, int child, const char *child_co
 	return 0;
 }
 
+int proctab_set_parent(struct proctab *pt, int pid, int ppid)
+{
+	int r;
+	struct proc *p = get(pt, pid, &r);
+
+	if (p && !p->ppid && ppid > 0 && ppid != pid)
+		p->ppid = ppid;
+	return r;
+}
+
 int proctab_parent(const struct proctab *pt, int pid)
 {
 	const struct proc *p = find(pt, pid);

@@ -15,6 +15,8 @@ int proctab_set_comm(struct proctab *pt, int pid, const char *comm);
 int proctab_name(struct proctab *pt, int pid, const char *comm);
 /* A new process at @child (maybe a reused pid): no exact name until proctab_name() */
 int proctab_fork(struct proctab *pt, int parent, int child, const char *child_comm);
+/* A parent learnt elsewhere (/proc, live): kept only when no fork of @pid said one */
+int proctab_set_parent(struct proctab *pt, int pid, int ppid);
 /* The parent pid, or 0 when no fork of @pid was seen. */
 int proctab_parent(const struct proctab *pt, int pid);
 const char *proctab_comm(const struct proctab *pt, int pid);

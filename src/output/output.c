@@ -276,6 +276,24 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 			json_object_array_add(a, json_object_new_string(*s));
 		return a;
 	}
+	case COL_PROCS: {
+		json_object *a = json_object_new_array();
+
+		if (!a)
+			return NULL;
+		for (char **s = c->v; *s; s++) {
+			json_object *p = json_object_new_object();
+			const char *sp = strchr(*s, ' ');
+
+			if (!p)
+				continue;
+			json_object_object_add(p, "comm", sp && sp[1] ? json_object_new_string(sp + 1)
+								     : json_object_new_null());
+			json_object_object_add(p, "pid", json_object_new_int64(strtoll(*s, NULL, 10)));
+			json_object_array_add(a, p);
+		}
+		return a;
+	}
 	}
 	return json_object_new_null();
 }

@@ -27,7 +27,7 @@ static void cell_clear(const struct col_desc *d, struct cell *c)
 		return;
 	if (d->kind == COL_STR)
 		free(c->s);
-	if ((d->kind == COL_STRV || d->kind == COL_COUNTS) && c->v) {
+	if ((d->kind == COL_STRV || d->kind == COL_COUNTS || d->kind == COL_PROCS) && c->v) {
 		for (char **p = c->v; *p; p++)
 			free(*p);
 		free(c->v);
@@ -191,6 +191,33 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 	case COL_FLOAT:
 		snprintf(buf, sizeof(buf), "%.6f", c->f);
 		break;
+	case COL_PROCS: {
+		size_t len = 0;
+		char *p;
+
+		if (!c->v[0])
+			return strdup("-");
+		for (char **s = c->v; *s; s++)
+			len += strlen(*s) * 4 + 4;
+		out = malloc(len + 1);
+		if (!out)
+			return NULL;
+		p = out;
+		for (char **s = c->v; *s; s++) {
+			const char *sp = strchr(*s, ' ');
+			const char *comm = sp ? sp + 1 : "";
+			char *e = escape_dup(comm, strlen(comm));
+
+			if (!e) {
+				free(out);
+				return NULL;
+			}
+			p += sprintf(p, "%s%s(%.*s)", s == c->v ? "" : "<", e,
+				     (int)(sp ? sp - *s : (ptrdiff_t)strlen(*s)), *s);
+			free(e);
+		}
+		return out;
+	}
 	case COL_STRV:
 	case COL_COUNTS: {
 		size_t len = 0;

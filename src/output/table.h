@@ -19,6 +19,8 @@ enum col_kind {
 	COL_STRV,	/* "a,b" in text, an array in JSON */
 	COL_FLOAT,	/* seconds: "%.6f" in text, a number in JSON */
 	COL_COUNTS,	/* "KEY=N" strings: "EEXIST:3,EBUSY:1" in text, {"EEXIST": 3} in JSON */
+	COL_PROCS,	/* "PID COMM" strings: "udevd(312)<systemd(1)" in text,
+			 * [{"comm": "udevd", "pid": 312}, ...] in JSON */
 };
 
 enum {

@@ -6,6 +6,7 @@
 
 #include "ledger/klog-findings.h"
 #include "ledger/proctab.h"
+#include "output/units.h"
 #include "util/macro.h"
 #include "report.h"
 
@@ -14,6 +15,36 @@ static const char *errno_name(int err)
 	const char *n = err ? strerrorname_np(err) : NULL;
 
 	return n ? n : "E?";
+}
+
+/* Why some failed calls have a range, not a figure, and what would have sized them */
+static void note_doubts(const struct ledger *l, const struct cost_result *c, struct out *o)
+{
+	bool no_evidence = !l->saw_kread_probe && !l->saw_vmap_events;
+	char note[512];
+
+	if (c->uncertain_unsized) {
+		snprintf(note, sizeof(note),
+			 "%zu failed calls name no module file the tree holds: each counts from 0 "
+			 "to the largest file its evidence allows%s",
+			 c->uncertain_unsized,
+			 !no_evidence ? ""
+			 : "; the trace has neither kmodtop's naming probes (kprobes kmodtop_kread "
+			   "and kmodtop_name, see record --print-setup) nor vmalloc:alloc_vmap_area");
+		out_note(o, note);
+	}
+	if (c->uncertain_timing) {
+		snprintf(note, sizeof(note),
+			 "%zu failed finit_module() calls are told idempotent waiter (nothing paid) "
+			 "or payer by timing alone: each counts from 0 to what it pays as a payer; "
+			 "the kmodtop_kread probe or vmalloc:alloc_vmap_area tells them apart",
+			 c->uncertain_timing);
+		out_note(o, note);
+	}
+	if (c->uncertain_race)
+		out_note(o, "duplicates that overlapped a load of their module may have passed "
+			    "the early duplicate check before it was listed and paid its layout "
+			    "too: the most counts that");
 }
 
 static void render_inputs(const struct report_data *d, struct out *o)
@@ -76,9 +107,25 @@ static void render_inputs(const struct report_data *d, struct out *o)
 		char label[64];
 
 		out_section_begin(o, "wasted_vmap", NULL);
-		out_bytes(o, "estimated", "vmap wasted (estimated):", c->wasted);
-		if (c->wasted_max != c->wasted)
-			out_bytes(o, "estimated_max", "  if racing duplicates paid layout:", c->wasted_max);
+		if (c->uncertain) {
+			char lo[32], hi[32];
+
+			/* the headline is the range; the model's pick is beside it */
+			snprintf(buf, sizeof(buf), "at least %s, at most %s",
+				 format_bytes(c->wasted_min, lo, sizeof(lo)),
+				 c->max_unbounded ? "unknown (no module file to bound it)"
+						  : format_bytes(c->wasted_max, hi, sizeof(hi)));
+			out_str(o, NULL, "vmap wasted (estimated):", buf);
+			out_bytes(o, "estimated", "  best estimate:", c->wasted);
+		} else {
+			out_bytes(o, "estimated", "vmap wasted (estimated):", c->wasted);
+		}
+		out_bytes(o, "estimated_min", NULL, c->wasted_min);
+		if (c->max_unbounded)
+			out_null(o, "estimated_max", NULL, NULL);
+		else
+			out_bytes(o, "estimated_max", NULL, c->wasted_max);
+		out_u64(o, "uncertain", NULL, c->uncertain);
 		if (l->saw_vmap_events)
 			out_bytes(o, "measured", "vmap wasted (measured):", s->wasted_measured);
 		out_section_begin(o, "by_class", NULL);
@@ -102,9 +149,7 @@ static void render_inputs(const struct report_data *d, struct out *o)
 		if (d->ms && d->ms->has[MODSTAT_WASTED_BYTES])
 			out_bytes(o, "module_stats", "MODULE_STATS says:", d->ms->v[MODSTAT_WASTED_BYTES]);
 		out_section_end(o);
-		if (c->unestimated)
-			out_note(o, "some failed calls name no module file (unnamed, or the file is not "
-				    "in the module tree) and were not traced: their cost is left out");
+		note_doubts(l, c, o);
 		for (size_t a = 0; a < d->ledger->n_attempts; a++)
 			if (c->att[a].source == COST_MEASURED && c->att[a].wasted) {
 				out_note(o, "failed calls with no module file to model are counted with "
@@ -246,7 +291,10 @@ static const struct col_desc step_cols[] = {
 	{ "EUSERCOPY", "wasted_vmap.by_class.user_copy", COL_BYTES, COL_NOTEXT, "estimated" },
 	{ "EOTHER", "wasted_vmap.by_class.other_load", COL_BYTES, COL_NOTEXT, "estimated" },
 	{ "EMAX", "wasted_vmap.estimated_max", COL_BYTES, COL_NOTEXT,
-	  "estimated, if duplicates that raced a load paid its layout too" },
+	  "the most the evidence allows: racing duplicates paid the layout, unsized calls "
+	  "their largest candidate, timing waiters as payers; null when unbounded" },
+	{ "EMIN", "wasted_vmap.estimated_min", COL_BYTES, COL_NOTEXT,
+	  "the least the evidence allows" },
 };
 
 static int render_steps(const struct report_data *d, struct out *o)
@@ -287,23 +335,29 @@ static int render_steps(const struct report_data *d, struct out *o)
 			table_set_u64(t, row, 10, st->wasted_measured);
 		}
 		if (d->cost) {
-			uint64_t est = 0, max = 0, cls[_VMAP_MAX] = {0};
+			uint64_t est = 0, max = 0, min = 0, cls[_VMAP_MAX] = {0};
+			bool unbounded = false;
 
 			for (size_t a = 0; a < d->ledger->n_attempts; a++) {
-				if (d->ledger->attempts[a].step + 1 != (long)i || !d->cost->att[a].wasted)
-					continue;
 				const struct attempt_cost *ac = &d->cost->att[a];
 
+				if (d->ledger->attempts[a].step + 1 != (long)i)
+					continue;
+				min = add_sat_u64(min, ac->lo);
+				max = add_sat_u64(max, ac->hi);
+				unbounded = unbounded || ac->hi_unbounded;
+				if (!ac->wasted)
+					continue;
 				est = add_sat_u64(est, ac->wasted);
-				max = add_sat_u64(max, ac->wasted);
-				max = add_sat_u64(max, ac->race_extra);
 				for (int c = 0; c < _VMAP_MAX; c++)
 					cls[c] = add_sat_u64(cls[c], ac->est[c]);
 			}
 			table_set_u64(t, row, 11, est);
 			for (int c = 0; c < _VMAP_MAX; c++)
 				table_set_u64(t, row, 12 + c, cls[c]);
-			table_set_u64(t, row, 17, max);
+			if (!unbounded)
+				table_set_u64(t, row, 17, max);
+			table_set_u64(t, row, 18, min);
 		}
 	}
 	if (r >= 0)
@@ -377,6 +431,7 @@ enum {
 	TCOL_REQ_PID,
 	TCOL_REQ_SITE,
 	TCOL_REQ_ALIAS,
+	TCOL_REQ_PARENTS,
 	TCOL_STEP,
 	TCOL_KREAD,
 	TCOL_DECOMP,
@@ -391,6 +446,9 @@ enum {
 	TCOL_EST_USERCOPY,
 	TCOL_EST_OTHER,
 	TCOL_EST_SOURCE,
+	TCOL_EST_MIN,
+	TCOL_EST_MAX,
+	TCOL_KREAD_SIZE,
 	_TCOL_MAX,
 };
 
@@ -413,6 +471,8 @@ static const struct col_desc attempt_cols[_TCOL_MAX] = {
 	[TCOL_REQ_PID] = { "RPID", "requester.pid", COL_I64, COL_NOTEXT, "its pid" },
 	[TCOL_REQ_SITE] = { "CALL SITE", "requester.call_site", COL_STR, 0, "autoload call site" },
 	[TCOL_REQ_ALIAS] = { "ALIAS", "requester.alias", COL_STR, COL_NOTEXT, "autoload alias" },
+	[TCOL_REQ_PARENTS] = { "PARENTS", "requester.parents", COL_PROCS, COL_NOTEXT,
+			       "its parent, the parent's parent, ... (fork events or /proc)" },
 	[TCOL_STEP] = { "STEP", "step", COL_STR, COL_NOTEXT, "marker step" },
 	[TCOL_KREAD] = { "KREAD", "vmap.kread", COL_BYTES, COL_NOTEXT, "measured" },
 	[TCOL_DECOMP] = { "DECOMP", "vmap.decompress", COL_BYTES, COL_NOTEXT, "measured" },
@@ -430,7 +490,28 @@ static const struct col_desc attempt_cols[_TCOL_MAX] = {
 	[TCOL_EST_OTHER] = { "EOTHER", "estimated.other_load", COL_BYTES, COL_NOTEXT, "model" },
 	[TCOL_EST_SOURCE] = { "SIZED BY", "estimated.source", COL_STR, COL_NOTEXT,
 			      "model, measured (no module file to model), or none" },
+	[TCOL_EST_MIN] = { "WMIN", "wasted_vmap_min", COL_BYTES, COL_NOTEXT,
+			   "the least the evidence allows it wasted" },
+	[TCOL_EST_MAX] = { "WMAX", "wasted_vmap_max", COL_BYTES, COL_NOTEXT,
+			   "the most; null when nothing bounds it" },
+	[TCOL_KREAD_SIZE] = { "READ", "kread_bytes", COL_U64, COL_NOTEXT,
+			      "what kernel_read_file() read (kmodtop_kread probe)" },
 };
+
+/* @pid's ancestors, parent first, as "PID COMM" (COL_PROCS) */
+static int set_parents(struct table *t, size_t row, size_t col, const struct proctab *pt, int pid)
+{
+	const char *comms[16];
+	int pids[16];
+	char buf[ARRAY_SIZE(pids)][48], *v[ARRAY_SIZE(pids)];
+	size_t n = proctab_chain(pt, pid, comms, pids, ARRAY_SIZE(pids));
+
+	for (size_t k = 0; k < n; k++) {
+		snprintf(buf[k], sizeof(buf[k]), "%d %s", pids[k], comms[k] ? comms[k] : "");
+		v[k] = buf[k];
+	}
+	return table_set_strv(t, row, col, v, n);
+}
 
 static int render_attempt_list(const struct report_data *d, struct out *o)
 {
@@ -484,6 +565,10 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 			r = table_set_str(t, row, TCOL_REQ_SITE, rq->call_site);
 		if (r >= 0 && rq)
 			r = table_set_str(t, row, TCOL_REQ_ALIAS, rq->alias);
+		if (r >= 0)
+			r = set_parents(t, row, TCOL_REQ_PARENTS, ledger_proctab(l), rq ? rq->pid : a->pid);
+		if (a->kread_seen)
+			table_set_u64(t, row, TCOL_KREAD_SIZE, a->kread_size);
 		if (r >= 0 && a->step >= 0)
 			r = table_set_str(t, row, TCOL_STEP, l->steps[a->step].name);
 		if (a->measured) {
@@ -500,6 +585,11 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 		if (r >= 0 && d->cost)
 			r = table_set_str(t, row, TCOL_EST_SOURCE,
 					  cost_source_name(d->cost->att[i].source));
+		if (d->cost) {
+			table_set_u64(t, row, TCOL_EST_MIN, d->cost->att[i].lo);
+			if (!d->cost->att[i].hi_unbounded)
+				table_set_u64(t, row, TCOL_EST_MAX, d->cost->att[i].hi);
+		}
 	}
 	if (r >= 0 && (out_format(o) == OUT_JSON || d->ledger->saw_vmap_events)) {
 		out_table(o, "attempts", "Attempts", t);
