@@ -36,6 +36,7 @@
 #include "util/macro.h"
 #include "util/parse-num.h"
 #include "util/root.h"
+#include "sources/boot-id.h"
 #include "views/report.h"
 #include "cmd.h"
 #include "collect.h"
@@ -463,6 +464,10 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	c->ledger = res.ledger;
 	c->cost = res.cost;
 	c->trace_stats = res.trace_stats;
+	d->trace_first = res.trace_window.first;
+	d->trace_last = res.trace_window.last;
+	d->log_first = res.log_window.first;
+	d->log_last = res.log_window.last;
 	if (lf) {
 		d->log_format = res.log_format;
 		d->log_records = res.log_records;
@@ -537,8 +542,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	const char *release_from = NULL;
 	struct live_opts lo = {0};
 	bool live_left_state = false;
+	char boot_id[BOOT_ID_LEN + 1];
 	int opt, r, ret = EXIT_ERROR;
 
+	d.trace_first = d.trace_last = d.log_first = d.log_last = NAN;
 	while ((opt = getopt_long(argc, argv, GLOBAL_SHORT_OPTIONS "h", long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			report_usage(stdout);
@@ -666,6 +673,14 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			 d.root);
 	}
 	loadpath_from_release(d.release, &d.lp);
+
+	memset(&e, 0, sizeof(e));
+	r = boot_id_read(c.root, boot_id, &e);
+	set_status(&d.src[SRC_BOOT_ID], "boot_id", "proc/sys/kernel/random/boot_id", r,
+		   &e);
+	if (r < 0 && r != -ENOENT)
+		warn_source("proc/sys/kernel/random/boot_id", r, &e);
+	d.boot_id = r == 0 ? boot_id : NULL;
 
 	c.sm = calloc(c.pm->n ? c.pm->n : 1, sizeof(*c.sm));
 	if (!c.sm) {

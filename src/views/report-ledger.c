@@ -16,6 +16,20 @@ static const char *errno_name(int err)
 	return n ? n : "E?";
 }
 
+/* "12.345678 - 45.678901 s", or "-" */
+static void render_window(struct out *o, const char *key_first, const char *key_last,
+			  const char *label, double first, double last)
+{
+	char buf[96];
+
+	out_f64(o, key_first, NULL, first);
+	out_f64(o, key_last, NULL, last);
+	if (isnan(first))
+		return;
+	snprintf(buf, sizeof(buf), "%.6f - %.6f s", first, last);
+	out_str(o, NULL, label, buf);
+}
+
 static void render_inputs(const struct report_data *d, struct out *o)
 {
 	const struct ledger_summary *s = d->sum;
@@ -35,6 +49,8 @@ static void render_inputs(const struct report_data *d, struct out *o)
 			 (unsigned long long)d->trace_stats->malformed,
 			 (unsigned long long)d->trace_stats->unknown);
 		out_str(o, NULL, "trace events:", buf);
+		render_window(o, "trace_first", "trace_last", "trace time span:",
+			      d->trace_first, d->trace_last);
 	}
 	out_str(o, "kernel_log", "kernel log:", d->log_path);
 	if (d->log_path) {
@@ -47,6 +63,8 @@ static void render_inputs(const struct report_data *d, struct out *o)
 			 (unsigned long long)d->log_malformed,
 			 (unsigned long long)d->log_other_lines);
 		out_str(o, NULL, "kernel log records:", buf);
+		render_window(o, "kernel_log_first", "kernel_log_last",
+			      "kernel log time span:", d->log_first, d->log_last);
 	}
 	if (l->stats.lost_uncounted) {
 		/* "[LOST EVENTS]": the kernel knew some were lost, not how many */

@@ -206,6 +206,8 @@ static void render_kernel(const struct report_data *d, struct out *o)
 	out_section_begin(o, "kernel", "Kernel");
 	out_str(o, "release", "release:", d->release);
 	out_str(o, "release_from", NULL, d->release_from);
+	/* text: only when known, as most captured roots have none */
+	out_str(o, "boot_id", d->boot_id ? "boot id:" : NULL, d->boot_id);
 	out_str(o, "root", "root:", d->root);
 	out_bool(o, "live", NULL, d->live);
 	out_bool(o, "module_support", "module support:", d->pm != NULL);

@@ -39,6 +39,7 @@ enum {
 	SRC_KCONFIG,
 	SRC_COMPRESSION,
 	SRC_MODULEDIR,
+	SRC_BOOT_ID,
 	_SRC_MAX,
 };
 
@@ -48,6 +49,7 @@ struct report_data {
 	bool live;
 	const char *release;
 	const char *release_from;	/* "proc/sys/kernel/osrelease", "uname", "--kernel-release" */
+	const char *boot_id;		/* proc/sys/kernel/random/boot_id, or NULL */
 	const char *moduledir;
 	struct source_status src[_SRC_MAX];
 
@@ -74,6 +76,8 @@ struct report_data {
 	const char *log_path;		/* NULL: no kernel log read */
 	const char *log_format;
 	uint64_t log_records, log_malformed, log_other_lines;
+	/* the span of the trace's and the log's timestamps (NAN: none), seconds */
+	double trace_first, trace_last, log_first, log_last;
 	bool with_attempts;		/* --attempts: the attempt list in text too */
 
 	/* per-CPU alias risk */
