@@ -16,6 +16,14 @@ static const char *errno_name(int err)
 	return n ? n : "E?";
 }
 
+const char *report_vmap_class_key(int cls)
+{
+	static const char *const keys[_VMAP_MAX] = { "kread", "decompress", "layout",
+						     "user_copy", "other_load" };
+
+	return cls >= 0 && cls < _VMAP_MAX ? keys[cls] : "?";
+}
+
 /* "12.345678 - 45.678901 s", or "-" */
 static void render_window(struct out *o, const char *key_first, const char *key_last,
 			  const char *label, double first, double last)
@@ -89,8 +97,6 @@ static void render_inputs(const struct report_data *d, struct out *o)
 	out_u64(o, "autoload_requests", "autoload requests:", l->n_requests);
 	if (d->cost) {
 		const struct cost_result *c = d->cost;
-		static const char *const keys[_VMAP_MAX] = { "kread", "decompress", "layout",
-							     "user_copy", "other_load" };
 		char label[64];
 
 		out_section_begin(o, "wasted_vmap", NULL);
@@ -102,7 +108,7 @@ static void render_inputs(const struct report_data *d, struct out *o)
 		out_section_begin(o, "by_class", NULL);
 		for (int k = 0; k < _VMAP_MAX; k++) {
 			snprintf(label, sizeof(label), "  %s:", vmap_class_name(k));
-			out_bytes(o, keys[k], label, c->by_class[k]);
+			out_bytes(o, report_vmap_class_key(k), label, c->by_class[k]);
 		}
 		out_section_end(o);
 		out_bytes(o, "peak_concurrent", "peak held at once (estimated):", c->peak_concurrent);

@@ -95,6 +95,12 @@ struct report_data {
 #define REPORT_MAX_PERCPU 64
 
 int report_render(const struct report_data *d, struct out *o);
+/* The configuration's module compression: "xz", "zstd", "gzip", "none", or NULL */
+const char *report_module_compression(const struct kconfig *kc);
+/* In-kernel decompression: the config says so, or the kernel advertises its format */
+bool report_in_kernel_decompression(const struct report_data *d);
+/* The JSON key of a vmap class in wasted_vmap.by_class: "kread", "user_copy", ... */
+const char *report_vmap_class_key(int cls);
 /* The load-attempt parts (views/report-ledger.c). */
 int report_render_ledger(const struct report_data *d, struct out *o);
 int report_render_percpu(const struct report_data *d, struct out *o);
@@ -103,5 +109,13 @@ struct vmsample;
  * The "vmalloc_samples" section of a live collection: vmallocinfo every @interval_ms,
  * and @err when reading it stopped the sampling.
  */
+struct om;
+/*
+ * The report's figures as metrics (views/report-metrics.c): per module, per alias,
+ * for the whole capture, and the kernel's. Same data as the JSON, nothing recomputed.
+ */
+int report_render_metrics(const struct report_data *d, struct om *m);
+/* Label names the metrics use themselves (NULL-terminated): --label may not take them */
+extern const char *const report_metric_label_names[];
 void report_render_vmsample(const struct vmsample *s, unsigned int interval_ms, int err,
 			    struct out *o);
