@@ -66,6 +66,7 @@ static void ci_usage(FILE *f)
 	      "      --max-failures=N      fail when a boot has more than N failures\n"
 	      "      --max-wasted=SIZE     fail when a boot wasted more vmap space (K, M, G)\n"
 	      "      --fail-on=CLASS[,...] fail on any finding of these classes or groups\n"
+	      "                            ('--fail-on=help' lists them)\n"
 	      "      --allow=MODULE[,...]  ignore these modules in every gate (patterns)\n"
 	      "      --baseline=FILE       an earlier 'ci --json' output: fail on new offending\n"
 	      "                            modules and on counts that grew\n"
@@ -180,6 +181,17 @@ static int add_classes(struct ci_options *o, const char *list, const char **ret_
 		}
 	}
 	return 0;
+}
+
+/* --fail-on=help: the classes and the groups, one a line, the name first */
+static void list_classes(void)
+{
+	for (size_t i = 0; i < ci_class_count(); i++)
+		printf("%-34s %-10s %s\n", ci_class_name(i),
+		       ci_group_name(ci_class_group(i)), ci_class_help(i));
+	for (int g = 0; g < _CI_GROUP_MAX; g++)
+		printf("%-34s %-10s every class of the group\n", ci_group_name(g),
+		       "(group)");
 }
 
 static int add_allow(struct ci_options *o, const char *list)
@@ -1139,6 +1151,13 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		case OPT_NO_FILTER:
 			no_filter = true;
 			continue;
+		case OPT_FAIL_ON:
+			if (strcmp(optarg, "help") == 0) {
+				list_classes();
+				ret = CI_EXIT_PASS;
+				goto out;
+			}
+			break;
 		}
 		if (opt >= OPT_CMD_BASE) {
 			snprintf(origin, sizeof(origin), "--%s", long_options[0].name);

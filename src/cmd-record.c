@@ -1790,6 +1790,7 @@ static int bundle_snapshot(struct bundle *b, const char *release, int trace_fd, 
 	static const char *const files[] = {
 		"proc/modules", "proc/vmallocinfo", "proc/meminfo", "proc/sys/kernel/osrelease",
 		"proc/sys/kernel/tainted", "proc/sys/kernel/kptr_restrict",
+		"proc/sys/kernel/random/boot_id",
 	};
 	static const char *const conf_dirs[] = {
 		"etc/modprobe.d", "run/modprobe.d", "usr/lib/modprobe.d", "lib/modprobe.d",

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -36,6 +37,10 @@
 #include "util/macro.h"
 #include "util/parse-num.h"
 #include "util/root.h"
+#include "util/atomic-file.h"
+#include "util/escape.h"
+#include "output/openmetrics.h"
+#include "sources/boot-id.h"
 #include "views/report.h"
 #include "cmd.h"
 #include "collect.h"
@@ -44,6 +49,8 @@ static void report_usage(FILE *f)
 {
 	fputs("Usage: kmodtop [OPTIONS] report [-j|-p] [--trace FILE] [--log FILE] [--attempts]\n"
 	      "       kmodtop [OPTIONS] report --duration N [--measure] [--since-boot] [-j|-p]\n"
+	      "       kmodtop [OPTIONS] report --openmetrics|--prometheus|--textfile PATH\n"
+	      "               [--label NAME=VALUE]...\n"
 	      "\n"
 	      "Describe the kernel's module support, its loaded modules and the vmalloc areas\n"
 	      "that hold them; from a trace and a kernel log, the load attempts: which modules\n"
@@ -67,6 +74,14 @@ static void report_usage(FILE *f)
 	      "      --no-cache      analyse module files afresh, without the cache in\n"
 	      "                      $XDG_CACHE_HOME/kmodtop\n"
 	      "      --cpus N        CPUs for the per-CPU alias risk (default: the root's)\n"
+	      "      --openmetrics   the figures as OpenMetrics text, not the report\n"
+	      "      --prometheus    the same in the Prometheus text format (0.0.4)\n"
+	      "      --textfile PATH write them for node_exporter's textfile collector, in\n"
+	      "                      the Prometheus format, atomically: to PATH/kmodtop.prom\n"
+	      "                      when PATH is a directory, else to PATH (NAME.prom); the\n"
+	      "                      report is then not printed unless -j, --openmetrics or\n"
+	      "                      --prometheus asks for it\n"
+	      "      --label NAME=VALUE  a label every metric gets (repeatable): host=web42\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "The global options (--root, --kernel-release, --moduledir, -j, -p, --color) may\n"
@@ -89,6 +104,24 @@ enum {
 	OPT_ATTEMPTS,
 	OPT_NO_CACHE,
 	OPT_CPUS,
+	OPT_OPENMETRICS,
+	OPT_PROMETHEUS,
+	OPT_TEXTFILE,
+	OPT_LABEL,
+};
+
+#define MAX_LABELS 16
+
+/* --openmetrics, --prometheus, --textfile and their --label's */
+struct metrics_opts {
+	bool openmetrics, prometheus;
+	const char *textfile;		/* as given */
+	char *textfile_path;		/* the file it names */
+	struct {
+		char *name;
+		const char *value;	/* inside name's allocation */
+	} labels[MAX_LABELS];
+	size_t n_labels;
 };
 
 struct collected {
@@ -463,6 +496,10 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	c->ledger = res.ledger;
 	c->cost = res.cost;
 	c->trace_stats = res.trace_stats;
+	d->trace_first = res.trace_window.first;
+	d->trace_last = res.trace_window.last;
+	d->log_first = res.log_window.first;
+	d->log_last = res.log_window.last;
 	if (lf) {
 		d->log_format = res.log_format;
 		d->log_records = res.log_records;
@@ -489,6 +526,139 @@ out:
 		fclose(tf);
 	if (lf)
 		fclose(lf);
+	return r;
+}
+
+/* NAME=VALUE: a label name kmodtop does not use itself, and a UTF-8 value */
+static int parse_label(struct metrics_opts *mo, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *name;
+
+	if (mo->n_labels == MAX_LABELS) {
+		log_error("--label: at most %d labels", MAX_LABELS);
+		return -EINVAL;
+	}
+	if (!eq) {
+		log_error("--label '%s': not NAME=VALUE", arg);
+		return -EINVAL;
+	}
+	name = strdup(arg);
+	if (!name) {
+		log_error("out of memory");
+		return -ENOMEM;
+	}
+	name[eq - arg] = '\0';
+	mo->labels[mo->n_labels].name = name;
+	mo->labels[mo->n_labels].value = name + (eq - arg) + 1;
+	mo->n_labels++;
+	if (!om_label_name_valid(name)) {
+		log_error("--label '%s': a label name is letters, digits and '_', not starting "
+			  "with a digit or '__'", arg);
+		return -EINVAL;
+	}
+	for (size_t i = 0; report_metric_label_names[i]; i++)
+		if (!strcmp(name, report_metric_label_names[i])) {
+			log_error("--label '%s': kmodtop's metrics use the label '%s' themselves",
+				  arg, name);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i + 1 < mo->n_labels; i++)
+		if (!strcmp(name, mo->labels[i].name)) {
+			log_error("--label '%s': label '%s' given twice", arg, name);
+			return -EINVAL;
+		}
+	/* Prometheus takes an empty value for no label at all */
+	if (!eq[1]) {
+		log_error("--label '%s': empty value", arg);
+		return -EINVAL;
+	}
+	/* OpenMetrics is UTF-8: a value that is not is the caller's to fix, not ours */
+	if (!utf8_valid(eq + 1, strlen(eq + 1))) {
+		log_error("--label '%s': the value is not UTF-8", name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void metrics_opts_done(struct metrics_opts *mo)
+{
+	for (size_t i = 0; i < mo->n_labels; i++)
+		free(mo->labels[i].name);
+	free(mo->textfile_path);
+}
+
+/*
+ * --textfile PATH: a directory (node_exporter's --collector.textfile.directory) gets
+ * kmodtop.prom; otherwise PATH is the file, named NAME.prom as the collector wants,
+ * in a directory that exists. Checked now, so that a mistyped path is refused before
+ * a --duration's collection; written at the end (at boot the file system may become
+ * writable only in between). EXIT_OK, or the exit code.
+ */
+static int resolve_textfile(struct metrics_opts *mo)
+{
+	const char *p = mo->textfile, *slash;
+	_cleanup_free_ char *dir = NULL;
+	size_t len = strlen(p);
+	struct stat st;
+
+	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (asprintf(&mo->textfile_path, "%s%skmodtop.prom", p,
+			     len && p[len - 1] == '/' ? "" : "/") < 0) {
+			mo->textfile_path = NULL;
+			log_error("out of memory");
+			return EXIT_ERROR;
+		}
+		return EXIT_OK;
+	}
+	if (len <= 5 || strcmp(p + len - 5, ".prom") != 0) {
+		log_error("--textfile '%s': not a directory, nor a file name ending in .prom "
+			  "(node_exporter reads only those)", p);
+		return EXIT_USAGE;
+	}
+	slash = strrchr(p, '/');
+	dir = slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
+	mo->textfile_path = strdup(p);
+	if (!dir || !mo->textfile_path) {
+		log_error("out of memory");
+		return EXIT_ERROR;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		log_error("--textfile '%s': '%s' is not a directory", p, dir);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int write_metrics(const struct report_data *d, const struct metrics_opts *mo,
+			 enum om_flavour fl, FILE *f)
+{
+	struct om *m = NULL;
+	int r;
+
+	r = om_new(fl, f, &m);
+	for (size_t i = 0; r >= 0 && i < mo->n_labels; i++)
+		r = om_add_const_label(m, mo->labels[i].name, mo->labels[i].value);
+	if (r >= 0)
+		r = report_render_metrics(d, m);
+	if (r >= 0)
+		r = om_finish(m);
+	om_free(m);
+	return r;
+}
+
+/* The Prometheus text into the textfile: a temporary, then renamed over it */
+static int write_textfile(const struct report_data *d, const struct metrics_opts *mo)
+{
+	struct atomic_file *af = NULL;
+	int r;
+
+	r = atomic_file_new(mo->textfile_path, 0644, &af);
+	if (r >= 0)
+		r = write_metrics(d, mo, OM_PROMETHEUS, atomic_file_stream(af));
+	if (r >= 0)
+		r = atomic_file_commit(af);
+	atomic_file_free(af);
 	return r;
 }
 
@@ -524,6 +694,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		{ "attempts", no_argument, NULL, OPT_ATTEMPTS },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -536,24 +710,45 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	struct out *o = NULL;
 	const char *release_from = NULL;
 	struct live_opts lo = {0};
-	bool live_left_state = false;
+	struct metrics_opts mo = {0};
+	bool live_left_state = false, metrics_out;
+	char boot_id[BOOT_ID_LEN + 1];
 	int opt, r, ret = EXIT_ERROR;
 
+	d.trace_first = d.trace_last = d.log_first = d.log_last = NAN;
 	while ((opt = getopt_long(argc, argv, GLOBAL_SHORT_OPTIONS "h", long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			report_usage(stdout);
-			return EXIT_OK;
+			ret = EXIT_OK;
+			goto out;
 		}
 		if (opt == '?') {
 			fputs("Try 'kmodtop report --help' for more information.\n", stderr);
-			return EXIT_USAGE;
+			ret = EXIT_USAGE;
+			goto out;
 		}
 		switch (opt) {
+		case OPT_OPENMETRICS:
+			mo.openmetrics = true;
+			continue;
+		case OPT_PROMETHEUS:
+			mo.prometheus = true;
+			continue;
+		case OPT_TEXTFILE:
+			mo.textfile = optarg;
+			continue;
+		case OPT_LABEL:
+			if (parse_label(&mo, optarg) < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			continue;
 		case OPT_DURATION:
 			if (live_parse_duration(optarg, &lo.duration) < 0) {
 				log_error("--duration '%s': not a number of seconds (N, Ns, Nm, Nh)",
 					  optarg);
-				return EXIT_USAGE;
+				ret = EXIT_USAGE;
+				goto out;
 			}
 			continue;
 		case OPT_MEASURE:
@@ -583,31 +778,54 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		case OPT_CPUS:
 			if (parse_u32(optarg, 10, &arg_cpus) < 0 || arg_cpus == 0 || arg_cpus > 65536) {
 				log_error("--cpus: '%s' is not a CPU count (1-65536)", optarg);
-				return EXIT_USAGE;
+				ret = EXIT_USAGE;
+				goto out;
 			}
 			continue;
 		}
-		if (global_opt_handle(g, opt, optarg) <= 0)
-			return EXIT_USAGE;
+		if (global_opt_handle(g, opt, optarg) <= 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	}
 	if (optind < argc) {
 		log_error("report: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	if ((lo.measure || lo.since_boot) && !lo.duration) {
 		log_error("report: --measure and --since-boot go with --duration");
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	if (lo.duration && (arg_trace || arg_log)) {
 		log_error("report: --duration collects its own trace and log: not with --trace, --log");
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
-	color_init(g->color, !g->json && isatty(STDOUT_FILENO));
+	if (mo.openmetrics + mo.prometheus + g->json > 1) {
+		log_error("report: one of -j, --openmetrics and --prometheus");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	metrics_out = mo.openmetrics || mo.prometheus || mo.textfile;
+	if (mo.n_labels && !metrics_out) {
+		log_error("report: --label goes with --openmetrics, --prometheus or --textfile");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (mo.textfile) {
+		ret = resolve_textfile(&mo);
+		if (ret != EXIT_OK)
+			goto out;
+		ret = EXIT_ERROR;
+	}
+	color_init(g->color, !g->json && !metrics_out && isatty(STDOUT_FILENO));
 
 	r = root_new(g->root ? g->root : "/", &c.root);
 	if (r < 0) {
 		log_error("--root '%s': %s", g->root, strerror(-r));
-		return EXIT_ERROR;
+		goto out;
 	}
 	d.root = root_dir(c.root);
 	d.live = root_is_live_system(c.root);
@@ -666,6 +884,14 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			 d.root);
 	}
 	loadpath_from_release(d.release, &d.lp);
+
+	memset(&e, 0, sizeof(e));
+	r = boot_id_read(c.root, boot_id, &e);
+	set_status(&d.src[SRC_BOOT_ID], "boot_id", "proc/sys/kernel/random/boot_id", r,
+		   &e);
+	if (r < 0 && r != -ENOENT)
+		warn_source("proc/sys/kernel/random/boot_id", r, &e);
+	d.boot_id = r == 0 ? boot_id : NULL;
 
 	c.sm = calloc(c.pm->n ? c.pm->n : 1, sizeof(*c.sm));
 	if (!c.sm) {
@@ -772,24 +998,41 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		d.mm = c.mm;
 	}
 
-	r = out_new(g->json ? OUT_JSON : OUT_TEXT, g->pretty, stdout, &o);
-	if (r < 0) {
-		log_error("out of memory");
-		goto out;
+	if (mo.textfile) {
+		r = write_textfile(&d, &mo);
+		if (r < 0) {
+			log_error("--textfile '%s': %s", mo.textfile_path, strerror(-r));
+			goto out;
+		}
 	}
-	r = report_render(&d, o);
-	if (r >= 0 && c.live)
-		live_render(c.live, o);
-	if (r >= 0)
-		r = out_finish(o);
-	if (r < 0) {
-		log_error("writing the report: %s", strerror(-r));
-		goto out;
+	if (mo.openmetrics || mo.prometheus) {
+		r = write_metrics(&d, &mo, mo.openmetrics ? OM_OPENMETRICS : OM_PROMETHEUS,
+				  stdout);
+		if (r < 0) {
+			log_error("writing the metrics: %s", strerror(-r));
+			goto out;
+		}
+	} else if (g->json || !mo.textfile) {
+		r = out_new(g->json ? OUT_JSON : OUT_TEXT, g->pretty, stdout, &o);
+		if (r < 0) {
+			log_error("out of memory");
+			goto out;
+		}
+		r = report_render(&d, o);
+		if (r >= 0 && c.live)
+			live_render(c.live, o);
+		if (r >= 0)
+			r = out_finish(o);
+		if (r < 0) {
+			log_error("writing the report: %s", strerror(-r));
+			goto out;
+		}
 	}
 	/* the report stands, but kmodtop's tracing state is still there: say so in the code */
 	ret = live_left_state ? EXIT_ERROR : EXIT_OK;
 out:
 	out_free(o);
+	metrics_opts_done(&mo);
 	collected_done(&c);
 	return ret;
 }

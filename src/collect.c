@@ -306,7 +306,17 @@ struct read_ctx {
 	const struct collect_input *in;
 	unsigned int bad_lines;
 	uint64_t records;
+	struct collect_window *trace_window, *log_window;	/* NULL: none kept */
 };
+
+/* min and max, not first and last: a trace interleaves CPUs, a log may be spliced */
+static void window_add(struct collect_window *w, double ts)
+{
+	if (isnan(w->first) || ts < w->first)
+		w->first = ts;
+	if (isnan(w->last) || ts > w->last)
+		w->last = ts;
+}
 
 static void on_bad_line(void *userdata, const struct kt_err *e)
 {
@@ -322,6 +332,10 @@ static int on_trace_event(void *userdata, const struct tracefs_event *ev)
 {
 	struct read_ctx *c = userdata;
 
+	/* LOST lines have no time; counter clocks (ts_digits 0) count no seconds */
+	if (c->trace_window && ev->ts_digits && ev->kind != TRACEFS_EV_LOST &&
+	    isfinite(ev->ts))
+		window_add(c->trace_window, ev->ts);
 	if (c->in->on_event) {
 		int r = c->in->on_event(c->in->userdata, ev);
 
@@ -337,6 +351,9 @@ static int on_klog_record(void *userdata, const struct klog_rec *rec)
 	struct klog_finding f;
 
 	c->records++;
+	/* live top's stream (collect_stream) keeps no window */
+	if (c->log_window && rec->has_monotonic && isfinite(rec->ts))
+		window_add(c->log_window, rec->ts);
 	if (klog_classify(rec->msg, rec->msg_len, &f) < 0 || f.kind == KLOG_FINDING_NONE)
 		return 0;
 	return ledger_add_klog(c->ledger, rec->has_monotonic ? rec->ts : NAN, f.module,
@@ -352,6 +369,9 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
+	ret->trace_window = ret->log_window = (struct collect_window){ NAN, NAN };
+	c.trace_window = &ret->trace_window;
+	c.log_window = &ret->log_window;
 	collect_ledger_ops(lk, &ops);
 	r = ledger_new(&ops, idempotent_finit, &ret->ledger);
 	if (r < 0)

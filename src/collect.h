@@ -97,6 +97,14 @@ struct collect_result {
 	uint64_t log_records;
 	unsigned int log_malformed;	/* log lines skipped */
 	uint64_t log_other_lines;	/* dmesg text: lines that are not kernel log lines */
+	/*
+	 * The time span the figures come from: the earliest and latest timestamp of the
+	 * trace's events (trace clock seconds; NAN without a trace, or with a counter
+	 * clock) and of the log's records (seconds since boot; NAN when none has one).
+	 */
+	struct collect_window {
+		double first, last;
+	} trace_window, log_window;
 };
 
 /*

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,22 @@ void out_bytes(struct out *o, const char *key, const char *label, uint64_t v)
 		return;
 	}
 	text_field(o, label, format_bytes(v, buf, sizeof(buf)));
+}
+
+void out_f64(struct out *o, const char *key, const char *label, double v)
+{
+	char buf[64];
+
+	if (!isfinite(v)) {
+		out_null(o, key, label, NULL);
+		return;
+	}
+	if (o->fmt == OUT_JSON) {
+		json_add(o, key, json_object_new_double(v));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	text_field(o, label, buf);
 }
 
 void out_bool(struct out *o, const char *key, const char *label, bool v)

@@ -31,6 +31,8 @@ void out_str(struct out *o, const char *key, const char *label, const char *v);
 void out_u64(struct out *o, const char *key, const char *label, uint64_t v);
 void out_i64(struct out *o, const char *key, const char *label, int64_t v);
 void out_bytes(struct out *o, const char *key, const char *label, uint64_t v);
+/* Seconds: "%.6f" in text, a number in JSON; NaN as null and "-" */
+void out_f64(struct out *o, const char *key, const char *label, double v);
 void out_bool(struct out *o, const char *key, const char *label, bool v);
 void out_null(struct out *o, const char *key, const char *label, const char *text);
 /* A line of prose in text; in JSON an element of the enclosing object's "notes". */

@@ -47,6 +47,28 @@ static void note_doubts(const struct ledger *l, const struct cost_result *c, str
 			    "too: the most counts that");
 }
 
+const char *report_vmap_class_key(int cls)
+{
+	static const char *const keys[_VMAP_MAX] = { "kread", "decompress", "layout",
+						     "user_copy", "other_load" };
+
+	return cls >= 0 && cls < _VMAP_MAX ? keys[cls] : "?";
+}
+
+/* "12.345678 - 45.678901 s", or "-" */
+static void render_window(struct out *o, const char *key_first, const char *key_last,
+			  const char *label, double first, double last)
+{
+	char buf[96];
+
+	out_f64(o, key_first, NULL, first);
+	out_f64(o, key_last, NULL, last);
+	if (isnan(first))
+		return;
+	snprintf(buf, sizeof(buf), "%.6f - %.6f s", first, last);
+	out_str(o, NULL, label, buf);
+}
+
 static void render_inputs(const struct report_data *d, struct out *o)
 {
 	const struct ledger_summary *s = d->sum;
@@ -66,6 +88,8 @@ static void render_inputs(const struct report_data *d, struct out *o)
 			 (unsigned long long)d->trace_stats->malformed,
 			 (unsigned long long)d->trace_stats->unknown);
 		out_str(o, NULL, "trace events:", buf);
+		render_window(o, "trace_first", "trace_last", "trace time span:",
+			      d->trace_first, d->trace_last);
 	}
 	out_str(o, "kernel_log", "kernel log:", d->log_path);
 	if (d->log_path) {
@@ -78,6 +102,8 @@ static void render_inputs(const struct report_data *d, struct out *o)
 			 (unsigned long long)d->log_malformed,
 			 (unsigned long long)d->log_other_lines);
 		out_str(o, NULL, "kernel log records:", buf);
+		render_window(o, "kernel_log_first", "kernel_log_last",
+			      "kernel log time span:", d->log_first, d->log_last);
 	}
 	if (l->stats.lost_uncounted) {
 		/* "[LOST EVENTS]": the kernel knew some were lost, not how many */
@@ -102,8 +128,6 @@ static void render_inputs(const struct report_data *d, struct out *o)
 	out_u64(o, "autoload_requests", "autoload requests:", l->n_requests);
 	if (d->cost) {
 		const struct cost_result *c = d->cost;
-		static const char *const keys[_VMAP_MAX] = { "kread", "decompress", "layout",
-							     "user_copy", "other_load" };
 		char label[64];
 
 		out_section_begin(o, "wasted_vmap", NULL);
@@ -131,7 +155,7 @@ static void render_inputs(const struct report_data *d, struct out *o)
 		out_section_begin(o, "by_class", NULL);
 		for (int k = 0; k < _VMAP_MAX; k++) {
 			snprintf(label, sizeof(label), "  %s:", vmap_class_name(k));
-			out_bytes(o, keys[k], label, c->by_class[k]);
+			out_bytes(o, report_vmap_class_key(k), label, c->by_class[k]);
 		}
 		out_section_end(o);
 		out_bytes(o, "peak_concurrent", "peak held at once (estimated):", c->peak_concurrent);

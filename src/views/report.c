@@ -172,7 +172,7 @@ static void render_sources(const struct report_data *d, struct out *o)
 	out_section_end(o);
 }
 
-static const char *kconfig_compression(const struct kconfig *kc)
+const char *report_module_compression(const struct kconfig *kc)
 {
 	if (!kc)
 		return NULL;
@@ -189,7 +189,7 @@ static const char *kconfig_compression(const struct kconfig *kc)
 }
 
 /* In-kernel decompression: the config says so, or the kernel advertises its format */
-static bool in_kernel_decompression(const struct report_data *d)
+bool report_in_kernel_decompression(const struct report_data *d)
 {
 	if (d->sysfs_compression)
 		return true;
@@ -200,12 +200,14 @@ static bool in_kernel_decompression(const struct report_data *d)
 static void render_kernel(const struct report_data *d, struct out *o)
 {
 	char letters[80], line[160];
-	const char *comp = kconfig_compression(d->kc);
+	const char *comp = report_module_compression(d->kc);
 	const char *files = d->has_moduledir ? moduledir_compression(&d->mds) : NULL;
 
 	out_section_begin(o, "kernel", "Kernel");
 	out_str(o, "release", "release:", d->release);
 	out_str(o, "release_from", NULL, d->release_from);
+	/* text: only when known, as most captured roots have none */
+	out_str(o, "boot_id", d->boot_id ? "boot id:" : NULL, d->boot_id);
 	out_str(o, "root", "root:", d->root);
 	out_bool(o, "live", NULL, d->live);
 	out_bool(o, "module_support", "module support:", d->pm != NULL);
@@ -216,7 +218,7 @@ static void render_kernel(const struct report_data *d, struct out *o)
 	out_str(o, "module_compression", "module compression (config):", comp);
 	out_str(o, "module_files_compression", "module files:", files);
 	out_bool(o, "in_kernel_decompression", "in-kernel decompression:",
-		 in_kernel_decompression(d));
+		 report_in_kernel_decompression(d));
 	out_str(o, "decompression_format", "decompresses:", d->sysfs_compression);
 	if (d->kc) {
 		out_bool(o, "module_signing", "module signatures:",

@@ -39,6 +39,7 @@ enum {
 	SRC_KCONFIG,
 	SRC_COMPRESSION,
 	SRC_MODULEDIR,
+	SRC_BOOT_ID,
 	_SRC_MAX,
 };
 
@@ -48,6 +49,7 @@ struct report_data {
 	bool live;
 	const char *release;
 	const char *release_from;	/* "proc/sys/kernel/osrelease", "uname", "--kernel-release" */
+	const char *boot_id;		/* proc/sys/kernel/random/boot_id, or NULL */
 	const char *moduledir;
 	struct source_status src[_SRC_MAX];
 
@@ -74,6 +76,8 @@ struct report_data {
 	const char *log_path;		/* NULL: no kernel log read */
 	const char *log_format;
 	uint64_t log_records, log_malformed, log_other_lines;
+	/* the span of the trace's and the log's timestamps (NAN: none), seconds */
+	double trace_first, trace_last, log_first, log_last;
 	bool with_attempts;		/* --attempts: the attempt list in text too */
 
 	/* per-CPU alias risk */
@@ -91,6 +95,12 @@ struct report_data {
 #define REPORT_MAX_PERCPU 64
 
 int report_render(const struct report_data *d, struct out *o);
+/* The configuration's module compression: "xz", "zstd", "gzip", "none", or NULL */
+const char *report_module_compression(const struct kconfig *kc);
+/* In-kernel decompression: the config says so, or the kernel advertises its format */
+bool report_in_kernel_decompression(const struct report_data *d);
+/* The JSON key of a vmap class in wasted_vmap.by_class: "kread", "user_copy", ... */
+const char *report_vmap_class_key(int cls);
 /* The load-attempt parts (views/report-ledger.c). */
 int report_render_ledger(const struct report_data *d, struct out *o);
 int report_render_percpu(const struct report_data *d, struct out *o);
@@ -99,5 +109,13 @@ struct vmsample;
  * The "vmalloc_samples" section of a live collection: vmallocinfo every @interval_ms,
  * and @err when reading it stopped the sampling.
  */
+struct om;
+/*
+ * The report's figures as metrics (views/report-metrics.c): per module, per alias,
+ * for the whole capture, and the kernel's. Same data as the JSON, nothing recomputed.
+ */
+int report_render_metrics(const struct report_data *d, struct om *m);
+/* Label names the metrics use themselves (NULL-terminated): --label may not take them */
+extern const char *const report_metric_label_names[];
 void report_render_vmsample(const struct vmsample *s, unsigned int interval_ms, int err,
 			    struct out *o);

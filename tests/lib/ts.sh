@@ -12,6 +12,13 @@ FIXTURES=$TS_SRCDIR/fixtures
 TS_FAILED=0
 TS_CHECKS=0
 
+# The Python modules the tests need come from Debian's packages (python3-jsonschema,
+# python3-prometheus-client), which only the system's interpreter has: one earlier in
+# PATH (pyenv, a venv) would skip the test
+if [ -x /usr/bin/python3 ]; then
+	python3() { /usr/bin/python3 "$@"; }
+fi
+
 ts_init() {
 	TS_NAME=$1
 	TS_OUTDIR=$TS_BUILDDIR/output/$TS_NAME

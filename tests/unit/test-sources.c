@@ -16,6 +16,7 @@
 
 #include "util/macro.h"
 #include "util/root.h"
+#include "sources/boot-id.h"
 #include "sources/kconfig.h"
 #include "sources/meminfo.h"
 #include "sources/modstats.h"
@@ -867,6 +868,52 @@ static void test_tainted(void **state)
 	assert_int_equal(tainted_read(root, &v, &e), -EINVAL);
 	assert_string_equal(e.what, "value too long");
 	assert_int_equal(v, 12289);
+	root_free(root);
+	remove_tree(dir);
+}
+
+/* ---- boot_id --------------------------------------------------------------------- */
+
+static void test_boot_id(void **state)
+{
+	static const char good[] = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+	struct kt_root *root;
+	struct kt_err e;
+	char id[BOOT_ID_LEN + 1], big[200], *dir;
+
+	assert_int_equal(boot_id_parse(good, strlen(good), id), 0);
+	assert_string_equal(id, good);
+	assert_int_equal(boot_id_parse("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n", 37, id), 0);
+	assert_string_equal(id, good);
+	/* wrong length, dashes, case, a NUL, a second line, a terminal escape */
+	assert_int_equal(boot_id_parse("", 0, id), -EINVAL);
+	assert_int_equal(boot_id_parse("\n", 1, id), -EINVAL);
+	assert_int_equal(boot_id_parse(good, strlen(good) - 1, id), -EINVAL);
+	assert_int_equal(boot_id_parse("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f00", 37, id), -EINVAL);
+	assert_int_equal(boot_id_parse("0f1e2d3c4b5a-6978-8796-a5b4c3d2e1f0-", 36, id), -EINVAL);
+	assert_int_equal(boot_id_parse("0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0", 36, id), -EINVAL);
+	assert_int_equal(boot_id_parse("0f1e2d3c-4b5a-6978-8796-a5b4c3d2\0e1f", 36, id), -EINVAL);
+	assert_int_equal(boot_id_parse("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n\n", 38, id), -EINVAL);
+	assert_int_equal(boot_id_parse("0f1e2d3c-4b5a-6978-8796-a5b4c3d2\033[2J", 36, id), -EINVAL);
+
+	dir = make_tmpdir();
+	assert_int_equal(root_new(dir, &root), 0);
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(boot_id_read(root, id, &e), -ENOENT);
+	assert_string_equal(e.path, "proc/sys/kernel/random/boot_id");
+	write_str(dir, "proc/sys/kernel/random/boot_id", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n");
+	assert_int_equal(boot_id_read(root, id, &e), 0);
+	assert_string_equal(id, good);
+	write_str(dir, "proc/sys/kernel/random/boot_id", "not a uuid\n");
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(boot_id_read(root, id, &e), -EINVAL);
+	assert_int_equal(e.line, 1);
+	assert_string_equal(e.what, "not a UUID");
+	memset(big, 'a', sizeof(big));
+	write_file(dir, "proc/sys/kernel/random/boot_id", big, sizeof(big));
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(boot_id_read(root, id, &e), -EINVAL);
+	assert_string_equal(e.what, "value too long");
 	root_free(root);
 	remove_tree(dir);
 }
@@ -2262,6 +2309,7 @@ int main(void)
 		cmocka_unit_test(test_modmem_size_ambiguous),
 		cmocka_unit_test(test_modmem_empty),
 		cmocka_unit_test(test_vmsample_sequence),
+		cmocka_unit_test(test_boot_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
