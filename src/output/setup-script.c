@@ -5,6 +5,16 @@
 
 #include "setup-script.h"
 
+/* @s inside double quotes: $, `, " and \\ escaped (the fetch args hold $argN) */
+static void put_dq(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '$' || *s == '`' || *s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
 /* "module/module_load" -> "module:module_load", trace-cmd's spelling */
 static void put_tc_event(FILE *f, const char *ev)
 {
@@ -25,19 +35,22 @@ static void put_probes(FILE *f, const struct setup_script *s)
 	for (size_t i = 0; i < s->n_missing; i++)
 		fprintf(f, "#   not placed: %s\n", s->missing[i]);
 	fputs("kmodtop_probes_add() {\n", f);
-	for (size_t i = 0; i < s->n_probes; i++)
-		fprintf(f, "\techo 'p:%s/%s %s %s' >>\"$T/kprobe_events\"\n", s->group,
-			s->probes[i].event, s->probes[i].symbol, s->probes[i].args);
-	if (s->measure_kprobe_args)
-		fprintf(f, "\techo 'p:%s/alloc_vmap_area alloc_vmap_area %s' >>\"$T/kprobe_events\"\n",
-			s->group, s->measure_kprobe_args);
+	for (size_t i = 0; i < s->n_probes; i++) {
+		fprintf(f, "\techo \"p:$G/%s %s ", s->probes[i].event, s->probes[i].symbol);
+		put_dq(f, s->probes[i].args);
+		fputs("\" >>\"$T/kprobe_events\"\n", f);
+	}
+	if (s->measure_kprobe_args) {
+		fputs("\techo \"p:$G/alloc_vmap_area alloc_vmap_area ", f);
+		put_dq(f, s->measure_kprobe_args);
+		fputs("\" >>\"$T/kprobe_events\"\n", f);
+	}
 	fputs("\t:\n}\n", f);
 	fputs("kmodtop_probes_remove() {\n", f);
 	for (size_t i = 0; i < s->n_probes; i++)
-		fprintf(f, "\techo '-:%s/%s' >>\"$T/kprobe_events\"\n", s->group,
-			s->probes[i].event);
+		fprintf(f, "\techo \"-:$G/%s\" >>\"$T/kprobe_events\"\n", s->probes[i].event);
 	if (s->measure_kprobe_args)
-		fprintf(f, "\techo '-:%s/alloc_vmap_area' >>\"$T/kprobe_events\"\n", s->group);
+		fputs("\techo \"-:$G/alloc_vmap_area\" >>\"$T/kprobe_events\"\n", f);
 	fputs("\t:\n}\n\n", f);
 }
 
@@ -51,7 +64,31 @@ static void put_tracefs(FILE *f, const struct setup_script *s)
 		else if (strcmp(s->probes[i].event, "kmodtop_name") == 0)
 			strcat(marker, " name");
 	}
-	fputs("# a) tracefs alone: an instance of its own, its trace_pipe into $KMODTOP_TRACE\n"
+	fputs("# the events kmodtop reads, in the buffer $1: an instance, or $T itself\n"
+	      "kmodtop_enable() {\n",
+	      f);
+	for (size_t i = 0; i < s->n_events; i++)
+		fprintf(f, "\techo 1 >\"$1/events/%s/enable\"\n", s->events[i]);
+	if (s->measure_tracepoint)
+		fputs("\techo stacktrace >\"$1/events/vmalloc/alloc_vmap_area/trigger\"\n"
+		      "\techo 1 >\"$1/events/vmalloc/alloc_vmap_area/enable\"\n",
+		      f);
+	if (s->measure_kprobe_args)
+		fputs("\techo stacktrace >\"$1/events/$G/alloc_vmap_area/trigger\"\n"
+		      "\techo 1 >\"$1/events/$G/alloc_vmap_area/enable\"\n", f);
+	for (size_t i = 0; i < s->n_probes; i++) {
+		if (s->probes[i].filter[0])
+			fprintf(f, "\techo '%s' >\"$1/events/$G/%s/filter\"\n", s->probes[i].filter,
+				s->probes[i].event);
+		fprintf(f, "\techo 1 >\"$1/events/$G/%s/enable\"\n", s->probes[i].event);
+	}
+	fputs("}\n", f);
+	if (s->n_probes)
+		fprintf(f, "# once tracing: tells the report that a call without kmodtop_kread did not "
+			   "read\nkmodtop_mark() {\n\techo '%s' >\"$1/trace_marker\"\n}\n", marker);
+	else
+		fputs("kmodtop_mark() {\n\t:\n}\n", f);
+	fputs("\n# a) tracefs alone: an instance of its own, its trace_pipe into $KMODTOP_TRACE\n"
 	      "kmodtop_tracefs_start() {\n"
 	      "\tmkdir \"$B\" || return\n"
 	      "\techo 0 >\"$B/tracing_on\"\n",
@@ -62,28 +99,11 @@ static void put_tracefs(FILE *f, const struct setup_script *s)
 	if (s->buffer_kb)
 		fprintf(f, "\techo %u >\"$B/buffer_size_kb\"\n", s->buffer_kb);
 	fputs("\t# wake the reader at every event (6.1+ waits for half a buffer otherwise)\n"
-	      "\techo 0 >\"$B/buffer_percent\" 2>/dev/null\n",
-	      f);
-	for (size_t i = 0; i < s->n_events; i++)
-		fprintf(f, "\techo 1 >\"$B/events/%s/enable\"\n", s->events[i]);
-	if (s->measure_tracepoint)
-		fputs("\techo stacktrace >\"$B/events/vmalloc/alloc_vmap_area/trigger\"\n"
-		      "\techo 1 >\"$B/events/vmalloc/alloc_vmap_area/enable\"\n",
-		      f);
-	if (s->measure_kprobe_args)
-		fprintf(f, "\techo stacktrace >\"$B/events/%s/alloc_vmap_area/trigger\"\n"
-			   "\techo 1 >\"$B/events/%s/alloc_vmap_area/enable\"\n", s->group, s->group);
-	for (size_t i = 0; i < s->n_probes; i++) {
-		if (s->probes[i].filter[0])
-			fprintf(f, "\techo '%s' >\"$B/events/%s/%s/filter\"\n", s->probes[i].filter,
-				s->group, s->probes[i].event);
-		fprintf(f, "\techo 1 >\"$B/events/%s/%s/enable\"\n", s->group, s->probes[i].event);
-	}
-	fputs("\techo 1 >\"$B/tracing_on\"\n", f);
-	if (s->n_probes)
-		fprintf(f, "\t# tells the report that a call without kmodtop_kread did not read\n"
-			   "\techo '%s' >\"$B/trace_marker\"\n", marker);
-	fputs("\tcat \"$B/trace_pipe\" >\"$KMODTOP_TRACE\" &\n"
+	      "\techo 0 >\"$B/buffer_percent\" 2>/dev/null\n"
+	      "\tkmodtop_enable \"$B\"\n"
+	      "\techo 1 >\"$B/tracing_on\"\n"
+	      "\tkmodtop_mark \"$B\"\n"
+	      "\tcat \"$B/trace_pipe\" >\"$KMODTOP_TRACE\" &\n"
 	      "\tKMODTOP_CAT=$!\n"
 	      "}\n"
 	      "kmodtop_tracefs_stop() {\n"
@@ -113,9 +133,9 @@ static void put_trace_cmd(FILE *f, const struct setup_script *s)
 	if (s->measure_tracepoint)
 		fputs(" \\\n\t\t-e vmalloc:alloc_vmap_area -R stacktrace", f);
 	if (s->measure_kprobe_args)
-		fprintf(f, " \\\n\t\t-e %s:alloc_vmap_area -R stacktrace", s->group);
+		fputs(" \\\n\t\t-e \"$G:alloc_vmap_area\" -R stacktrace", f);
 	for (size_t i = 0; i < s->n_probes; i++) {
-		fprintf(f, " \\\n\t\t-e %s:%s", s->group, s->probes[i].event);
+		fprintf(f, " \\\n\t\t-e \"$G:%s\"", s->probes[i].event);
 		if (s->probes[i].filter[0])
 			fprintf(f, " -f '%s'", s->probes[i].filter);
 	}
@@ -144,6 +164,7 @@ int setup_script_write(FILE *f, const struct setup_script *s)
 	fprintf(f, "T=${T:-%s}\n", s->tracefs ? s->tracefs : "/sys/kernel/tracing");
 	fprintf(f, "B=${B:-$T/instances/%s}\n", s->instance);
 	fprintf(f, "KMODTOP_BUFFER=${KMODTOP_BUFFER:-%s}\n", s->instance);
+	fprintf(f, "# the probes' group\nG=${G:-%s}\n", s->group);
 	fputs("KMODTOP_TRACE=${KMODTOP_TRACE:-kmodtop-trace.txt}\n"
 	      "KMODTOP_DAT=${KMODTOP_DAT:-kmodtop.dat}\n"
 	      "KMODTOP_LOG=${KMODTOP_LOG:-kmodtop-dmesg.txt}\n\n",

@@ -12,5 +12,9 @@ for r in "$@"; do
 	if [ -f "$r/kmodtop/top.out" ]; then
 		python3 "$here/check-top.py" "$r" || rc=1
 	fi
+	# the second workload (tests/vm/init), when it ran
+	if [ -d "$r/kmodtop/storms" ]; then
+		python3 "$here/check-storms.py" "$r" || rc=1
+	fi
 done
 exit $rc

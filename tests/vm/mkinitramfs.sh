@@ -119,6 +119,15 @@ if [ -n "$KMODTOP" ] && [ "$KMODTOP" != none ] && [ -x "$KMODTOP" ]; then
 else
 	msg "kmodtop not built: the guest runs the workload only"
 fi
+# trace-cmd of the host (Debian's package), for the second workload's capture with the
+# setup kmodtop prints (record --print-setup): a trace.dat taken without kmodtop
+if tc=$(command -v trace-cmd 2>/dev/null) && [ -x "$tc" ]; then
+	cp "$tc" bin/trace-cmd
+	copy_libs bin/trace-cmd
+	msg "trace-cmd: $tc"
+else
+	msg "no trace-cmd on the host (apt-get install trace-cmd): no trace.dat capture"
+fi
 {
 	printf 'KMODTOP_LIVE_ARGS=%q\n' "${KMODTOP_LIVE_ARGS-}"
 	printf 'KMODTOP_POST_ARGS=%q\n' "${KMODTOP_POST_ARGS---root / report -j}"

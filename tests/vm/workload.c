@@ -20,7 +20,13 @@
  * requester ("-c daemons", the default: systemd-udevd, mount.nfs, dkms, NetworkManager,
  * charon, bluetoothd, udisksd) or all named "storm" ("-c storm", like the first captures).
  *
- * Usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...] [-l]
+ * "-w storms" runs the second workload instead, of fresh storms on modules the first
+ * leaves alone: 100 concurrent finit_module() of dummy while it is not loaded, then 100
+ * while it is Live, 32 of btrfs without its dependencies, and 8 modprobe of tun per CPU
+ * at once (udev's coldplug, one worker per CPU).
+ *
+ * Usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...]
+ *                 [-w main|storms] [-l]
  *        workload -K FILE   copy the kernel log records (/dev/kmsg) to FILE and exit
  *   -o DIR     where workload.log, steps.log and snapshots/ go (default .)
  *   -m MODDIR  module tree (default /lib/modules/$(uname -r))
@@ -74,8 +80,8 @@ static int comm_storm;
 static char *only_steps;
 static const char *modprobe_prog;
 
-static char xfs_path[700], nfs_path[700];
-static int xfs_flags, nfs_flags;
+static char xfs_path[700], nfs_path[700], dummy_path[700], btrfs_path[700];
+static int xfs_flags, nfs_flags, dummy_flags, btrfs_flags;
 
 /* ---- logging ---------------------------------------------------------- */
 
@@ -341,9 +347,9 @@ static void *thread_main(void *p)
 static void run_storm(void *arg)
 {
 	struct storm *s = arg;
-	pthread_t th[64];
-	struct targ ta[64];
-	int i, j, n = s->nthreads > 64 ? 64 : s->nthreads;
+	static pthread_t th[128];
+	static struct targ ta[128];
+	int i, j, n = s->nthreads > 128 ? 128 : s->nthreads;
 
 	pthread_barrier_init(&s->barrier, NULL, n);
 	s->deadline = now_mono() + s->seconds;
@@ -614,10 +620,79 @@ static void step_autoload_vfat(void)
 	in_child("udisksd", mount_body, NULL);
 }
 
-static const struct {
+/* ---- the second workload (-w storms) ------------------------------------- */
+
+static void storm_once(const char *daemon, int n, const char *path, int flags)
+{
+	struct storm s = { .kind = K_FINIT, .nthreads = n, .path = path, .flags = flags };
+
+	if (!path[0]) {
+		say("no module file: step skipped");
+		return;
+	}
+	in_child(daemon, run_storm, &s);
+}
+
+static void step_storm100_fresh_dummy(void)
+{
+	storm_once("systemd-udevd", 100, dummy_path, dummy_flags);
+}
+
+static void step_storm100_live_dummy(void)
+{
+	storm_once("systemd-udevd", 100, dummy_path, dummy_flags);
+}
+
+static void step_storm_missing_deps_btrfs(void)
+{
+	storm_once("mount.btrfs", 32, btrfs_path, btrfs_flags);
+}
+
+/* udev's coldplug: a worker per CPU, each running modprobe for the same alias */
+static void modprobe_per_cpu_body(void *arg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = (int)(ncpu > 0 ? ncpu : 1) * 8, st;
+	pid_t pids[1024];
+	const char *mp = modprobe_prog ? modprobe_prog : find_tool("modprobe");
+
+	(void)arg;
+	if (n > 1024)
+		n = 1024;
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			char *argv[] = { (char *)mp, "tun", NULL };
+
+			dup2(logfd, 2);
+			dup2(logfd, 1);
+			execv(argv[0], argv);
+			_exit(127);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (pids[i] > 0)
+			while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+				;
+	say("%d modprobe tun at once", n);
+}
+
+static void step_modprobe_per_cpu_tun(void)
+{
+	in_child("systemd-udevd", modprobe_per_cpu_body, NULL);
+}
+
+static const struct step_desc {
 	const char *name;
 	void (*fn)(void);
-} steps[] = {
+} storm_steps[] = {
+	{ "storm100-fresh-dummy", step_storm100_fresh_dummy },
+	{ "storm100-live-dummy", step_storm100_live_dummy },
+	{ "storm-missing-deps-btrfs", step_storm_missing_deps_btrfs },
+	{ "modprobe-per-cpu-tun", step_modprobe_per_cpu_tun },
+};
+
+static const struct step_desc main_steps[] = {
 	{ "modprobe-xfs", step_modprobe_xfs },
 	{ "modprobe-xfs-again", step_modprobe_xfs },
 	{ "storm-live-xfs", step_storm_live_xfs },
@@ -632,6 +707,9 @@ static const struct {
 	{ "autoload-missing-bt", step_autoload_missing_bt },
 	{ "autoload-vfat", step_autoload_vfat },
 };
+
+static const struct step_desc *steps = main_steps;
+static size_t n_steps = sizeof(main_steps) / sizeof(main_steps[0]);
 
 static int wanted(const char *name)
 {
@@ -678,7 +756,8 @@ static int dump_kmsg(const char *dst)
 static void usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
-		"usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...] [-l]\n"
+		"usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...]\n"
+		"                [-w main|storms] [-l]\n"
 		"       workload -K FILE\n");
 	exit(rc);
 }
@@ -691,7 +770,7 @@ int main(int argc, char **argv)
 	int c;
 
 	moddir[0] = 0;
-	while ((c = getopt(argc, argv, "o:m:c:M:s:lhK:")) != -1) {
+	while ((c = getopt(argc, argv, "o:m:c:M:s:w:lhK:")) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'm': snprintf(moddir, sizeof(moddir), "%s", optarg); break;
@@ -702,9 +781,17 @@ int main(int argc, char **argv)
 				usage(2);
 			break;
 		case 's': only_steps = optarg; break;
+		case 'w':
+			if (!strcmp(optarg, "storms")) {
+				steps = storm_steps;
+				n_steps = sizeof(storm_steps) / sizeof(storm_steps[0]);
+			} else if (strcmp(optarg, "main")) {
+				usage(2);
+			}
+			break;
 		case 'M': modprobe_prog = optarg; break;
 		case 'l':
-			for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+			for (i = 0; i < n_steps; i++)
 				printf("%s\n", steps[i].name);
 			return 0;
 		case 'h': usage(0); break;
@@ -736,13 +823,17 @@ int main(int argc, char **argv)
 
 	find_module_file("kernel/fs/xfs/xfs.ko", xfs_path, sizeof(xfs_path));
 	find_module_file("kernel/fs/nfs/nfs.ko", nfs_path, sizeof(nfs_path));
+	find_module_file("kernel/drivers/net/dummy.ko", dummy_path, sizeof(dummy_path));
+	find_module_file("kernel/fs/btrfs/btrfs.ko", btrfs_path, sizeof(btrfs_path));
 	xfs_flags = xfs_path[0] ? flags_for(xfs_path) : 0;
 	nfs_flags = nfs_path[0] ? flags_for(nfs_path) : 0;
+	dummy_flags = dummy_path[0] ? flags_for(dummy_path) : 0;
+	btrfs_flags = btrfs_path[0] ? flags_for(btrfs_path) : 0;
 	say("modules in %s; xfs=%s flags=%d; nfs=%s flags=%d; comm style %s", moddir,
 	    xfs_path[0] ? xfs_path : "(none)", xfs_flags, nfs_path[0] ? nfs_path : "(none)",
 	    nfs_flags, comm_storm ? "storm" : "daemons");
 
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+	for (i = 0; i < n_steps; i++) {
 		double t0;
 		if (!wanted(steps[i].name))
 			continue;
@@ -751,6 +842,7 @@ int main(int argc, char **argv)
 		steps[i].fn();
 		dprintf(bounds_fd, "STEP %s start=%.6f end=%.6f\n", steps[i].name, t0, now_mono());
 	}
-	marker("done");
+	/* step names are keys for the checkers: the second workload ends apart */
+	marker(steps == storm_steps ? "storms-done" : "done");
 	return 0;
 }
