@@ -126,15 +126,24 @@ static int find_member(const struct btf *btf, const struct btf_type *t, const ch
 /* The struct (or union) named @type: the one with members when several share the name */
 static const struct btf_type *find_composite(const struct btf *btf, const char *type)
 {
-	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	const struct btf_type *t;
+	const struct btf_type *empty = NULL;
+	__u32 n = btf__type_cnt(btf);
 
-	if (id < 0)
-		id = btf__find_by_name_kind(btf, type, BTF_KIND_UNION);
-	if (id < 0)
-		return NULL;
-	t = btf__type_by_id(btf, (__u32)id);
-	return t && btf_is_composite(t) ? t : NULL;
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name;
+
+		if (!t || !btf_is_composite(t))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (!name || strcmp(name, type) != 0)
+			continue;
+		if (btf_vlen(t))
+			return t;
+		if (!empty)
+			empty = t;
+	}
+	return empty;
 }
 
 static int resolve_path(const struct kernel_btf *b, const char *type, const char *path,
@@ -145,7 +154,7 @@ static int resolve_path(const struct kernel_btf *b, const char *type, const char
 	char part[128];
 	__u32 tid = 0;
 
-	if (!b || !type || !path)
+	if (!b || !type || !path || !*path)
 		return -EINVAL;
 	t = find_composite(b->btf, type);
 	if (!t)

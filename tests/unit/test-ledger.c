@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost/estimate.h"
 #include "ledger/ledger.h"
+#include "ledger/proctab.h"
 #include "sources/tracefs-events.h"
 
 static int feed(void *userdata, const struct tracefs_event *ev)
@@ -229,6 +231,146 @@ static void test_needless(void **state)
 	ledger_free(l);
 }
 
+/*
+ * The 6.12 guest's storm100-live-dummy step (the setup's own tracefs trace), four of the
+ * 100 calls: only 1666 got past idempotent_init_module() and read the file (its
+ * kmodtop_kread), the kernel checked the name (kmodtop_name) and said EEXIST; the
+ * others slept and returned its result. Then calls the probes say more of.
+ */
+static const char *const probed_612[] = {
+	"            init-1       [000] .....     8.135614: tracing_mark_write: kmodtop_probes kread name",
+	"   systemd-udevd-1666    [001] ...1.   110.559688: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-1666    [001] .....   110.559954: kmodtop_kread: (kernel_read_file+0x4/0x330) size=3572 id=2 path=\"dummy.ko.xz\"",
+	"   systemd-udevd-1687    [000] ...1.   110.562406: sys_finit_module(fd: 7, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-1710    [000] ...1.   110.562496: sys_finit_module(fd: 8, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-1708    [000] ...1.   110.562525: sys_finit_module(fd: 9, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-1666    [000] .....   110.604859: kmodtop_name: (find_module_all+0x4/0xd0) name=\"dummy\"",
+	"   systemd-udevd-1666    [000] .N.1.   110.610015: sys_finit_module -> 0xffffffffffffffef",
+	"   systemd-udevd-1708    [000] ...1.   110.618727: sys_finit_module -> 0xffffffffffffffef",
+	"   systemd-udevd-1710    [000] ...1.   110.618869: sys_finit_module -> 0xffffffffffffffef",
+	"   systemd-udevd-1687    [000] ...1.   110.619229: sys_finit_module -> 0xffffffffffffffef",
+	/* a file renamed: the kernel's name (its .modinfo) wins over the file's */
+	"        modprobe-1800    [001] ...1.   120.000000: sys_finit_module(fd: 3, uargs: 4a8b95, flags: 4)",
+	"        modprobe-1800    [001] .....   120.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=4096 id=2 path=\"old-name.ko.xz\"",
+	"        modprobe-1800    [001] .....   120.001000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"new_name\"",
+	"        modprobe-1800    [001] .....   120.001100: kmodtop_name: (find_module_all+0x4/0xd0) name=\"other\"",
+	"        modprobe-1800    [001] ...1.   120.002000: sys_finit_module -> 0xffffffffffffffef",
+	/* a file of random bytes: ENOEXEC, named by the file, the read sized by the probe */
+	"            dkms-1801    [001] ...1.   121.000000: sys_finit_module(fd: 3, uargs: 4a8b95, flags: 0)",
+	"            dkms-1801    [001] .....   121.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=102400 id=2 path=\"garbage.ko\"",
+	/* firmware read by the module's init: not the call's file */
+	"            dkms-1801    [001] .....   121.000200: kmodtop_kread: (kernel_read_file+0x4/0x330) size=9 id=1 path=\"fw.bin\"",
+	"            dkms-1801    [001] ...1.   121.001000: sys_finit_module -> 0xfffffffffffffff8",
+	/* EEXIST without a read and with no call to have waited for: it paid nothing */
+	"   systemd-udevd-1802    [000] ...1.   130.000000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-1802    [000] ...1.   130.001000: sys_finit_module -> 0xffffffffffffffef",
+	/* reads outside a load call are counted and left alone */
+	"     kworker/0:1-30      [000] .....   131.000000: kmodtop_kread: (kernel_read_file+0x4/0x330) size=9 id=2 path=\"x.ko\"",
+	/* live mode's /proc parents of a requester started before the trace */
+	"         kmodtop-900     [001] .....   131.500000: tracing_mark_write: kmodtop_parent pid=1803 ppid=400 comm=systemd-udevd",
+	"         kmodtop-900     [001] .....   131.500001: tracing_mark_write: kmodtop_parent pid=400 ppid=1 comm=systemd",
+	"   systemd-udevd-1803    [000] ...1.   132.000000: sys_init_module(umod: 55f711c44940, len: 251af, uargs: 55f6eef0b4a0)",
+	"   systemd-udevd-1803    [000] .....   132.000100: kmodtop_name: (find_module_all+0x4/0xd0) name=\"tun\"",
+	"   systemd-udevd-1803    [000] ...1.   132.001000: sys_init_module -> 0x0",
+	NULL
+};
+
+static void test_probes(void **state)
+{
+	struct ledger *l = ledger_from_lines(probed_612);
+	const struct attempt *a = l->attempts;
+	const char *comms[4];
+	int pids[4];
+
+	(void)state;
+	assert_true(l->saw_kread_probe);
+	assert_true(l->saw_name_probe);
+	assert_int_equal(l->n_attempts, 8);
+	/* the payer: named by the kernel, its read as the probe saw it */
+	assert_string_equal(a[0].module, "dummy");
+	assert_int_equal(a[0].name_source, NAME_PROBE);
+	assert_true(a[0].probed && a[0].kread_seen);
+	assert_int_equal(a[0].kread_size, 3572);
+	assert_int_equal(a[0].outcome, OUTCOME_DUP_LIVE);
+	/* the others read nothing: waiters of the payer, by evidence, not timing */
+	for (int i = 1; i <= 3; i++) {
+		assert_true(a[i].probed);
+		assert_false(a[i].kread_seen);
+		assert_int_equal(a[i].outcome, OUTCOME_WAITER);
+		assert_int_equal(a[i].leader, 0);
+		assert_false(a[i].waiter_by_timing);
+		assert_string_equal(a[i].module, "dummy");
+		assert_int_equal(a[i].name_source, NAME_LEADER);
+	}
+	/* the kernel's name, its first check's */
+	assert_string_equal(a[4].module, "new_name");
+	assert_int_equal(a[4].name_source, NAME_PROBE);
+	assert_string_equal(a[4].file_name, "old_name");
+	/* the file, kmod's way ("-" as "_", to the first dot); the first read only */
+	assert_string_equal(a[5].module, "garbage");
+	assert_int_equal(a[5].name_source, NAME_PROBE_FILE);
+	assert_int_equal(a[5].kread_size, 102400);
+	assert_int_equal(a[5].outcome, OUTCOME_BAD_FORMAT);
+	assert_true(a[6].probed && !a[6].kread_seen);
+	assert_null(a[6].module);
+	assert_int_equal(a[6].outcome, OUTCOME_DUP_LIVE);
+	/* init_module: named by the duplicate check */
+	assert_string_equal(a[7].module, "tun");
+	assert_int_equal(l->stats.probe_kreads, 5);
+	assert_int_equal(l->stats.probe_names, 4);
+	/* /proc's parents stand where no fork said one */
+	assert_int_equal(proctab_chain(ledger_proctab(l), 1803, comms, pids, 4), 2);
+	assert_int_equal(pids[0], 400);
+	assert_string_equal(comms[0], "systemd-udevd");
+	assert_int_equal(pids[1], 1);
+	assert_string_equal(comms[1], "systemd");
+
+	/* what the probes say is what the estimate charges */
+	{
+		struct cost_kernel k = { .page_size = 4096, .in_kernel_decompress = true };
+		struct cost_module m = { .file_size = 3572, .compressed = true, .xz = true,
+					 .decompressed_size = 20000, .xz_dict_size = 1 << 20 };
+		uint64_t b[_VMAP_MAX];
+
+		loadpath_from_release("6.12.118", &k.lp);
+		assert_true(cost_estimate_attempt(&k, &a[0], &m, b));
+		assert_int_equal(b[VMAP_KREAD], cost_vmalloc(&k, 3572));
+		assert_true(b[VMAP_DECOMPRESS] > 0);
+		/* no read seen while the probe traced: nothing allocated, waiter or not */
+		assert_true(cost_estimate_attempt(&k, &a[6], &m, b));
+		for (int c = 0; c < _VMAP_MAX; c++)
+			assert_int_equal(b[c], 0);
+		/* a file that is no module: complete with the probe's read alone */
+		assert_true(cost_estimate_attempt(&k, &a[5], NULL, b));
+		assert_int_equal(b[VMAP_KREAD], cost_vmalloc(&k, 102400));
+	}
+	ledger_free(l);
+}
+
+/* Before the probes trace (no marker, no event yet) nothing is probed */
+static const char *const probes_late[] = {
+	"   systemd-udevd-10     [000] ...1.     1.000000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 0)",
+	"   systemd-udevd-10     [000] ...1.     1.001000: sys_finit_module -> 0xffffffffffffffef",
+	"   systemd-udevd-11     [000] ...1.     2.000000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 0)",
+	"   systemd-udevd-11     [000] .....     2.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=17497 id=2 path=\"dummy.ko\"",
+	"   systemd-udevd-11     [000] ...1.     2.001000: sys_finit_module -> 0xffffffffffffffef",
+	NULL
+};
+
+static void test_probes_late(void **state)
+{
+	struct ledger *l = ledger_from_lines(probes_late);
+
+	(void)state;
+	assert_int_equal(l->n_attempts, 2);
+	assert_false(l->attempts[0].probed);
+	assert_null(l->attempts[0].module);
+	/* the call open when the first kread came is probed: it made that read */
+	assert_true(l->attempts[1].probed);
+	assert_string_equal(l->attempts[1].module, "dummy");
+	ledger_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +378,8 @@ int main(void)
 		cmocka_unit_test(test_names_without_rename),
 		cmocka_unit_test(test_waiters),
 		cmocka_unit_test(test_needless),
+		cmocka_unit_test(test_probes),
+		cmocka_unit_test(test_probes_late),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

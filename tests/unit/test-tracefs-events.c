@@ -203,6 +203,75 @@ static void test_syscall_events(void **state)
 	assert_int_equal(ev.sys_exit.ret, -17);
 }
 
+/* kmodtop's naming probes, as the 6.12 and 6.1 guests printed them (tracefs, trace-cmd) */
+static void test_naming_probes(void **state)
+{
+	struct tracefs_event ev;
+
+	parse_event("   systemd-udevd-1666    [001] .....   110.559954: kmodtop_kread: "
+		    "(kernel_read_file+0x4/0x330) size=3572 id=2 path=\"dummy.ko.xz\"",
+		    &ev);
+	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_KREAD);
+	assert_int_equal(ev.probe_kread.size, 3572);
+	assert_int_equal(ev.probe_kread.id, 2);
+	assert_str(ev.probe_kread.path, "dummy.ko.xz");
+	parse_event("   systemd-udevd-1666    [000] .....   110.604859: kmodtop_name: "
+		    "(find_module_all+0x4/0xd0) name=\"dummy\"",
+		    &ev);
+	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_NAME);
+	assert_str(ev.probe_name.name, "dummy");
+	/* trace-cmd report: the address alone, the name padded to 20 columns */
+	parse_event("           storm-173   [000]    14.129052: kmodtop_kread:        "
+		    "(ffffffff8b0b2474) size=102400 id=2 path=\"garbage.ko\"",
+		    &ev);
+	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_KREAD);
+	assert_int_equal(ev.probe_kread.size, 102400);
+	assert_str(ev.probe_kread.path, "garbage.ko");
+	parse_event("           storm-168   [000]    12.529454: kmodtop_name:         "
+		    "(ffffffff8ada5f44) name=\"xfs\"",
+		    &ev);
+	assert_str(ev.probe_name.name, "xfs");
+
+	/* a file name is anything but '/' and NUL: quotes and "key=" in it change nothing */
+	parse_event("               x-1       [000] .....     1.000000: kmodtop_kread: "
+		    "(kernel_read_file+0x4/0x330) size=10 id=2 path=\"a\" size=99 id=7 \"b.ko\"",
+		    &ev);
+	assert_int_equal(ev.probe_kread.size, 10);
+	assert_int_equal(ev.probe_kread.id, 2);
+	assert_str(ev.probe_kread.path, "a\" size=99 id=7 \"b.ko");
+	/* the kernel could not fetch the string: the size still counts */
+	parse_event("               x-1       [000] .....     1.000000: kmodtop_kread: "
+		    "(kernel_read_file+0x4/0x330) size=10 id=2 path=(fault)",
+		    &ev);
+	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_KREAD);
+	assert_int_equal(ev.probe_kread.path.len, 0);
+	/* without the id fetch (another setup): -1 */
+	parse_event("               x-1       [000] .....     1.000000: kmodtop_kread: "
+		    "(kernel_read_file+0x4/0x330) size=10 path=\"x.ko\"",
+		    &ev);
+	assert_int_equal(ev.probe_kread.id, -1);
+	/* escape bytes in a name are kept raw; the output escapes them */
+	parse_event("               x-1       [000] .....     1.000000: kmodtop_name: "
+		    "(find_module_all+0x4/0xd0) name=\"\x1b[31mred\"",
+		    &ev);
+	assert_str(ev.probe_name.name, "\x1b[31mred");
+
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_kread: "
+			 "(kernel_read_file+0x4/0x330) path=\"x.ko\"", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_kread: "
+			 "(kernel_read_file+0x4/0x330) size=-5 path=\"x.ko\"", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_kread: "
+			 "(kernel_read_file+0x4/0x330) size=99999999999999999999", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_kread: "
+			 "size=5", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_name: "
+			 "(find_module_all+0x4/0xd0) name=\"unterminated", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_name: "
+			 "(find_module_all+0x4/0xd0) name=\"\"", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_name: "
+			 "(find_module_all+0x4/0xd0)", SIZE_MAX);
+}
+
 static void test_marker_vmalloc_sched(void **state)
 {
 	struct tracefs_event ev;
@@ -1034,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(test_parser_bad_lines),
 		cmocka_unit_test(test_parser_huge_and_nul_lines),
 		cmocka_unit_test(test_parser_empty_and_callback_error),
+		cmocka_unit_test(test_naming_probes),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_fixture_traces),
 		cmocka_unit_test(test_parser_flush_older),
