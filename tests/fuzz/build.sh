@@ -23,7 +23,7 @@ fi
 
 DEP_CFLAGS=
 DEP_LIBS=
-for pc in libkmod libelf liblzma libzstd zlib json-c; do
+for pc in libkmod libelf liblzma libzstd zlib json-c libbpf libtracecmd libtraceevent; do
 	if pkg-config --exists "$pc" 2>/dev/null; then
 		DEP_CFLAGS="$DEP_CFLAGS $(pkg-config --cflags "$pc")"
 		DEP_LIBS="$DEP_LIBS $(pkg-config --libs "$pc")"
