@@ -1349,6 +1349,7 @@ void live_render(const struct live *lv, struct out *o)
 static void record_usage(FILE *f)
 {
 	fputs("Usage: kmodtop record [-o DIR] [--duration N] [--measure] [--since-boot]\n"
+	      "       kmodtop record --print-setup [--instance NAME] [--measure]\n"
 	      "\n"
 	      "Collect module load attempts live (a tracefs instance of its own and /dev/kmsg),\n"
 	      "then write them with a snapshot of the kernel's module state as a bundle that\n"
@@ -1362,6 +1363,12 @@ static void record_usage(FILE *f)
 	      "      --measure       trace every vmap area allocation with its stack, to\n"
 	      "                      measure what each attempt allocated (costly, see kmodtop(8))\n"
 	      "      --since-boot    the kernel log from the oldest record kept, not from now\n"
+	      "      --print-setup   record nothing: print the tracing kmodtop needs (naming\n"
+	      "                      probes, events, filters) as shell functions, for\n"
+	      "                      tracefs alone and for trace-cmd record, for a machine\n"
+	      "                      without kmodtop (with --measure: the vmap stacks too)\n"
+	      "      --instance NAME with --print-setup: its instance and buffer name\n"
+	      "                      (default kmodtop)\n"
 	      "  -h, --help          show this help\n",
 	      f);
 }
