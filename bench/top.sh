@@ -111,37 +111,9 @@ gen_root() {
 	printf 'MemTotal:       263000000 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:      %d kB\nVmallocChunk:          0 kB\n' \
 		"$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) { split($i, a, "="); s += a[2] } } END { print s * 4 }' "$gen/proc/vmallocinfo")" \
 		>"$gen/proc/meminfo"
-	# The trace: finit_module storms over the 2,000 modules; every eighth call loads
-	# (module_load inside it), the others find the module Live (EEXIST); every
-	# sixteenth is caused by a request_module() of its alias.
-	awk -v secs="$SECONDS_OF_TRACE" -v rate="$EVENTS_PER_S" -v n="$MODULES" 'BEGIN {
-		print "# tracer: nop"
-		print "#"
-		total = secs * rate
-		dt = 1.0 / rate
-		t = 100.0
-		ev = 0; call = 0
-		while (ev < total) {
-			m = (call * 7919) % n
-			pid = 1000 + call % 128
-			cpu = call % 64
-			if (call % 16 == 0) {
-				printf "         kworker-%d     [%03d] .....  %11.6f: module_request: mod%04d wait=1 call_site=inet_create+0x1c/0x50\n", pid, cpu, t, m
-				t += dt; ev++
-			}
-			printf "    udevd-worker-%d     [%03d] .....  %11.6f: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)\n", pid, cpu, t
-			t += dt; ev++
-			if (call % 8 == 0) {
-				printf "    udevd-worker-%d     [%03d] .....  %11.6f: module_load: mod%04d\n", pid, cpu, t, m
-				t += dt; ev++
-				printf "    udevd-worker-%d     [%03d] .....  %11.6f: sys_finit_module -> 0x0\n", pid, cpu, t
-			} else {
-				printf "    udevd-worker-%d     [%03d] .....  %11.6f: sys_finit_module -> 0xffffffffffffffef\n", pid, cpu, t
-			}
-			t += dt; ev++
-			call++
-		}
-	}' >"$gen/sys/kernel/tracing/trace"
+	# The trace: finit_module storms over the 2,000 modules (bench/storm-trace.awk)
+	awk -v secs="$SECONDS_OF_TRACE" -v rate="$EVENTS_PER_S" -v n="$MODULES" \
+		-f "$here/storm-trace.awk" >"$gen/sys/kernel/tracing/trace"
 	# a window of 1.5 s of it, for cat
 	awk -v from=101 -v to=102.5 'NR > 2 { split($0, a, ": "); n = split(a[1], b, " "); ts = b[n] + 0; if (ts >= from && ts < to) print }' \
 		"$gen/sys/kernel/tracing/trace" >"$work/trace-1.5s"
