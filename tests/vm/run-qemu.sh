@@ -21,6 +21,7 @@
 #   VM_TIMEOUT         seconds before the guest is killed (default 300; a run takes
 #                      about 20-45 s under TCG on 2 host cores)
 #   VM_APPEND          extra kernel command line (e.g. kmt.steps=... kmt.comm=storm)
+#   VM_TCG_THREAD      single (default) or multi: TCG's threads (see the accel below)
 #   VM_KPTR_RESTRICT   kptr_restrict in the guest (default 1 on 6.1, 0 otherwise)
 #   VM_QUIET=1         do not copy the guest console to stdout (it is always in
 #                      vm-out/RELEASE.console.log)
@@ -53,11 +54,16 @@ for t in timeout base64 md5sum tar; do
 done
 
 # TCG by default: a /dev/kvm that opens is not always one that runs a guest (this
-# project's CI host spins at "Booting from ROM" until the timeout under -enable-kvm)
+# project's CI host spins at "Booting from ROM" until the timeout under -enable-kvm).
+# One TCG thread for both vCPUs: under multi-threaded TCG a vCPU can run code another
+# vCPU has just patched back (text_poke_bp()'s int3 removed, its translation not yet
+# dropped), and the guest dies with "Oops: int3" in syscall_trace_enter when tracing
+# is switched on during a load storm (tests/vm/README.md); VM_TCG_THREAD=multi for it
+VM_TCG_THREAD=${VM_TCG_THREAD-single}
 case ${VM_ACCEL:-tcg} in
-tcg) accel="-accel tcg" ;;
+tcg) accel="-accel tcg${VM_TCG_THREAD:+,thread=$VM_TCG_THREAD}" ;;
 kvm) accel="-enable-kvm" ;;
-auto) accel="-accel tcg"
+auto) accel="-accel tcg${VM_TCG_THREAD:+,thread=$VM_TCG_THREAD}"
 	if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
 		accel="-enable-kvm"
 	fi ;;
