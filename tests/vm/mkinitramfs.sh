@@ -136,6 +136,8 @@ fi
 # ---- workload and init -------------------------------------------------------------
 "$CC" -static -O2 -Wall -pthread -o bin/workload "$here/workload.c" ||
 	skip "cannot build a static workload (libc6-dev with libc.a needed)"
+"$CC" -static -O2 -Wall -o bin/kmt-ship "$here/ship.c" ||
+	skip "cannot build the static capture sender"
 cp "$here/init" init
 # kmodtop top live during the workload (sourced by init)
 cp "$here/top-live.sh" etc/kmt-top-live.sh

@@ -84,6 +84,7 @@ run_one() {
 	out=$VM_BUILDDIR/vm-out/$rel
 	con=$VM_BUILDDIR/vm-out/$rel.console.log
 	ser=$VM_BUILDDIR/vm-out/$rel.ttyS1
+	dbg=$VM_BUILDDIR/vm-out/$rel.debugcon
 	stage=$VM_BUILDDIR/vm-initramfs/$rel.d
 	cpio=$VM_BUILDDIR/vm-initramfs/$rel.cpio
 	mkdir -p "$VM_BUILDDIR/vm-out" "$VM_BUILDDIR/vm-initramfs"
@@ -96,7 +97,7 @@ run_one() {
 	6.1.*) kptr=${VM_KPTR_RESTRICT:-1} ;;
 	*) kptr=${VM_KPTR_RESTRICT:-0} ;;
 	esac
-	rm -f "$ser" "$con"
+	rm -f "$ser" "$dbg" "$con"
 	msg "booting $rel ($accel, timeout ${VM_TIMEOUT}s); console in $con"
 	local t_boot=$(date +%s)
 	set +e
@@ -104,13 +105,13 @@ run_one() {
 		timeout -k 10 "$VM_TIMEOUT" "$QEMU" $accel -nographic -no-reboot -m 2G -smp 2 \
 			-kernel "$VM_CACHE/kernel/$rel/boot/vmlinuz-$rel" -initrd "$cpio" \
 			-append "console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}" \
-			-serial mon:stdio -serial "file:$ser" -net none </dev/null >"$con" 2>&1
+			-serial mon:stdio -serial "file:$ser" -debugcon "file:$dbg" -net none </dev/null >"$con" 2>&1
 		rc=$?
 	else
 		timeout -k 10 "$VM_TIMEOUT" "$QEMU" $accel -nographic -no-reboot -m 2G -smp 2 \
 			-kernel "$VM_CACHE/kernel/$rel/boot/vmlinuz-$rel" -initrd "$cpio" \
 			-append "console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}" \
-			-serial mon:stdio -serial "file:$ser" -net none </dev/null 2>&1 | tee "$con"
+			-serial mon:stdio -serial "file:$ser" -debugcon "file:$dbg" -net none </dev/null 2>&1 | tee "$con"
 		rc=${PIPESTATUS[0]}
 	fi
 	set -e
@@ -119,20 +120,29 @@ run_one() {
 	[ $rc -eq 0 ] || die "$rel: qemu exited with $rc (console: $con)"
 	msg "$rel: guest ran $((t1 - t_boot)) s"
 
-	# ---- decode the capture ----
-	[ -s "$ser" ] || die "$rel: nothing on the second serial port ($ser); console: $con"
-	local hdr size sum
-	hdr=$(tr -d '\r' <"$ser" | grep -a -m 1 '^=====KMT-CAPTURE-BEGIN ' || true)
-	[ -n "$hdr" ] || die "$rel: no capture marker in $ser; console: $con"
-	grep -aq '^=====KMT-CAPTURE-END=====' "$ser" || die "$rel: capture truncated (no end marker) in $ser"
-	size=$(echo "$hdr" | sed -n 's/.*size=\([0-9]*\).*/\1/p')
-	sum=$(echo "$hdr" | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
-	tr -d '\r' <"$ser" | sed -n '/^=====KMT-CAPTURE-BEGIN /,/^=====KMT-CAPTURE-END=====/p' |
-		sed '1d;$d' | base64 -d >"$VM_BUILDDIR/vm-out/$rel.tar.gz" ||
-		die "$rel: capture does not decode"
-	[ "$(wc -c <"$VM_BUILDDIR/vm-out/$rel.tar.gz")" = "$size" ] || die "$rel: capture size mismatch"
-	[ "$(md5sum <"$VM_BUILDDIR/vm-out/$rel.tar.gz" | cut -d' ' -f1)" = "$sum" ] ||
-		die "$rel: capture checksum mismatch"
+	# ---- decode the capture: bytes on the debug console (kmt-ship), else base64 ----
+	local hdr size sum tgz=$VM_BUILDDIR/vm-out/$rel.tar.gz
+	if [ -s "$dbg" ] && grep -aq '^=====KMT-CAPTURE-BEGIN ' "$dbg"; then
+		hdr=$(grep -a -m 1 '^=====KMT-CAPTURE-BEGIN ' "$dbg")
+		size=$(echo "$hdr" | sed -n 's/.*size=\([0-9]*\).*/\1/p')
+		sum=$(echo "$hdr" | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
+		# the bytes right after the marker line
+		local at
+		at=$(grep -a -b -m 1 '^=====KMT-CAPTURE-BEGIN ' "$dbg" | cut -d: -f1)
+		at=$((at + ${#hdr} + 1))
+		tail -c +$((at + 1)) "$dbg" | head -c "$size" >"$tgz"
+	else
+		[ -s "$ser" ] || die "$rel: nothing on the debug console or the second serial port ($dbg, $ser); console: $con"
+		hdr=$(tr -d '\r' <"$ser" | grep -a -m 1 '^=====KMT-CAPTURE-BEGIN ' || true)
+		[ -n "$hdr" ] || die "$rel: no capture marker in $ser; console: $con"
+		grep -aq '^=====KMT-CAPTURE-END=====' "$ser" || die "$rel: capture truncated (no end marker) in $ser"
+		size=$(echo "$hdr" | sed -n 's/.*size=\([0-9]*\).*/\1/p')
+		sum=$(echo "$hdr" | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
+		tr -d '\r' <"$ser" | sed -n '/^=====KMT-CAPTURE-BEGIN /,/^=====KMT-CAPTURE-END=====/p' |
+			sed '1d;$d' | base64 -d >"$tgz" || die "$rel: capture does not decode"
+	fi
+	[ "$(wc -c <"$tgz")" = "$size" ] || die "$rel: capture size mismatch"
+	[ "$(md5sum <"$tgz" | cut -d' ' -f1)" = "$sum" ] || die "$rel: capture checksum mismatch"
 	rm -rf "$out"
 	mkdir -p "$out"
 	tar -C "$out" -xzf "$VM_BUILDDIR/vm-out/$rel.tar.gz"
