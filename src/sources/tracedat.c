@@ -8,8 +8,8 @@
 
 #include <trace-cmd.h>
 #include <event-parse.h>
-#include <trace-seq.h>
 
+#include "tep-decode.h"
 #include "tracedat.h"
 
 bool tracedat_sniff(const void *head, size_t len)
@@ -17,12 +17,12 @@ bool tracedat_sniff(const void *head, size_t len)
 	return len >= TRACEDAT_MAGIC_LEN && memcmp(head, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN) == 0;
 }
 
+/* Not in trace-cmd.h, exported by libtracecmd since 1.0 */
+int tracecmd_cpus(struct tracecmd_input *handle);
+
 struct dat_ctx {
-	struct tracefs_parser *p;
 	struct tep_handle *tep;
-	struct trace_seq seq;
 	uint64_t count;
-	int err;
 };
 
 /* The events the ledger is made of: what decides which buffer is the trace */
@@ -38,62 +38,161 @@ static int count_record(struct tracecmd_input *h, struct tep_record *rec, int cp
 	return 0;
 }
 
-/* Feeds the text in @s line by line: a kernel stack prints as several */
-static int feed_text(struct dat_ctx *c, const char *s, size_t len)
+/*
+ * One CPU's next event, decoded, with the kernel stack that follows it on that CPU
+ * (a stack entry is written right after its event, on the same CPU).
+ */
+struct head {
+	struct tep_record *rec, *next;
+	struct tracefs_event ev;
+	struct tracefs_frame *frames;
+	size_t cap_frames;
+	char comm[32];
+	bool valid, done;
+};
+
+struct reader {
+	struct tracecmd_input *h;
+	struct tep_decoder *d;
+	struct head *heads;
+	int ncpus;
+	const struct tracefs_parser_ops *ops;
+	void *userdata;
+	struct tracefs_stats st;
+	const char *path;
+};
+
+static void bad(struct reader *rd, const char *what)
 {
-	const char *end = s + len;
+	struct kt_err e;
 
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t n = (size_t)((nl ? nl : end) - s);
-		int r = tracefs_parser_feed(c->p, s, n);
+	rd->st.malformed++;
+	if (!rd->ops->bad_line)
+		return;
+	kt_err_set(&e, rd->path, 0, what);
+	rd->ops->bad_line(rd->userdata, &e);
+}
 
-		if (r < 0)
-			return r;
-		s += n + 1;
+static int emit(struct reader *rd, const struct tracefs_event *ev)
+{
+	rd->st.events++;
+	rd->st.by_kind[ev->kind]++;
+	if (ev->kind == TRACEFS_EV_UNKNOWN)
+		rd->st.unknown++;
+	if (ev->kind == TRACEFS_EV_LOST) {
+		rd->st.lost_events += ev->lost.count;
+		rd->st.lost_uncounted += ev->lost.uncounted;
+	}
+	return rd->ops->event ? rd->ops->event(rd->userdata, ev) : 0;
+}
+
+static struct tep_record *take(struct reader *rd, int cpu)
+{
+	struct head *hd = &rd->heads[cpu];
+	struct tep_record *r = hd->next;
+
+	if (r) {
+		hd->next = NULL;
+		return r;
+	}
+	return hd->done ? NULL : tracecmd_read_data(rd->h, cpu);
+}
+
+/* Fills @cpu's head: its next event, its stack attached. 0, or -ENOMEM from the callback */
+static int fill(struct reader *rd, int cpu)
+{
+	struct head *hd = &rd->heads[cpu];
+	struct tep_record *r;
+	int k;
+
+	while (!hd->valid) {
+		r = take(rd, cpu);
+		if (!r) {
+			hd->done = true;
+			return 0;
+		}
+		rd->st.lines++;
+		if (r->missed_events) {
+			struct tracefs_event lost = { .kind = TRACEFS_EV_LOST, .cpu = (unsigned int)cpu,
+						      .ts = (double)r->ts / 1e9, .ts_ns = r->ts };
+
+			lost.lost.count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
+			lost.lost.uncounted = r->missed_events < 0;
+			k = emit(rd, &lost);
+			if (k < 0) {
+				tracecmd_free_record(r);
+				return k;
+			}
+		}
+		k = tep_decoder_decode(rd->d, r, &hd->ev);
+		if (k == 1) {
+			/* a stack with no event before it here: the trace began inside it */
+			rd->st.orphan_stacks++;
+			tracecmd_free_record(r);
+			continue;
+		}
+		if (k < 0)
+			bad(rd, "a record its event format does not decode");
+		hd->rec = r;
+		hd->valid = true;
+		snprintf(hd->comm, sizeof(hd->comm), "%.*s", (int)hd->ev.comm.len, hd->ev.comm.s);
+		hd->ev.comm = (struct tracefs_str){ hd->comm, strlen(hd->comm) };
+		/* its stack, if one follows */
+		hd->next = take(rd, cpu);
+		if (hd->next && tep_decoder_decode(rd->d, hd->next, &(struct tracefs_event){ 0 }) == 1) {
+			size_t n;
+			const struct tracefs_frame *fr = tep_decoder_frames(rd->d, &n);
+
+			if (n > hd->cap_frames) {
+				struct tracefs_frame *nf = realloc(hd->frames, n * sizeof(*nf));
+
+				if (!nf)
+					return -ENOMEM;
+				hd->frames = nf;
+				hd->cap_frames = n;
+			}
+			memcpy(hd->frames, fr, n * sizeof(*fr));
+			hd->ev.frames = n ? hd->frames : NULL;
+			hd->ev.n_frames = n;
+			rd->st.stacks++;
+			rd->st.frames += n;
+			rd->st.lines++;
+			tracecmd_free_record(hd->next);
+			hd->next = NULL;
+		}
 	}
 	return 0;
 }
 
-static int print_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+/* Every CPU's events, merged by time (the earliest head first; a tie to the lower CPU) */
+static int read_all(struct reader *rd)
 {
-	struct dat_ctx *c = data;
-	const char *comm;
-	int pid, r;
+	int r;
 
-	if (c->err)
-		return -1;
-	if (rec->missed_events) {
-		char lost[64];
-		int n = rec->missed_events > 0
-				? snprintf(lost, sizeof(lost), "CPU:%d [LOST %lld EVENTS]", rec->cpu,
-					   rec->missed_events)
-				: snprintf(lost, sizeof(lost), "CPU:%d [LOST EVENTS]", rec->cpu);
+	for (int c = 0; c < rd->ncpus; c++) {
+		r = fill(rd, c);
+		if (r < 0)
+			return r;
+	}
+	for (;;) {
+		int best = -1;
 
-		r = tracefs_parser_feed(c->p, lost, (size_t)n);
-		if (r < 0) {
-			c->err = r;
-			return -1;
-		}
+		for (int c = 0; c < rd->ncpus; c++)
+			if (rd->heads[c].valid &&
+			    (best < 0 || rd->heads[c].rec->ts < rd->heads[best].rec->ts))
+				best = c;
+		if (best < 0)
+			return 0;
+		r = emit(rd, &rd->heads[best].ev);
+		tracecmd_free_record(rd->heads[best].rec);
+		rd->heads[best].rec = NULL;
+		rd->heads[best].valid = false;
+		if (r < 0)
+			return r;
+		r = fill(rd, best);
+		if (r < 0)
+			return r;
 	}
-	pid = tep_data_pid(c->tep, rec);
-	comm = tep_data_comm_from_pid(c->tep, pid);
-	trace_seq_reset(&c->seq);
-	/* trace-cmd report's columns, with the exact nanoseconds */
-	trace_seq_printf(&c->seq, "%16s-%-5d [%03d] %llu.%09llu: ", comm ? comm : "<...>", pid,
-			 rec->cpu, rec->ts / 1000000000ULL, rec->ts % 1000000000ULL);
-	tep_print_event(c->tep, &c->seq, rec, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
-	trace_seq_terminate(&c->seq);
-	if (c->seq.state != TRACE_SEQ__GOOD) {
-		c->err = -ENOMEM;
-		return -1;
-	}
-	r = feed_text(c, c->seq.buffer, c->seq.len);
-	if (r < 0) {
-		c->err = r;
-		return -1;
-	}
-	return 0;
 }
 
 static uint64_t count_buffer(struct tracecmd_input *h)
@@ -162,7 +261,7 @@ int tracedat_read_fd(int fd, const char *path, const struct tracefs_parser_ops *
 		     void *userdata, struct tracefs_stats *ret_stats, struct kt_err *reterr)
 {
 	struct tracecmd_input *top, *h;
-	struct dat_ctx c = { 0 };
+	struct reader rd = { .ops = ops, .userdata = userdata, .path = path };
 	int r, pick;
 
 	/* libtracecmd says what it dislikes on stderr; sources say nothing */
@@ -180,30 +279,37 @@ int tracedat_read_fd(int fd, const char *path, const struct tracefs_parser_ops *
 	h = pick >= 0 ? tracecmd_buffer_instance_handle(top, pick) : top;
 	if (!h)
 		h = top;
-	c.tep = tracecmd_get_tep(h);
-	trace_seq_init(&c.seq);
-	r = c.tep ? tracefs_parser_new(path, ops, userdata, &c.p) : -EINVAL;
-	if (r < 0) {
-		kt_err_set(reterr, path, 0, r == -ENOMEM ? "out of memory" : "no event formats");
+	rd.h = h;
+	rd.st.ncpus = -1;
+	rd.st.entries = rd.st.written = -1;
+	rd.ncpus = tracecmd_cpus(h);
+	if (rd.ncpus < 0 || rd.ncpus > 65536 || !tracecmd_get_tep(h)) {
+		kt_err_set(reterr, path, 0, "no CPUs or no event formats in it");
+		r = -EINVAL;
 		goto out;
 	}
-	if (tracecmd_iterate_events(h, NULL, 0, print_record, &c) < 0 && !c.err)
-		c.err = -EINVAL;
-	r = c.err;
-	if (r == -EINVAL)
-		kt_err_set(reterr, path, 0, "libtracecmd could not read the records");
-	else if (r < 0)
-		kt_err_set(reterr, path, 0, "event handler failed");
-	if (r >= 0) {
-		r = tracefs_parser_finish(c.p);
-		if (r < 0)
-			kt_err_set(reterr, path, 0, "event handler failed");
+	rd.st.ncpus = rd.ncpus;
+	rd.heads = calloc((size_t)rd.ncpus + 1, sizeof(*rd.heads));
+	r = rd.heads ? tep_decoder_new(tracecmd_get_tep(h), NULL, NULL, &rd.d) : -ENOMEM;
+	if (r < 0) {
+		kt_err_set(reterr, path, 0, "out of memory");
+		goto out;
 	}
-	if (r >= 0 && ret_stats)
-		*ret_stats = *tracefs_parser_stats(c.p);
+	r = read_all(&rd);
+	if (r < 0)
+		kt_err_set(reterr, path, 0, "event handler failed");
+	else if (ret_stats)
+		*ret_stats = rd.st;
 out:
-	tracefs_parser_free(c.p);
-	trace_seq_destroy(&c.seq);
+	for (int c = 0; rd.heads && c < rd.ncpus; c++) {
+		if (rd.heads[c].rec)
+			tracecmd_free_record(rd.heads[c].rec);
+		if (rd.heads[c].next)
+			tracecmd_free_record(rd.heads[c].next);
+		free(rd.heads[c].frames);
+	}
+	free(rd.heads);
+	tep_decoder_free(rd.d);
 	if (h != top)
 		tracecmd_close(h);
 	tracecmd_close(top);

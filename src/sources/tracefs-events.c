@@ -663,6 +663,7 @@ static void decode_marker(struct tracefs_event *ev, const char *f, const char *e
 		m->step = mkstr(skip_spaces(f + 5, end), rtrim(f + 5, end));
 }
 
+
 /*
  * No vmap area is larger than the kernel half of a 57-bit (5-level paging) address
  * space: a bigger size is a damaged line, and would wrap the sums it goes into.
@@ -670,6 +671,17 @@ static void decode_marker(struct tracefs_event *ev, const char *f, const char *e
 static bool vmap_size_possible(uint64_t size)
 {
 	return size <= UINT64_C(1) << 56;
+}
+
+void tracefs_marker_set(struct tracefs_event *ev, const char *text, size_t len)
+{
+	ev->kind = TRACEFS_EV_MARKER;
+	decode_marker(ev, text, text + len);
+}
+
+bool tracefs_vmap_size_possible(uint64_t size)
+{
+	return vmap_size_possible(size);
 }
 
 static int decode_vmap_alloc(struct tracefs_event *ev, const char *f, const char *end,

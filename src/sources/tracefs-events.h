@@ -251,6 +251,14 @@ struct tracefs_line {
 int tracefs_parse_line(const char *line, size_t len, struct tracefs_line *ret_line,
 		       const char **reterr_what);
 
+/*
+ * For decoders of binary records (tep-decode.c): a marker's text as the parser takes
+ * it ("STEP name" sets marker.step; the kind is set too), and the sizes the parser
+ * takes for a vmap area (none larger than the kernel half of a 57-bit space).
+ */
+void tracefs_marker_set(struct tracefs_event *ev, const char *text, size_t len);
+bool tracefs_vmap_size_possible(uint64_t size);
+
 /* Splits "sym+0x1c/0x50 [mod]" and friends. Never fails; sym may come out empty. */
 void tracefs_sym_split(const char *s, size_t len, struct tracefs_sym *ret);
 

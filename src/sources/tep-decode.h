@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracefs-events.h"
+
+/*
+ * Binary trace records (a trace.dat's, a live ring buffer's) decoded with libtraceevent,
+ * against the event formats the tep_handle holds, into the struct tracefs_event the
+ * text parser gives: the same kinds and fields, so that the ledger cannot tell which
+ * way a trace came. Fields are found by name in each event's format, once per event
+ * id; a field an event lacks (a kernel that has another layout) makes the record an
+ * UNKNOWN event, as a line the text parser does not know.
+ */
+struct tep_handle;
+struct tep_record;
+struct tep_decoder;
+
+/*
+ * The comm of @pid for a record's header: a trace.dat has the kernel's saved command
+ * lines (libtraceevent's), a live buffer has none (the caller's own table). NULL: "<...>".
+ */
+typedef const char *(*tep_comm_fn)(void *userdata, int pid);
+
+/* @comm NULL: libtraceevent's command lines. 0 or -ENOMEM. */
+int tep_decoder_new(struct tep_handle *tep, tep_comm_fn comm, void *userdata,
+		    struct tep_decoder **ret);
+struct tep_decoder *tep_decoder_free(struct tep_decoder *d);
+
+/*
+ * Decodes @rec into *@ret. Strings point into @rec's data or into @d (valid until the
+ * next call). 0; 1 when @rec is a kernel stack (its frames are in @d, for
+ * tep_decoder_frames(), to go with the event before it on its CPU); -EINVAL for a
+ * record the formats cannot decode (a damaged one: *ret then says UNKNOWN).
+ */
+int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tracefs_event *ret);
+/* The frames of the last kernel stack decoded; owned by @d, valid until then. */
+const struct tracefs_frame *tep_decoder_frames(const struct tep_decoder *d, size_t *ret_n);
