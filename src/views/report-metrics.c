@@ -155,10 +155,16 @@ static void render_boot(const struct report_data *d, struct om *m)
 	source_sample(m, "estimated", c->wasted);
 	if (d->ledger->saw_vmap_events)
 		source_sample(m, "measured", s->wasted_measured);
+	om_family(m, "kmodtop_boot_wasted_vmap_min_bytes", OM_GAUGE, "bytes",
+		  "The least the evidence allows the failed calls allocated: what cannot "
+		  "be sized counts 0.");
+	om_sample_u64(m, NULL, 0, c->wasted_min);
 	om_family(m, "kmodtop_boot_wasted_vmap_max_bytes", OM_GAUGE, "bytes",
-		  "The estimate if every duplicate that raced a load of its module paid "
-		  "the layout too.");
-	om_sample_u64(m, NULL, 0, c->wasted_max);
+		  "The most the evidence allows: racing duplicates paid the layout, unsized "
+		  "calls their largest candidate module, timing waiters as payers; absent "
+		  "when nothing bounds it.");
+	if (!c->max_unbounded)
+		om_sample_u64(m, NULL, 0, c->wasted_max);
 	om_family(m, "kmodtop_boot_peak_wasted_vmap_bytes", OM_GAUGE, "bytes",
 		  "The most vmap bytes failed calls held at once (estimated).");
 	om_sample_u64(m, NULL, 0, c->peak_concurrent);
