@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <byteswap.h>
+#include <linux/btf.h>
+
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -25,12 +28,33 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+/*
+ * libbpf takes the type section where the header says, at any byte: a header length or
+ * type offset that is not a multiple of 4 (the kernel's is 24, 0) would have every
+ * struct btf_type read from a misaligned address. Such a blob is not a kernel's.
+ */
+static bool header_aligned(const void *data, size_t len)
+{
+	struct btf_header h;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, data, sizeof(h));
+	if (h.magic == bswap_16(BTF_MAGIC)) {
+		h.hdr_len = bswap_32(h.hdr_len);
+		h.type_off = bswap_32(h.type_off);
+	} else if (h.magic != BTF_MAGIC) {
+		return false;
+	}
+	return h.hdr_len % 4 == 0 && h.type_off % 4 == 0;
+}
+
 int kernel_btf_new(const void *data, size_t len, struct kernel_btf **ret)
 {
 	struct kernel_btf *b;
 	struct btf *btf;
 
-	if (len == 0 || len > BTF_MAX)
+	if (len == 0 || len > BTF_MAX || !header_aligned(data, len))
 		return -EINVAL;
 	libbpf_set_print(quiet);
 	btf = btf__new(data, (__u32)len);

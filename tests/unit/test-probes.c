@@ -194,6 +194,30 @@ static void test_btf_hostile(void **state)
 	raw = make_btf(&deb61, &len);
 	for (uint32_t cut = 1; cut < len; cut += len / 23 + 1)
 		assert_int_equal(kernel_btf_new(raw, cut, &k), -EINVAL);
+	/*
+	 * a header one byte longer, the types moved after it: libbpf would take them from
+	 * a misaligned address (UBSan's finding in fuzz-btf); refused before it parses
+	 */
+	{
+		unsigned char *pad = malloc(len + 1);
+		uint32_t hl;
+
+		assert_non_null(pad);
+		memcpy(&hl, (unsigned char *)raw + 4, 4);
+		memcpy(pad, raw, hl);
+		pad[hl] = 0;
+		memcpy(pad + hl + 1, (unsigned char *)raw + hl, len - hl);
+		hl++;
+		memcpy(pad + 4, &hl, 4);
+		assert_int_equal(kernel_btf_new(pad, len + 1, &k), -EINVAL);
+		/* the same blob with its header at the length it says: accepted */
+		hl--;
+		memcpy(pad + 4, &hl, 4);
+		memcpy(pad + hl, (unsigned char *)raw + hl, len - hl);
+		assert_int_equal(kernel_btf_new(pad, len, &k), 0);
+		k = kernel_btf_free(k);
+		free(pad);
+	}
 	/* a lying string offset: libbpf's checks refuse it */
 	((unsigned char *)raw)[len - 1] ^= 0xff;
 	if (kernel_btf_new(raw, len, &k) == 0)
