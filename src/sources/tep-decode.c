@@ -247,10 +247,11 @@ static int stack_frames(struct tep_decoder *d, const struct ev_info *in, struct 
 	if (!f || f->offset < 0 || f->offset > rec->size || (lsz != 4 && lsz != 8))
 		return -EINVAL;
 	off = (size_t)f->offset;
-	/* the array runs to the record's end (or its declared size) */
-	end = f->size > 0 && (size_t)f->offset + (size_t)f->size <= (size_t)rec->size
-		      ? (size_t)f->offset + (size_t)f->size
-		      : (size_t)rec->size;
+	/*
+	 * The array runs to the record's end, whatever the format declares (caller[8]): the
+	 * kernel reserves room for the frames it has, as trace_stack_print() reads them
+	 */
+	end = (size_t)rec->size;
 	for (; off + (size_t)lsz <= end; off += (size_t)lsz) {
 		uint64_t a = tep_read_number(d->tep, (char *)rec->data + off, lsz);
 		struct tracefs_frame *fr;
