@@ -271,6 +271,7 @@ static int stack_frames(struct tep_decoder *d, const struct ev_info *in, struct 
 		fr = &d->frames[d->n_frames++];
 		memset(fr, 0, sizeof(*fr));
 		sym_of(d, a, &fr->fn);
+		fr->addr = a;
 	}
 	return 1;
 }

@@ -71,6 +71,7 @@ struct tracefs_sym {
 
 struct tracefs_frame {
 	struct tracefs_sym fn;
+	uint64_t addr;			/* from a binary record; 0 from text */
 	bool user;			/* from a "<user stack trace>" block */
 };
 

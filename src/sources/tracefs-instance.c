@@ -953,14 +953,22 @@ fail:
 
 int tracefs_instance_start(struct tracefs_instance *ti)
 {
+	return tracefs_instance_start_reading(ti, true);
+}
+
+int tracefs_instance_start_reading(struct tracefs_instance *ti, bool text)
+{
 	char path[256];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/trace_pipe", ti->path);
-	fd = openat(ti->tfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	ti->pipe_fd = fd;
+	/* trace_pipe and trace_pipe_raw take events from one buffer: one or the other */
+	if (text) {
+		snprintf(path, sizeof(path), "%s/trace_pipe", ti->path);
+		fd = openat(ti->tfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return -errno;
+		ti->pipe_fd = fd;
+	}
 	snprintf(path, sizeof(path), "%s/trace_marker", ti->path);
 	/* optional: without it kmodtop only cannot mark its own evidence */
 	ti->marker_fd = openat(ti->tfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);

@@ -160,6 +160,8 @@ int tracefs_instance_new(int tracefs_fd, pid_t pid, const struct tracefs_instanc
 			 const char **reterr_what);
 /* Opens trace_pipe (non-blocking) and turns the instance's tracing_on on. */
 int tracefs_instance_start(struct tracefs_instance *ti);
+/* The same, but without @text the caller reads the raw buffers (tracefs-raw.h) instead */
+int tracefs_instance_start_reading(struct tracefs_instance *ti, bool text);
 /* Turns the instance's tracing_on off; what is buffered can still be read. */
 int tracefs_instance_stop(struct tracefs_instance *ti);
 /* Reads trace_pipe text: bytes, 0 never, -EAGAIN when nothing is buffered, -errno. */

@@ -23,7 +23,7 @@ fi
 
 DEP_CFLAGS=
 DEP_LIBS=
-for pc in libkmod libelf liblzma libzstd zlib json-c libbpf libtracecmd libtraceevent; do
+for pc in libkmod libelf liblzma libzstd zlib json-c libbpf libtracecmd libtraceevent libtracefs; do
 	if pkg-config --exists "$pc" 2>/dev/null; then
 		DEP_CFLAGS="$DEP_CFLAGS $(pkg-config --cflags "$pc")"
 		DEP_LIBS="$DEP_LIBS $(pkg-config --libs "$pc")"
@@ -38,6 +38,7 @@ done
 
 # -D_GNU_SOURCE and PACKAGE_VERSION stand in for config.h
 CFLAGS="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined -D_GNU_SOURCE \
+	-DFUZZ_DIR=\"$here\" \
 	-DPACKAGE_VERSION=\"fuzz\" -Wall -Wextra -Wno-unused-parameter -I$top/src \
 	$DEP_CFLAGS ${EXTRA_CFLAGS:-}"
 

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The live raw path (sources/tracefs-raw.c) against the trace.dat path on the same
+ * records: the 6.1 guest's storms as trace-cmd took them (tests/fixtures/tracedat/).
+ * Every record of the file is laid out again in ring-buffer sub-buffers, one CPU's after
+ * another as the kernel writes them (the layout kbuffer reads: a page header, 32-bit
+ * event headers with 27-bit time deltas, time extends, long records with their length
+ * word), and fed a few pages a CPU at a time, as live mode reads the per-CPU buffers.
+ * What comes out, decoded and as the text the spool gets back through the text parser,
+ * must be the events the trace.dat reader gives, in time order across CPUs, and a page
+ * that says it follows lost events must say how many. (The file has no kernel stacks:
+ * those of the raw path are checked in the VM test bed, record --measure against the
+ * kernel's own measurement.)
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <event-parse.h>
+#include <trace-cmd.h>
+#include <trace-seq.h>
+
+#include "sources/tracedat.h"
+#include "sources/tracefs-events.h"
+#include "sources/tracefs-raw.h"
+
+#define DAT FIXTURES_DIR "/tracedat/debian-6.1-storms.dat"
+/* a quarter of the kernel's 4 KiB sub-buffer: more page boundaries to cross */
+#define PAGE 1024
+#define HDR 16			/* u64 time stamp, long commit (64-bit) */
+#define MISSED_AT 40		/* CPU 0's page that says events were lost before it */
+#define MISSED_N 7
+
+struct rec {
+	unsigned long long ts;
+	int size;
+	unsigned char *data;
+};
+
+struct cpu_recs {
+	struct rec *r;
+	size_t n, cap;
+};
+
+struct page {
+	unsigned int cpu;
+	size_t len;
+	unsigned char data[PAGE];
+};
+
+struct sigs {
+	char **s;
+	size_t n, cap;
+	unsigned long long last_ts;
+	bool ordered;
+	unsigned int lost, lost_count;
+};
+
+struct ctx {
+	struct tep_handle *tep;
+	struct cpu_recs cpus[8];
+	unsigned int ncpus;
+	struct page *pages;
+	size_t npages;
+	struct sigs ref, raw, text;
+	struct tracefs_parser *tp;
+	struct trace_seq seq;
+};
+
+static void sig_add(struct sigs *g, const struct tracefs_event *ev, bool us)
+{
+	char buf[512];
+	unsigned long long t = us ? (ev->ts_ns + 500) / 1000 : ev->ts_ns;
+	const struct tracefs_str *k = NULL;
+
+	if (ev->kind == TRACEFS_EV_LOST) {
+		g->lost++;
+		g->lost_count += (unsigned int)ev->lost.count;
+		return;
+	}
+	if (t < g->last_ts)
+		g->ordered = false;
+	g->last_ts = t;
+	switch (ev->kind) {
+	case TRACEFS_EV_MODULE_LOAD:
+	case TRACEFS_EV_MODULE_FREE:
+		k = &ev->module_load.name;
+		break;
+	case TRACEFS_EV_MODULE_REQUEST:
+		k = &ev->module_request.name;
+		break;
+	case TRACEFS_EV_MARKER:
+		k = &ev->marker.text;
+		break;
+	case TRACEFS_EV_PROBE_KREAD:
+		k = &ev->probe_kread.path;
+		break;
+	case TRACEFS_EV_PROBE_NAME:
+		k = &ev->probe_name.name;
+		break;
+	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+		k = &ev->exec.filename;
+		break;
+	default:
+		break;
+	}
+	snprintf(buf, sizeof(buf), "%llu %u %d %s %.*s fd=%d ret=%" PRId64 " frames=%zu %.*s %.*s", t,
+		 ev->cpu, ev->pid, tracefs_event_kind_name(ev->kind), (int)ev->comm.len, ev->comm.s,
+		 ev->kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE ? ev->finit_module.fd : -1,
+		 (int64_t)(ev->kind == TRACEFS_EV_SYS_EXIT_FINIT_MODULE ||
+				   ev->kind == TRACEFS_EV_SYS_EXIT_INIT_MODULE
+			   ? ev->sys_exit.ret
+			   : 0),
+		 ev->n_frames, k ? (int)k->len : 0, k ? k->s : "",
+		 ev->n_frames ? (int)ev->frames[ev->n_frames - 1].fn.sym.len : 0,
+		 ev->n_frames ? ev->frames[ev->n_frames - 1].fn.sym.s : "");
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 1024;
+		g->s = realloc(g->s, g->cap * sizeof(*g->s));
+		assert_non_null(g->s);
+	}
+	g->s[g->n++] = strdup(buf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sigs_free(struct sigs *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->s[i]);
+	free(g->s);
+}
+
+/* The same events, whatever the order of those with one time stamp */
+static void assert_same(struct sigs *a, struct sigs *b)
+{
+	qsort(a->s, a->n, sizeof(*a->s), cmp_str);
+	qsort(b->s, b->n, sizeof(*b->s), cmp_str);
+	for (size_t i = 0; i < a->n && i < b->n; i++)
+		if (strcmp(a->s[i], b->s[i]) != 0)
+			fail_msg("event %zu differs:\n  %s\n  %s", i, a->s[i], b->s[i]);
+	assert_int_equal(a->n, b->n);
+}
+
+/* --- the reference: the trace.dat reader ------------------------------------------- */
+
+static int ref_event(void *userdata, const struct tracefs_event *ev)
+{
+	sig_add(userdata, ev, false);
+	return 0;
+}
+
+static int text_event(void *userdata, const struct tracefs_event *ev)
+{
+	sig_add(userdata, ev, true);
+	return 0;
+}
+
+/* --- the records, laid out again as ring-buffer pages -------------------------------- */
+
+static int collect(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct ctx *c = data;
+	struct cpu_recs *q;
+
+	assert_true(cpu >= 0 && cpu < 8);
+	if ((unsigned int)cpu + 1 > c->ncpus)
+		c->ncpus = (unsigned int)cpu + 1;
+	q = &c->cpus[cpu];
+	if (q->n == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 256;
+		q->r = realloc(q->r, q->cap * sizeof(*q->r));
+		assert_non_null(q->r);
+	}
+	q->r[q->n].ts = rec->ts;
+	q->r[q->n].size = rec->size;
+	q->r[q->n].data = malloc((size_t)rec->size);
+	assert_non_null(q->r[q->n].data);
+	memcpy(q->r[q->n].data, rec->data, (size_t)rec->size);
+	q->n++;
+	return 0;
+}
+
+static void put4(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static struct page *page_new(struct ctx *c, unsigned int cpu, unsigned long long ts)
+{
+	struct page *pg;
+
+	c->pages = realloc(c->pages, (c->npages + 1) * sizeof(*c->pages));
+	assert_non_null(c->pages);
+	pg = &c->pages[c->npages++];
+	memset(pg, 0, sizeof(*pg));
+	pg->cpu = cpu;
+	memcpy(pg->data, &ts, 8);
+	pg->len = HDR;
+	return pg;
+}
+
+static void page_close(struct page *pg, bool missed)
+{
+	uint64_t commit = pg->len - HDR;
+
+	if (missed) {
+		uint64_t n = MISSED_N;
+
+		/* RB_MISSED_EVENTS | RB_MISSED_STORED, the count after the data */
+		commit |= (1ULL << 31) | (1ULL << 30);
+		memcpy(pg->data + pg->len, &n, 8);
+		pg->len += 8;
+	}
+	memcpy(pg->data + 8, &commit, 8);
+}
+
+static void lay_out(struct ctx *c)
+{
+	for (unsigned int cpu = 0; cpu < c->ncpus; cpu++) {
+		struct cpu_recs *q = &c->cpus[cpu];
+		struct page *pg = NULL;
+		unsigned long long prev = 0;
+		unsigned int npage = 0;
+		bool missed = false;
+
+		for (size_t i = 0; i < q->n; i++) {
+			struct rec *r = &q->r[i];
+			size_t need = (size_t)r->size + 4 + 8 + (r->size > 112 ? 4 : 0);
+			unsigned long long delta;
+
+			assert_true(r->size % 4 == 0);
+			if (!pg || pg->len + need + 8 > PAGE) {
+				if (pg)
+					page_close(pg, missed);
+				pg = page_new(c, cpu, r->ts);
+				missed = cpu == 0 && ++npage == MISSED_AT;
+				prev = r->ts;
+			}
+			delta = r->ts - prev;
+			if (delta >= (1ULL << 27)) {
+				/* RINGBUF_TYPE_TIME_EXTEND: 27 bits here, the rest in a word */
+				put4(pg->data + pg->len, 30 | (uint32_t)(delta & ((1u << 27) - 1)) << 5);
+				put4(pg->data + pg->len + 4, (uint32_t)(delta >> 27));
+				pg->len += 8;
+				delta = 0;
+			}
+			if (r->size <= 112) {
+				put4(pg->data + pg->len, (uint32_t)(r->size / 4) | (uint32_t)delta << 5);
+				pg->len += 4;
+			} else {
+				put4(pg->data + pg->len, (uint32_t)delta << 5);
+				put4(pg->data + pg->len + 4, (uint32_t)r->size + 4);
+				pg->len += 8;
+			}
+			memcpy(pg->data + pg->len, r->data, (size_t)r->size);
+			pg->len += (size_t)r->size;
+			prev = r->ts;
+			/* the last page of a CPU is the part-full one live mode reads */
+		}
+		if (pg)
+			page_close(pg, missed);
+	}
+}
+
+/* --- the raw path ------------------------------------------------------------------- */
+
+static const char *dat_comm(void *userdata, int pid)
+{
+	return tep_data_comm_from_pid(userdata, pid);
+}
+
+static int raw_ev(void *userdata, const struct tracefs_event *ev, const struct tep_record *rec)
+{
+	struct ctx *c = userdata;
+	const char *comm = ev->pid ? tep_data_comm_from_pid(c->tep, ev->pid) : "<idle>";
+
+	sig_add(&c->raw, ev, false);
+	/* and as the spool has it: a line (or lines) the text parser reads back */
+	trace_seq_reset(&c->seq);
+	assert_int_equal(raw_format_event(c->tep, &c->seq, ev, rec, comm), 0);
+	for (char *p = c->seq.buffer, *end = p + c->seq.len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		assert_non_null(nl);
+		assert_int_equal(tracefs_parser_feed(c->tp, p, (size_t)(nl - p)), 0);
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static void feed_pages(struct ctx *c, struct raw_stream *rs, unsigned int per_round)
+{
+	size_t *next = calloc(c->ncpus, sizeof(*next));
+	bool *behind = calloc(c->ncpus, sizeof(*behind));
+	size_t left = c->npages;
+
+	assert_non_null(next);
+	assert_non_null(behind);
+	/* each round: a few pages of each CPU in turn, then what is old enough goes out */
+	while (left) {
+		for (unsigned int cpu = 0; cpu < c->ncpus; cpu++) {
+			unsigned int fed = 0;
+
+			for (; next[cpu] < c->npages && fed < per_round; next[cpu]++) {
+				struct page *pg = &c->pages[next[cpu]];
+
+				if (pg->cpu != cpu)
+					continue;
+				assert_int_equal(raw_stream_page(rs, cpu, pg->data, pg->len), 0);
+				fed++;
+				left--;
+			}
+			while (next[cpu] < c->npages && c->pages[next[cpu]].cpu != cpu)
+				next[cpu]++;
+			behind[cpu] = next[cpu] < c->npages;
+		}
+		assert_int_equal(raw_stream_flush(rs, 0.05, behind), 0);
+	}
+	assert_int_equal(raw_stream_flush(rs, -1, NULL), 0);
+	free(next);
+	free(behind);
+}
+
+static void run(unsigned int per_round)
+{
+	struct tracecmd_input *top = tracecmd_open(DAT, TRACECMD_FL_LOAD_NO_PLUGINS), *h;
+	struct tracefs_parser_ops pops = { .event = text_event };
+	struct tracefs_parser_ops rops = { .event = ref_event };
+	struct raw_stream_ops ops = { .event = raw_ev };
+	struct raw_stream *rs;
+	struct tracefs_stats st;
+	struct kt_err err = { 0 };
+	struct ctx c = { 0 };
+	int fd;
+
+	c.ref.ordered = c.raw.ordered = c.text.ordered = true;
+	assert_non_null(top);
+	h = tracecmd_buffer_instance_handle(top, 0);
+	assert_non_null(h);
+	c.tep = tracecmd_get_tep(h);
+	assert_int_equal(tracecmd_iterate_events(h, NULL, 0, collect, &c), 0);
+	assert_true(c.ncpus == 2);
+	lay_out(&c);
+	assert_true(c.npages > 2 * MISSED_AT);
+
+	/* the reference: the file through the trace.dat reader */
+	fd = open(DAT, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(tracedat_read_fd(fd, DAT, &rops, &c.ref, &st, &err), 0);
+	close(fd);
+
+	trace_seq_init(&c.seq);
+	assert_int_equal(tracefs_parser_new("spool", &pops, &c.text, &c.tp), 0);
+	assert_int_equal(raw_stream_new(c.tep, dat_comm, c.tep, c.ncpus, &ops, &c, &rs), 0);
+	feed_pages(&c, rs, per_round);
+	assert_int_equal(tracefs_parser_finish(c.tp), 0);
+
+	/* in time order across the CPUs, though each CPU was read in turn */
+	assert_true(c.raw.ordered);
+	assert_true(c.ref.n > 2000);
+	assert_int_equal(raw_stream_stats(rs)->orphan_stacks, 0);
+	assert_int_equal(raw_stream_stats(rs)->malformed, 0);
+	/* the page that followed lost events said so, with the count */
+	assert_int_equal(c.raw.lost, 1);
+	assert_int_equal(c.raw.lost_count, MISSED_N);
+	assert_int_equal(c.text.lost_count, MISSED_N);
+	assert_int_equal(c.ref.lost, 0);
+	assert_same(&c.ref, &c.raw);
+
+	/* the text the spool gets: the same events, to the microsecond */
+	for (size_t i = 0; i < c.ref.n; i++) {
+		unsigned long long t;
+		char *sp = strchr(c.ref.s[i], ' ');
+		char buf[600];
+
+		assert_int_equal(sscanf(c.ref.s[i], "%llu", &t), 1);
+		snprintf(buf, sizeof(buf), "%llu%s", (t + 500) / 1000, sp);
+		free(c.ref.s[i]);
+		c.ref.s[i] = strdup(buf);
+	}
+	assert_same(&c.ref, &c.text);
+
+	raw_stream_free(rs);
+	tracefs_parser_free(c.tp);
+	trace_seq_destroy(&c.seq);
+	sigs_free(&c.ref);
+	sigs_free(&c.raw);
+	sigs_free(&c.text);
+	for (unsigned int i = 0; i < c.ncpus; i++) {
+		for (size_t k = 0; k < c.cpus[i].n; k++)
+			free(c.cpus[i].r[k].data);
+		free(c.cpus[i].r);
+	}
+	free(c.pages);
+	tracecmd_close(h);
+	tracecmd_close(top);
+}
+
+static void test_one_page_a_round(void **state)
+{
+	run(1);
+}
+
+static void test_many_pages_a_round(void **state)
+{
+	run(16);
+}
+
+/* Pages that do not hold what they say: counted, never read past */
+static void test_bad_pages(void **state)
+{
+	struct tracecmd_input *top = tracecmd_open(DAT, TRACECMD_FL_LOAD_NO_PLUGINS), *h;
+	struct raw_stream_ops ops = { 0 };
+	struct raw_stream *rs;
+	unsigned char pg[PAGE];
+	uint64_t commit;
+
+	assert_non_null(top);
+	h = tracecmd_buffer_instance_handle(top, 0);
+	assert_int_equal(raw_stream_new(tracecmd_get_tep(h), NULL, NULL, 2, &ops, NULL, &rs), 0);
+	memset(pg, 0, sizeof(pg));
+	/* a commit beyond the bytes read */
+	commit = PAGE;
+	memcpy(pg + 8, &commit, 8);
+	assert_int_equal(raw_stream_page(rs, 0, pg, 100), 0);
+	/* a CPU the stream does not have, a page shorter than its header */
+	assert_int_equal(raw_stream_page(rs, 5, pg, sizeof(pg)), 0);
+	assert_int_equal(raw_stream_page(rs, 0, pg, 8), 0);
+	assert_int_equal(raw_stream_stats(rs)->malformed, 3);
+	/* garbage within the commit: whatever it decodes to, nothing read past the page */
+	for (unsigned int seed = 1; seed < 200; seed++) {
+		srand(seed);
+		for (size_t i = 16; i < sizeof(pg); i++)
+			pg[i] = (unsigned char)rand();
+		commit = (uint64_t)(rand() % (PAGE - 16));
+		memcpy(pg + 8, &commit, 8);
+		assert_true(raw_stream_page(rs, seed % 2, pg, sizeof(pg)) >= 0);
+	}
+	assert_int_equal(raw_stream_flush(rs, -1, NULL), 0);
+	raw_stream_free(rs);
+	tracecmd_close(h);
+	tracecmd_close(top);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_page_a_round),
+		cmocka_unit_test(test_many_pages_a_round),
+		cmocka_unit_test(test_bad_pages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
