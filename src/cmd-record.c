@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "cost/catalog.h"
 #include "cost/estimate.h"
 #include "cost/loadpath.h"
@@ -49,6 +51,7 @@
 #include "sources/proc-modules.h"
 #include "sources/tracefs-events.h"
 #include "sources/tracefs-instance.h"
+#include "sources/tracefs-raw.h"
 #include "sources/vmallocinfo.h"
 #include "views/report.h"
 #include "util/log.h"
@@ -75,7 +78,7 @@ struct live {
 	int trace_err;			/* 0: the instance traced */
 	const char *trace_why;
 	char instance[48];		/* "instances/kmodtop-PID" */
-	char trace_name[64];		/* ".../trace_pipe", for the report */
+	char trace_name[96];		/* ".../trace_pipe", for the report */
 	char group[32];
 	char clock[32];			/* the instance's trace_clock */
 	struct tracefs_event_status events[TRACEFS_MAX_EVENTS];
@@ -109,8 +112,19 @@ struct live {
 	int trace_fd, kmsg_fd;		/* the spools */
 	bool own_spools;		/* in memory, made by live_start() */
 
+	/*
+	 * trace_pipe_raw, the default: pages decoded with libtraceevent and written to the
+	 * spool as the lines trace-cmd prints, which the parser reads as it reads text
+	 */
+	bool raw;
+	const char *raw_why;		/* why the text pipe is read instead */
+	uint64_t raw_pages;
+
 	/* while collecting (live_start() to live_end()) */
 	struct tracefs_instance *ti;
+	struct tracefs_raw *rr;
+	struct raw_stream *rs;
+	struct trace_seq seq;
 	struct kmsg_follow *kf;
 	struct spool *sp;
 	char *buf;
@@ -122,6 +136,7 @@ struct live {
 
 static volatile sig_atomic_t live_stop;
 static struct tracefs_instance *live_ti;	/* what atexit() must remove */
+static struct tracefs_raw *live_rr;		/* its raw buffers, open: closed first */
 static struct tracefs_mount live_mnt = { .fd = -1 };
 
 static void on_signal(int sig)
@@ -131,6 +146,7 @@ static void on_signal(int sig)
 
 static void live_atexit(void)
 {
+	live_rr = tracefs_raw_free(live_rr);
 	live_ti = tracefs_instance_free(live_ti);
 	tracefs_mount_done(&live_mnt);
 }
@@ -615,6 +631,230 @@ static int drain_trace(struct live *lv, struct tracefs_instance *ti, struct spoo
 	return spool_flush(sp);
 }
 
+/*
+ * The raw buffers. A record has no task name: trace_pipe prints the kernel's pid cache
+ * when it is read, and kmodtop keeps the same for itself in the spool's map, filled as
+ * for the text: from the trace's own fork, exec and rename events, as soon as they are
+ * decoded, and from /proc/PID/comm while the task runs. The events then go out in time
+ * order as the lines trace-cmd prints, which the parser reads as it reads trace_pipe.
+ */
+static int raw_decoded(void *userdata, const struct tracefs_event *ev)
+{
+	struct live *lv = userdata;
+	struct spool *sp = lv->sp;
+	struct pid_comm *e;
+	char comm[32];
+
+	if (ev->kind == TRACEFS_EV_LOST)
+		return 0;
+	if (ev->kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE)
+		mark_finit_fd(lv, ev);
+	if (ev->kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE ||
+	    ev->kind == TRACEFS_EV_SYS_ENTER_INIT_MODULE || ev->kind == TRACEFS_EV_MODULE_REQUEST)
+		mark_parents(sp, ev->pid);
+	if (ev->kind == TRACEFS_EV_SCHED_PROCESS_EXEC && ev->exec.filename.len) {
+		/* the new name is the file's, TASK_COMM_LEN's 15 bytes of its base name */
+		const char *f = ev->exec.filename.s, *end = f + ev->exec.filename.len, *base = f;
+
+		for (const char *q = f; q < end; q++)
+			if (*q == '/')
+				base = q + 1;
+		if (end > base)
+			map_set(sp, ev->pid, base, (size_t)(end - base), false);
+	}
+	if (ev->kind == TRACEFS_EV_TASK_RENAME && ev->rename.pid > 0)
+		map_set(sp, ev->rename.pid, ev->rename.newcomm.s, ev->rename.newcomm.len, false);
+	if (ev->kind == TRACEFS_EV_SCHED_PROCESS_FORK)
+		map_set(sp, ev->fork.child_pid, ev->fork.child_comm.s, ev->fork.child_comm.len,
+			true);
+	if (ev->pid <= 0)
+		return sp->err;
+	/* a task new to the map: its name now, while it runs */
+	e = map_slot(sp, ev->pid, false);
+	if ((!e || !e->comm[0] || e->from_fork) && proc_comm(ev->pid, comm, sizeof(comm)))
+		map_set(sp, ev->pid, comm, strlen(comm), false);
+	return sp->err;
+}
+
+static int raw_event(void *userdata, const struct tracefs_event *ev, const struct tep_record *rec)
+{
+	struct live *lv = userdata;
+	struct spool *sp = lv->sp;
+	const char *name = NULL;
+
+	if (ev->kind == TRACEFS_EV_LOST) {
+		if (ev->cpu < lv->ncpus && lv->lost_seen)
+			lv->lost_seen[ev->cpu] += ev->lost.count;
+		lv->lost_uncounted += ev->lost.uncounted;
+	} else if (ev->pid == 0) {
+		name = "<idle>";
+	} else {
+		struct pid_comm *e = map_slot(sp, ev->pid, false);
+
+		if (e && e->comm[0])
+			name = e->comm;
+		if (name)
+			sp->resolved++;
+		else
+			sp->unresolved++;
+	}
+	trace_seq_reset(&lv->seq);
+	if (raw_format_event(tracefs_raw_tep(lv->rr), &lv->seq, ev, rec, name) < 0)
+		return -ENOMEM;
+	spool_out(sp, lv->seq.buffer, lv->seq.len);
+	return sp->err;
+}
+
+static void raw_bad(void *userdata, const char *what)
+{
+	(void)userdata;
+	(void)what;	/* counted in the stream's stats (malformed) */
+}
+
+static const char *raw_comm(void *userdata, int pid)
+{
+	(void)userdata;
+	(void)pid;
+	return NULL;	/* raw_event() names the task itself, after the event's own changes */
+}
+
+static int raw_page(void *userdata, unsigned int cpu, const void *page, size_t len)
+{
+	struct live *lv = userdata;
+
+	lv->raw_pages++;
+	lv->trace_bytes += len;
+	return raw_stream_page(lv->rs, cpu, page, len);
+}
+
+/*
+ * Reads the pages the buffers hold now, at most @max_pages a CPU. What is a second older
+ * than the newest event goes to the spool: every CPU has been read since it happened.
+ */
+static int drain_raw(struct live *lv, unsigned int max_pages, bool all)
+{
+	int r = tracefs_raw_read(lv->rr, raw_page, lv, max_pages);
+
+	if (r < 0)
+		return r;
+	r = raw_stream_flush(lv->rs, all ? -1 : 1.0, tracefs_raw_behind(lv->rr));
+	if (r < 0)
+		return r;
+	return spool_flush(lv->sp);
+}
+
+static int read_kallsyms(char **ret)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap);
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+
+	if (!buf || fd < 0) {
+		int e = !buf ? -ENOMEM : -errno;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*ret = buf;
+	return 0;
+}
+
+/*
+ * The raw buffers of the instance, with the formats of what it traces and the kernel's
+ * symbols (call sites, stacks). Any failure leaves the text pipe to be read, with why.
+ */
+static int open_raw(struct live *lv)
+{
+	static const struct raw_stream_ops ops = {
+		.decoded = raw_decoded, .event = raw_event, .bad = raw_bad
+	};
+	/* the formats of what the instance traces: its events' systems, ftrace's own */
+	char sys[TRACEFS_MAX_EVENTS + 4][32];
+	const char *systems[TRACEFS_MAX_EVENTS + 5];
+	size_t ns = 0;
+	const char *why = NULL;
+	char *syms = NULL;
+	int r;
+
+	snprintf(sys[ns++], sizeof(sys[0]), "ftrace");
+	snprintf(sys[ns++], sizeof(sys[0]), "vmalloc");
+	if (lv->ti->group[0])
+		snprintf(sys[ns++], sizeof(sys[0]), "%s", lv->ti->group);
+	for (size_t i = 0; i < lv->ti->n_events && ns < TRACEFS_MAX_EVENTS + 4; i++) {
+		const char *n = lv->ti->events[i].name, *sl = strchr(n, '/');
+		size_t k;
+
+		if (!sl || (size_t)(sl - n) >= sizeof(sys[0]))
+			continue;
+		for (k = 0; k < ns; k++)
+			if (strlen(sys[k]) == (size_t)(sl - n) && memcmp(sys[k], n, (size_t)(sl - n)) == 0)
+				break;
+		if (k == ns)
+			snprintf(sys[ns++], sizeof(sys[0]), "%.*s", (int)(sl - n), n);
+	}
+	for (size_t k = 0; k < ns; k++)
+		systems[k] = sys[k];
+	systems[ns] = NULL;
+
+	r = tracefs_raw_open(live_mnt.fd, live_mnt.path, lv->ti->path, lv->ti->ncpus, systems,
+			     &lv->rr, &why);
+	if (r < 0) {
+		lv->raw_why = why;
+		return r;
+	}
+	/* /proc/kallsyms' addresses are zeros without CAP_SYSLOG: names are then hex */
+	if (read_kallsyms(&syms) == 0) {
+		tracefs_raw_kallsyms(lv->rr, syms);
+		free(syms);
+	}
+	r = raw_stream_new(tracefs_raw_tep(lv->rr), raw_comm, lv, lv->ti->ncpus, &ops, lv, &lv->rs);
+	if (r < 0) {
+		lv->rr = tracefs_raw_free(lv->rr);
+		lv->raw_why = "out of memory";
+		return r;
+	}
+	live_rr = lv->rr;
+	trace_seq_init(&lv->seq);
+	snprintf(lv->trace_name, sizeof(lv->trace_name), "%s/per_cpu/cpuN/trace_pipe_raw",
+		 lv->ti->path);
+	lv->raw = true;
+	return 0;
+}
+
+static void close_raw(struct live *lv)
+{
+	if (!lv->rr)
+		return;
+	lv->rs = raw_stream_free(lv->rs);
+	lv->rr = live_rr = tracefs_raw_free(lv->rr);
+	trace_seq_destroy(&lv->seq);
+}
+
 /* ---- collection ------------------------------------------------------------------- */
 
 static bool kernel_stacktrace_in_instance(const char *release)
@@ -902,9 +1142,15 @@ int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live
 	}
 	r = 0;
 	if (lv->ti) {
+		const char *rd = getenv("KMODTOP_TRACE_READ");
+
+		if (rd && strcmp(rd, "text") == 0)
+			lv->raw_why = "KMODTOP_TRACE_READ=text";
+		else if ((r = open_raw(lv)) == -ENOMEM)
+			goto fail;
 		r = trace_header(lv, trace_fd);
 		if (r >= 0)
-			r = tracefs_instance_start(lv->ti);
+			r = tracefs_instance_start_reading(lv->ti, !lv->raw);
 		if (r < 0) {
 			lv->trace_err = r;
 			lv->trace_why = "starting the instance failed";
@@ -944,10 +1190,12 @@ int live_poll(struct live *lv, unsigned int max_reads)
 	}
 	/* the pipe's wakeups are lazy (irq_work): read on every tick, not only POLLIN */
 	if (lv->ti && !lv->trace_err) {
-		r = drain_trace(lv, lv->ti, lv->sp, lv->buf, max_reads);
+		r = lv->raw ? drain_raw(lv, max_reads, false)
+			    : drain_trace(lv, lv->ti, lv->sp, lv->buf, max_reads);
 		if (r < 0) {
 			lv->trace_err = r;
-			lv->trace_why = "reading trace_pipe failed";
+			lv->trace_why = lv->raw ? "reading trace_pipe_raw failed"
+						: "reading trace_pipe failed";
 			ret = r;
 		}
 	}
@@ -974,7 +1222,8 @@ int live_pollfds(const struct live *lv, struct pollfd *pfd)
 {
 	int n = 0;
 
-	if (lv->ti)
+	/* the raw buffers are read on the loop's tick: a wakeup per page would cost more */
+	if (lv->ti && !lv->raw)
 		pfd[n++] = (struct pollfd){ .fd = lv->ti->pipe_fd, .events = POLLIN };
 	if (lv->kf)
 		pfd[n++] = (struct pollfd){ .fd = kmsg_follow_fd(lv->kf), .events = POLLIN };
@@ -990,14 +1239,15 @@ int live_end(struct live *lv)
 	lv->stopped = true;
 	if (lv->started)
 		lv->seconds = now_mono() - lv->started;
-	if (lv->ti && lv->ti->pipe_fd >= 0) {
+	if (lv->ti && (lv->ti->pipe_fd >= 0 || lv->raw)) {
 		int q;
 
 		if (lv->own_spools)
 			lseek(lv->trace_fd, 0, SEEK_END);
 		/* stop, then take what is still buffered: nothing is left behind unread */
 		tracefs_instance_stop(lv->ti);
-		q = drain_trace(lv, lv->ti, lv->sp, lv->buf, UINT32_MAX);
+		q = lv->raw ? drain_raw(lv, UINT32_MAX, true)
+			    : drain_trace(lv, lv->ti, lv->sp, lv->buf, UINT32_MAX);
 		if (q >= 0)
 			q = spool_finish(lv->sp);
 		if (q < 0 && r >= 0)
@@ -1022,6 +1272,8 @@ int live_end(struct live *lv)
 		}
 		lv->kstats = *kmsg_follow_stats(lv->kf);
 	}
+	/* an open trace_pipe_raw keeps the instance's rmdir at EBUSY */
+	close_raw(lv);
 	if (live_ti) {
 		lv->teardown_err = tracefs_instance_teardown(live_ti);
 		if (live_ti->group[0] || live_ti->created)
@@ -1292,7 +1544,12 @@ void live_render(const struct live *lv, struct out *o)
 			 strerror(-lv->trace_err));
 		out_str(o, NULL, "trace:", buf);
 	}
+	out_str(o, "read", "read from:", lv->instance[0] ? (lv->raw ? "trace_pipe_raw" : "trace_pipe")
+							 : NULL);
+	if (lv->instance[0] && !lv->raw)
+		out_str(o, "read_text_reason", "  not raw:", lv->raw_why);
 	out_u64(o, "bytes", NULL, lv->trace_bytes);
+	out_u64(o, "raw_pages", NULL, lv->raw_pages);
 	out_u64(o, "comms_resolved", NULL, lv->comms_resolved);
 	out_u64(o, "comms_unknown", NULL, lv->comms_unknown);
 	out_u64(o, "finit_fds_marked", NULL, lv->fd_marked);
@@ -2277,6 +2534,9 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 			: lv->measure == TRACEFS_MEASURE_KPROBE ? "kprobe" : "none",
 		lv->lost_total, lv->comms_resolved, lv->comms_unknown,
 		lv->kmsg_err ? strerror(-lv->kmsg_err) : "ok", lv->kmsg_records);
+	fprintf(b.notes, "trace read from: %s%s%s%s\n", lv->raw ? "trace_pipe_raw" : "trace_pipe",
+		!lv->raw && lv->raw_why ? " (" : "", !lv->raw && lv->raw_why ? lv->raw_why : "",
+		!lv->raw && lv->raw_why ? ")" : "");
 	fprintf(b.notes, "vmallocinfo samples: %zu, peak in flight: %" PRIu64 " bytes, %zu areas\n",
 		lv->vs.samples, lv->vs.peak_inflight_bytes, lv->vs.peak_inflight_areas);
 	for (size_t i = 0; i < lv->n_events; i++)
