@@ -3,7 +3,9 @@
 
 The guest (tests/vm/init) ran the storms of `workload -w storms` with three captures
 side by side, none of them measuring vmap allocations:
-  kmodtop/storms/bundle           kmodtop record, no --measure (its naming probes)
+  kmodtop/storms/bundle           kmodtop record, no --measure (its naming probes),
+                                  reading the raw ring buffers
+  kmodtop/storms/bundle-text      the same record reading trace_pipe's text
   kmodtop/storms/setup-trace.txt  the tracefs commands of `kmodtop record --print-setup`
   kmodtop/storms/setup.dat        the trace-cmd record line of the same setup
 while the test bed's own top-level trace measured every vmap allocation with its stack
@@ -13,6 +15,9 @@ while the test bed's own top-level trace measured every vmap allocation with its
   - its payers (finit_module() calls that read the file) and waiters are the
     measurement's (a call that allocated nothing did not read);
   - the setup's text trace and its trace.dat give the same figures as the bundle;
+  - the record read from trace_pipe gives the same attempts, byte for byte, as the one
+    read from the raw buffers, but for start and end: each record has its own instance,
+    which stamps its own copy of each event (they may differ by TIME_SKEW);
   - the top-level trace without the naming evidence (no probe, no vmalloc lines):
     the range the report states (estimated_min .. estimated_max) holds the measurement.
 Exit status 0 when every check passes, 1 otherwise, 77 when the capture has no storms.
@@ -29,6 +34,7 @@ import measure  # noqa: E402
 STEPS = ('storm100-fresh-dummy', 'storm100-live-dummy', 'storm-missing-deps-btrfs',
          'modprobe-per-cpu-tun')
 TOLERANCE = 0.02
+TIME_SKEW = 0.001  # seconds: two instances stamping the same event
 # what a trace without kmodtop's naming evidence lacks: the probes and the vmap events
 STRIP = re.compile(r'kmodtop_kread:|kmodtop_name:|kmodtop_probes|alloc_vmap_area:|'
                    r'free_vmap_area|purge_vmap_area|<stack trace>|^\s*=> ')
@@ -60,6 +66,23 @@ def report(args):
         return json.loads(p.stdout), p.returncode, p.stderr
     except ValueError:
         return None, p.returncode, p.stderr
+
+
+def first_diff(a, b):
+    i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    return 'at %d: raw %r, text %r' % (i, a[max(0, i - 60):i + 60], b[max(0, i - 60):i + 60])
+
+
+def untimed(attempts):
+    """(the attempts as JSON without start/end, their times), in an order both
+    records share: a task's own calls are sequential, so (pid, start) is stable."""
+    att = sorted(attempts or [], key=lambda a: (a.get('pid') or 0, a.get('start') or 0))
+    times = []
+    bare = []
+    for a in att:
+        times += [a.get('start') or 0.0, a.get('end') or 0.0]
+        bare.append({k: v for k, v in a.items() if k not in ('start', 'end')})
+    return json.dumps(bare, sort_keys=True), times
 
 
 def steps_of(doc):
@@ -94,7 +117,7 @@ def main(argv):
     for c in m.calls:
         calls.setdefault(c['step'], []).append(c)
 
-    for f in ('record.rc', 'trace-cmd.rc'):
+    for f in ('record.rc', 'record-text.rc', 'trace-cmd.rc'):
         p = os.path.join(sd, f)
         if os.path.exists(p):
             rc = open(p).read().strip()
@@ -102,6 +125,32 @@ def main(argv):
     bundle, rc, err = report(['--root', sd + '/bundle', 'report', '-j'])
     check(rc == 0 and bundle, '-', 'report of the record bundle', 'exit 0',
           '%s %s' % (rc, err.strip()[:200]))
+    # raw and text: how each record read the trace is in its notes
+    for b, how in (('bundle', 'trace_pipe_raw'), ('bundle-text', 'trace_pipe ')):
+        try:
+            notes = open('%s/%s/capture/record.txt' % (sd, b), errors='replace').read()
+        except OSError:
+            notes = ''
+        m_read = re.search(r'^trace read from: (.*)$', notes, re.M)
+        got = m_read.group(1) if m_read else None
+        check(got is not None and (got + ' ').startswith(how), '-', b + ' read from', how, got)
+    btext, rc, err = report(['--root', sd + '/bundle-text', 'report', '-j'])
+    check(rc == 0 and btext, '-', 'report of the text record bundle', 'exit 0',
+          '%s %s' % (rc, err.strip()[:200]))
+    # Each record has its own instance, and each instance stamps its own copy of an
+    # event: start and end may differ by microseconds, nothing else may.
+    ra, rt = untimed((bundle or {}).get('attempts'))
+    ta, tt = untimed((btext or {}).get('attempts'))
+    check(bundle is not None and ra == ta, '-', 'attempts raw = text, byte for byte '
+          '(times aside)', '%d attempts' % len((btext or {}).get('attempts') or []),
+          'differ: ' + first_diff(ra, ta) if ra != ta else 'same')
+    skew = max((abs(a - b) for a, b in zip(rt, tt)), default=0.0)
+    check(len(rt) == len(tt) and skew <= TIME_SKEW, '-', 'attempt times raw ~ text',
+          '<= %g s apart' % TIME_SKEW, '%g s' % skew)
+    rs = json.dumps((bundle or {}).get('steps'), sort_keys=True)
+    ts = json.dumps((btext or {}).get('steps'), sort_keys=True)
+    check(bundle is not None and rs == ts, '-', 'steps raw = text, byte for byte', 'same',
+          'differ: ' + first_diff(rs, ts) if rs != ts else 'same')
     text, rc, err = report(['--root', root, 'report', '--trace', sd + '/setup-trace.txt', '-j'])
     check(rc == 0 and text, '-', 'report of the setup\'s tracefs trace', 'exit 0',
           '%s %s' % (rc, err.strip()[:200]))
