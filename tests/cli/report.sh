@@ -52,8 +52,10 @@ for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
 	bad=$(jq -r '.modules[] | select(.status != null) | select(.vmalloc_bytes - 4096 * .vmalloc_areas != .size) | .name' "$json")
 	[ -z "$bad" ] || ts_fail "$fx: joined areas do not add up for: $bad"
 	# areas listed per module agree with the per-module counts
-	bad=$(jq -r '.modules[] | select(.status != null) as $m | [.module_memory.areas[] | select(.module == $m.name)] |
-		select(length != $m.vmalloc_areas) | $m.name' "$json")
+	bad=$(jq -r '. as $r | $r.modules[] | select(.status != null) as $m |
+		[$r.module_memory.areas[] | select(.module == $m.name)] |
+		select(length != $m.vmalloc_areas) | $m.name' "$json") ||
+		ts_fail "$fx: jq could not list the areas per module"
 	[ -z "$bad" ] || ts_fail "$fx: area list disagrees with counts for: $bad"
 
 	# the join used, and how sure it is, follow from how vmallocinfo prints addresses
