@@ -884,11 +884,13 @@ static void mark_probes(struct tracefs_instance *ti)
 {
 	char text[64];
 
-	if (!ti->probe_on[LOAD_PROBE_KREAD] && !ti->probe_on[LOAD_PROBE_NAME])
+	if (!ti->probe_on[LOAD_PROBE_KREAD] && !ti->probe_on[LOAD_PROBE_NAME] &&
+	    !ti->probe_on[LOAD_PROBE_LAYOUT])
 		return;
-	snprintf(text, sizeof(text), "kmodtop_probes%s%s",
+	snprintf(text, sizeof(text), "kmodtop_probes%s%s%s",
 		 ti->probe_on[LOAD_PROBE_KREAD] ? " kread" : "",
-		 ti->probe_on[LOAD_PROBE_NAME] ? " name" : "");
+		 ti->probe_on[LOAD_PROBE_NAME] ? " name" : "",
+		 ti->probe_on[LOAD_PROBE_LAYOUT] ? " layout" : "");
 	/* without the marker the first probe event says the same, a little later */
 	tracefs_instance_mark(ti, text, strlen(text));
 }

@@ -283,8 +283,9 @@ int cost_compute_bounded(const struct ledger *l, const struct cost_kernel *k,
 		const struct attempt *a = &l->attempts[i];
 		const struct cost_module *m;
 
+		/* with the layout probe traced the estimate already says whether it did */
 		if ((a->outcome != OUTCOME_DUP_LIVE && a->outcome != OUTCOME_DUP_CONCURRENT) ||
-		    !a->module || !lookup || !(m = lookup(userdata, a->module)) || !m->has_layout)
+		    a->layout_probed || !a->module || !lookup || !(m = lookup(userdata, a->module)) || !m->has_layout)
 			continue;
 		for (size_t j = 0; j < l->n_attempts; j++) {
 			const struct attempt *b = &l->attempts[j];

@@ -42,6 +42,9 @@ uint64_t cost_layout(const struct cost_kernel *k, const struct cost_module *m)
 /* Did the layout get allocated before this outcome was decided? */
 static bool layout_allocated(const struct cost_kernel *k, const struct attempt *a)
 {
+	/* the kmodtop_layout probe saw the call, or saw that it allocated nothing */
+	if (a->layout_probed && a->outcome != OUTCOME_LOADED)
+		return a->layout_seen;
 	switch (a->outcome) {
 	case OUTCOME_LOADED:
 	case OUTCOME_INIT_FAILED:

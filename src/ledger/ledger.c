@@ -412,6 +412,7 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 	a->step = (long)l->n_steps - 1;
 	a->measured = l->saw_vmap_events;
 	a->probed = l->saw_kread_probe;
+	a->layout_probed = l->saw_layout_probe;
 	p->open[p->n_open].pid = ev->pid;
 	p->open[p->n_open].attempt = l->n_attempts;
 	if (pid_first(l, ev->pid) == HINDEX_NONE &&
@@ -613,8 +614,11 @@ static int names_from_live(struct ledger *l, size_t from)
 	return 0;
 }
 
-/* The kread probe is traced from now on: the calls open now are probed as well */
-static void probes_seen(struct ledger *l, bool kread, bool name)
+/*
+ * The kread or layout probe is traced from now on: the calls open now are probed as
+ * well (a marker comes once the probes are enabled; without it, the first event).
+ */
+static void probes_seen(struct ledger *l, bool kread, bool name, bool layout)
 {
 	struct priv *p = l->priv;
 
@@ -622,6 +626,11 @@ static void probes_seen(struct ledger *l, bool kread, bool name)
 		l->saw_kread_probe = true;
 		for (size_t i = 0; i < p->n_open; i++)
 			l->attempts[p->open[i].attempt].probed = true;
+	}
+	if (layout && !l->saw_layout_probe) {
+		l->saw_layout_probe = true;
+		for (size_t i = 0; i < p->n_open; i++)
+			l->attempts[p->open[i].attempt].layout_probed = true;
 	}
 	if (name)
 		l->saw_name_probe = true;
@@ -641,7 +650,7 @@ static int on_probe_kread(struct ledger *l, const struct tracefs_event *ev)
 	char *name;
 
 	l->stats.probe_kreads++;
-	probes_seen(l, true, false);
+	probes_seen(l, true, false, false);
 	if (o < 0)
 		return 0;
 	a = &l->attempts[p->open[o].attempt];
@@ -667,7 +676,7 @@ static int on_probe_name(struct ledger *l, const struct tracefs_event *ev)
 	struct attempt *a;
 
 	l->stats.probe_names++;
-	probes_seen(l, false, true);
+	probes_seen(l, false, true, false);
 	if (o < 0)
 		return 0;
 	a = &l->attempts[p->open[o].attempt];
@@ -675,6 +684,26 @@ static int on_probe_name(struct ledger *l, const struct tracefs_event *ev)
 		return 0;
 	a->probe_name = name_intern_tf(p, &ev->probe_name.name);
 	return a->probe_name ? 0 : -ENOMEM;
+}
+
+/*
+ * kmodtop_layout: execmem_alloc()/module_alloc() on the calling thread, inside a load:
+ * the call allocated its module's final memory, one area at a time.
+ */
+static int on_probe_layout(struct ledger *l, const struct tracefs_event *ev)
+{
+	struct priv *p = l->priv;
+	long o = open_find(p, ev->pid);
+	struct attempt *a;
+
+	l->stats.probe_layouts++;
+	probes_seen(l, false, false, true);
+	if (o < 0)
+		return 0;
+	a = &l->attempts[p->open[o].attempt];
+	a->layout_seen = true;
+	a->layout_size += ev->probe_layout.size;
+	return 0;
 }
 
 /*
@@ -707,7 +736,7 @@ static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 	/* "kmodtop_probes kread name": written once the probes are enabled */
 	if (ev->marker.text.len >= 15 && memcmp(ev->marker.text.s, "kmodtop_probes ", 15) == 0) {
 		const char *t = ev->marker.text.s + 15, *e = ev->marker.text.s + ev->marker.text.len;
-		bool kread = false, name = false;
+		bool kread = false, name = false, layout = false;
 
 		while (t < e) {
 			const char *w = memchr(t, ' ', (size_t)(e - t));
@@ -715,9 +744,10 @@ static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 
 			kread = kread || (n == 5 && memcmp(t, "kread", 5) == 0);
 			name = name || (n == 4 && memcmp(t, "name", 4) == 0);
+			layout = layout || (n == 6 && memcmp(t, "layout", 6) == 0);
 			t += n + 1;
 		}
-		probes_seen(l, kread, name);
+		probes_seen(l, kread, name, layout);
 		return 0;
 	}
 	/* "kmodtop_parent pid=P ppid=Q comm=NAME": live mode read /proc for a requester */
@@ -851,6 +881,8 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 		return on_probe_kread(l, ev);
 	case TRACEFS_EV_PROBE_NAME:
 		return on_probe_name(l, ev);
+	case TRACEFS_EV_PROBE_LAYOUT:
+		return on_probe_layout(l, ev);
 	case TRACEFS_EV_UNKNOWN:
 	case TRACEFS_EV_KPROBE:
 		l->stats.unknown_events++;

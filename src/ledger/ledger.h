@@ -72,6 +72,7 @@ struct attempt {
 					 * names a module file (kept by the ledger) */
 	uint64_t len;			/* init_module buffer length */
 	uint64_t kread_size;		/* kmodtop_kread: the bytes kernel_read_file() read */
+	uint64_t layout_size;		/* kmodtop_layout: the bytes of its allocations */
 	double start, end;
 	int64_t ret;
 	long leader;			/* WAITER: index of the attempt it waited for */
@@ -94,6 +95,8 @@ struct attempt {
 	bool module_load_seen;
 	bool probed;			/* the kmodtop_kread probe was traced during the call */
 	bool kread_seen;		/* and fired inside it: this call read the file */
+	bool layout_probed;		/* the kmodtop_layout probe was traced during the call */
+	bool layout_seen;		/* and fired inside it: the layout was allocated */
 };
 
 struct autoload_request {
@@ -160,6 +163,7 @@ struct ledger_stats {
 	uint64_t live_named;		/* finit attempts named by a kmodtop_fd marker */
 	uint64_t probe_kreads;		/* kmodtop_kread events */
 	uint64_t probe_names;		/* kmodtop_name events */
+	uint64_t probe_layouts;		/* kmodtop_layout events */
 };
 
 struct ledger {
@@ -176,6 +180,7 @@ struct ledger {
 	bool saw_vmap_events;
 	bool saw_kread_probe;		/* kmodtop_kread (or the marker enabling it) seen */
 	bool saw_name_probe;
+	bool saw_layout_probe;		/* kmodtop_layout (or the marker enabling it) seen */
 	/*
 	 * Live mode (ledger_settle()): attempts [0, n_settled) and requests
 	 * [0, n_requests_settled) are decided for good; the rest may still change.

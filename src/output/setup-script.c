@@ -63,6 +63,8 @@ static void put_tracefs(FILE *f, const struct setup_script *s)
 			strcat(marker, " kread");
 		else if (strcmp(s->probes[i].event, "kmodtop_name") == 0)
 			strcat(marker, " name");
+		else if (strcmp(s->probes[i].event, "kmodtop_layout") == 0)
+			strcat(marker, " layout");
 	}
 	fputs("# the events kmodtop reads, in the buffer $1: an instance, or $T itself\n"
 	      "kmodtop_enable() {\n",

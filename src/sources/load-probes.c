@@ -8,7 +8,11 @@
 static const char *const events[_LOAD_PROBE_MAX] = {
 	[LOAD_PROBE_KREAD] = "kmodtop_kread",
 	[LOAD_PROBE_NAME] = "kmodtop_name",
+	[LOAD_PROBE_LAYOUT] = "kmodtop_layout",
 };
+
+/* Where a module's final memory is allocated, newest first: 6.10 moved it to execmem */
+static const char *const layout_symbols[] = { "execmem_alloc", "module_alloc" };
 
 const char *load_probe_event(enum load_probe_kind k)
 {
@@ -85,10 +89,36 @@ static int kread_args(const struct kernel_btf *btf, char *buf, size_t sz, char *
 	return 0;
 }
 
+/* kmodtop_layout: the first allocator of the list this kernel has, and its size argument */
+static void plan_layout(const struct kernel_btf *btf, const char *funcs, size_t funcs_len,
+			struct load_probe *l)
+{
+	unsigned int size_arg;
+
+	for (size_t i = 0; i < sizeof(layout_symbols) / sizeof(layout_symbols[0]); i++) {
+		const char *why = NULL;
+
+		if (!func_placeable(btf, funcs, funcs_len, layout_symbols[i], &why)) {
+			if (i == 0)
+				l->why = why;
+			continue;
+		}
+		l->symbol = layout_symbols[i];
+		if (kernel_btf_param(btf, l->symbol, "size", &size_arg) < 0) {
+			l->why = "BTF does not name the allocator's size argument";
+			return;
+		}
+		snprintf(l->args, sizeof(l->args), "size=$arg%u:u64", size_arg);
+		l->ok = true;
+		return;
+	}
+}
+
 void load_probes_plan(const struct kernel_btf *btf, const char *funcs, size_t funcs_len,
 		      struct load_probe_plan *ret)
 {
 	struct load_probe *k = &ret->p[LOAD_PROBE_KREAD], *n = &ret->p[LOAD_PROBE_NAME];
+	struct load_probe *l = &ret->p[LOAD_PROBE_LAYOUT];
 	unsigned int name_arg;
 
 	memset(ret, 0, sizeof(*ret));
@@ -107,10 +137,19 @@ void load_probes_plan(const struct kernel_btf *btf, const char *funcs, size_t fu
 			 "init_module()",
 		.loses = "duplicates and failed loads named by the kernel's duplicate check",
 	};
+	*l = (struct load_probe){
+		.event = events[LOAD_PROBE_LAYOUT],
+		.symbol = layout_symbols[0],
+		.gives = "which failed loads allocated the module's final layout",
+		.loses = "duplicates that raced a load of their module past the early check "
+			 "charged by evidence (6.4+), not given as a range",
+	};
 	if (!btf) {
-		k->why = n->why = "no kernel BTF (sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
+		k->why = n->why = l->why =
+			"no kernel BTF (sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
 		return;
 	}
+	plan_layout(btf, funcs, funcs_len, l);
 	if (func_placeable(btf, funcs, funcs_len, k->symbol, &k->why))
 		k->ok = kread_args(btf, k->args, sizeof(k->args), k->filter, sizeof(k->filter),
 				   &k->why) == 0;

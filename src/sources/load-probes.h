@@ -20,6 +20,11 @@
  *                  early_mod_check() since. Both are inlined into load_module() in
  *                  Debian's builds; find_module_all() is not. The first of a call is
  *                  the check; later ones (the recheck after a wait) name the same.
+ *   kmodtop_layout execmem_alloc() (6.10+), else module_alloc(): the module's final
+ *                  memory, one call per area, and its size. Since 6.4 a duplicate
+ *                  usually stops before it, but two loads of one module can both pass
+ *                  the early check, and the one that loses at add_unformed_module()
+ *                  has paid the layout: only this probe tells which did.
  *
  * Every offset, argument position and enum value comes from the kernel's BTF: none is
  * a constant here. A probe whose function or fields this kernel lacks is left out with
@@ -28,6 +33,7 @@
 enum load_probe_kind {
 	LOAD_PROBE_KREAD,
 	LOAD_PROBE_NAME,
+	LOAD_PROBE_LAYOUT,
 	_LOAD_PROBE_MAX,
 };
 

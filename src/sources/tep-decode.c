@@ -104,6 +104,7 @@ static const struct kind_desc kinds[] = {
 	/* kprobes: any group, by event name (kmodtop_PID, kmodtop, the test bed's kmt) */
 	{ NULL, "kmodtop_kread", TRACEFS_EV_PROBE_KREAD, { "size", "?id", "?path" } },
 	{ NULL, "kmodtop_name", TRACEFS_EV_PROBE_NAME, { "name" } },
+	{ NULL, "kmodtop_layout", TRACEFS_EV_PROBE_LAYOUT, { "size" } },
 	{ NULL, "alloc_vmap_area", TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE,
 	  { "size", "?align", "?vstart", "?vend" } },
 };
@@ -431,6 +432,10 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 	}
 	case TRACEFS_EV_PROBE_NAME:
 		ok = str(f[0], rec, &ev->probe_name.name) && ev->probe_name.name.len;
+		break;
+	case TRACEFS_EV_PROBE_LAYOUT:
+		ok = num(f[0], rec, &ev->probe_layout.size) &&
+		     tracefs_vmap_size_possible(ev->probe_layout.size);
 		break;
 	default:
 		/* an event the ledger does not use, or one of another layout */

@@ -49,6 +49,7 @@ static const char *const kind_names[TRACEFS_EV__MAX] = {
 	[TRACEFS_EV_PURGE_VMAP_AREA_LAZY] = "purge_vmap_area_lazy",
 	[TRACEFS_EV_PROBE_KREAD] = "kmodtop_kread",
 	[TRACEFS_EV_PROBE_NAME] = "kmodtop_name",
+	[TRACEFS_EV_PROBE_LAYOUT] = "kmodtop_layout",
 	[TRACEFS_EV_KPROBE] = "kprobe",
 	[TRACEFS_EV_STACK] = "stack",
 	[TRACEFS_EV_LOST] = "lost",
@@ -891,12 +892,26 @@ static int decode_probe_name(struct tracefs_event *ev, const char *f, const char
 	return 0;
 }
 
+static int decode_probe_layout(struct tracefs_event *ev, const char *f, const char *end,
+			       const char **what)
+{
+	const char *a = probe_fields(f, end);
+
+	if (!a || arg_u64(a, end, "size", &ev->probe_layout.size, NULL) < 0 ||
+	    !tracefs_vmap_size_possible(ev->probe_layout.size)) {
+		*what = "kmodtop_layout size= missing or not a size";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	enum tracefs_event_kind kind;
 } event_names[] = {
 	{ "kmodtop_kread", TRACEFS_EV_PROBE_KREAD },
 	{ "kmodtop_name", TRACEFS_EV_PROBE_NAME },
+	{ "kmodtop_layout", TRACEFS_EV_PROBE_LAYOUT },
 	{ "module_request", TRACEFS_EV_MODULE_REQUEST },
 	{ "module_load", TRACEFS_EV_MODULE_LOAD },
 	{ "module_free", TRACEFS_EV_MODULE_FREE },
@@ -971,6 +986,8 @@ static int decode_fields(struct tracefs_event *ev, const char *f, const char *en
 		return decode_probe_kread(ev, f, end, what);
 	case TRACEFS_EV_PROBE_NAME:
 		return decode_probe_name(ev, f, end, what);
+	case TRACEFS_EV_PROBE_LAYOUT:
+		return decode_probe_layout(ev, f, end, what);
 	case TRACEFS_EV_UNKNOWN:
 		if (f < end && *f == '(' && memchr(f, ')', (size_t)(end - f))) {
 			ev->kind = TRACEFS_EV_KPROBE;

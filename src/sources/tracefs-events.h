@@ -56,6 +56,7 @@ enum tracefs_event_kind {
 	/* kmodtop's naming probes (sources/load-probes.h) */
 	TRACEFS_EV_PROBE_KREAD,		/* kmodtop_kread: kernel_read_file() of a module */
 	TRACEFS_EV_PROBE_NAME,		/* kmodtop_name: find_module_all(), the dup check */
+	TRACEFS_EV_PROBE_LAYOUT,	/* kmodtop_layout: a module's final memory */
 	TRACEFS_EV_KPROBE,		/* any other "(sym+0x0/0x..) args" probe event */
 	TRACEFS_EV_STACK,		/* "<stack trace>": tracefs_parse_line() only */
 	TRACEFS_EV_LOST,		/* "CPU:1 [LOST 12 EVENTS]", "CPU:1 [LOST EVENTS]" */
@@ -173,6 +174,10 @@ struct tracefs_probe_name {
 	struct tracefs_str name;	/* the module's name, as the kernel checks it */
 };
 
+struct tracefs_probe_layout {
+	uint64_t size;			/* the bytes asked of execmem_alloc()/module_alloc() */
+};
+
 struct tracefs_lost {
 	uint64_t count;
 	/* "[LOST EVENTS]" or "[EVENTS DROPPED]": some lost, how many unknown (count 0) */
@@ -222,6 +227,7 @@ struct tracefs_event {
 		struct tracefs_lost lost;
 		struct tracefs_probe_kread probe_kread;
 		struct tracefs_probe_name probe_name;
+		struct tracefs_probe_layout probe_layout;
 	};
 	/* KPROBE and ALLOC_VMAP_AREA_KPROBE: where the probe sits, what it fetched */
 	struct tracefs_kprobe kprobe;

@@ -638,6 +638,7 @@ static int setup_measure(struct tracefs_instance *ti, const struct tracefs_insta
 static const char *const probe_status_names[_LOAD_PROBE_MAX] = {
 	[LOAD_PROBE_KREAD] = "kprobes/kmodtop_kread",
 	[LOAD_PROBE_NAME] = "kprobes/kmodtop_name",
+	[LOAD_PROBE_LAYOUT] = "kprobes/kmodtop_layout",
 };
 
 /*

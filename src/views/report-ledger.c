@@ -44,7 +44,7 @@ static void note_doubts(const struct ledger *l, const struct cost_result *c, str
 	if (c->uncertain_race)
 		out_note(o, "duplicates that overlapped a load of their module may have passed "
 			    "the early duplicate check before it was listed and paid its layout "
-			    "too: the most counts that");
+			    "too: the most counts that; the kmodtop_layout probe says which did");
 }
 
 const char *report_vmap_class_key(int cls)
@@ -473,6 +473,7 @@ enum {
 	TCOL_EST_MIN,
 	TCOL_EST_MAX,
 	TCOL_KREAD_SIZE,
+	TCOL_LAYOUT_SIZE,
 	_TCOL_MAX,
 };
 
@@ -520,6 +521,9 @@ static const struct col_desc attempt_cols[_TCOL_MAX] = {
 			   "the most; null when nothing bounds it" },
 	[TCOL_KREAD_SIZE] = { "READ", "kread_bytes", COL_U64, COL_NOTEXT,
 			      "what kernel_read_file() read (kmodtop_kread probe)" },
+	[TCOL_LAYOUT_SIZE] = { "LAYOUT", "layout_bytes", COL_U64, COL_NOTEXT,
+			       "what the call asked for its module's final memory "
+			       "(kmodtop_layout probe)" },
 };
 
 /* @pid's ancestors, parent first, as "PID COMM" (COL_PROCS) */
@@ -593,6 +597,8 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 			r = set_parents(t, row, TCOL_REQ_PARENTS, ledger_proctab(l), rq ? rq->pid : a->pid);
 		if (a->kread_seen)
 			table_set_u64(t, row, TCOL_KREAD_SIZE, a->kread_size);
+		if (a->layout_seen)
+			table_set_u64(t, row, TCOL_LAYOUT_SIZE, a->layout_size);
 		if (r >= 0 && a->step >= 0)
 			r = table_set_str(t, row, TCOL_STEP, l->steps[a->step].name);
 		if (a->measured) {

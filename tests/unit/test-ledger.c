@@ -12,6 +12,7 @@
 #include "ledger/ledger.h"
 #include "ledger/proctab.h"
 #include "sources/tracefs-events.h"
+#include "util/macro.h"
 
 static int feed(void *userdata, const struct tracefs_event *ev)
 {
@@ -371,6 +372,83 @@ static void test_probes_late(void **state)
 	ledger_free(l);
 }
 
+/*
+ * modprobe per CPU of tun on 6.12 (init_module of the buffer kmod decompressed): 1900
+ * loads it; 1901 passed the early duplicate check before 1900 was listed, allocated
+ * the layout, and lost at add_unformed_module(); 1902 stopped at the early check.
+ */
+static const char *const layout_612[] = {
+	"            init-1       [000] .....     8.000000: tracing_mark_write: kmodtop_probes kread name layout",
+	"        modprobe-1900    [000] ...1.    10.000000: sys_init_module(umod: 7f0000001000, len: 251af, uargs: 55f6eef0b4a0)",
+	"        modprobe-1901    [001] ...1.    10.000010: sys_init_module(umod: 7f0000001000, len: 251af, uargs: 55f6eef0b4a0)",
+	"        modprobe-1900    [000] .....    10.000100: kmodtop_name: (find_module_all+0x4/0xd0) name=\"tun\"",
+	"        modprobe-1901    [001] .....    10.000110: kmodtop_name: (find_module_all+0x4/0xd0) name=\"tun\"",
+	"        modprobe-1900    [000] .....    10.000200: kmodtop_layout: (execmem_alloc+0x4/0x1a0) size=61440",
+	"        modprobe-1901    [001] .....    10.000210: kmodtop_layout: (execmem_alloc+0x4/0x1a0) size=61440",
+	"        modprobe-1900    [000] .....    10.000300: kmodtop_layout: (execmem_alloc+0x4/0x1a0) size=8192",
+	"        modprobe-1901    [001] .....    10.000310: kmodtop_layout: (execmem_alloc+0x4/0x1a0) size=8192",
+	"        modprobe-1900    [000] .....    10.000400: kmodtop_name: (find_module_all+0x4/0xd0) name=\"tun\"",
+	"        modprobe-1901    [001] .....    10.000410: kmodtop_name: (find_module_all+0x4/0xd0) name=\"tun\"",
+	"        modprobe-1900    [000] .....    10.010000: module_load: tun",
+	"        modprobe-1900    [000] ...1.    10.020000: sys_init_module -> 0x0",
+	"        modprobe-1901    [001] ...1.    10.020100: sys_init_module -> 0xffffffffffffffef",
+	"        modprobe-1902    [001] ...1.    10.030000: sys_init_module(umod: 7f0000001000, len: 251af, uargs: 55f6eef0b4a0)",
+	"        modprobe-1902    [001] .....    10.030100: kmodtop_name: (find_module_all+0x4/0xd0) name=\"tun\"",
+	"        modprobe-1902    [001] ...1.    10.030200: sys_init_module -> 0xffffffffffffffef",
+	NULL
+};
+
+static void test_probe_layout(void **state)
+{
+	struct ledger *l = ledger_from_lines(layout_612);
+	const struct attempt *a = l->attempts;
+	struct cost_kernel k = { .page_size = 4096, .in_kernel_decompress = true };
+	struct cost_module m = { .file_size = 40000, .compressed = true, .xz = true,
+				 .decompressed_size = 0x251af, .has_layout = true };
+	uint64_t b[_VMAP_MAX];
+
+	(void)state;
+	m.mem[0] = 61440;
+	m.mem[1] = 8192;
+	loadpath_from_release("6.12.118", &k.lp);
+	k.lp.per_type_alloc = true;
+	assert_true(l->saw_layout_probe);
+	assert_int_equal(l->n_attempts, 3);
+	assert_int_equal(l->stats.probe_layouts, 4);
+	assert_true(a[1].layout_probed && a[1].layout_seen);
+	assert_int_equal(a[1].layout_size, 61440 + 8192);
+	assert_int_equal(a[1].outcome, OUTCOME_DUP_LIVE);
+	assert_true(a[2].layout_probed);
+	assert_false(a[2].layout_seen);
+	/* the racer paid its copy and the layout; the other duplicate its copy alone */
+	assert_true(cost_estimate_attempt(&k, &a[1], &m, b));
+	assert_int_equal(b[VMAP_USER_COPY], cost_vmalloc(&k, 0x251af));
+	assert_int_equal(b[VMAP_LAYOUT], cost_layout(&k, &m));
+	assert_true(b[VMAP_LAYOUT] > 0);
+	assert_true(cost_estimate_attempt(&k, &a[2], &m, b));
+	assert_int_equal(b[VMAP_USER_COPY], cost_vmalloc(&k, 0x251af));
+	assert_int_equal(b[VMAP_LAYOUT], 0);
+	ledger_free(l);
+
+	/* without the probe the 6.4+ model holds: a duplicate stops before the layout */
+	{
+		const char *lines[ARRAY_SIZE(layout_612)];
+		size_t n = 0;
+
+		for (size_t i = 0; layout_612[i]; i++)
+			if (!strstr(layout_612[i], "kmodtop_layout") &&
+			    !strstr(layout_612[i], "kmodtop_probes"))
+				lines[n++] = layout_612[i];
+		lines[n] = NULL;
+		l = ledger_from_lines(lines);
+		assert_false(l->saw_layout_probe);
+		assert_false(l->attempts[1].layout_probed);
+		assert_true(cost_estimate_attempt(&k, &l->attempts[1], &m, b));
+		assert_int_equal(b[VMAP_LAYOUT], 0);
+		ledger_free(l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_needless),
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_probes_late),
+		cmocka_unit_test(test_probe_layout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,11 +33,12 @@ struct layout {
 	int reading_module;
 	bool find_module_all;
 	bool i_size_bitfield;		/* a broken layout: i_size a bit field */
+	const char *layout_fn;		/* "module_alloc", "execmem_alloc" or NULL */
 };
 
 /* Debian 6.1.0-57-amd64 and 6.12.118+deb12-amd64 (bpftool btf dump of their vmlinux) */
-static const struct layout deb61 = { 16, 32, 32, 80, 6, 2, true, false };
-static const struct layout deb612 = { 64, 40, 32, 80, 6, 2, true, false };
+static const struct layout deb61 = { 16, 32, 32, 80, 6, 2, true, false, "module_alloc" };
+static const struct layout deb612 = { 64, 40, 32, 80, 6, 2, true, false, "execmem_alloc" };
 
 /* A BTF blob with the types the probes need, laid out as @lo says. Caller frees. */
 static void *make_btf(const struct layout *lo, uint32_t *ret_len)
@@ -107,6 +108,18 @@ static void *make_btf(const struct layout *lo, uint32_t *ret_len)
 		assert_int_equal(btf__add_func_param(b, "len", sz), 0);
 		assert_int_equal(btf__add_func_param(b, "even_unformed", bl), 0);
 		assert_true(btf__add_func(b, "find_module_all", BTF_FUNC_STATIC, proto) > 0);
+	}
+	if (lo->layout_fn && strcmp(lo->layout_fn, "execmem_alloc") == 0) {
+		/* void *execmem_alloc(enum execmem_type type, size_t size) */
+		proto = btf__add_func_proto(b, vd);
+		assert_int_equal(btf__add_func_param(b, "type", u32), 0);
+		assert_int_equal(btf__add_func_param(b, "size", sz), 0);
+		assert_true(btf__add_func(b, "execmem_alloc", BTF_FUNC_GLOBAL, proto) > 0);
+	} else if (lo->layout_fn) {
+		/* void *module_alloc(unsigned long size) */
+		proto = btf__add_func_proto(b, vd);
+		assert_int_equal(btf__add_func_param(b, "size", u64), 0);
+		assert_true(btf__add_func(b, "module_alloc", BTF_FUNC_GLOBAL, proto) > 0);
 	}
 	/* struct dentry's d_name, now that struct qstr exists */
 	assert_true(btf__add_struct(b, "dentry", 192) > 0);
@@ -251,6 +264,12 @@ static void test_plan(void **state)
 		assert_string_equal(p.p[LOAD_PROBE_KREAD].filter, "id == 2");
 		assert_true(p.p[LOAD_PROBE_NAME].ok);
 		assert_string_equal(p.p[LOAD_PROBE_NAME].args, "name=+0($arg1):string");
+		/* the layout: module_alloc(size) on 6.1, execmem_alloc(type, size) on 6.12 */
+		assert_true(p.p[LOAD_PROBE_LAYOUT].ok);
+		assert_string_equal(p.p[LOAD_PROBE_LAYOUT].event, "kmodtop_layout");
+		assert_string_equal(p.p[LOAD_PROBE_LAYOUT].symbol, los[i]->layout_fn);
+		assert_string_equal(p.p[LOAD_PROBE_LAYOUT].args,
+				    i == 0 ? "size=$arg1:u64" : "size=$arg2:u64");
 		kernel_btf_free(k);
 	}
 }
@@ -277,6 +296,26 @@ static void test_plan_gaps(void **state)
 	assert_true(p.p[LOAD_PROBE_KREAD].ok);
 	assert_false(p.p[LOAD_PROBE_NAME].ok);
 	assert_non_null(p.p[LOAD_PROBE_NAME].why);
+	kernel_btf_free(k);
+
+	/* neither allocator: no layout probe, and why (the newest one's reason) */
+	lo = deb612;
+	lo.layout_fn = NULL;
+	k = btf_of(&lo);
+	load_probes_plan(k, NULL, 0, &p);
+	assert_true(p.p[LOAD_PROBE_KREAD].ok);
+	assert_false(p.p[LOAD_PROBE_LAYOUT].ok);
+	assert_non_null(strstr(p.p[LOAD_PROBE_LAYOUT].why, "BTF has no such function"));
+	kernel_btf_free(k);
+	/* execmem_alloc not traceable on a kernel that has both: module_alloc is taken */
+	k = btf_of(&deb61);
+	{
+		static const char f2[] = "kernel_read_file\nmodule_alloc\nexecmem_alloc_x\n";
+
+		load_probes_plan(k, f2, strlen(f2), &p);
+	}
+	assert_true(p.p[LOAD_PROBE_LAYOUT].ok);
+	assert_string_equal(p.p[LOAD_PROBE_LAYOUT].symbol, "module_alloc");
 	kernel_btf_free(k);
 
 	/* available_filter_functions decides when it can be read: a prefix is no match */
@@ -329,7 +368,7 @@ static void test_setup_script(void **state)
 		.instance = "kmodtop", .group = "kmodtop", .clock = "global",
 		.events = events, .n_events = 2, .probes = probes,
 	};
-	char dir[] = "/tmp/kmodtop-setup-XXXXXX", path[256], t[256], rel[1200];
+	char dir[] = "/tmp/kmodtop-setup-XXXXXX", path[256], t[256], rel[1600];
 	const char *s;
 	FILE *f;
 
@@ -360,10 +399,12 @@ static void test_setup_script(void **state)
 	assert_string_equal(s, "p:kmt/kmodtop_kread kernel_read_file "
 			       "size=+80(+32($arg1)):s64 id=$arg6:s32 "
 			       "path=+0(+40(+24($arg1))):string\n"
-			       "p:kmt/kmodtop_name find_module_all name=+0($arg1):string\n");
+			       "p:kmt/kmodtop_name find_module_all name=+0($arg1):string\n"
+			       "p:kmt/kmodtop_layout module_alloc size=$arg1:u64\n");
 	snprintf(rel, sizeof(rel),
 		 "mkdir -p %s/events/module/module_load %s/events/syscalls/sys_enter_finit_module "
-		 "%s/events/kmt/kmodtop_kread %s/events/kmt/kmodtop_name", t, t, t, t);
+		 "%s/events/kmt/kmodtop_kread %s/events/kmt/kmodtop_name "
+		 "%s/events/kmt/kmodtop_layout", t, t, t, t, t);
 	assert_int_equal(system(rel), 0);
 	assert_int_equal(run_script(path, t, "kmodtop_enable \"$T\"; kmodtop_mark \"$T\""), 0);
 	snprintf(rel, sizeof(rel), "%s/events/kmt/kmodtop_kread/filter", t);
@@ -373,10 +414,11 @@ static void test_setup_script(void **state)
 	snprintf(rel, sizeof(rel), "%s/events/module/module_load/enable", t);
 	assert_string_equal(slurp(rel), "1\n");
 	snprintf(rel, sizeof(rel), "%s/trace_marker", t);
-	assert_string_equal(slurp(rel), "kmodtop_probes kread name\n");
+	assert_string_equal(slurp(rel), "kmodtop_probes kread name layout\n");
 	assert_int_equal(run_script(path, t, "kmodtop_probes_remove"), 0);
 	snprintf(rel, sizeof(rel), "%s/kprobe_events", t);
-	assert_non_null(strstr(slurp(rel), "-:kmt/kmodtop_kread\n-:kmt/kmodtop_name\n"));
+	assert_non_null(strstr(slurp(rel), "-:kmt/kmodtop_kread\n-:kmt/kmodtop_name\n"
+					   "-:kmt/kmodtop_layout\n"));
 	snprintf(rel, sizeof(rel), "rm -rf %s", dir);
 	assert_int_equal(system(rel), 0);
 	kernel_btf_free(k);

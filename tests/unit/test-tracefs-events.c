@@ -270,6 +270,21 @@ static void test_naming_probes(void **state)
 			 "(find_module_all+0x4/0xd0) name=\"\"", SIZE_MAX);
 	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_name: "
 			 "(find_module_all+0x4/0xd0)", SIZE_MAX);
+
+	/* the layout probe: execmem_alloc() on 6.10+, module_alloc() before */
+	parse_event("        modprobe-423     [001] .....    19.450900: kmodtop_layout: "
+		    "(execmem_alloc+0x4/0x1a0) size=61440", &ev);
+	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_LAYOUT);
+	assert_int_equal(ev.probe_layout.size, 61440);
+	parse_event("        modprobe-280     [001] .....    11.135300: kmodtop_layout:       "
+		    "(ffffffff8b0b2474) size=20480", &ev);
+	assert_int_equal(ev.probe_layout.size, 20480);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_layout: "
+			 "(module_alloc+0x4/0x40)", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_layout: "
+			 "(module_alloc+0x4/0x40) size=999999999999999999999", SIZE_MAX);
+	expect_malformed("               x-1       [000] .....     1.000000: kmodtop_layout: "
+			 "(module_alloc+0x4/0x40) size=0x", SIZE_MAX);
 }
 
 static void test_marker_vmalloc_sched(void **state)

@@ -17,7 +17,7 @@ while the test bed's own top-level trace measured every vmap allocation with its
   - the setup's text trace and its trace.dat give the same figures as the bundle;
   - the record read from trace_pipe gives the same attempts, byte for byte, as the one
     read from the raw buffers, but for start and end: each record has its own instance,
-    which stamps its own copy of each event (they may differ by TIME_SKEW);
+    which stamps its own copy of each event (see TIME_SKEW);
   - the top-level trace without the naming evidence (no probe, no vmalloc lines):
     the range the report states (estimated_min .. estimated_max) holds the measurement.
 Exit status 0 when every check passes, 1 otherwise, 77 when the capture has no storms.
@@ -34,9 +34,13 @@ import measure  # noqa: E402
 STEPS = ('storm100-fresh-dummy', 'storm100-live-dummy', 'storm-missing-deps-btrfs',
          'modprobe-per-cpu-tun')
 TOLERANCE = 0.02
-TIME_SKEW = 0.001  # seconds: two instances stamping the same event
+# Seconds between two instances' stamps of one event: the kernel writes the copies one
+# after the other, and under TCG an interrupt between them can take milliseconds. A
+# decoding error (units, clock, offset) moves them all; the median catches that.
+TIME_SKEW = 0.001
+TIME_SKEW_MAX = 0.05
 # what a trace without kmodtop's naming evidence lacks: the probes and the vmap events
-STRIP = re.compile(r'kmodtop_kread:|kmodtop_name:|kmodtop_probes|alloc_vmap_area:|'
+STRIP = re.compile(r'kmodtop_kread:|kmodtop_name:|kmodtop_layout:|kmodtop_probes|alloc_vmap_area:|'
                    r'free_vmap_area|purge_vmap_area|<stack trace>|^\s*=> ')
 
 failures = []
@@ -144,9 +148,13 @@ def main(argv):
     check(bundle is not None and ra == ta, '-', 'attempts raw = text, byte for byte '
           '(times aside)', '%d attempts' % len((btext or {}).get('attempts') or []),
           'differ: ' + first_diff(ra, ta) if ra != ta else 'same')
-    skew = max((abs(a - b) for a, b in zip(rt, tt)), default=0.0)
-    check(len(rt) == len(tt) and skew <= TIME_SKEW, '-', 'attempt times raw ~ text',
-          '<= %g s apart' % TIME_SKEW, '%g s' % skew)
+    skews = sorted(abs(a - b) for a, b in zip(rt, tt))
+    worst = skews[-1] if skews else 0.0
+    median = skews[len(skews) // 2] if skews else 0.0
+    check(len(rt) == len(tt) and worst <= TIME_SKEW_MAX, '-', 'attempt times raw ~ text',
+          '<= %g s apart' % TIME_SKEW_MAX, '%g s' % worst)
+    check(median <= TIME_SKEW, '-', 'attempt times raw ~ text, the median',
+          '<= %g s apart' % TIME_SKEW, '%g s' % median)
     rs = json.dumps((bundle or {}).get('steps'), sort_keys=True)
     ts = json.dumps((btext or {}).get('steps'), sort_keys=True)
     check(bundle is not None and rs == ts, '-', 'steps raw = text, byte for byte', 'same',
