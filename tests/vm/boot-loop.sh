@@ -5,11 +5,12 @@
 #
 # One line per boot in $VM_BUILDDIR/boot-loop.log, and at the end "N passed, N failed".
 # The live suite (top, report --duration, the teardown and non-root runs) is left out
-# unless VM_APPEND says otherwise, so that a boot takes about half as long: the
-# workload's tracing, the storms and kmodtop record with its kprobes still run, and
-# they are what patch kernel text while other CPUs execute it.
+# unless VM_APPEND says otherwise, so that a boot takes a third of the time: the
+# workload's tracing, the storms and kmodtop record with its kprobes still run (and
+# must have: check-storms must pass), and they are what patch kernel text while
+# other CPUs execute it.
 #
-# Environment: VM_APPEND (default kmt.live=0), and what run-qemu.sh reads.
+# Environment: VM_APPEND (default kmt.live=storms), and what run-qemu.sh reads.
 # Exit status: 0 every boot passed, 1 one failed, 2 usage, 77 prerequisite missing.
 set -u
 
@@ -17,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 VM_BUILDDIR=${VM_BUILDDIR:-$top/build-vm}
 export VM_BUILDDIR
-export VM_APPEND=${VM_APPEND-kmt.live=0}
+export VM_APPEND=${VM_APPEND-kmt.live=storms}
 export VM_QUIET=${VM_QUIET:-1}
 
 case ${1:-} in
@@ -48,12 +49,18 @@ for k in "$@"; do
 		oops=0
 		[ -n "$rel" ] && oops=$(grep -c -E 'Oops|BUG:|general protection|Kernel panic' \
 			"$VM_BUILDDIR/vm-out/$rel.console.log" 2>/dev/null)
-		if [ $rc = 0 ] && [ "${oops:-0}" = 0 ]; then
+		# a boot whose storms did not run has not shown what it is meant to
+		storms_ok=1
+		case " $VM_APPEND " in
+		*" kmt.live=storms "*)
+			grep -E -q '^check-storms: .*: all [0-9]+ checks passed' "$out" || storms_ok=0 ;;
+		esac
+		if [ $rc = 0 ] && [ "${oops:-0}" = 0 ] && [ $storms_ok = 1 ]; then
 			passed=$((passed + 1))
 			echo "boot $i/$n $k ${rel:-?}: pass ($took s)" | tee -a "$log"
 		else
 			failed=$((failed + 1))
-			echo "boot $i/$n $k ${rel:-?}: FAIL rc=$rc oops=$oops ($took s; $out)" |
+			echo "boot $i/$n $k ${rel:-?}: FAIL rc=$rc oops=$oops storms=$storms_ok ($took s; $out)" |
 				tee -a "$log"
 			grep -E 'checks failed|FAIL|ERROR|Oops' "$out" | head -n 20 | tee -a "$log"
 			echo "$passed passed, $failed failed" | tee -a "$log"
