@@ -55,11 +55,18 @@ static int on_event(void *userdata, const struct tracefs_event *ev, const struct
 	return 0;
 }
 
+/* opened once, closed at exit: an optimiser may keep pointers only in registers */
+static struct tracecmd_input *top, *inst;
+static struct tep_handle *tep;
+
+static void close_dat(void)
+{
+	tracecmd_close(inst);
+	tracecmd_close(top);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* kept for the process's life, reachable: opened once */
-	static struct tracecmd_input *top, *inst;
-	static struct tep_handle *tep;
 	struct raw_stream_ops ops = { .event = on_event };
 	struct raw_stream *rs;
 	struct ctx c = { 0 };
@@ -73,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(inst != NULL);
 		tep = tracecmd_get_tep(inst);
 		CHECK(tep != NULL);
+		atexit(close_dat);
 	}
 	c.tep = tep;
 	trace_seq_init(&c.seq);
