@@ -11,6 +11,8 @@
  *   TRUTH init   pid= tid= path= len= ret= errno= t=
  *   TRUTH socket pid= tid= family= type= proto= ret= errno= t=
  *   TRUTH mount  pid= tid= source= target= type= ret= errno= t=
+ *   TRUTH modprobe pid= tid= module= status= t=   (-w boot: a modprobe it ran, exited)
+ * and, with -w boot, kmt-truth.so's lines for the modprobes' own calls (module=, comm=).
  * (t = CLOCK_MONOTONIC seconds when the call returned; tid = thread index in the step).
  * Child programs (modprobe, rmmod, mount) write their stderr to the same log.
  * DIR/workload-steps.log gets "STEP name start= end=" per step, in the clock of t=, so
@@ -25,8 +27,18 @@
  * while it is Live, 32 of btrfs without its dependencies, and 8 modprobe of tun per CPU
  * at once (udev's coldplug, one worker per CPU).
  *
+ * "-w boot" runs the third, the boot storm tests/vm/init starts first thing with
+ * kmt.boot=1 (tests/vm/check-boot.py), on modules neither other workload touches:
+ * boot-coldplug, 4 modprobe per CPU of each of loop, dm-crypt and udf at once (udev's
+ * coldplug: the same few modules asked for by a worker per device), and boot-autoload,
+ * 2 mounts per CPU of iso9660 and of squashfs at once, each from a process of its own
+ * name (udev-worker-N): the kernel's request_module("fs-iso9660"/"fs-squashfs") and
+ * the modprobes it starts. The modprobes' own calls are logged by kmt-truth.so
+ * (tests/vm/truth-preload.c), which the workload preloads through /etc/ld.so.preload
+ * for the time of the steps: TRUTH finit/init lines with module=, in the same log.
+ *
  * Usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...]
- *                 [-w main|storms] [-l]
+ *                 [-w main|storms|boot] [-l]
  *        workload -K FILE   copy the kernel log records (/dev/kmsg) to FILE and exit
  *   -o DIR     where workload.log, steps.log and snapshots/ go (default .)
  *   -m MODDIR  module tree (default /lib/modules/$(uname -r))
@@ -682,6 +694,188 @@ static void step_modprobe_per_cpu_tun(void)
 	in_child("systemd-udevd", modprobe_per_cpu_body, NULL);
 }
 
+
+/* ---- the third workload (-w boot): a boot storm ------------------------------ */
+
+#define BOOT_PER_CPU 4          /* coldplug: modprobes per CPU of each module */
+#define BOOT_MOUNTS_PER_CPU 2   /* autoload: requesters per CPU of each fs type */
+#define TRUTH_SO "/lib/kmt-truth.so"
+#define TRUTH_LINK "/run/kmt-truth.log"
+#define PRELOAD "/etc/ld.so.preload"
+
+static const char *const coldplug_modules[] = { "loop", "dm-crypt", "udf" };
+static const char *const autoload_types[] = { "iso9660", "squashfs" };
+
+static int ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* kmt-truth.so in every dynamically linked program from now on (the kernel's
+ * modprobes too), writing to this run's workload.log */
+static int truth_on(void)
+{
+	char log[700];
+	int fd;
+
+	if (access(TRUTH_SO, R_OK) != 0) {
+		say("no %s: the modprobes' calls are not logged", TRUTH_SO);
+		return -1;
+	}
+	snprintf(log, sizeof(log), "%s/workload.log", outdir);
+	if (outdir[0] != '/') {
+		char cwd[512];
+		if (getcwd(cwd, sizeof(cwd)))
+			snprintf(log, sizeof(log), "%s/%s/workload.log", cwd, outdir);
+	}
+	mkdir("/run", 0755);
+	unlink(TRUTH_LINK);
+	if (symlink(log, TRUTH_LINK) != 0) {
+		say("symlink %s: %s", TRUTH_LINK, strerror(errno));
+		return -1;
+	}
+	fd = open(PRELOAD, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || dprintf(fd, "%s\n", TRUTH_SO) < 0) {
+		say("%s: %s", PRELOAD, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(TRUTH_LINK);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static void truth_off(void)
+{
+	unlink(PRELOAD);
+	unlink(TRUTH_LINK);
+}
+
+/* fork n children that wait on a pipe; closing it starts them all at once */
+struct gate {
+	int fd[2];
+};
+
+static void gate_wait(struct gate *g)
+{
+	char c;
+	close(g->fd[1]);
+	while (read(g->fd[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(g->fd[0]);
+}
+
+static void coldplug_body(void *arg)
+{
+	int per = ncpus() * BOOT_PER_CPU, nmod = sizeof(coldplug_modules) / sizeof(coldplug_modules[0]);
+	int n = per * nmod, st;
+	pid_t pids[1024];
+	const char *mods[1024];
+	const char *mp = modprobe_prog ? modprobe_prog : find_tool("modprobe");
+	struct gate g;
+
+	(void)arg;
+	if (n > 1024)
+		n = 1024;
+	if (pipe(g.fd) != 0) {
+		say("pipe: %s", strerror(errno));
+		return;
+	}
+	/* interleaved: loop, dm-crypt, udf, loop, ... as udev's workers pick up devices */
+	for (int i = 0; i < n; i++) {
+		mods[i] = coldplug_modules[i % nmod];
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			char *argv[] = { (char *)mp, (char *)mods[i], NULL };
+
+			gate_wait(&g);
+			dup2(logfd, 2);
+			dup2(logfd, 1);
+			execv(argv[0], argv);
+			_exit(127);
+		}
+	}
+	close(g.fd[0]);
+	close(g.fd[1]);
+	for (int i = 0; i < n; i++) {
+		if (pids[i] <= 0)
+			continue;
+		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		logline("TRUTH modprobe pid=%d tid=%d module=%s status=%d t=%.6f", pids[i], i,
+			mods[i], WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), now_mono());
+	}
+	say("%d modprobe at once (%d per CPU of each of %d modules)", n, BOOT_PER_CPU, nmod);
+}
+
+static void step_boot_coldplug(void)
+{
+	in_child("systemd-udevd", coldplug_body, NULL);
+}
+
+static void boot_mount(int idx, const char *type)
+{
+	char target[64];
+	int r, e;
+
+	snprintf(target, sizeof(target), "/mnt/kmt-boot-%d", idx);
+	r = mount("/dev/null", target, type, MS_RDONLY, NULL);
+	e = r < 0 ? errno : 0;
+	logline("TRUTH mount pid=%d tid=%d source=/dev/null target=%s type=%s ret=%d errno=%d t=%.6f",
+		getpid(), idx, target, type, r, e, now_mono());
+	if (r == 0)
+		umount(target);
+}
+
+static void step_boot_autoload(void)
+{
+	int per = ncpus() * BOOT_MOUNTS_PER_CPU;
+	int nt = sizeof(autoload_types) / sizeof(autoload_types[0]);
+	int n = per * nt, st;
+	pid_t pids[256];
+	struct gate g;
+
+	if (n > 256)
+		n = 256;
+	mkdir("/mnt", 0755);
+	for (int i = 0; i < n; i++) {
+		char target[64];
+		snprintf(target, sizeof(target), "/mnt/kmt-boot-%d", i);
+		mkdir(target, 0755);
+	}
+	if (pipe(g.fd) != 0) {
+		say("pipe: %s", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			char comm[16];
+
+			/* a requester of its own name, as udev names its workers */
+			snprintf(comm, sizeof(comm), "udev-worker-%d", i);
+			prctl(PR_SET_NAME, comm_storm ? "storm" : comm, 0, 0, 0);
+			gate_wait(&g);
+			boot_mount(i, autoload_types[i % nt]);
+			_exit(0);
+		}
+	}
+	close(g.fd[0]);
+	close(g.fd[1]);
+	for (int i = 0; i < n; i++)
+		if (pids[i] > 0)
+			while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+				;
+	for (int i = 0; i < n; i++) {
+		char target[64];
+		snprintf(target, sizeof(target), "/mnt/kmt-boot-%d", i);
+		rmdir(target);
+	}
+	say("%d mounts at once (%d per CPU of each of %d types)", n, BOOT_MOUNTS_PER_CPU, nt);
+}
+
 static const struct step_desc {
 	const char *name;
 	void (*fn)(void);
@@ -690,6 +884,11 @@ static const struct step_desc {
 	{ "storm100-live-dummy", step_storm100_live_dummy },
 	{ "storm-missing-deps-btrfs", step_storm_missing_deps_btrfs },
 	{ "modprobe-per-cpu-tun", step_modprobe_per_cpu_tun },
+};
+
+static const struct step_desc boot_steps[] = {
+	{ "boot-coldplug", step_boot_coldplug },
+	{ "boot-autoload", step_boot_autoload },
 };
 
 static const struct step_desc main_steps[] = {
@@ -757,7 +956,7 @@ static void usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
 		"usage: workload [-o DIR] [-m MODDIR] [-c daemons|storm] [-M MODPROBE] [-s step,...]\n"
-		"                [-w main|storms] [-l]\n"
+		"                [-w main|storms|boot] [-l]\n"
 		"       workload -K FILE\n");
 	exit(rc);
 }
@@ -785,6 +984,9 @@ int main(int argc, char **argv)
 			if (!strcmp(optarg, "storms")) {
 				steps = storm_steps;
 				n_steps = sizeof(storm_steps) / sizeof(storm_steps[0]);
+			} else if (!strcmp(optarg, "boot")) {
+				steps = boot_steps;
+				n_steps = sizeof(boot_steps) / sizeof(boot_steps[0]);
 			} else if (strcmp(optarg, "main")) {
 				usage(2);
 			}
@@ -833,6 +1035,8 @@ int main(int argc, char **argv)
 	    xfs_path[0] ? xfs_path : "(none)", xfs_flags, nfs_path[0] ? nfs_path : "(none)",
 	    nfs_flags, comm_storm ? "storm" : "daemons");
 
+	if (steps == boot_steps && truth_on() == 0)
+		say("the modprobes' calls go to %s/workload.log (%s)", outdir, TRUTH_SO);
 	for (i = 0; i < n_steps; i++) {
 		double t0;
 		if (!wanted(steps[i].name))
@@ -842,7 +1046,9 @@ int main(int argc, char **argv)
 		steps[i].fn();
 		dprintf(bounds_fd, "STEP %s start=%.6f end=%.6f\n", steps[i].name, t0, now_mono());
 	}
-	/* step names are keys for the checkers: the second workload ends apart */
-	marker(steps == storm_steps ? "storms-done" : "done");
+	if (steps == boot_steps)
+		truth_off();
+	/* step names are keys for the checkers: the second and third workloads end apart */
+	marker(steps == storm_steps ? "storms-done" : steps == boot_steps ? "boot-done" : "done");
 	return 0;
 }
