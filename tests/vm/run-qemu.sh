@@ -31,6 +31,14 @@
 #                      or KMODTOP_LIVE_ARGS=none)
 #   VM_ACCEL           tcg (default: software emulation), kvm, or auto (KVM when
 #                      /dev/kvm opens, else TCG)
+#   VM_BOOT=1          the boot storm (make check-vm): the guest boots with the words
+#                      of `$KMODTOP boot-setup --cmdline --vmlinuz VMLINUZ
+#                      --kernel-release REL` and kmt.boot=1; its init runs the boot
+#                      storm first (tests/vm/boot-storm.sh), and check-boot.py checks
+#                      `kmodtop report --boot` against the workload's log and the
+#                      kernel's measurement. Needs KMODTOP (or src/kmodtop) on the host.
+#   VM_BOOT_CMDLINE_DIR  a directory of files named RELEASE, each the boot words to use
+#                      for that kernel instead of boot-setup's (a hand-made command line)
 #   KMODTOP, KMODTOP_LIVE_ARGS, KMODTOP_POST_ARGS: see mkinitramfs.sh
 # Exit status: 0 ok, 77 prerequisite missing (qemu, packages), 1 failure.
 set -eu
@@ -97,6 +105,41 @@ run_one() {
 	6.1.*) kptr=${VM_KPTR_RESTRICT:-1} ;;
 	*) kptr=${VM_KPTR_RESTRICT:-0} ;;
 	esac
+	# kmodtop on the host: the boot words, and the capture read as a bundle
+	local k=${KMODTOP-auto}
+	if [ "$k" = auto ]; then
+		k=
+		for c in "$top/src/kmodtop" "$top/build/src/kmodtop"; do
+			[ -x "$c" ] && { k=$c; break; }
+		done
+	fi
+	# the boot storm: what kmodtop needs traced from boot on, in the top-level buffer.
+	# The words hold $argN, ';' and '(': they stay in one variable, quoted, up to
+	# qemu's argv (never through eval or an unquoted expansion)
+	local bootargs=
+	if [ "${VM_BOOT:-0}" = 1 ]; then
+		local vmlinuz=$VM_CACHE/kernel/$rel/boot/vmlinuz-$rel
+		if [ -n "${VM_BOOT_CMDLINE_DIR-}" ] && [ -f "$VM_BOOT_CMDLINE_DIR/$rel" ]; then
+			bootargs=$(cat "$VM_BOOT_CMDLINE_DIR/$rel")
+			msg "$rel: boot words from $VM_BOOT_CMDLINE_DIR/$rel"
+		else
+			[ -n "$k" ] && [ "$k" != none ] && [ -x "$k" ] ||
+				die "VM_BOOT=1 needs kmodtop on the host (KMODTOP=$k)"
+			bootargs=$("$k" boot-setup --cmdline --vmlinuz "$vmlinuz" --kernel-release "$rel") ||
+				die "$rel: $k boot-setup --cmdline --vmlinuz $vmlinuz failed"
+		fi
+		bootargs=$(printf '%s' "$bootargs" | tr '\n' ' ')
+		case $bootargs in
+		*trace_event=*) ;;
+		*) die "$rel: the boot words have no trace_event=: $bootargs" ;;
+		esac
+		bootargs="$bootargs kmt.boot=1"
+		printf '%s\n' "$bootargs" >"$VM_BUILDDIR/vm-out/$rel.boot-cmdline"
+		msg "$rel: boot words (${#bootargs} bytes) in $VM_BUILDDIR/vm-out/$rel.boot-cmdline"
+	fi
+	local append="console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}${bootargs:+ $bootargs}"
+	# x86's COMMAND_LINE_SIZE: the kernel cuts a longer one short, silently
+	[ ${#append} -lt 2048 ] || die "$rel: kernel command line of ${#append} bytes (2047 at most)"
 	rm -f "$ser" "$dbg" "$con"
 	msg "booting $rel ($accel, timeout ${VM_TIMEOUT}s); console in $con"
 	local t_boot=$(date +%s)
@@ -104,13 +147,13 @@ run_one() {
 	if [ "${VM_QUIET:-0}" = 1 ]; then
 		timeout -k 10 "$VM_TIMEOUT" "$QEMU" $accel -nographic -no-reboot -m 2G -smp 2 \
 			-kernel "$VM_CACHE/kernel/$rel/boot/vmlinuz-$rel" -initrd "$cpio" \
-			-append "console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}" \
+			-append "$append" \
 			-serial mon:stdio -serial "file:$ser" -debugcon "file:$dbg" -net none </dev/null >"$con" 2>&1
 		rc=$?
 	else
 		timeout -k 10 "$VM_TIMEOUT" "$QEMU" $accel -nographic -no-reboot -m 2G -smp 2 \
 			-kernel "$VM_CACHE/kernel/$rel/boot/vmlinuz-$rel" -initrd "$cpio" \
-			-append "console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}" \
+			-append "$append" \
 			-serial mon:stdio -serial "file:$ser" -debugcon "file:$dbg" -net none </dev/null 2>&1 | tee "$con"
 		rc=${PIPESTATUS[0]}
 	fi
@@ -161,13 +204,6 @@ run_one() {
 		msg "python3 not found: no measured.json"
 	fi
 	# the same capture read on the host, as a bundle (kept as an artifact)
-	local k=${KMODTOP-auto}
-	if [ "$k" = auto ]; then
-		k=
-		for c in "$top/src/kmodtop" "$top/build/src/kmodtop"; do
-			[ -x "$c" ] && { k=$c; break; }
-		done
-	fi
 	if [ -n "$k" ] && [ "$k" != none ] && [ -x "$k" ]; then
 		mkdir -p "$out/kmodtop"
 		set +e
@@ -196,6 +232,11 @@ run_one() {
 	if [ "${VM_CHECK:-1}" != 0 ] && [ -x "$here/check-run.sh" ]; then
 		VM_EXPECT_LIVE=${VM_EXPECT_LIVE:-$expect_live} "$here/check-run.sh" "$out" ||
 			{ msg "$rel: check FAILED (artifacts in $out)"; return 1; }
+	fi
+	# the boot storm: asked for, it must be there (check-boot.py's 77 is a failure here)
+	if [ "${VM_BOOT:-0}" = 1 ] && [ "${VM_CHECK:-1}" != 0 ]; then
+		KMODTOP=${k:-none} python3 "$here/check-boot.py" "$out" ||
+			{ msg "$rel: boot check FAILED (artifacts in $out/boot)"; return 1; }
 	fi
 	msg "$rel: done in $(( $(date +%s) - t0 )) s (guest $((t1 - t_boot)) s)"
 }
