@@ -60,10 +60,9 @@
 #include "util/version.h"
 #include "cmd.h"
 #include "collect.h"
+#include "setup-plan.h"
 
-/* per-CPU buffer with stack traces: enough for a storm of loads between two reads */
-#define MEASURE_BUFFER_KB 4096
-/* and never more than this in all, whatever the number of CPUs */
+/* the per-CPU buffer with stack traces, whatever the number of CPUs: never more in all */
 #define MEASURE_BUFFER_TOTAL_KB (256 * 1024)
 #define READ_CHUNK (64 * 1024)
 #define POLL_MS 200
@@ -868,7 +867,7 @@ static bool kernel_stacktrace_in_instance(const char *release)
 static unsigned int measure_buffer_kb(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
-	unsigned int kb = MEASURE_BUFFER_KB;
+	unsigned int kb = SETUP_MEASURE_BUFFER_KB;
 
 	if (n > 0 && (unsigned long)n * kb > MEASURE_BUFFER_TOTAL_KB)
 		kb = MEASURE_BUFFER_TOTAL_KB / (unsigned int)n;
@@ -2217,34 +2216,6 @@ static void bundle_abandon(struct bundle *b, bool discard, const char *why)
 		  BUNDLE_MARKER);
 }
 
-/* "[global] local ..." -> "global"; NULL when none is selected */
-static char *selected_clock(const char *text)
-{
-	const char *a = strchr(text, '['), *b = a ? strchr(a, ']') : NULL;
-
-	if (!b || b == a + 1 || b - a > 32)
-		return NULL;
-	return strndup(a + 1, (size_t)(b - a - 1));
-}
-
-/* --kernel-release, else the root's osrelease, else (live) uname. Caller frees. */
-static char *setup_release(const struct kt_root *root, bool live, const char *given)
-{
-	struct utsname u;
-	char *buf = NULL;
-	size_t len;
-
-	if (given)
-		return strdup(given);
-	if (root_read_file(root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		if (buf[0])
-			return buf;
-		free(buf);
-	}
-	return live && uname(&u) == 0 ? strdup(u.release) : NULL;
-}
-
 static bool instance_name_ok(const char *s)
 {
 	if (!s[0] || strlen(s) > 64)
@@ -2264,102 +2235,24 @@ static bool instance_name_ok(const char *s)
  */
 static int print_setup(const struct global_opts *g, bool measure, const char *instance)
 {
-	struct kt_root *root = NULL;
-	struct kernel_btf *btf = NULL;
-	struct tracefs_mount mnt = { .fd = -1 };
-	struct load_probe_plan plan;
-	struct setup_probe probes[_LOAD_PROBE_MAX];
-	const char *missing[_LOAD_PROBE_MAX], *events[TRACEFS_MAX_EVENTS];
-	char *funcs = NULL, *clock_text = NULL, *clock = NULL, *release = NULL;
-	char missing_buf[_LOAD_PROBE_MAX][160];
-	struct setup_script ss = { .instance = instance, .group = "kmodtop" };
-	struct loadpath lp;
-	const char *why = NULL, *ev;
-	bool live;
-	size_t len = 0;
+	struct setup_plan sp;
+	struct setup_plan_opts o = { .instance = instance, .measure = measure };
 	int r;
 
-	r = root_new(g->root ? g->root : "/", &root);
+	r = setup_plan_collect(&sp, g, &o);
 	if (r < 0) {
 		log_error("'%s': %s", g->root ? g->root : "/", strerror(-r));
 		return EXIT_ERROR;
 	}
-	live = root_is_live_system(root);
-	r = kernel_btf_read(root, &btf);
-	if (r < 0 && r != -ENOENT)
+	if (sp.btf_err < 0 && sp.btf_err != -ENOENT)
 		log_warn("'%s/sys/kernel/btf/vmlinux': %s: the naming probes are left out",
-			 root_dir(root), r == -EINVAL ? "not BTF" : strerror(-r));
-	if (live && tracefs_mount_find(NULL, NULL, false, &mnt, &why) >= 0) {
-		ss.tracefs = mnt.path;
-		if (tracefs_read_file(mnt.fd, "available_filter_functions", 64u << 20, &funcs,
-				      &len) < 0)
-			funcs = NULL;
-		if (tracefs_read_file(mnt.fd, "trace_clock", 4096, &clock_text, &len) >= 0)
-			clock = selected_clock(clock_text);
-	} else if (!live) {
-		if (root_read_file(root, "sys/kernel/tracing/available_filter_functions",
-				   64u << 20, &funcs, &len) < 0)
-			funcs = NULL;
-		if (root_read_file(root, "sys/kernel/tracing/trace_clock", 4096, &clock_text,
-				   &len) >= 0)
-			clock = selected_clock(clock_text);
-	}
-	load_probes_plan(btf, funcs, funcs ? strlen(funcs) : 0, &plan);
-	for (int k = 0; k < _LOAD_PROBE_MAX; k++) {
-		const struct load_probe *p = &plan.p[k];
-
-		if (p->ok) {
-			probes[ss.n_probes++] = (struct setup_probe){ p->event, p->symbol, p->args,
-								      p->filter, p->gives };
-			continue;
-		}
-		snprintf(missing_buf[ss.n_missing], sizeof(missing_buf[0]), "%s on %s(): %s",
-			 p->event, p->symbol, p->why);
-		missing[ss.n_missing] = missing_buf[ss.n_missing];
-		ss.n_missing++;
-	}
-	/* the events this kernel has, when its tracefs can be asked */
-	for (size_t i = 0; (ev = tracefs_wanted_event(i, NULL)); i++) {
-		char rel[160];
-		bool have = true;
-
-		if (mnt.fd >= 0) {
-			snprintf(rel, sizeof(rel), "events/%s", ev);
-			have = faccessat(mnt.fd, rel, F_OK, 0) == 0;
-		} else if (!live && root_exists(root, "sys/kernel/tracing/events")) {
-			snprintf(rel, sizeof(rel), "sys/kernel/tracing/events/%s", ev);
-			have = root_exists(root, rel);
-		}
-		if (have && ss.n_events < ARRAY_SIZE(events))
-			events[ss.n_events++] = ev;
-	}
-	release = setup_release(root, live, g->release);
-	loadpath_from_release(release, &lp);
-	ss.release = release;
-	ss.generation = lp.known ? loadpath_summary(&lp) : NULL;
-	ss.clock = clock;
-	ss.events = events;
-	ss.probes = probes;
-	ss.missing = missing;
-	if (measure) {
-		ss.buffer_kb = MEASURE_BUFFER_KB;
-		if (lp.known && kver_cmp_mm(&lp.v, 6, 2) >= 0)
-			ss.measure_tracepoint = true;
-		else
-			ss.measure_kprobe_args = "size=$arg1:u64";
-	}
-	r = setup_script_write(stdout, &ss);
+			 root_dir(sp.root), sp.btf_err == -EINVAL ? "not BTF" : strerror(-sp.btf_err));
+	r = setup_script_write(stdout, &sp.ss);
 	if (r < 0)
 		log_error("writing the setup: %s", strerror(-r));
-	for (size_t i = 0; i < ss.n_missing; i++)
-		log_warn("%s: that probe is left out", missing[i]);
-	free(funcs);
-	free(clock_text);
-	free(clock);
-	free(release);
-	kernel_btf_free(btf);
-	tracefs_mount_done(&mnt);
-	root_free(root);
+	for (size_t i = 0; i < sp.ss.n_missing; i++)
+		log_warn("%s: that probe is left out", sp.missing[i]);
+	setup_plan_done(&sp);
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
 }
 

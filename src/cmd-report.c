@@ -44,11 +44,13 @@
 #include "views/report.h"
 #include "cmd.h"
 #include "collect.h"
+#include "boot-capture.h"
 
 static void report_usage(FILE *f)
 {
 	fputs("Usage: kmodtop [OPTIONS] report [-j|-p] [--trace FILE] [--log FILE] [--attempts]\n"
 	      "       kmodtop [OPTIONS] report --duration N [--measure] [--since-boot] [-j|-p]\n"
+	      "       kmodtop [OPTIONS] report --boot[=N] [-j|-p]\n"
 	      "       kmodtop [OPTIONS] report --openmetrics|--prometheus|--textfile PATH\n"
 	      "               [--label NAME=VALUE]...\n"
 	      "\n"
@@ -63,6 +65,10 @@ static void report_usage(FILE *f)
 	      "      --measure       with --duration: trace vmap allocations with their stacks\n"
 	      "                      and report the bytes each attempt allocated\n"
 	      "      --since-boot    with --duration: the kernel log from its oldest record\n"
+	      "      --boot[=N]      the boot's capture: the global trace buffer that the\n"
+	      "                      command line of kmodtop boot-setup filled, with\n"
+	      "                      /dev/kmsg; else the bundle kmodtop-boot.service wrote\n"
+	      "                      in /var/lib/kmodtop. N: 0 this boot, -1 the one before\n"
 	      "      --trace FILE    the trace to read: tracefs text (trace, trace_pipe),\n"
 	      "                      trace-cmd report text, or trace-cmd's trace.dat\n"
 	      "                      (default under --root: ROOT/sys/kernel/tracing/trace)\n"
@@ -109,6 +115,7 @@ enum {
 	OPT_PROMETHEUS,
 	OPT_TEXTFILE,
 	OPT_LABEL,
+	OPT_BOOT,
 };
 
 #define MAX_LABELS 16
@@ -149,6 +156,10 @@ struct collected {
 	char *trace_path, *log_path;
 	void *lookup;
 	bool use_cache;
+	/* report --boot, live: the global buffer's trace file and the kernel log so far */
+	int pre_trace_fd, pre_log_fd;
+	const char *pre_trace_name;
+	const char **untraced;		/* report --boot: names in pm */
 };
 
 static void collected_done(struct collected *c)
@@ -170,6 +181,7 @@ static void collected_done(struct collected *c)
 	free(c->trace_path);
 	free(c->log_path);
 	free(c->lookup);
+	free(c->untraced);
 	free(c->moduledir);
 	live_free(c->live);
 	root_free(c->root);
@@ -459,6 +471,9 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		if (c->live)
 			r = collect_open_spool(live_trace_fd(c->live), live_trace_name(c->live), &tf,
 					       &c->trace_path);
+		else if (c->pre_trace_fd >= 0)
+			r = collect_open_spool(c->pre_trace_fd, c->pre_trace_name, &tf,
+					       &c->trace_path);
 		else
 			r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path);
 		if (r < 0 && (arg_trace || r != -ENOENT)) {
@@ -470,6 +485,8 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	if (want_log) {
 		if (c->live)
 			r = collect_open_spool(live_kmsg_fd(c->live), "/dev/kmsg", &lf, &c->log_path);
+		else if (c->pre_log_fd >= 0)
+			r = collect_open_spool(c->pre_log_fd, "/dev/kmsg", &lf, &c->log_path);
 		else
 			r = open_input(c, arg_log, log_defaults, &lf, &c->log_path);
 		if (r < 0 && (arg_log || r != -ENOENT)) {
@@ -668,6 +685,86 @@ static int write_textfile(const struct report_data *d, const struct metrics_opts
  * read, so that the report describes the state the collection ended in, as a bundle
  * recorded at the same time would.
  */
+/* --boot=N: 0, -1, -2... as journalctl -b counts back */
+static int parse_boot_n(const char *s, int32_t *ret)
+{
+	uint32_t v;
+
+	if (s[0] == '-')
+		s++;
+	if (parse_u32(s, 10, &v) < 0 || v > 100000)
+		return -EINVAL;
+	*ret = -(int32_t)v;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * report --boot: the capture's source, when it began, and the Live modules it has no
+ * load of (loaded before tracing started: an initramfs, a late service)
+ */
+static int boot_describe(struct collected *c, struct report_data *d,
+			 const struct boot_capture *bc, struct report_boot *rb)
+{
+	const char **loaded = NULL;
+	size_t n_loaded = 0;
+
+	*rb = (struct report_boot){
+		.source = bc->source == BOOT_SOURCE_CMDLINE ? "kernel command line (global "
+							       "trace buffer)"
+							     : "kmodtop-boot.service bundle",
+		.trace = d->trace_path,
+		.log = d->log_path,
+		.boot_id = bc->boot_id[0] ? bc->boot_id : d->boot_id,
+		.first_event = d->trace_first,
+		.first_attempt = NAN,
+		.has_lost = bc->has_lost,
+		.lost = bc->lost,
+	};
+	if (!rb->has_lost && d->trace_stats && d->trace_stats->entries >= 0 &&
+	    d->trace_stats->written >= d->trace_stats->entries) {
+		/* the trace's own header: entries-in-buffer/entries-written */
+		rb->has_lost = true;
+		rb->lost = (uint64_t)(d->trace_stats->written - d->trace_stats->entries);
+	}
+	if (d->ledger) {
+		loaded = calloc(d->ledger->n_attempts + 1, sizeof(*loaded));
+		if (!loaded)
+			return -ENOMEM;
+		for (size_t i = 0; i < d->ledger->n_attempts; i++) {
+			const struct attempt *a = &d->ledger->attempts[i];
+
+			if (isnan(rb->first_attempt) || a->start < rb->first_attempt)
+				rb->first_attempt = a->start;
+			if (a->outcome == OUTCOME_LOADED && a->module)
+				loaded[n_loaded++] = a->module;
+		}
+		qsort(loaded, n_loaded, sizeof(*loaded), cmp_str);
+	}
+	if (c->pm && d->trace_path) {
+		c->untraced = calloc(c->pm->n + 1, sizeof(*c->untraced));
+		if (!c->untraced) {
+			free(loaded);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < c->pm->n; i++) {
+			const char *name = c->pm->mods[i].name;
+
+			if (c->pm->mods[i].state != MODULE_LIVE ||
+			    (n_loaded && bsearch(&name, loaded, n_loaded, sizeof(*loaded), cmp_str)))
+				continue;
+			c->untraced[rb->n_untraced++] = name;
+		}
+		rb->untraced = c->untraced;
+	}
+	free(loaded);
+	return 0;
+}
+
 static int collect_live(struct collected *c, const struct global_opts *g, struct live_opts *lo)
 {
 	struct utsname u;
@@ -699,13 +796,18 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "boot", optional_argument, NULL, OPT_BOOT },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *arg_trace = NULL, *arg_log = NULL;
 	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false, arg_no_cache = false;
 	uint32_t arg_cpus = 0;
-	struct collected c = {0};
+	struct collected c = { .pre_trace_fd = -1, .pre_log_fd = -1 };
+	struct boot_capture bc = { .trace_fd = -1, .log_fd = -1 };
+	struct report_boot rb = { 0 };
+	bool arg_boot = false;
+	int32_t arg_boot_n = 0;
 	struct report_data d = {0};
 	struct kt_err e = {0};
 	struct out *o = NULL;
@@ -758,6 +860,15 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		case OPT_SINCE_BOOT:
 			lo.since_boot = true;
 			continue;
+		case OPT_BOOT:
+			arg_boot = true;
+			if (optarg && (parse_boot_n(optarg, &arg_boot_n) < 0)) {
+				log_error("--boot: '%s' is not a boot (0 this one, -1 the one before, "
+					  "...)", optarg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			continue;
 		case OPT_TRACE:
 			arg_trace = optarg;
 			continue;
@@ -804,6 +915,12 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (arg_boot && (lo.duration || arg_trace || arg_log || arg_no_trace)) {
+		log_error("report: --boot reads the boot's capture: not with --duration, --trace, "
+			  "--log or --no-trace");
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (mo.openmetrics + mo.prometheus + g->json > 1) {
 		log_error("report: one of -j, --openmetrics and --prometheus");
 		ret = EXIT_USAGE;
@@ -823,6 +940,20 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	}
 	color_init(g->color, !g->json && !metrics_out && isatty(STDOUT_FILENO));
 
+	if (arg_boot) {
+		const char *why = NULL;
+
+		r = boot_capture_find(g->root, arg_boot_n, &bc, &why);
+		if (r < 0) {
+			log_error("--boot=%d: %s", (int)arg_boot_n, why ? why : strerror(-r));
+			goto out;
+		}
+		if (bc.bundle)
+			g->root = bc.bundle;
+		c.pre_trace_fd = bc.trace_fd;
+		c.pre_trace_name = bc.trace_name;
+		c.pre_log_fd = bc.log_fd;
+	}
 	r = root_new(g->root ? g->root : "/", &c.root);
 	if (r < 0) {
 		log_error("--root '%s': %s", g->root, strerror(-r));
@@ -983,6 +1114,14 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	if (r < 0)
 		goto out;
 	d.with_attempts = arg_attempts;
+	if (arg_boot) {
+		r = boot_describe(&c, &d, &bc, &rb);
+		if (r < 0) {
+			log_error("out of memory");
+			goto out;
+		}
+		d.boot = &rb;
+	}
 	r = compute_percpu(&c, &d, arg_cpus);
 	log_progress_done();
 	if (r < 0) {
@@ -1035,5 +1174,6 @@ out:
 	out_free(o);
 	metrics_opts_done(&mo);
 	collected_done(&c);
+	boot_capture_done(&bc);
 	return ret;
 }

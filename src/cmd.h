@@ -49,6 +49,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g);
 int cmd_top(int argc, char **argv, struct global_opts *g);
 int cmd_ci(int argc, char **argv, struct global_opts *g);
 int cmd_record(int argc, char **argv, struct global_opts *g);
+int cmd_boot_setup(int argc, char **argv, struct global_opts *g);
 
 /*
  * Live collection (cmd-record.c), for `report --duration` and `record`: kmodtop's own

@@ -17,6 +17,7 @@ static const struct {
 	{ "top", cmd_top, "watch module loads as they happen (interactive)" },
 	{ "ci", cmd_ci, "check saved kernel logs and traces against gates, for CI" },
 	{ "record", cmd_record, "collect load attempts live and write a bundle for --root" },
+	{ "boot-setup", cmd_boot_setup, "the kernel command line that captures the boot's loads" },
 };
 
 static void usage(FILE *f)

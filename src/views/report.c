@@ -658,11 +658,77 @@ static int render_modstats(const struct report_data *d, struct out *o)
 	return r < 0 ? r : 0;
 }
 
+static void render_boot(const struct report_boot *b, struct out *o)
+{
+	char buf[256];
+
+	out_section_begin(o, "boot", "Boot capture");
+	out_str(o, "source", "source:", b->source);
+	if (b->boot_id)
+		out_str(o, "boot_id", "boot id:", b->boot_id);
+	if (b->trace)
+		out_str(o, "trace", "trace:", b->trace);
+	else
+		out_null(o, "trace", "trace:", "none");
+	if (b->log)
+		out_str(o, "log", "kernel log:", b->log);
+	else
+		out_null(o, "log", "kernel log:", "none");
+	/* the kernel's start is 0 on the trace's and the log's clock (local, sched_clock) */
+	out_f64(o, "first_event_s", "first traced event (s after kernel start):",
+		b->first_event);
+	out_f64(o, "first_attempt_s", "first load attempt (s after kernel start):",
+		b->first_attempt);
+	if (b->has_lost)
+		out_u64(o, "events_lost", "events the full buffer lost:", b->lost);
+	else
+		out_null(o, "events_lost", "events the full buffer lost:", "unknown");
+	out_u64(o, "untraced_modules_count", NULL, b->n_untraced);
+	if (b->n_untraced) {
+		size_t at = 0;
+
+		for (size_t i = 0; i < b->n_untraced && at < sizeof(buf) - 1; i++)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s", i ? ", " : "",
+					       b->untraced[i]);
+		out_str(o, NULL, "loaded before the capture began:", buf);
+		snprintf(buf, sizeof(buf),
+			 "%zu Live module(s) have no load in the capture: they were loaded "
+			 "before tracing began (an initramfs, or a service started late), and "
+			 "their attempts are not counted", b->n_untraced);
+		out_note(o, buf);
+	}
+	if (b->has_lost && b->lost) {
+		snprintf(buf, sizeof(buf),
+			 "the trace buffer filled and lost %llu events: attempts after that are "
+			 "missing (a bigger trace_buf_size= in the command line)",
+			 (unsigned long long)b->lost);
+		out_note(o, buf);
+	}
+	out_section_end(o);
+	if (out_format(o) == OUT_JSON && b->n_untraced) {
+		static const struct col_desc cols[] = {
+			{ "MODULE", "module", COL_STR, 0, "a Live module loaded before the capture" },
+		};
+		struct table *t = NULL;
+		size_t row;
+
+		if (table_new(cols, 1, &t) >= 0) {
+			for (size_t i = 0; i < b->n_untraced; i++)
+				if (table_add_row(t, &row) >= 0)
+					table_set_str(t, row, 0, b->untraced[i]);
+			out_table(o, "boot_untraced_modules", NULL, t);
+			table_free(t);
+		}
+	}
+}
+
 int report_render(const struct report_data *d, struct out *o)
 {
 	int r;
 
 	out_u64(o, "schema_version", NULL, 1);
+	if (d->boot)
+		render_boot(d->boot, o);
 	render_sources(d, o);
 	render_kernel(d, o);
 	if (d->pm) {

@@ -43,6 +43,21 @@ enum {
 	_SRC_MAX,
 };
 
+/* report --boot: where the boot's capture came from and how much of the boot it holds */
+struct report_boot {
+	const char *source;		/* "kernel command line", "kmodtop-boot.service bundle" */
+	const char *trace;		/* the trace read, NULL when none */
+	const char *log;		/* the kernel log read, NULL when none */
+	const char *boot_id;		/* NULL when unknown */
+	double first_event;		/* the trace's first event, s after kernel start; NAN */
+	double first_attempt;		/* its first load attempt; NAN when none */
+	bool has_lost;			/* per_cpu stats were read */
+	uint64_t lost;			/* events the full buffer dropped or overwrote */
+	/* Live modules the capture has no successful load of: loaded before it began */
+	const char *const *untraced;
+	size_t n_untraced;
+};
+
 /* Everything `report` shows, collected by cmd-report.c; the view only renders it. */
 struct report_data {
 	const char *root;
@@ -79,6 +94,7 @@ struct report_data {
 	/* the span of the trace's and the log's timestamps (NAN: none), seconds */
 	double trace_first, trace_last, log_first, log_last;
 	bool with_attempts;		/* --attempts: the attempt list in text too */
+	const struct report_boot *boot;	/* report --boot, else NULL */
 
 	/* per-CPU alias risk */
 	unsigned int ncpus;

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sources/boot-id.h"
+#include "sources/tracefs-instance.h"
+
+/*
+ * `report --boot [N]`: where a boot's capture is. For this boot (N = 0), the global
+ * trace buffer when the kernel command line set it up (`kmodtop boot-setup`), with
+ * the kernel log from /dev/kmsg; else the bundle kmodtop-boot.service wrote for this
+ * boot id, ROOT/var/lib/kmodtop/boot-ID. For an earlier boot (N < 0), the N-th newest
+ * bundle of another boot id. Under --root, the root's copies of the same files.
+ */
+#define BOOT_BUNDLE_DIR "var/lib/kmodtop"
+
+enum boot_source {
+	BOOT_SOURCE_CMDLINE,		/* the global trace buffer the command line filled */
+	BOOT_SOURCE_BUNDLE,		/* a bundle of kmodtop-boot.service */
+};
+
+struct boot_capture {
+	enum boot_source source;
+	char boot_id[BOOT_ID_LEN + 1];	/* "" when unknown */
+	char *bundle;			/* BOOT_SOURCE_BUNDLE: the bundle, an absolute path */
+	/* live, BOOT_SOURCE_CMDLINE: tracefs's trace file and the kernel log so far */
+	int trace_fd, log_fd;
+	char *trace_name;		/* "/sys/kernel/tracing/trace" */
+	/* per_cpu/cpuN/stats: events the full buffer dropped or overwrote */
+	bool has_lost;
+	uint64_t lost;
+	unsigned int bundles;		/* boot bundles found (every boot id) */
+};
+
+/*
+ * Finds boot @n's capture under @root_path (NULL: "/"). 0; -ENOENT when there is none
+ * (@ret_why says what was looked for, static text); -errno.
+ */
+int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
+		      const char **ret_why);
+void boot_capture_done(struct boot_capture *bc);
+/* Does a kernel command line set up the boot capture (module events traced)? */
+bool boot_cmdline_traces_modules(const char *cmdline);
