@@ -55,6 +55,10 @@ stats $T global >$out/stats-boot.txt
 mode=none
 if mkdir $I 2>/dev/null; then
 	echo 0 >$I/tracing_on
+	# the top level's clock (6.1 under TCG switched it to global at late_initcall; a
+	# new instance has local): both traces' times then compare
+	clk=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $T/trace_clock)
+	[ -n "$clk" ] && echo $clk >$I/trace_clock
 	echo 8192 >$I/buffer_size_kb
 	echo 1 >$I/events/module/enable
 	for s in finit_module init_module delete_module; do
