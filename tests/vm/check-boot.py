@@ -9,7 +9,8 @@ modprobes of the same modules; boot-autoload, concurrent mounts whose fs types t
 kernel autoloads, each from a requester of its own name), ran `kmodtop report --boot
 -j` and kept everything in ROOT/boot/. Checks:
 
-  kernel     what the boot words did: every trace_event= event enabled in the top
+  kernel     the words run-qemu.sh gave qemu (boot/boot-cmdline.txt) reached
+             /proc/cmdline whole; what they did: every trace_event= event enabled in the top
              level, every kprobe_event= probe placed and enabled, nooverwrite; no
              event lost in either buffer (per-CPU stats); the top-level trace holds
              the load syscalls of the storm (syscall events enabled at boot record)
@@ -201,6 +202,12 @@ def main(argv):
         return 77
     gb = read(bd + '/global-boot.txt', '') or ''
     cmdline = (section(gb, '/proc/cmdline') or '').strip()
+    given = (read(bd + '/boot-cmdline.txt', '') or '').split()
+    if given:
+        # run-qemu.sh's words reached the kernel whole ($argN, ';' and '(' unquoted)
+        lost = [w for w in given if w not in cmdline.split()]
+        check(not lost, '-', 'the boot words given to qemu are in /proc/cmdline',
+              '%d words' % len(given), 'missing %s' % lost if lost else 'all')
     clock = check_kernel(bd, cmdline)
 
     # ---- the truths: the workload's log and the kernel's measurement ----

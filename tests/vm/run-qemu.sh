@@ -196,6 +196,8 @@ run_one() {
 	grep -E "^(linux-image-$rel-unsigned|busybox-static|kmod) " "$VM_CACHE/versions.txt" \
 		>"$out/capture/versions.txt" || true
 	cp "$con" "$out/capture/console.log"
+	# the boot words as given to qemu: check-boot.py finds them whole in /proc/cmdline
+	[ -n "$bootargs" ] && [ -d "$out/boot" ] && printf '%s\n' "$bootargs" >"$out/boot/boot-cmdline.txt"
 
 	if command -v python3 >/dev/null 2>&1; then
 		python3 "$here/measure.py" "$out" >"$out/capture/measured.json" ||
