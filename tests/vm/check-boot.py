@@ -338,7 +338,7 @@ def main(argv):
         est = ((rs or {}).get('wasted_vmap') or {}).get('estimated')
         ok = mw is not None and est is not None and (
             abs(est - mw) <= TOLERANCE * mw if mw else est == 0)
-        check(ok, step, 'estimate within 2%% of the measurement', mw, est)
+        check(ok, step, 'estimate within 2% of the measurement', mw, est)
         rows.append((step, len(exp), len(got), ms.get('calls'), mw, est,
                      '%.2f%%' % (100.0 * (est - mw) / mw) if mw and est is not None else '-'))
 
