@@ -9,25 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output/boot-cmdline.h"
 #include "sources/kmsg-follow.h"
 #include "util/root.h"
 #include "boot-capture.h"
-
-bool boot_cmdline_traces_modules(const char *cmdline)
-{
-	/* trace_event=...module:module_load... (or module:* / module:) as a word */
-	for (const char *p = cmdline; (p = strstr(p, "trace_event=")); p++) {
-		const char *end;
-
-		if (p != cmdline && p[-1] != ' ' && p[-1] != '\t' && p[-1] != '"')
-			continue;
-		end = p + strcspn(p, " \t\n");
-		for (const char *q = p; (q = strstr(q, "module:")) && q < end; q++)
-			if (q[-1] == '=' || q[-1] == ',')
-				return true;
-	}
-	return false;
-}
 
 /* per_cpu/cpuN/stats: "overrun: N" and "dropped events: N" summed */
 static void read_lost(int tfd, struct boot_capture *bc)
