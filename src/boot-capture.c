@@ -9,25 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output/boot-cmdline.h"
 #include "sources/kmsg-follow.h"
 #include "util/root.h"
 #include "boot-capture.h"
-
-bool boot_cmdline_traces_modules(const char *cmdline)
-{
-	/* trace_event=...module:module_load... (or module:* / module:) as a word */
-	for (const char *p = cmdline; (p = strstr(p, "trace_event=")); p++) {
-		const char *end;
-
-		if (p != cmdline && p[-1] != ' ' && p[-1] != '\t' && p[-1] != '"')
-			continue;
-		end = p + strcspn(p, " \t\n");
-		for (const char *q = p; (q = strstr(q, "module:")) && q < end; q++)
-			if (q[-1] == '=' || q[-1] == ',')
-				return true;
-	}
-	return false;
-}
 
 /* per_cpu/cpuN/stats: "overrun: N" and "dropped events: N" summed */
 static void read_lost(int tfd, struct boot_capture *bc)
@@ -74,8 +59,30 @@ static int dump_kmsg(int *ret_fd)
 
 struct bundle {
 	char name[64];
+	char id32[33];			/* the boot id's 32 hex digits */
 	struct timespec mtime;
 };
+
+/*
+ * A boot id as 32 lowercase hex digits: /proc's "%pU" form has dashes, systemd's %b
+ * (kmodtop-boot.service's bundle name) has none. 0 or -EINVAL.
+ */
+static int id32(const char *s, size_t len, char ret[33])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == '-' && len == BOOT_ID_LEN)
+			continue;
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) || n == 32)
+			return -EINVAL;
+		ret[n++] = c;
+	}
+	ret[n] = '\0';
+	return n == 32 ? 0 : -EINVAL;
+}
 
 static int newest_first(const void *a, const void *b)
 {
@@ -108,11 +115,11 @@ static int list_bundles(const struct kt_root *root, struct bundle **ret, size_t 
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		char id[BOOT_ID_LEN + 1];
+		char id[33];
 		struct stat st;
 
-		if (strncmp(de->d_name, "boot-", 5) != 0 || strlen(de->d_name) != 5 + BOOT_ID_LEN ||
-		    boot_id_parse(de->d_name + 5, strlen(de->d_name + 5), id) < 0 ||
+		if (strncmp(de->d_name, "boot-", 5) != 0 || strlen(de->d_name) >= sizeof(v->name) ||
+		    id32(de->d_name + 5, strlen(de->d_name + 5), id) < 0 ||
 		    fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if (n == cap) {
@@ -125,7 +132,8 @@ static int list_bundles(const struct kt_root *root, struct bundle **ret, size_t 
 			}
 			v = nv;
 		}
-		memcpy(v[n].name, de->d_name, 5 + BOOT_ID_LEN + 1);
+		memcpy(v[n].name, de->d_name, strlen(de->d_name) + 1);
+		memcpy(v[n].id32, id, sizeof(id));
 		v[n].mtime = st.st_mtim;
 		n++;
 	}
@@ -143,7 +151,7 @@ static int use_bundle(const struct kt_root *root, const char *name, struct boot_
 
 	snprintf(rel, sizeof(rel), BOOT_BUNDLE_DIR "/%s", name);
 	bc->source = BOOT_SOURCE_BUNDLE;
-	snprintf(bc->boot_id, sizeof(bc->boot_id), "%s", name + 5);
+	snprintf(bc->boot_id, sizeof(bc->boot_id), "%.*s", BOOT_ID_LEN, name + 5);
 	return root_abspath(root, rel, &bc->bundle);
 }
 
@@ -153,7 +161,7 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 	struct kt_root *root = NULL;
 	struct bundle *v = NULL;
 	struct kt_err e = { 0 };
-	char *cmdline = NULL;
+	char *cmdline = NULL, this_id[33];
 	size_t nv = 0, len, k = 0;
 	int r;
 
@@ -163,8 +171,9 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 	r = root_new(root_path ? root_path : "/", &root);
 	if (r < 0)
 		return r;
-	if (boot_id_read(root, bc->boot_id, &e) < 0)
-		bc->boot_id[0] = '\0';
+	if (boot_id_read(root, bc->boot_id, &e) < 0 ||
+	    id32(bc->boot_id, strlen(bc->boot_id), this_id) < 0)
+		bc->boot_id[0] = this_id[0] = '\0';
 	r = list_bundles(root, &v, &nv);
 	if (r < 0)
 		goto out;
@@ -172,7 +181,7 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 	if (n < 0) {
 		/* earlier boots: the bundles of other boot ids, newest first */
 		for (size_t i = 0; i < nv; i++) {
-			if (bc->boot_id[0] && strcmp(v[i].name + 5, bc->boot_id) == 0)
+			if (this_id[0] && strcmp(v[i].id32, this_id) == 0)
 				continue;
 			if (++k == (size_t)-n) {
 				r = use_bundle(root, v[i].name, bc);
@@ -219,7 +228,7 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 	}
 	/* no command line capture: this boot's bundle */
 	for (size_t i = 0; i < nv; i++) {
-		if (bc->boot_id[0] && strcmp(v[i].name + 5, bc->boot_id) == 0) {
+		if (this_id[0] && strcmp(v[i].id32, this_id) == 0) {
 			r = use_bundle(root, v[i].name, bc);
 			goto out;
 		}

@@ -41,5 +41,3 @@ struct boot_capture {
 int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 		      const char **ret_why);
 void boot_capture_done(struct boot_capture *bc);
-/* Does a kernel command line set up the boot capture (module events traced)? */
-bool boot_cmdline_traces_modules(const char *cmdline);

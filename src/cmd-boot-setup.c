@@ -87,11 +87,14 @@ static int read_image_btf(const struct global_opts *g, const char *file, const c
 			return r;
 		r = root_abspath(root, rel, ret_path);
 		fd = r < 0 ? -1 : root_open(root, rel, O_RDONLY | O_CLOEXEC);
-		if (r >= 0 && fd < 0)
-			r = fd;
 		root_free(root);
 		if (r < 0)
 			return r;
+		if (fd < 0) {
+			log_error("'%s': %s: the BTF of a kernel that is not running comes from its "
+				  "boot image (--vmlinuz FILE)", *ret_path, strerror(-fd));
+			return fd;
+		}
 	}
 	if (!*ret_path) {
 		if (fd >= 0)

@@ -692,6 +692,8 @@ static int parse_boot_n(const char *s, int32_t *ret)
 
 	if (s[0] == '-')
 		s++;
+	else if (strcmp(s, "0") != 0)
+		return -EINVAL;
 	if (parse_u32(s, 10, &v) < 0 || v > 100000)
 		return -EINVAL;
 	*ret = -(int32_t)v;

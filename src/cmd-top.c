@@ -44,6 +44,7 @@
 #include "views/top/model.h"
 #include "cmd.h"
 #include "collect.h"
+#include "boot-capture.h"
 
 /*
  * kmodtop top: wires a sampler (a replayed capture, or the system's files polled at
@@ -1304,18 +1305,119 @@ static const char *kmsg_reason(int err, const char *why)
 	return why ? why : strerror(-err);
 }
 
+/*
+ * The boot's capture, when the kernel command line set one up (boot-setup): the global
+ * buffer's events so far, header lines left out. Read before the live instance starts,
+ * so that all of them are older than its first event (what comes in between, a few
+ * milliseconds, is in neither). 0 and NULL when there is none.
+ */
+static int boot_trace_text(char **ret, size_t *ret_len)
+{
+	struct boot_capture bc;
+	const char *why = NULL;
+	char *buf = NULL, *out;
+	size_t len = 0, cap = 0, n_out = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_len = 0;
+	r = boot_capture_find(NULL, 0, &bc, &why);
+	if (r < 0 || bc.source != BOOT_SOURCE_CMDLINE || bc.trace_fd < 0) {
+		if (r >= 0)
+			boot_capture_done(&bc);
+		return 0;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : (1u << 20));
+
+			if (!nb) {
+				r = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+		}
+		n = read(bc.trace_fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	/* the event lines, in place: "# tracer: nop" and the like describe another read */
+	out = buf;
+	for (size_t at = 0; at < len;) {
+		char *nl = memchr(buf + at, '\n', len - at);
+		size_t l = nl ? (size_t)(nl - (buf + at)) + 1 : len - at;
+
+		if (buf[at] != '#') {
+			memmove(out + n_out, buf + at, l);
+			n_out += l;
+		}
+		at += l;
+	}
+	*ret = buf;
+	*ret_len = n_out;
+	buf = NULL;
+	r = 0;
+out:
+	free(buf);
+	boot_capture_done(&bc);
+	return r;
+}
+
+static int write_whole(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static int live_begin(struct poll *p, size_t *ns)
 {
 	struct live_opts lo = { .measure = p->measure,
 				.release = p->st->has_release ? p->st->release : NULL };
 	const char *why = NULL;
+	char *boot = NULL;
+	size_t boot_len = 0;
 	int r, err;
 
+	/* a boot capture: top opens on its attempts, with the kernel log from boot on */
+	if (boot_trace_text(&boot, &boot_len) < 0)
+		log_warn("the boot's trace (kernel command line) cannot be read: left out");
+	if (boot)
+		lo.since_boot = true;
 	r = live_start(&lo, -1, -1, &p->lv);
 	if (r < 0) {
+		free(boot);
 		log_error("live collection: %s", strerror(-r));
 		return r;
 	}
+	/* before the instance's first line: the spool is read in order */
+	if (boot && live_trace_fd(p->lv) >= 0) {
+		r = write_whole(live_trace_fd(p->lv), boot, boot_len);
+		if (r < 0) {
+			free(boot);
+			log_error("live collection: the boot's trace: %s", strerror(-r));
+			return r;
+		}
+		p->sources[(*ns)++] = (struct top_source){ "boot trace", TOP_SRC_ONCE, NULL };
+	}
+	free(boot);
 	p->lk.idx = p->st->idx;
 	p->lk.cat = p->st->cat;
 	p->lk.k = &p->st->k;

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 	      "Commands:\n",
 	      f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
 	fputs("\n"
 	      "Options:\n"
 	      "      --root DIR            read every kernel file under DIR instead of /\n"

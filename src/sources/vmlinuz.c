@@ -15,7 +15,6 @@
 #include "vmlinuz.h"
 
 #define IMAGE_MAX (256u << 20)
-#define VMLINUX_MAX (1024u << 20)
 /* magic bytes found by chance in the setup code: tried, refused, searched past */
 #define TRIES_MAX 32
 
@@ -33,10 +32,10 @@ static const struct magic {
 
 struct out {
 	uint8_t *p;
-	size_t len, cap;
+	size_t len, cap, max;
 };
 
-/* Room for at least 1 MiB more; -EFBIG past VMLINUX_MAX */
+/* Room for at least 1 MiB more; -EFBIG past o->max */
 static int out_grow(struct out *o)
 {
 	size_t cap;
@@ -44,11 +43,11 @@ static int out_grow(struct out *o)
 
 	if (o->cap - o->len >= (1u << 20))
 		return 0;
-	if (o->cap >= VMLINUX_MAX)
+	if (o->cap >= o->max)
 		return -EFBIG;
-	cap = o->cap ? o->cap * 2 : (64u << 20);
-	if (cap > VMLINUX_MAX)
-		cap = VMLINUX_MAX;
+	cap = o->cap ? o->cap * 2 : (4u << 20);
+	if (cap > o->max)
+		cap = o->max;
 	p = realloc(o->p, cap);
 	if (!p)
 		return -ENOMEM;
@@ -211,12 +210,12 @@ static const uint8_t *next_magic(const uint8_t *p, const uint8_t *end, const str
 	return best;
 }
 
-int vmlinuz_btf_from_image(const void *data, size_t len, struct kernel_btf **ret,
-			   const char **ret_why)
+int vmlinuz_btf_from_image(const void *data, size_t len, size_t max_vmlinux,
+			   struct kernel_btf **ret, const char **ret_why)
 {
 	const uint8_t *p = data, *end = p + len, *at;
 	const struct magic *m = NULL;
-	struct out o = { 0 };
+	struct out o = { .max = max_vmlinux < (2u << 20) ? (2u << 20) : max_vmlinux };
 	int r = -ENOENT, tries = 0;
 
 	*ret_why = "no xz, zstd or gzip stream in the image";
@@ -242,7 +241,7 @@ int vmlinuz_btf_from_image(const void *data, size_t len, struct kernel_btf **ret
 		p = at + 1;
 	}
 	if (r == -EFBIG)
-		*ret_why = "the decompressed image is larger than 1 GiB";
+		*ret_why = "the decompressed image is larger than a kernel";
 	free(o.p);
 	return r;
 }
@@ -282,7 +281,7 @@ int vmlinuz_btf_read(int fd, struct kernel_btf **ret, const char **ret_why)
 			break;
 		have += (size_t)n;
 	}
-	r = vmlinuz_btf_from_image(buf, have, ret, ret_why);
+	r = vmlinuz_btf_from_image(buf, have, VMLINUZ_VMLINUX_MAX, ret, ret_why);
 	free(buf);
 	return r;
 }

@@ -13,14 +13,16 @@
  * /sys/kernel/btf/vmlinux holds once that kernel runs.
  *
  * Reads @fd from its start. 0; -ENOENT when no stream holds an ELF with a .BTF section
- * (@ret_why says which step failed, static text); -EFBIG past 1 GiB decompressed;
- * -EINVAL for a .BTF that libbpf refuses; -errno.
+ * (@ret_why says which step failed, static text); -EFBIG past VMLINUZ_VMLINUX_MAX
+ * decompressed; -EINVAL for a .BTF that libbpf refuses; -errno.
  */
 int vmlinuz_btf_read(int fd, struct kernel_btf **ret, const char **ret_why);
 
+#define VMLINUZ_VMLINUX_MAX (1024u << 20)
+
 /*
- * For the tests and the fuzz target: the same from an image in memory. @data is not
- * modified.
+ * The same from an image in memory (not modified), with at most @max_vmlinux bytes
+ * decompressed (a fuzzer's inputs expand as no kernel does).
  */
-int vmlinuz_btf_from_image(const void *data, size_t len, struct kernel_btf **ret,
-			   const char **ret_why);
+int vmlinuz_btf_from_image(const void *data, size_t len, size_t max_vmlinux,
+			   struct kernel_btf **ret, const char **ret_why);

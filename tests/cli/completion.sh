@@ -51,7 +51,7 @@ help_opts() {
 }
 
 # the commands: --help's, and nothing else
-"$KMODTOP" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' | LC_ALL=C sort >"$T/cmds"
+"$KMODTOP" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | LC_ALL=C sort >"$T/cmds"
 [ -s "$T/cmds" ] || ts_fail "no commands in --help"
 comp kmodtop "" >"$T/got"
 diff -u "$T/cmds" "$T/got" >"$T/diff" || ts_fail "commands: $(cat "$T/diff")"

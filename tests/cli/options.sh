@@ -93,6 +93,7 @@ ts_run --root "$fx" --moduledir "$FIXTURES/debian-6.1-plain/lib/modules/6.1.0-57
 "$KMODTOP" record --help >>"$TS_TMP/help"
 "$KMODTOP" ci --help >>"$TS_TMP/help"
 "$KMODTOP" top --help >>"$TS_TMP/help"
+"$KMODTOP" boot-setup --help >>"$TS_TMP/help"
 : "${MAN_SCD:=$TS_SRCDIR/../man/kmodtop.8.scd}"
 for o in $(grep -oE -- '--[a-z][a-z-]+' "$TS_TMP/help" | sort -u); do
 	grep -F -- "*$o*" "$MAN_SCD" >/dev/null || ts_fail "man page lacks $o"

@@ -21,6 +21,7 @@
 #include <bpf/btf.h>
 #include <cmocka.h>
 
+#include "output/boot-cmdline.h"
 #include "output/setup-script.h"
 #include "sources/kernel-btf.h"
 #include "sources/load-probes.h"
@@ -424,6 +425,69 @@ static void test_setup_script(void **state)
 	kernel_btf_free(k);
 }
 
+
+/* boot-setup's command line: the kernel's separators, and grub's quoting of it */
+static void test_boot_cmdline(void **state)
+{
+	static const char *const events[] = { "module/module_load", "syscalls/sys_enter_finit_module" };
+	struct setup_probe probes[] = {
+		{ "kmodtop_kread", "kernel_read_file", "size=+80(+40($arg1)):s64 id=$arg2:s32", "id == 2", "" },
+		{ "kmodtop_name", "find_module_all", "name=+0($arg1):string", "", "" },
+	};
+	struct setup_script ss = { .group = "kmodtop", .events = events, .n_events = 2,
+				   .probes = probes, .n_probes = 2 };
+	char *cmd = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(boot_cmdline_new(&ss, 1024, &cmd), 0);
+	assert_string_equal(cmd,
+		"trace_event=module:module_load,syscalls:sys_enter_finit_module "
+		"kprobe_event=p:kmodtop/kmodtop_kread,kernel_read_file,size=+80(+40($arg1)):s64,"
+		"id=$arg2:s32;p:kmodtop/kmodtop_name,find_module_all,name=+0($arg1):string "
+		"trace_buf_size=1024K trace_options=nooverwrite");
+	assert_true(boot_cmdline_traces_modules(cmd));
+
+	/* grub: sh sources the file, GRUB reads grub.cfg; ';' and '$' inside single quotes */
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(boot_cmdline_write_grub(f, cmd, "6.12.1"), 0);
+	fclose(f);
+	assert_non_null(strstr(text, BOOT_CMDLINE_GRUB_MARK " for 6.12.1"));
+	assert_non_null(strstr(text, "GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT} "
+				     "trace_event=module:module_load,syscalls:sys_enter_finit_module "
+				     "'kprobe_event=p:kmodtop/kmodtop_kread,kernel_read_file,"
+				     "size=+80(+40(\\$arg1)):s64,id=\\$arg2:s32;"));
+	assert_non_null(strstr(text, ":string' trace_buf_size=1024K trace_options=nooverwrite\"\n"));
+	free(text);
+	text = NULL;
+	/* what a drop-in cannot carry is refused, not written half-quoted */
+	f = open_memstream(&text, &len);
+	assert_int_equal(boot_cmdline_write_grub(f, "a=\"b\"", NULL), -EINVAL);
+	assert_int_equal(boot_cmdline_write_grub(f, "a=`b`", NULL), -EINVAL);
+	assert_int_equal(boot_cmdline_write_grub(f, "a=\\b", NULL), -EINVAL);
+	fclose(f);
+	free(text);
+	free(cmd);
+
+	/* an argument holding the kernel's separators cannot be written */
+	probes[1].args = "name=+0($arg1):string,x";
+	assert_int_equal(boot_cmdline_new(&ss, 1024, &cmd), -EINVAL);
+	probes[1].args = "a;b";
+	assert_int_equal(boot_cmdline_new(&ss, 1024, &cmd), -EINVAL);
+
+	/* which command lines set the capture up */
+	assert_true(boot_cmdline_traces_modules("quiet trace_event=module:module_load"));
+	assert_true(boot_cmdline_traces_modules("trace_event=sched:sched_switch,module:*"));
+	assert_true(boot_cmdline_traces_modules("a \"trace_event=module:\""));
+	assert_false(boot_cmdline_traces_modules("trace_event=sched:sched_switch mymodule:x"));
+	assert_false(boot_cmdline_traces_modules("xtrace_event=module:module_load"));
+	assert_false(boot_cmdline_traces_modules("trace_event=sched:module_x"));
+	assert_false(boot_cmdline_traces_modules("trace_event=foomodule:x"));
+	assert_false(boot_cmdline_traces_modules(""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_gaps),
 		cmocka_unit_test(test_setup_script),
+		cmocka_unit_test(test_boot_cmdline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
