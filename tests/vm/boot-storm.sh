@@ -18,7 +18,7 @@
 # 5. saves the instance's trace (measure-trace.txt), the top-level trace (trace.txt),
 #    the per-CPU stats of both (stats.txt) and the kernel log;
 # 6. undoes the boot's tracing: the instance and its kprobe go, the top-level events
-#    are disabled and the kmodtop kprobe group deleted, trace_options back to
+#    are disabled and the command line's kprobes (group kmodtop) deleted, trace_options back to
 #    overwrite, the buffer emptied, the boot storm's modules unloaded: the rest of init
 #    starts from the state it always had (undo.txt says what was left).
 # tests/vm/check-boot.py reads OUTDIR (ROOT/boot on the host).
@@ -38,14 +38,18 @@ stats() {
 echo "start $(up)" >$out/times.txt
 
 # ---- 1. what the boot parameters did ------------------------------------------
+# the probes the command line placed (kprobe_event=: nothing else has run yet)
+boot_probes=$(sed -n 's@^[pr]:\([^ ]*\) .*@\1@p' $T/kprobe_events)
 {
 	for f in tracing_on current_tracer trace_clock buffer_size_kb buffer_total_size_kb \
 		trace_options set_event kprobe_events; do
 		echo "== $f"
 		cat $T/$f 2>&1
 	done
-	echo "== kmodtop events enabled"
-	grep -H '' $T/events/kmodtop/*/enable 2>&1
+	echo "== kprobe events enabled"
+	for p in $boot_probes; do
+		echo "events/$p/enable:$(cat $T/events/$p/enable 2>&1)"
+	done
 	echo "== /proc/cmdline"
 	cat /proc/cmdline
 } >$out/global-boot.txt
@@ -122,11 +126,12 @@ echo "saved $(up)" >>$out/times.txt
 	if grep -q '^p:kmtboot/' $T/kprobe_events; then
 		echo '-:kmtboot/alloc_vmap_area' >>$T/kprobe_events || echo "kmtboot probe not removed"
 	fi
-	# every event the boot enabled in the top level (the kmodtop probes too)
+	# every event the boot enabled in the top level, then the command line's probes
+	# (group kmodtop: -:kmodtop/kmodtop_kread ...)
 	: >$T/set_event
-	for p in $(sed -n 's@^[pr]:kmodtop/\([^ ]*\) .*@\1@p' $T/kprobe_events); do
-		[ -e $T/events/kmodtop/$p/enable ] && echo 0 >$T/events/kmodtop/$p/enable
-		echo "-:kmodtop/$p" >>$T/kprobe_events || echo "kmodtop/$p not removed"
+	for p in $boot_probes; do
+		[ -e $T/events/$p/enable ] && echo 0 >$T/events/$p/enable
+		echo "-:$p" >>$T/kprobe_events || echo "$p not removed"
 	done
 	echo overwrite >$T/trace_options
 	: >$T/trace

@@ -173,7 +173,7 @@ def check_kernel(bd, cmdline):
         check(placed is not None, '-', 'kprobe %s/%s placed at boot (kprobe_events)' % (grp, ev_),
               sym, 'absent')
         en = re.search(r'events/%s/%s/enable:(\d)' % (re.escape(grp), re.escape(ev_)),
-                       section(gb, 'kmodtop events enabled') or '')
+                       section(gb, 'kprobe events enabled') or '')
         check(en is not None and en.group(1) == '1', '-',
               'kprobe %s/%s enabled in the top level at boot' % (grp, ev_), 1,
               en.group(1) if en else 'no enable file')
