@@ -54,6 +54,7 @@
 #include "sources/tracefs-raw.h"
 #include "sources/vmallocinfo.h"
 #include "views/report.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/root.h"
@@ -215,21 +216,6 @@ int live_parse_duration(const char *s, double *ret)
 
 /* ---- the trace spool ------------------------------------------------------------ */
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * The spool writer. trace_pipe prints "<...>" for a task whose comm the kernel's pid
  * cache does not hold yet: the cache is filled at the task's next context switch, so
@@ -344,7 +330,7 @@ static void spool_out(struct spool *sp, const char *p, size_t len)
 		size_t n = sizeof(sp->out) - sp->out_len;
 
 		if (!n) {
-			sp->err = write_all(sp->fd, sp->out, sp->out_len);
+			sp->err = fd_write_all(sp->fd, sp->out, sp->out_len);
 			sp->out_len = 0;
 			continue;
 		}
@@ -360,7 +346,7 @@ static void spool_out(struct spool *sp, const char *p, size_t len)
 static int spool_flush(struct spool *sp)
 {
 	if (sp->out_len && !sp->err)
-		sp->err = write_all(sp->fd, sp->out, sp->out_len);
+		sp->err = fd_write_all(sp->fd, sp->out, sp->out_len);
 	sp->out_len = 0;
 	return sp->err;
 }
@@ -1032,7 +1018,7 @@ static int account_lost(struct live *lv, struct tracefs_instance *ti, int trace_
 			continue;
 		snprintf(line, sizeof(line), "CPU:%u [LOST %" PRIu64 " EVENTS]\n", c,
 			 lv->lost[c] - lv->lost_seen[c]);
-		r = write_all(trace_fd, line, strlen(line));
+		r = fd_write_all(trace_fd, line, strlen(line));
 		if (r < 0)
 			return r;
 	}
@@ -1050,7 +1036,7 @@ static int trace_header(struct live *lv, int fd)
 		 lv->measure == TRACEFS_MEASURE_TRACEPOINT ? "vmalloc:alloc_vmap_area"
 		 : lv->measure == TRACEFS_MEASURE_KPROBE	  ? "kprobe alloc_vmap_area"
 							  : "none");
-	return write_all(fd, buf, strlen(buf));
+	return fd_write_all(fd, buf, strlen(buf));
 }
 
 static int spool_new(const char *name)
@@ -1705,7 +1691,7 @@ static int copy_fd(int in, int out)
 			return -errno;
 		if (n == 0)
 			return 0;
-		r = write_all(out, buf, (size_t)n);
+		r = fd_write_all(out, buf, (size_t)n);
 		if (r < 0)
 			return r;
 	}
@@ -1757,7 +1743,7 @@ static int bundle_write(struct bundle *b, const char *rel, const char *text)
 
 	if (fd < 0)
 		return fd;
-	r = write_all(fd, text, strlen(text));
+	r = fd_write_all(fd, text, strlen(text));
 	close(fd);
 	return r;
 }
@@ -2170,7 +2156,7 @@ static int bundle_begin(struct bundle *b, const char *arg, const char **reterr_p
 	fd = create_at(b->dfd, BUNDLE_MARKER);
 	if (fd < 0)
 		return fd;
-	r = write_all(fd, marker, sizeof(marker) - 1);
+	r = fd_write_all(fd, marker, sizeof(marker) - 1);
 	if (close(fd) < 0 && r >= 0)
 		r = -errno;
 	return r;

@@ -36,6 +36,7 @@
 #include "sources/tracefs-events.h"
 #include "sources/vmallocinfo.h"
 #include "util/array.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
@@ -1372,21 +1373,6 @@ out:
 	return r;
 }
 
-static int write_whole(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int live_begin(struct poll *p, size_t *ns)
 {
 	struct live_opts lo = { .measure = p->measure,
@@ -1409,7 +1395,7 @@ static int live_begin(struct poll *p, size_t *ns)
 	}
 	/* before the instance's first line: the spool is read in order */
 	if (boot && live_trace_fd(p->lv) >= 0) {
-		r = write_whole(live_trace_fd(p->lv), boot, boot_len);
+		r = fd_write_all(live_trace_fd(p->lv), boot, boot_len);
 		if (r < 0) {
 			free(boot);
 			log_error("live collection: the boot's trace: %s", strerror(-r));

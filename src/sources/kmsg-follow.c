@@ -7,6 +7,7 @@
 
 #include "util/macro.h"
 #include "kmsg-follow.h"
+#include "util/io.h"
 
 /* printk's CONSOLE_EXT_LOG_MAX is 8 KiB: a record never needs more than this */
 #define KMSG_RECORD_MAX (16 * 1024)
@@ -70,21 +71,6 @@ int kmsg_follow_fd(const struct kmsg_follow *kf)
 	return kf->fd;
 }
 
-static int spool_write(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* One record: its text line, then " KEY=value" dictionary lines, each ending in '\n' */
 static int feed_record(struct kmsg_follow *kf, const char *rec, size_t len)
 {
@@ -132,7 +118,7 @@ int kmsg_follow_read(struct kmsg_follow *kf)
 		kf->stats.reads++;
 		kf->stats.bytes += (uint64_t)n;
 		if (kf->spool_fd >= 0) {
-			r = spool_write(kf->spool_fd, kf->buf, (size_t)n);
+			r = fd_write_all(kf->spool_fd, kf->buf, (size_t)n);
 			if (r < 0)
 				return r;
 		}
