@@ -6,91 +6,55 @@
 
 #include "boot-cmdline.h"
 
-struct sb {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void sb_add(struct sb *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *p = realloc(b->p, cap);
-
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_str(struct sb *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 int boot_cmdline_new(const struct setup_script *s, unsigned int buf_kb, char **ret)
 {
-	struct sb b = { 0 };
-	char num[32];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	sb_str(&b, "trace_event=");
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (strpbrk(s->probes[i].args, ",;") || strpbrk(s->probes[i].symbol, ",; "))
+			return -EINVAL;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	fputs("trace_event=", f);
 	for (size_t i = 0; i < s->n_events; i++) {
 		const char *slash = strchr(s->events[i], '/');
 
-		if (i)
-			sb_str(&b, ",");
-		if (slash) {
-			/* "module/module_load" -> "module:module_load" */
-			sb_add(&b, s->events[i], (size_t)(slash - s->events[i]));
-			sb_str(&b, ":");
-			sb_str(&b, slash + 1);
-		} else {
-			sb_str(&b, s->events[i]);
-		}
+		/* "module/module_load" -> "module:module_load" */
+		if (slash)
+			fprintf(f, "%s%.*s:%s", i ? "," : "", (int)(slash - s->events[i]),
+				s->events[i], slash + 1);
+		else
+			fprintf(f, "%s%s", i ? "," : "", s->events[i]);
 	}
 	for (size_t i = 0; i < s->n_probes; i++) {
 		const struct setup_probe *p = &s->probes[i];
 
-		if (strpbrk(p->args, ",;") || strpbrk(p->symbol, ",; ")) {
-			free(b.p);
-			return -EINVAL;
-		}
-		sb_str(&b, i ? ";" : " kprobe_event=");
-		sb_str(&b, "p:");
-		sb_str(&b, s->group);
-		sb_str(&b, "/");
-		sb_str(&b, p->event);
-		sb_str(&b, ",");
-		sb_str(&b, p->symbol);
+		fprintf(f, "%sp:%s/%s,%s", i ? ";" : " kprobe_event=", s->group, p->event,
+			p->symbol);
 		/* the kernel turns every ',' back into a space */
 		for (const char *a = p->args; *a;) {
 			size_t n = strcspn(a, " ");
 
-			if (n) {
-				sb_str(&b, ",");
-				sb_add(&b, a, n);
-			}
+			if (n)
+				fprintf(f, ",%.*s", (int)n, a);
 			a += n;
 			a += strspn(a, " ");
 		}
 	}
-	snprintf(num, sizeof(num), " trace_buf_size=%uK", buf_kb);
-	sb_str(&b, num);
-	sb_str(&b, " trace_options=nooverwrite");
-	if (b.oom) {
-		free(b.p);
+	fprintf(f, " trace_buf_size=%uK trace_options=nooverwrite", buf_kb);
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
 		return -ENOMEM;
 	}
-	*ret = b.p;
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
 	return 0;
 }
 
