@@ -230,7 +230,7 @@ static int print_json(const struct global_opts *g, const struct setup_plan *sp,
 	out_section_end(o);
 	out_section_begin(o, "missing_probes", NULL);
 	for (size_t i = 0; i < sp->ss.n_missing; i++) {
-		char key[8];
+		char key[24];
 
 		snprintf(key, sizeof(key), "%zu", i);
 		out_str(o, key, NULL, sp->missing[i]);
