@@ -212,7 +212,12 @@ out:
 static int print_json(const struct global_opts *g, const struct setup_plan *sp,
 		      const char *btf_from, const char *cmdline)
 {
+	static const struct col_desc missing_cols[] = {
+		{ "WHY", "why", COL_STR, 0, "a probe left out, and why" },
+	};
+	struct table *t = NULL;
 	struct out *o;
+	size_t row;
 	int r;
 
 	r = out_new(OUT_JSON, g->pretty, stdout, &o);
@@ -228,14 +233,20 @@ static int print_json(const struct global_opts *g, const struct setup_plan *sp,
 	for (size_t i = 0; i < sp->ss.n_probes; i++)
 		out_str(o, sp->probes[i].event, NULL, sp->probes[i].symbol);
 	out_section_end(o);
-	out_section_begin(o, "missing_probes", NULL);
-	for (size_t i = 0; i < sp->ss.n_missing; i++) {
-		char key[24];
-
-		snprintf(key, sizeof(key), "%zu", i);
-		out_str(o, key, NULL, sp->missing[i]);
+	/* an array, one object a probe left out: [{"why": "kmodtop_name on ...: ..."}] */
+	r = table_new(missing_cols, 1, &t);
+	for (size_t i = 0; r >= 0 && i < sp->ss.n_missing; i++) {
+		r = table_add_row(t, &row);
+		if (r >= 0)
+			r = table_set_str(t, row, 0, sp->missing[i]);
 	}
-	out_section_end(o);
+	if (r < 0) {
+		table_free(t);
+		out_free(o);
+		return r;
+	}
+	out_table(o, "missing_probes", NULL, t);
+	table_free(t);
 	out_str(o, "grub_dropin", NULL, "/" GRUB_DROPIN);
 	r = out_finish(o);
 	out_free(o);

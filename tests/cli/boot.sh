@@ -88,6 +88,9 @@ ts_expect_rc 0 "boot-setup --kernel-release"
 [ "$(jq -r .btf "$TS_TMP/out")" = "$R/boot/vmlinuz-6.12.999" ] ||
 	ts_fail "--kernel-release: BTF not from the boot image: $(jq -r .btf "$TS_TMP/out")"
 [ "$(jq -r .cmdline "$TS_TMP/out")" = "$CMD" ] || ts_fail "--kernel-release: another command line"
+# the probes left out, an array saying why (this BTF has no execmem_alloc)
+jq -e '.missing_probes | type == "array" and length == 1 and (.[0].why | startswith("kmodtop_layout on execmem_alloc(): "))' \
+	"$TS_TMP/out" >/dev/null || ts_fail "-j: missing_probes: $(jq -c .missing_probes "$TS_TMP/out")"
 ts_run --root "$R" --kernel-release 6.12.998 boot-setup
 ts_expect_rc 1 "boot-setup, a release without its image"
 grep -F "boot/vmlinuz-6.12.998" "$TS_TMP/err" >/dev/null || ts_fail "no image: not named: $(cat "$TS_TMP/err")"
