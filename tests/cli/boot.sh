@@ -212,6 +212,15 @@ ts_expect_rc 0 "report --boot from this boot's bundle"
 jq -e --arg id "$ID" '.boot.source == "kmodtop-boot.service bundle" and
 	(.boot.boot_id | gsub("-"; "")) == ($id | gsub("-"; ""))' \
 	"$TS_TMP/out" >/dev/null || ts_fail "this boot's bundle: $(jq -c .boot "$TS_TMP/out")"
+# names that are no boot id (an escape sequence, a record left .partial, a file) are
+# not bundles
+mkdir -p "$L/boot-$(printf '\033[31m')aaaaaaaa-0000-0000-0000-000000000003" \
+	"$L/boot-aaaaaaaa-0000-0000-0000-000000000004.partial"
+: >"$L/boot-aaaaaaaa-0000-0000-0000-000000000005"
+touch -d '2026-03-01' "$L"/boot-*
+touch -d '2026-01-01' "$L/boot-aaaaaaaa-0000-0000-0000-000000000001"
+touch -d '2026-02-01' "$L/boot-aaaaaaaa-0000-0000-0000-000000000002"
+touch -d '2026-01-15' "$L/boot-$(echo "$ID" | tr -d -)"
 ts_run --root "$B" report --boot=-1 -j
 jq -e '.boot.boot_id == "aaaaaaaa-0000-0000-0000-000000000002" and .kernel.release == "hidden-in-the-newest"' \
 	"$TS_TMP/out" >/dev/null || ts_fail "--boot=-1: not the newest earlier bundle: $(jq -c .boot "$TS_TMP/out")"
