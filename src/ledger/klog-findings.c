@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/macro.h"
@@ -655,4 +656,165 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 		return 1;
 	}
 	return 0;
+}
+
+/* --- the memo -------------------------------------------------------------------------- */
+
+#define MEMO_SLOTS 4096
+#define MEMO_MSG 192
+
+/* A remembered answer: strings as offsets into the message (UINT16_MAX: NULL). */
+struct memo_slot {
+	uint64_t hash;
+	uint64_t user;
+	uint16_t len;
+	uint16_t off[4], n[4];
+	int16_t kind;
+	int16_t err;
+	uint8_t n_num;
+	uint8_t idx;			/* table entry: format and source */
+	int64_t num[KLOG_FINDING_NUMS];
+	char msg[MEMO_MSG];
+};
+
+_Static_assert(ARRAY_SIZE(table) < UINT8_MAX, "memo_slot.idx holds a table index");
+
+struct klog_memo {
+	struct memo_slot slots[MEMO_SLOTS];
+};
+
+int klog_memo_new(struct klog_memo **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : -ENOMEM;
+}
+
+struct klog_memo *klog_memo_free(struct klog_memo *m)
+{
+	free(m);
+	return NULL;
+}
+
+static uint64_t memo_hash(const char *s, size_t n)
+{
+	uint64_t h = n * 0x9e3779b97f4a7c15ull;
+
+	while (n >= 8) {
+		uint64_t w;
+
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h ^ h >> 29;
+}
+
+static const char **memo_field(struct klog_finding *f, int i, size_t **ret_len)
+{
+	switch (i) {
+	case 0:
+		*ret_len = &f->module_len;
+		return &f->module;
+	case 1:
+		*ret_len = &f->symbol_len;
+		return &f->symbol;
+	case 2:
+		*ret_len = &f->text_len;
+		return &f->text;
+	default:
+		*ret_len = &f->text2_len;
+		return &f->text2;
+	}
+}
+
+static bool memo_store(struct memo_slot *s, uint64_t h, const char *msg, size_t len,
+		       const struct klog_finding *f)
+{
+	struct klog_finding c = *f;
+
+	for (int i = 0; i < 4; i++) {
+		size_t *n;
+		const char **p = memo_field(&c, i, &n);
+
+		if (!*p) {
+			s->off[i] = UINT16_MAX;
+			s->n[i] = 0;
+			continue;
+		}
+		if (*p < msg || (size_t)(*p - msg) + *n > len)
+			goto forget;
+		s->off[i] = (uint16_t)(*p - msg);
+		s->n[i] = (uint16_t)*n;
+	}
+	s->idx = UINT8_MAX;
+	for (size_t i = 0; i < ARRAY_SIZE(table) && i < UINT8_MAX; i++)
+		if (table[i].format == f->format) {
+			s->idx = (uint8_t)i;
+			break;
+		}
+	if (f->kind != KLOG_FINDING_NONE && s->idx == UINT8_MAX)
+		goto forget;
+	s->hash = h;
+	s->len = (uint16_t)len;
+	s->kind = (int16_t)f->kind;
+	s->err = (int16_t)f->err;
+	s->n_num = (uint8_t)f->n_num;
+	memcpy(s->num, f->num, sizeof(s->num));
+	s->user = 0;
+	memcpy(s->msg, msg, len);
+	return true;
+forget:
+	s->len = UINT16_MAX;	/* half overwritten: matches no message */
+	return false;
+}
+
+static void memo_load(const struct memo_slot *s, const char *msg, struct klog_finding *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = s->kind;
+	if (s->kind == KLOG_FINDING_NONE)
+		return;
+	ret->format = table[s->idx].format;
+	ret->source = table[s->idx].source;
+	ret->err = s->err;
+	ret->n_num = s->n_num;
+	memcpy(ret->num, s->num, sizeof(ret->num));
+	for (int i = 0; i < 4; i++) {
+		size_t *n;
+		const char **p = memo_field(ret, i, &n);
+
+		if (s->off[i] != UINT16_MAX) {
+			*p = msg + s->off[i];
+			*n = s->n[i];
+		}
+	}
+}
+
+int klog_classify_memo(struct klog_memo *m, const char *msg, size_t len,
+		       struct klog_finding *ret, uint64_t **ret_user)
+{
+	struct memo_slot *s;
+	uint64_t h;
+	int r;
+
+	if (ret_user)
+		*ret_user = NULL;
+	if (!msg || len > MEMO_MSG)
+		return klog_classify(msg, len, ret);
+	h = memo_hash(msg, len);
+	s = &m->slots[h & (MEMO_SLOTS - 1)];
+	if (s->hash == h && s->len == len && memcmp(s->msg, msg, len) == 0) {
+		memo_load(s, msg, ret);
+		if (ret_user)
+			*ret_user = &s->user;
+		return ret->kind != KLOG_FINDING_NONE;
+	}
+	r = klog_classify(msg, len, ret);
+	if (memo_store(s, h, msg, len, ret) && ret_user)
+		*ret_user = &s->user;
+	return r;
 }

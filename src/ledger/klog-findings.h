@@ -106,6 +106,23 @@ struct klog_finding {
  */
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret);
 
+/*
+ * klog_classify() with a memory of the messages it answered lately: logs repeat
+ * themselves (each retry of a failing load prints the same lines), and a long log asks
+ * the same few hundred messages millions of times. One memo per thread.
+ */
+struct klog_memo;
+
+int klog_memo_new(struct klog_memo **ret);
+struct klog_memo *klog_memo_free(struct klog_memo *m);
+/*
+ * As klog_classify(). *ret_user (may be NULL) points to a word the caller may keep with
+ * this message's answer (0 at first; it goes with it), or is NULL when the message is
+ * not remembered (too long).
+ */
+int klog_classify_memo(struct klog_memo *m, const char *msg, size_t len,
+		       struct klog_finding *ret, uint64_t **ret_user);
+
 /* "unknown-symbol", ...: stable names for JSON. */
 const char *klog_finding_kind_name(enum klog_finding_kind kind);
 

@@ -18,12 +18,10 @@
 #define MAX_NAMES 65536
 #define MAX_AGGS 65536
 #define OTHER_NAME "(other)"
-/* Bytes of the first evidence line kept per finding, and per cached classification */
+/* Bytes of the first evidence line kept per finding */
 #define SAMPLE_MAX 160
 /* Raw bytes kept of a name (MODULE_NAME_LEN is 56; aliases can be longer) */
 #define NAME_MAX_RAW 96
-#define CACHE_SLOTS 4096
-#define CACHE_MSG 192
 /* Requesters remembered per finding; the rest are counted */
 #define REQ_MAX 3
 /* Classes listed per boot in the boots table */
@@ -300,15 +298,6 @@ struct input {
 	uint64_t findings;
 };
 
-struct cache_slot {
-	uint64_t hash;
-	uint16_t len;
-	int16_t kind;
-	uint16_t mod_off, mod_len;
-	/* the row this message was counted in, for the input agg_input: index + 1 */
-	uint32_t agg, agg_input;
-	char msg[CACHE_MSG];
-};
 
 enum gate_id {
 	GATE_MAX_DUPLICATES,
@@ -362,7 +351,16 @@ struct ci {
 	size_t *touched;		/* aggs counted in the current boot */
 	size_t n_touched, cap_touched;
 	bool in_boot;
-	struct cache_slot *cache;
+	struct klog_memo *memo;
+	/* the row of the last finding classified elsewhere: findings come in runs */
+	struct {
+		uint32_t agg;		/* index + 1; 0: none */
+		uint32_t input;
+		int cls;
+		bool alias;
+		uint16_t len;
+		char module[64];
+	} last;
 	bool capped;			/* rows were folded into "(other)" */
 	bool waste_available;		/* module files or a measured trace */
 	bool waste_lower_bound;		/* log findings: one attempt per module and boot */
@@ -852,8 +850,7 @@ int ci_new(const struct ci_options *opt, const struct ci_cost_ops *cost, struct 
 		return -ENOMEM;
 	c->opt = opt;
 	c->cost = cost && cost->kernel && cost->module ? cost : NULL;
-	c->cache = calloc(CACHE_SLOTS, sizeof(*c->cache));
-	if (!c->cache) {
+	if (klog_memo_new(&c->memo) < 0) {
 		free(c);
 		return -ENOMEM;
 	}
@@ -891,7 +888,7 @@ struct ci *ci_free(struct ci *c)
 	}
 	free(c->inputs);
 	free(c->touched);
-	free(c->cache);
+	klog_memo_free(c->memo);
 	for (int i = 0; i < _GATE_MAX; i++)
 		free(c->gates[i].detail);
 	free(c->deltas);
@@ -986,74 +983,52 @@ int ci_boot_mark(struct ci *c, uint64_t line, const char *boot_id)
 	return 0;
 }
 
-/* klog_classify() is pure: the same message always gets the same answer. Logs repeat
- * themselves (every retry of a failing load prints the same lines), so remember. */
-static int classify_cached(struct ci *c, const char *msg, size_t len, struct klog_finding *f,
-			   struct cache_slot **ret_slot)
-{
-	struct cache_slot *s = NULL;
-	uint64_t h = 0;
-
-	*ret_slot = NULL;
-	if (len <= CACHE_MSG) {
-		h = hash_bytes(msg, len, 3);
-		s = &c->cache[h & (CACHE_SLOTS - 1)];
-		if (s->hash == h && s->len == len && memcmp(s->msg, msg, len) == 0) {
-			memset(f, 0, sizeof(*f));
-			f->kind = s->kind;
-			if (s->mod_len) {
-				f->module = msg + s->mod_off;
-				f->module_len = s->mod_len;
-			}
-			*ret_slot = s;
-			return f->kind != KLOG_FINDING_NONE;
-		}
-	}
-	klog_classify(msg, len, f);
-	if (s && (!f->module || (size_t)(f->module - msg) + f->module_len <= len)) {
-		s->hash = h;
-		s->len = (uint16_t)len;
-		s->kind = (int16_t)f->kind;
-		s->mod_off = f->module ? (uint16_t)(f->module - msg) : 0;
-		s->mod_len = f->module ? (uint16_t)f->module_len : 0;
-		s->agg = 0;
-		memcpy(s->msg, msg, len);
-		*ret_slot = s;
-	}
-	return f->kind != KLOG_FINDING_NONE;
-}
-
 static int klog_finding(struct ci *c, uint64_t line, const char *msg, size_t len,
-			const struct klog_finding *f, struct cache_slot *slot)
+			const struct klog_finding *f, uint64_t *slot)
 {
 	struct evidence ev = { .first = line, .msg = msg, .msg_len = len };
 	uint32_t input = (uint32_t)(c->n_inputs - 1), module;
 	int cls = class_of_klog(f->kind), r;
 	struct agg *a;
 
+	bool alias = f->kind == KLOG_FINDING_AUTOLOAD_DUPLICATE;
+
 	if (cls < 0)
 		return 0;
 	/* the same message again: the same row */
-	if (slot && slot->agg && slot->agg_input == input)
-		return agg_add(c, &c->aggs[slot->agg - 1], &ev);
-	r = intern_module(c, f->module, f->module_len, f->kind == KLOG_FINDING_AUTOLOAD_DUPLICATE,
-			  &module);
+	if (slot && *slot && (uint32_t)(*slot >> 32) == input)
+		return agg_add(c, &c->aggs[(uint32_t)*slot - 1], &ev);
+	/* the same module and class as the finding before */
+	if (!slot && c->last.agg && c->last.input == input && c->last.cls == cls &&
+	    c->last.alias == alias && c->last.len == f->module_len &&
+	    (!f->module_len || memcmp(c->last.module, f->module, f->module_len) == 0))
+		return agg_add(c, &c->aggs[c->last.agg - 1], &ev);
+	r = intern_module(c, f->module, f->module_len, alias, &module);
 	if (r < 0)
 		return r;
 	r = agg_find(c, (size_t)cls, module, &a);
 	if (r < 0)
 		return r;
-	if (slot) {
-		slot->agg = (uint32_t)(a - c->aggs) + 1;
-		slot->agg_input = input;
+	/* the row (index + 1) and its input, with the message's memo */
+	if (slot)
+		*slot = (uint64_t)input << 32 | ((uint32_t)(a - c->aggs) + 1);
+	else if (f->module_len <= sizeof(c->last.module)) {
+		c->last.agg = (uint32_t)(a - c->aggs) + 1;
+		c->last.input = input;
+		c->last.cls = cls;
+		c->last.alias = alias;
+		c->last.len = (uint16_t)f->module_len;
+		if (f->module_len)
+			memcpy(c->last.module, f->module, f->module_len);
 	}
 	return agg_add(c, a, &ev);
 }
 
-int ci_klog(struct ci *c, uint64_t line, const struct klog_rec *rec)
+static int klog_record(struct ci *c, uint64_t line, const struct klog_rec *rec,
+		       const struct klog_finding *classified)
 {
 	static const char banner[] = "Linux version ";
-	struct cache_slot *slot;
+	uint64_t *slot = NULL;
 	struct klog_finding f;
 	int r;
 
@@ -1071,14 +1046,30 @@ int ci_klog(struct ci *c, uint64_t line, const struct klog_rec *rec)
 	}
 	if (line > cur_boot(c)->end_line)
 		cur_boot(c)->end_line = line;
-	if (!classify_cached(c, rec->msg, rec->msg_len, &f, &slot))
+	if (classified) {
+		if (classified->kind == KLOG_FINDING_NONE)
+			return 0;
+		return klog_finding(c, line, rec->msg, rec->msg_len, classified, NULL);
+	}
+	if (!klog_classify_memo(c->memo, rec->msg, rec->msg_len, &f, &slot))
 		return 0;
 	return klog_finding(c, line, rec->msg, rec->msg_len, &f, slot);
 }
 
+int ci_klog(struct ci *c, uint64_t line, const struct klog_rec *rec)
+{
+	return klog_record(c, line, rec, NULL);
+}
+
+int ci_klog_classified(struct ci *c, uint64_t line, const struct klog_rec *rec,
+		       const struct klog_finding *f)
+{
+	return klog_record(c, line, rec, f);
+}
+
 int ci_text(struct ci *c, uint64_t line, const char *s, size_t len)
 {
-	struct cache_slot *slot;
+	uint64_t *slot;
 	struct klog_finding f;
 
 	while (len && (*s == '\r' || *s == ' ')) {
@@ -1089,7 +1080,7 @@ int ci_text(struct ci *c, uint64_t line, const char *s, size_t len)
 	if (len < 10 || (memcmp(s, "modprobe: ", 10) != 0 && memcmp(s, "insmod: ", 8) != 0 &&
 			 !memmem(s, len, ": Worker [", 10)))
 		return 0;
-	if (!classify_cached(c, s, len, &f, &slot) ||
+	if (!klog_classify_memo(c->memo, s, len, &f, &slot) ||
 	    (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT))
 		return 0;
 	return klog_finding(c, line, s, len, &f, slot);

@@ -12,6 +12,7 @@
 #include "ledger/summary.h"
 #include "output/ci-formats.h"
 #include "output/output.h"
+#include "ledger/klog-findings.h"
 #include "sources/kmsg.h"
 
 /*
@@ -87,6 +88,12 @@ int ci_input_begin(struct ci *c, const char *path, const char *release);
 void ci_input_set_format(struct ci *c, const char *format, const char *compression);
 /* A kernel log record at @line of the current input (a banner starts a boot). */
 int ci_klog(struct ci *c, uint64_t line, const struct klog_rec *rec);
+/*
+ * The same, with the record's message already classified by klog_classify() (on another
+ * thread): @f's module points into @rec's message.
+ */
+int ci_klog_classified(struct ci *c, uint64_t line, const struct klog_rec *rec,
+		       const struct klog_finding *f);
 /* A line that is no kernel record: serial consoles also carry kmod's own errors. */
 int ci_text(struct ci *c, uint64_t line, const char *s, size_t len);
 /* A boot boundary other than the banner: journalctl's "-- Boot ID --", _BOOT_ID. */
