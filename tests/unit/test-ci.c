@@ -467,6 +467,195 @@ static void test_stream_next_match(void **state)
 	free(t);
 }
 
+/* --- stream_scan(): the same lines, numbers and order on any number of threads ------- */
+
+struct scan_want {
+	uint64_t lineno;
+	int err;
+	size_t off, len;	/* into the text, for err == 0 */
+};
+
+struct scan_check {
+	const char *text;
+	const struct scan_want *want;
+	size_t n_want, got;
+	/* non-matching over-long lines may or may not be reported: their numbers */
+	const uint64_t *maybe;
+	size_t n_maybe;
+	int fail_at;		/* reduce fails at this block (1-based); 0: never */
+	int blocks;
+};
+
+struct scan_result {
+	size_t len;
+	char first;
+};
+
+static void scan_map_fn(void *userdata, void *state, struct stream_match *m, size_t n,
+			void *results)
+{
+	struct scan_result *r = results;
+
+	assert_non_null(state);
+	for (size_t i = 0; i < n; i++) {
+		r[i].len = m[i].len;
+		r[i].first = m[i].line && m[i].len ? m[i].line[0] : 0;
+	}
+}
+
+static int scan_reduce_fn(void *userdata, const struct stream_match *m, size_t n, void *results)
+{
+	struct scan_check *c = userdata;
+	const struct scan_result *r = results;
+
+	if (++c->blocks == c->fail_at)
+		return -EIO;
+	for (size_t i = 0; i < n; i++) {
+		const struct scan_want *w;
+		bool maybe = false;
+
+		for (size_t k = 0; k < c->n_maybe; k++)
+			maybe |= m[i].err == -E2BIG && m[i].lineno == c->maybe[k];
+		if (maybe)
+			continue;
+		assert_true(c->got < c->n_want);
+		w = &c->want[c->got++];
+		assert_int_equal(m[i].lineno, w->lineno);
+		assert_int_equal(m[i].err, w->err);
+		if (w->err)
+			continue;
+		assert_int_equal(m[i].len, w->len);
+		assert_int_equal(r[i].len, w->len);
+		assert_memory_equal(m[i].line, c->text + w->off, w->len);
+		assert_int_equal(m[i].line[w->len], '\0');
+		assert_int_equal(r[i].first, w->len ? c->text[w->off] : 0);
+	}
+	return 0;
+}
+
+static void *scan_state_new(void *userdata)
+{
+	return malloc(16);
+}
+
+static void test_stream_scan(void **state)
+{
+	static const char *const nd[] = { "odule", "Unknown symbol" };
+	const size_t big = STREAM_LINE_MAX_DEFAULT * 5 / 2;
+	size_t cap = 12 << 20, len = 0, n_want = 0, n_maybe = 0, n_lines = 0;
+	char *t = malloc(cap);
+	struct scan_want *want = calloc(300000, sizeof(*want));
+	uint64_t maybe[64];
+	struct stream_needles *s_nd;
+	struct stream_scan_ops ops = { .result_size = sizeof(struct scan_result),
+				       .state_new = scan_state_new, .state_free = free,
+				       .map = scan_map_fn, .reduce = scan_reduce_fn };
+
+	assert_int_equal(stream_needles_new(nd, 2, &s_nd), 0);
+	/* three lines read one by one before the scan */
+	len += (size_t)sprintf(t + len, "head module\nhead\nhead module\n");
+	n_lines = 3;
+	srand(20);
+	while (len < (size_t)(9 << 20)) {
+		int k = rand() % 1000;
+		size_t from = len;
+
+		n_lines++;
+		if (k < 2) {
+			/* over-long with a needle: refused wherever it falls */
+			memset(t + len, 'a', big);
+			memcpy(t + len + big / 2, "module", 6);
+			len += big;
+			want[n_want++] = (struct scan_want){ n_lines, -E2BIG, 0, 0 };
+		} else if (k < 4 && n_maybe < 64) {
+			/* over-long without one: refused if it does not fit in a block */
+			memset(t + len, 'b', big);
+			len += big;
+			maybe[n_maybe++] = n_lines;
+		} else if (k < 300) {
+			len += (size_t)sprintf(t + len, "[ %d.000000] nfs: Unknown symbol s%d (err -2)", k,
+					       rand());
+			want[n_want++] = (struct scan_want){ n_lines, 0, from, len - from };
+		} else if (k < 310) {
+			/* a needle cut by a NUL still counts where the bytes are */
+			len += (size_t)sprintf(t + len, "x\x01y module");
+			t[from + 1] = '\0';
+			want[n_want++] = (struct scan_want){ n_lines, 0, from, len - from };
+		} else if (k < 320) {
+			/* empty */
+		} else {
+			len += (size_t)sprintf(t + len, "noise line %d Unknown symbo odul", k);
+		}
+		t[len++] = '\n';
+	}
+	/* the last line matches and has no newline */
+	len += (size_t)sprintf(t + len, "last module");
+	want[n_want++] = (struct scan_want){ ++n_lines, 0, len - 11, 11 };
+	assert_true(n_maybe > 0);
+
+	for (int comp = 0; comp < 3; comp++) {
+		size_t clen = len;
+		void *c = comp == 0 ? t : comp == 1 ? xz_of(t, len, &clen) : zstd_of(t, len, &clen);
+
+		for (unsigned int workers = 0; workers <= 3; workers += workers ? 2 : 1) {
+			struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0 };
+			const char *what;
+			struct stream *s = stream_over(c, clen, &what);
+			char *line;
+			size_t n;
+
+			assert_non_null(s);
+			assert_int_equal(stream_next_line(s, &line, &n), 1);
+			assert_int_equal(stream_next_line(s, &line, &n), 1);
+			assert_int_equal(stream_next_line(s, &line, &n), 1);
+			assert_int_equal(stream_scan(s, s_nd, workers, &ops, &ck), 0);
+			assert_int_equal(ck.got, n_want);
+			assert_int_equal(stream_lineno(s), n_lines);
+			assert_true(stream_missing_newline(s));
+			assert_int_equal(stream_bytes(s), len);
+			assert_true(ck.blocks > 8);
+			stream_free(s);
+			reap();
+
+			/* reduce's error ends the scan, the threads with it */
+			ck = (struct scan_check){ t, want, n_want, 0, maybe, n_maybe, 5, 0 };
+			s = stream_over(c, clen, &what);
+			assert_non_null(s);
+			assert_int_equal(stream_next_line(s, &line, &n), 1);
+			assert_int_equal(stream_next_line(s, &line, &n), 1);
+			assert_int_equal(stream_next_line(s, &line, &n), 1);
+			assert_int_equal(stream_scan(s, s_nd, workers, &ops, &ck), -EIO);
+			stream_free(s);
+			reap();
+		}
+		if (comp)
+			free(c);
+	}
+	/* a truncated xz stream: the error, not a hang */
+	{
+		size_t clen;
+		void *c = xz_of(t, len, &clen);
+		struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0 };
+		const char *what;
+		struct stream *s = stream_over(c, clen / 2, &what);
+		char *line;
+		size_t n;
+
+		assert_non_null(s);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(stream_next_line(s, &line, &n), 1);
+		assert_int_equal(stream_scan(s, s_nd, 2, &ops, &ck), -EBADMSG);
+		/* what came before the damage was handed out in order */
+		assert_true(ck.got > 0 && ck.got < n_want);
+		stream_free(s);
+		reap();
+		free(c);
+	}
+	stream_needles_free(s_nd);
+	free(want);
+	free(t);
+}
+
 /* --- classes and needles against the kernel's formats ---------------------------------- */
 
 /* A sample message for @e: each conversion replaced by a value its slot names (as
@@ -572,6 +761,73 @@ static struct ci *new_ci(struct ci_options *o)
 }
 
 /* The needles pass every line a format can print; ci_klog() classes it right. */
+/* The memo's answer, from a copy of the message, is klog_classify()'s, field by field */
+static void check_same_finding(const struct klog_finding *a, const char *ma,
+			       const struct klog_finding *b, const char *mb)
+{
+	assert_int_equal(a->kind, b->kind);
+	assert_ptr_equal(a->format, b->format);
+	assert_ptr_equal(a->source, b->source);
+	assert_int_equal(a->err, b->err);
+	assert_int_equal(a->n_num, b->n_num);
+	assert_memory_equal(a->num, b->num, sizeof(a->num));
+#define SAME_STR(f)                                                                     \
+	do {                                                                            \
+		assert_int_equal(a->f == NULL, b->f == NULL);                           \
+		if (a->f) {                                                             \
+			assert_int_equal(a->f - ma, b->f - mb);                         \
+			assert_int_equal(a->f##_len, b->f##_len);                       \
+		}                                                                       \
+	} while (0)
+	SAME_STR(module);
+	SAME_STR(symbol);
+	SAME_STR(text);
+	SAME_STR(text2);
+#undef SAME_STR
+}
+
+static void test_classify_memo(void **state)
+{
+	const struct klog_format_entry *t;
+	struct klog_memo *memo;
+	size_t n, kept = 0;
+
+	assert_int_equal(klog_memo_new(&memo), 0);
+	t = klog_formats(&n);
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < n + 2; i++) {
+			char buf[512], copy[512];
+			struct klog_finding want, got;
+			uint64_t *user;
+			int r;
+
+			if (i < n)
+				build_sample(&t[i], buf, sizeof(buf));
+			else
+				snprintf(buf, sizeof(buf), i == n ? "no finding here %d" : "%300d", 7);
+			memcpy(copy, buf, sizeof(buf));
+			r = klog_classify(buf, strlen(buf), &want);
+			/* the first round fills the memo, the others answer from it */
+			assert_int_equal(klog_classify_memo(memo, copy, strlen(copy), &got, &user), r);
+			check_same_finding(&want, buf, &got, copy);
+			if (strlen(buf) > 192) {
+				assert_null(user);
+				continue;
+			}
+			assert_non_null(user);
+			/* the caller's word goes with the message, unless another message
+			 * took its slot (then it starts again from 0) */
+			if (round > 0 && *user == i + 1)
+				kept++;
+			else
+				assert_int_equal(*user, 0);
+			*user = i + 1;
+		}
+	}
+	assert_true(kept > n);
+	klog_memo_free(memo);
+}
+
 static void test_every_format(void **state)
 {
 	const struct klog_format_entry *t;
@@ -868,6 +1124,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stream_long_lines),
 		cmocka_unit_test(test_needles_find),
 		cmocka_unit_test(test_stream_next_match),
+		cmocka_unit_test(test_stream_scan),
+		cmocka_unit_test(test_classify_memo),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_every_format),
 		cmocka_unit_test(test_boots_and_gates),
