@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "cost/cost.h"
 #include "cost/estimate.h"
 #include "cost/loadpath.h"
+#include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
 #include "ledger/summary.h"
 #include "output/ci-formats.h"
@@ -78,6 +80,8 @@ static void ci_usage(FILE *f)
 	      "      --sarif=FILE          SARIF 2.1.0: a rule per finding class\n"
 	      "      --github[=FILE]       GitHub Actions annotations (default: standard output)\n"
 	      "      --no-filter           parse every line (slower; the same findings)\n"
+	      "      --threads=N           scan kernel logs on N threads (default: the CPUs\n"
+	      "                            this process may run on, at most 8)\n"
 	      "  -h, --help                show this help\n"
 	      "\n"
 	      "Module files for waste estimates come from --root or --moduledir; without them\n"
@@ -101,6 +105,7 @@ enum {
 	OPT_SARIF,
 	OPT_GITHUB,
 	OPT_NO_FILTER,
+	OPT_THREADS,
 };
 
 /* --- settings: the command line, then the config file for what it left unset ---------- */
@@ -524,6 +529,11 @@ struct run {
 	bool plain;
 	bool journal;			/* journalctl text: no filter */
 	char boot_id[48];
+	/* threads that scan a kernel log (stream_scan()), this one included */
+	unsigned int threads;
+	/* the line being read, and its message's class when found on another thread */
+	uint64_t lineno;
+	const struct klog_finding *classified;
 	/* trace inputs */
 	struct ledger *ledger;
 	struct ci_event_line *lines;
@@ -601,14 +611,30 @@ static int on_dmesg_record(void *userdata, const struct klog_rec *rec)
 	if (!x->st.records && rec->format >= KLOG_FORMAT_JOURNAL_SHORT)
 		x->journal = true;
 	x->st.records++;
-	return ci_klog(x->ci, stream_lineno(x->s), rec);
+	if (x->classified)
+		return ci_klog_classified(x->ci, x->lineno, rec, x->classified);
+	return ci_klog(x->ci, x->lineno, rec);
 }
 
 static void on_dmesg_bad_line(void *userdata, const struct kt_err *e)
 {
 	struct run *x = userdata;
 
-	bad_line(x, stream_lineno(x->s), e->what ? e->what : "malformed");
+	bad_line(x, x->lineno, e->what ? e->what : "malformed");
+}
+
+static void log_stream_error(struct run *x, int r)
+{
+	if (r == -EBADMSG)
+		log_error("'%s': corrupt or truncated %s data near line %llu", x->path,
+			  stream_compression_name(stream_compression(x->s)),
+			  (unsigned long long)stream_lineno(x->s) + 1);
+	else if (r == -ENOMEM)
+		;	/* said once, by read_input() */
+	else if (r == -EAGAIN)
+		log_error("'%s': cannot start a thread: %s", x->path, strerror(-r));
+	else
+		log_error("'%s': %s", x->path, strerror(-r));
 }
 
 /* Reads the next line, fully or filtered: 1 line, 0 end, <0 fatal (logged). */
@@ -622,15 +648,8 @@ static int next_line(struct run *x, bool filtered, char **line, size_t *len)
 			bad_line(x, stream_lineno(x->s), "line too long");
 			continue;
 		}
-		if (r < 0) {
-			if (r == -EBADMSG)
-				log_error("'%s': corrupt or truncated %s data near line %llu", x->path,
-					  stream_compression_name(stream_compression(x->s)),
-					  (unsigned long long)stream_lineno(x->s) + 1);
-			else
-				log_error("'%s': %s", x->path, strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			log_stream_error(x, r);
 		return r;
 	}
 }
@@ -663,32 +682,123 @@ static int plain_line(struct run *x, uint64_t lineno, const char *line, size_t l
 	return ci_klog(x->ci, lineno, &rec);
 }
 
+/* One line of a kernel log, parsed (@parsed, @rec, @what as dmesg_parse() gives them). */
+static int dmesg_line(struct run *x, struct dmesg_parser *p, uint64_t lineno, const char *line,
+		      size_t len, int parsed, const struct klog_rec *rec, const char *what)
+{
+	uint64_t before = x->st.records;
+	int r;
+
+	x->lineno = lineno;
+	if (line[0] == '-' && line[1] == '-' && (r = boot_marker(x, lineno, line, len)) < 0)
+		return r;
+	r = dmesg_parser_feed_parsed(p, parsed, rec, what);
+	if (r < 0)
+		return r;
+	if (x->st.records == before)
+		r = plain_line(x, lineno, line, len);
+	return r;
+}
+
+/* What the scanning threads find out about a line: all but the order-dependent part. */
+struct dmesg_mapped {
+	int parsed;
+	const char *what;
+	struct klog_rec rec;
+	struct klog_finding f;
+};
+
+static void *dmesg_map_state_new(void *userdata)
+{
+	struct klog_memo *memo;
+
+	return klog_memo_new(&memo) < 0 ? NULL : memo;
+}
+
+static void dmesg_map_state_free(void *state)
+{
+	klog_memo_free(state);
+}
+
+static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_t n,
+		      void *results)
+{
+	struct dmesg_mapped *d = results;
+	struct klog_memo *memo = state;
+
+	for (size_t i = 0; i < n; i++, d++) {
+		if (m[i].err < 0)
+			continue;
+		d->parsed = dmesg_parse(m[i].line, m[i].len, &d->rec, &d->what);
+		if (d->parsed != 1)
+			continue;
+		/* without memory (out of it), the same answer, more slowly */
+		if (memo)
+			klog_classify_memo(memo, d->rec.msg, d->rec.msg_len, &d->f, NULL);
+		else
+			klog_classify(d->rec.msg, d->rec.msg_len, &d->f);
+	}
+}
+
+struct dmesg_reduce {
+	struct run *x;
+	struct dmesg_parser *p;
+};
+
+static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
+{
+	struct dmesg_reduce *dr = userdata;
+	struct run *x = dr->x;
+	const struct dmesg_mapped *d = results;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0; i++, d++) {
+		if (m[i].err < 0) {
+			bad_line(x, m[i].lineno, "line too long");
+			continue;
+		}
+		x->classified = d->parsed == 1 ? &d->f : NULL;
+		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d->parsed, &d->rec,
+			       d->what);
+	}
+	x->classified = NULL;
+	return r;
+}
+
 static int read_dmesg(struct run *x, char *line, size_t len)
 {
 	struct klog_parser_ops ops = { .record = on_dmesg_record, .bad_line = on_dmesg_bad_line };
+	struct stream_scan_ops sops = { .result_size = sizeof(struct dmesg_mapped),
+					.state_new = dmesg_map_state_new,
+					.state_free = dmesg_map_state_free,
+					.map = dmesg_map,
+					.reduce = dmesg_reduce };
+	struct dmesg_reduce dr = { x, NULL };
 	struct dmesg_parser *p;
 	int r;
 
 	r = dmesg_parser_new(x->path, &ops, x, &p);
 	if (r < 0)
 		return r;
+	dr.p = p;
 	do {
-		uint64_t before = x->st.records;
-		uint64_t lineno = stream_lineno(x->s);
+		struct klog_rec rec;
+		const char *what = NULL;
+		int parsed = dmesg_parse(line, len, &rec, &what);
 
-		if (line[0] == '-' && line[1] == '-' && (r = boot_marker(x, lineno, line, len)) < 0)
-			break;
-		r = dmesg_parser_feed(p, line, len);
+		r = dmesg_line(x, p, stream_lineno(x->s), line, len, parsed, &rec, what);
 		if (r < 0)
 			break;
-		if (x->st.records == before) {
-			r = plain_line(x, lineno, line, len);
-			if (r < 0)
-				break;
-		}
-		/* once it is a kernel log, only lines that may hold a finding need parsing */
+		/* once it is a kernel log, only lines that may hold a finding need parsing,
+		 * and those on every CPU */
 		x->st.filtered = x->filter && x->st.records > 0 && !x->journal;
-		r = next_line(x, x->st.filtered, &line, &len);
+		if (x->st.filtered) {
+			r = stream_scan(x->s, x->needles, x->threads - 1, &sops, &dr);
+			if (r < 0)
+				log_stream_error(x, r);
+			break;
+		}
+		r = next_line(x, false, &line, &len);
 	} while (r > 0);
 	if (r == 0)
 		r = dmesg_parser_finish(p);
@@ -986,6 +1096,18 @@ out:
 	return r;
 }
 
+/* The CPUs this process may run on (its affinity, as nproc(1) says), at most 8 */
+static unsigned int default_threads(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned int)n;
+}
+
 static int read_baseline(const char *path, struct ci_fmt_baseline **ret)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -1111,6 +1233,7 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		{ "sarif", required_argument, NULL, OPT_SARIF },
 		{ "github", optional_argument, NULL, OPT_GITHUB },
 		{ "no-filter", no_argument, NULL, OPT_NO_FILTER },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -1124,6 +1247,7 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 	struct out *o = NULL;
 	const char *github = NULL;
 	bool want_github = false, no_filter = false, stdin_seen = false;
+	uint32_t threads = 0;
 	enum ci_result res;
 	const char *const *needles;
 	size_t n_needles;
@@ -1150,6 +1274,12 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 			continue;
 		case OPT_NO_FILTER:
 			no_filter = true;
+			continue;
+		case OPT_THREADS:
+			if (parse_u32(optarg, 10, &threads) < 0 || threads < 1 || threads > 64) {
+				log_error("ci: --threads '%s': expected 1 to 64", optarg);
+				goto out;
+			}
 			continue;
 		case OPT_FAIL_ON:
 			if (strcmp(optarg, "help") == 0) {
@@ -1217,6 +1347,7 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 	x.g = g;
 	x.needles = nd;
 	x.filter = !no_filter;
+	x.threads = threads ? threads : default_threads();
 	/* the trace's aliases and already-loaded modules, when a tree was given */
 	if (cx.root || g->moduledir) {
 		_cleanup_free_ char *moddir = NULL;

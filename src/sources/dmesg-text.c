@@ -666,39 +666,51 @@ static bool is_other_journal_line(const struct dmesg_parser *p,
 	return false;
 }
 
-int dmesg_parser_feed(struct dmesg_parser *p, const char *line, size_t len)
+int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const char **reterr_what)
 {
-	struct klog_rec rec;
-	const char *what;
+	if (len > DMESG_LINE_MAX) {
+		*reterr_what = "line too long";
+		return -E2BIG;
+	}
+	return dmesg_parse_line(line, len, ret_rec, reterr_what);
+}
+
+int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct klog_rec *rec,
+			     const char *what)
+{
 	int r;
 
 	p->lineno++;
 	p->stats.lines++;
-	if (len > DMESG_LINE_MAX) {
-		bad_line(p, "line too long");
-		return 0;
-	}
-	r = dmesg_parse_line(line, len, &rec, &what);
-	if (r < 0) {
+	if (parsed < 0) {
 		bad_line(p, what);
 		return 0;
 	}
-	if (r == 0 || is_other_journal_line(p, &rec)) {
+	if (parsed == 0 || is_other_journal_line(p, rec)) {
 		p->stats.other_lines++;
 		return 0;
 	}
-	if (rec.host && rec.host_len <= HOST_MAX) {
-		memcpy(p->host, rec.host, rec.host_len);
-		p->host_len = rec.host_len;
+	if (rec->host && rec->host_len <= HOST_MAX) {
+		memcpy(p->host, rec->host, rec->host_len);
+		p->host_len = rec->host_len;
 	}
 	p->stats.records++;
-	p->stats.by_format[rec.format]++;
+	p->stats.by_format[rec->format]++;
 	if (p->ops.record) {
-		r = p->ops.record(p->userdata, &rec);
+		r = p->ops.record(p->userdata, rec);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+int dmesg_parser_feed(struct dmesg_parser *p, const char *line, size_t len)
+{
+	struct klog_rec rec;
+	const char *what = NULL;
+	int r = dmesg_parse(line, len, &rec, &what);
+
+	return dmesg_parser_feed_parsed(p, r, &rec, what);
 }
 
 int dmesg_parser_finish(struct dmesg_parser *p)

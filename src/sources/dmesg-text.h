@@ -55,6 +55,14 @@ struct dmesg_parser *dmesg_parser_free(struct dmesg_parser *p);
  * error.
  */
 int dmesg_parser_feed(struct dmesg_parser *p, const char *line, size_t len);
+/*
+ * dmesg_parser_feed() in two steps, for lines parsed on other threads: dmesg_parse() is
+ * dmesg_parse_line() with the parser's limit on line length (-E2BIG), pure;
+ * dmesg_parser_feed_parsed() takes what it returned, lines in order.
+ */
+int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const char **reterr_what);
+int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct klog_rec *rec,
+			     const char *what);
 void dmesg_parser_skip_line(struct dmesg_parser *p, const char *what);
 int dmesg_parser_finish(struct dmesg_parser *p);
 /* Owned by @p; valid until dmesg_parser_free(). */

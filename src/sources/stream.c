@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -377,9 +378,39 @@ find_avx2(const struct stream_needles *nd, const char *buf, size_t len)
 	return find_scalar(nd, buf, i, len);
 }
 
+/* '\n' bytes in @p[0..@n) with AVX2: 64 bytes a step, counted with popcount */
+__attribute__((target("avx2,popcnt"))) static uint64_t count_newlines_avx2(const char *p,
+									 size_t n)
+{
+	const __m256i nl = _mm256_set1_epi8('\n');
+	uint64_t total = 0;
+	size_t i = 0;
+
+	for (; i + 64 <= n; i += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
+		uint64_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl)) |
+			     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, nl))
+				     << 32;
+
+		total += (uint64_t)__builtin_popcountll(m);
+	}
+	for (; i < n; i++)
+		total += p[i] == '\n';
+	return total;
+}
+
+/* libgcc fills the CPU model before main(): a load, no race between threads */
+static bool have_avx2(void)
+{
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+}
+
 /* '\n' bytes in @p[0..@n): byte counters per lane, summed before they can wrap */
 static uint64_t count_newlines(const char *p, size_t n)
 {
+	if (n >= 256 && have_avx2())
+		return count_newlines_avx2(p, n);
 	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
 	uint64_t total = 0;
 	size_t i = 0;
@@ -927,4 +958,398 @@ int stream_next_match(struct stream *s, const struct stream_needles *nd, char **
 		if (refill(s) < 0)
 			return s->err;
 	}
+}
+
+/* --- stream_scan(): blocks of lines on several threads ----------------------------- */
+
+/*
+ * The reading thread cuts the text into blocks of whole lines (the start of a line cut
+ * off is carried to the next block) and hands them to a ring of slots; the workers
+ * (and the reading thread, when it has nothing else to do) scan a block for needles
+ * and map its lines; the reading thread reduces the blocks in order, when the number
+ * of lines before each is known. Blocks are L2-sized, few lines of a block are kept.
+ */
+#define SCAN_BLOCK (256 * 1024)
+
+enum { SLOT_FREE, SLOT_FILLED, SLOT_BUSY, SLOT_MAPPED };
+
+struct scan_slot {
+	char *buf;			/* text of whole lines, then one spare byte */
+	size_t len;
+	bool long_first;		/* an over-long line, skipped, comes before the text */
+	bool partial_last;		/* the text ends without '\n': the input ended */
+	uint64_t seq;
+	int state;
+	struct stream_match *m;
+	size_t n, cap_m;
+	char *results;
+	size_t cap_results;
+	uint64_t lines;			/* the lines of the block, its skipped one too */
+	int err;
+};
+
+struct scan {
+	struct stream *s;
+	const struct stream_needles *nd;
+	const struct stream_scan_ops *ops;
+	void *userdata;
+	size_t block;
+	struct scan_slot *slots;
+	size_t n_slots;
+	uint64_t next_fill, next_map, next_reduce;
+	char *carry;			/* the start of a line the last block cut off */
+	size_t carry_len;
+	bool skipping;			/* inside an over-long line */
+	bool eof;
+	bool quit;
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* a block to map, or quit */
+	pthread_cond_t done;		/* a block mapped */
+};
+
+/* Up to @cap bytes of text: what the stream holds first, then from the backend. */
+static int scan_gather(struct scan *sc, char *dst, size_t cap, size_t *ret_n)
+{
+	struct stream *s = sc->s;
+	size_t n = 0;
+
+	while (n < cap && !sc->eof) {
+		size_t k;
+		int r;
+
+		if (s->start < s->end) {
+			k = MIN_SIZE(cap - n, s->end - s->start);
+			memcpy(dst + n, s->buf + s->start, k);
+			s->start += k;
+			n += k;
+			continue;
+		}
+		if (s->eof) {
+			sc->eof = true;
+			break;
+		}
+		r = backend_fill(s, dst + n, cap - n, &k);
+		if (r < 0) {
+			s->err = r;
+			return r;
+		}
+		if (k == 0)
+			s->eof = sc->eof = true;
+		n += k;
+		s->bytes += k;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+/* The next block of whole lines into @slot: 1, 0 when the text is over, or <0. */
+static int scan_fill(struct scan *sc, struct scan_slot *slot)
+{
+	size_t len, n;
+	char *last;
+	int r;
+
+	slot->long_first = slot->partial_last = false;
+	memcpy(slot->buf, sc->carry, sc->carry_len);
+	len = sc->carry_len;
+	sc->carry_len = 0;
+	for (;;) {
+		r = scan_gather(sc, slot->buf + len, sc->block - len, &n);
+		if (r < 0)
+			return r;
+		len += n;
+		if (sc->skipping) {
+			char *nl = memchr(slot->buf, '\n', len);
+
+			if (!nl && !sc->eof) {
+				len = 0;	/* still inside it */
+				continue;
+			}
+			sc->skipping = false;
+			slot->long_first = true;
+			if (!nl) {
+				sc->s->missing_newline = true;
+				len = 0;
+			} else {
+				len -= (size_t)(nl + 1 - slot->buf);
+				memmove(slot->buf, nl + 1, len);
+			}
+		}
+		if (sc->eof)
+			break;
+		last = memrchr(slot->buf, '\n', len);
+		n = last ? (size_t)(last + 1 - slot->buf) : 0;
+		if (len - n > sc->s->max_line) {
+			/* the last line is over-long: the block ends before it */
+			sc->skipping = true;
+			len = n;
+			if (len || slot->long_first)
+				break;
+			continue;
+		}
+		sc->carry_len = len - n;
+		memcpy(sc->carry, slot->buf + n, sc->carry_len);
+		len = n;
+		break;
+	}
+	if (len && slot->buf[len - 1] != '\n') {
+		slot->partial_last = true;
+		sc->s->missing_newline = true;
+	}
+	slot->len = len;
+	slot->buf[len] = '\0';
+	return len || slot->long_first;
+}
+
+static int scan_push(struct scan_slot *slot, char *line, size_t len, uint64_t lineno, int err)
+{
+	if (slot->n == slot->cap_m) {
+		size_t cap = slot->cap_m ? slot->cap_m * 2 : 256;
+		struct stream_match *m = realloc(slot->m, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		slot->m = m;
+		slot->cap_m = cap;
+	}
+	slot->m[slot->n++] = (struct stream_match){ line, len, lineno, err };
+	return 0;
+}
+
+/* Scans and maps one block; line numbers are the block's own until reduce. */
+static void scan_map(struct scan *sc, void **state, struct scan_slot *slot)
+{
+	const size_t tlen = slot->len, max_line = sc->s->max_line;
+	char *buf = slot->buf;
+	uint64_t nl = 0, skipped = slot->long_first;
+	size_t pos = 0, need;
+
+	slot->n = 0;
+	slot->err = 0;
+	if (slot->long_first && (slot->err = scan_push(slot, NULL, 0, 1, -E2BIG)) < 0)
+		return;
+	while (pos < tlen) {
+		size_t off = stream_needles_find(sc->nd, buf + pos, tlen - pos), hit, from, to;
+		char *p, *q;
+
+		if (off >= tlen - pos) {
+			nl += count_newlines(buf + pos, tlen - pos);
+			break;
+		}
+		hit = pos + off;
+		p = memrchr(buf + pos, '\n', off);
+		from = p ? (size_t)(p + 1 - buf) : pos;
+		nl += count_newlines(buf + pos, from - pos);
+		q = memchr(buf + hit, '\n', tlen - hit);
+		to = q ? (size_t)(q - buf) : tlen;
+		buf[to] = '\0';
+		slot->err = scan_push(slot, buf + from, to - from, skipped + nl + 1,
+				      to - from > max_line ? -E2BIG : 0);
+		if (slot->err < 0)
+			return;
+		nl += q != NULL;
+		pos = to + 1;
+	}
+	slot->lines = skipped + nl + slot->partial_last;
+	need = slot->n * sc->ops->result_size;
+	if (need > slot->cap_results) {
+		char *res = realloc(slot->results, need);
+
+		if (!res) {
+			slot->err = -ENOMEM;
+			return;
+		}
+		slot->results = res;
+		slot->cap_results = need;
+	}
+	if (!slot->n)
+		return;
+	if (!*state && sc->ops->state_new)
+		*state = sc->ops->state_new(sc->userdata);
+	sc->ops->map(sc->userdata, *state, slot->m, slot->n, slot->results);
+}
+
+static void scan_state_free(struct scan *sc, void *state)
+{
+	if (state && sc->ops->state_free)
+		sc->ops->state_free(state);
+}
+
+static void *scan_worker(void *arg)
+{
+	struct scan *sc = arg;
+	void *state = NULL;
+
+	pthread_mutex_lock(&sc->lock);
+	for (;;) {
+		struct scan_slot *slot;
+
+		while (!sc->quit && sc->next_map == sc->next_fill)
+			pthread_cond_wait(&sc->work, &sc->lock);
+		if (sc->quit)
+			break;
+		slot = &sc->slots[sc->next_map++ % sc->n_slots];
+		slot->state = SLOT_BUSY;
+		pthread_mutex_unlock(&sc->lock);
+		scan_map(sc, &state, slot);
+		pthread_mutex_lock(&sc->lock);
+		slot->state = SLOT_MAPPED;
+		pthread_cond_broadcast(&sc->done);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	scan_state_free(sc, state);
+	return NULL;
+}
+
+static int scan_reduce(struct scan *sc, struct scan_slot *slot)
+{
+	struct stream *s = sc->s;
+
+	if (slot->err < 0)
+		return slot->err;
+	for (size_t i = 0; i < slot->n; i++)
+		slot->m[i].lineno += s->lineno;
+	s->lineno += slot->lines;
+	return slot->n ? sc->ops->reduce(sc->userdata, slot->m, slot->n, slot->results) : 0;
+}
+
+/* The reading thread: fill, reduce, and map when there is nothing else to do. */
+static int scan_run(struct scan *sc, void **state)
+{
+	enum { FILL, MAP, REDUCE, DONE } what;
+	struct scan_slot *slot;
+	int r = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&sc->lock);
+		for (;;) {
+			slot = &sc->slots[sc->next_reduce % sc->n_slots];
+			if (sc->next_reduce < sc->next_fill && slot->state == SLOT_MAPPED) {
+				what = REDUCE;
+				break;
+			}
+			slot = &sc->slots[sc->next_fill % sc->n_slots];
+			if (!sc->eof && slot->state == SLOT_FREE) {
+				what = FILL;
+				break;
+			}
+			if (sc->next_map < sc->next_fill) {
+				slot = &sc->slots[sc->next_map++ % sc->n_slots];
+				slot->state = SLOT_BUSY;
+				what = MAP;
+				break;
+			}
+			if (sc->eof && sc->next_reduce == sc->next_fill) {
+				what = DONE;
+				break;
+			}
+			pthread_cond_wait(&sc->done, &sc->lock);
+		}
+		pthread_mutex_unlock(&sc->lock);
+
+		switch (what) {
+		case DONE:
+			return 0;
+		case REDUCE:
+			r = scan_reduce(sc, slot);
+			if (r < 0)
+				return r;
+			pthread_mutex_lock(&sc->lock);
+			slot->state = SLOT_FREE;
+			sc->next_reduce++;
+			pthread_mutex_unlock(&sc->lock);
+			break;
+		case MAP:
+			scan_map(sc, state, slot);
+			pthread_mutex_lock(&sc->lock);
+			slot->state = SLOT_MAPPED;
+			pthread_mutex_unlock(&sc->lock);
+			break;
+		case FILL:
+			r = scan_fill(sc, slot);
+			if (r < 0)
+				return r;
+			pthread_mutex_lock(&sc->lock);
+			if (r > 0) {
+				slot->seq = sc->next_fill++;
+				slot->state = SLOT_FILLED;
+				pthread_cond_signal(&sc->work);
+			}
+			pthread_mutex_unlock(&sc->lock);
+			break;
+		}
+	}
+}
+
+int stream_scan(struct stream *s, const struct stream_needles *nd, unsigned int workers,
+		const struct stream_scan_ops *ops, void *userdata)
+{
+	struct scan sc = { .s = s, .nd = nd, .ops = ops, .userdata = userdata };
+	pthread_t *threads = NULL;
+	void *state = NULL;
+	unsigned int started = 0;
+	int r = 0;
+
+	if (s->err)
+		return s->err;
+	if (workers > 64)
+		workers = 64;
+	/* a block holds the longest line allowed, and more */
+	sc.block = s->max_line < SCAN_BLOCK / 2 ? SCAN_BLOCK : 2 * s->max_line + 2;
+	sc.n_slots = 2 * (size_t)workers + 2;
+	sc.slots = calloc(sc.n_slots, sizeof(*sc.slots));
+	sc.carry = malloc(s->max_line + 1);
+	threads = calloc(workers ? workers : 1, sizeof(*threads));
+	if (!sc.slots || !sc.carry || !threads) {
+		r = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < sc.n_slots; i++) {
+		sc.slots[i].buf = malloc(sc.block + 1);
+		if (!sc.slots[i].buf) {
+			r = -ENOMEM;
+			goto out_free;
+		}
+	}
+	/* a line the stream skips now is over before the blocks */
+	if (s->skipping) {
+		s->skipping = false;
+		sc.skipping = true;
+	}
+	pthread_mutex_init(&sc.lock, NULL);
+	pthread_cond_init(&sc.work, NULL);
+	pthread_cond_init(&sc.done, NULL);
+	for (; started < workers; started++) {
+		if (pthread_create(&threads[started], NULL, scan_worker, &sc) != 0) {
+			r = -EAGAIN;
+			break;
+		}
+	}
+	if (r == 0)
+		r = scan_run(&sc, &state);
+	pthread_mutex_lock(&sc.lock);
+	sc.quit = true;
+	pthread_cond_broadcast(&sc.work);
+	pthread_mutex_unlock(&sc.lock);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	scan_state_free(&sc, state);
+	pthread_cond_destroy(&sc.done);
+	pthread_cond_destroy(&sc.work);
+	pthread_mutex_destroy(&sc.lock);
+	if (r == 0) {
+		s->start = s->end = 0;
+		s->eof = true;
+	}
+out_free:
+	if (sc.slots)
+		for (size_t i = 0; i < sc.n_slots; i++) {
+			free(sc.slots[i].buf);
+			free(sc.slots[i].m);
+			free(sc.slots[i].results);
+		}
+	free(sc.slots);
+	free(sc.carry);
+	free(threads);
+	return r;
 }

@@ -92,3 +92,47 @@ uint64_t stream_lineno(const struct stream *s);
 uint64_t stream_bytes(const struct stream *s);
 /* The last line had no '\n' (a truncated log). */
 bool stream_missing_newline(const struct stream *s);
+
+/* --- the rest of a stream on several threads --------------------------------------- */
+
+/* A line that holds a needle, as stream_scan() hands it to map and reduce. */
+struct stream_match {
+	char *line;		/* NUL-terminated, in the block's buffer; NULL for a skipped line */
+	size_t len;
+	uint64_t lineno;	/* 1-based; set before reduce */
+	int err;		/* 0, or -E2BIG: longer than max_line (then skip it) */
+};
+
+struct stream_scan_ops {
+	/* bytes of the result map writes for each line */
+	size_t result_size;
+	/*
+	 * Optional: state of one thread's map (a cache), made on that thread before its
+	 * first block (NULL: none; map then gets NULL), freed when the scan is over.
+	 */
+	void *(*state_new)(void *userdata);
+	void (*state_free)(void *state);
+	/*
+	 * Any thread, blocks in any order: @n lines of one block, for each a result at
+	 * @results + i * result_size (not initialised: map fills what reduce reads).
+	 * Must touch nothing but its arguments and its thread's @state.
+	 */
+	void (*map)(void *userdata, void *state, struct stream_match *m, size_t n,
+		    void *results);
+	/* The calling thread, blocks in order, once the lines' numbers are known: 0 or <0 */
+	int (*reduce)(void *userdata, const struct stream_match *m, size_t n, void *results);
+};
+
+/*
+ * Reads the rest of @s as stream_next_match() does, in blocks of lines that @workers
+ * threads scan and map while this one reads (and decompresses) the next and reduces
+ * those done, in order. @workers 0: all on this thread. Which lines are handed out,
+ * their numbers and the order of reduce do not depend on @workers. Memory is bounded
+ * (about 2 * @workers + 2 blocks of 1 MiB).
+ *
+ * 0 at the end (stream_lineno() and stream_missing_newline() are then as after
+ * stream_next_match() had returned 0); reduce's error; -EBADMSG, -ENOMEM or -errno as
+ * stream_next_line(); -EAGAIN when a thread cannot be started.
+ */
+int stream_scan(struct stream *s, const struct stream_needles *nd, unsigned int workers,
+		const struct stream_scan_ops *ops, void *userdata);

@@ -596,6 +596,52 @@ grep -F "long.log':6: line contains a NUL byte" "$T/err" >/dev/null || ts_fail "
 [ "$(py get "$T/out" '[(f["class"], f["first_line"]) for f in d["findings"]]')" = '[["unknown-symbol", 4]]' ] ||
 	ts_fail "filtered: lines after the skipped ones"
 
+# --- threads: the same report, whatever their number --------------------------------------
+# Several boots of the real logs, with console chatter, over-long lines (with and without
+# a needle), NUL bytes and a last line without newline: many 256 KiB blocks.
+{
+	for i in 1 2 3; do
+		for fx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+			cat "$FX/$fx/capture/dmesg.txt"
+			seq 1 2000 | sed 's/^/runner: step /'
+		done
+		head -c 150000 /dev/zero | tr '\0' x; echo " module"
+		head -c 80000 /dev/zero | tr '\0' y; echo
+		printf '[  %d.000000] nfs: Unknown\000 symbol z (err -2)\n' "$i"
+	done
+	printf '[  9.000000] nfs: Unknown symbol last (err -2)'
+} >"$T/threads.log"
+xz -T1 -c "$T/threads.log" >"$T/threads.log.xz"
+zstd -q -c "$T/threads.log" >"$T/threads.log.zst"
+for f in threads.log threads.log.xz threads.log.zst; do
+	ts_run ci -j --threads=1 "$T/$f"
+	ts_expect_rc 0 "$f: --threads=1"
+	cp "$T/out" "$T/t1.json"
+	cp "$T/err" "$T/t1.err"
+	grep -F "line too long" "$T/t1.err" >/dev/null || ts_fail "$f: no over-long line reported"
+	for n in 2 5; do
+		ts_run ci -j --threads=$n "$T/$f"
+		ts_expect_rc 0 "$f: --threads=$n"
+		cmp -s "$T/out" "$T/t1.json" || ts_fail "$f: --threads=$n report differs from one thread's"
+		cmp -s "$T/err" "$T/t1.err" || ts_fail "$f: --threads=$n messages differ from one thread's"
+	done
+	ts_ok
+done
+# and the findings of the serial reader's (--no-filter; it also refuses over-long lines
+# without a needle)
+ts_run ci -j --no-filter "$T/threads.log"
+py same-findings "$T/out" "$T/t1.json" || ts_fail "threads: --no-filter differs"
+n=$(grep -ac ': Unknown symbol ' "$T/threads.log")
+got=$(py get "$T/t1.json" 'sum(f["count"] for f in d["findings"] if f["class"] == "unknown-symbol")')
+[ "$got" = "$n" ] || ts_fail "threads: unknown-symbol $got, the log has $n"
+[ "$(py get "$T/t1.json" 'd["inputs"][0]["lines"]')" = "$(($(wc -l <"$T/threads.log") + 1))" ] ||
+	ts_fail "threads: line count"
+for bad in 0 65 x ""; do
+	ts_run ci --threads="$bad" "$T/threads.log"
+	ts_expect_rc 2 "--threads='$bad'"
+	grep -F -- "--threads '$bad': expected 1 to 64" "$T/err" >/dev/null || ts_fail "--threads='$bad' message"
+done
+
 # --- valgrind, where installed (not over a sanitizer build, nor in make check-valgrind) --
 if command -v valgrind >/dev/null 2>&1 && [ -z "${KMODTOP_VALGRIND:-}" ] &&
 	! grep -c __asan_init "$KMODTOP" >/dev/null 2>&1; then

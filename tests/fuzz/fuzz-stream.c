@@ -154,6 +154,107 @@ static void read_matches(const uint8_t *data, size_t size, const struct stream_n
 	stream_free(s);
 }
 
+/* stream_scan(): what reduce sees, checked against the plain input in order */
+struct scan_fuzz {
+	const char *in, *end;
+	uint64_t lineno;		/* lines of the input passed */
+	size_t max_line;
+	const char *const *words;
+	size_t n_words;
+	bool plain;
+	uint64_t handed;
+};
+
+static void scan_fuzz_map(void *userdata, void *state, struct stream_match *m, size_t n,
+			  void *results)
+{
+	size_t *len = results;
+
+	for (size_t i = 0; i < n; i++)
+		len[i] = m[i].err ? 0 : m[i].len;
+}
+
+static int scan_fuzz_reduce(void *userdata, const struct stream_match *m, size_t n,
+			    void *results)
+{
+	struct scan_fuzz *f = userdata;
+	const size_t *len = results;
+
+	for (size_t i = 0; i < n; i++) {
+		CHECK(m[i].lineno > f->lineno);
+		f->handed++;
+		if (!m[i].err) {
+			CHECK(len[i] == m[i].len && m[i].len <= f->max_line);
+			CHECK(m[i].line[m[i].len] == '\0' && !memchr(m[i].line, '\n', m[i].len));
+			CHECK(has_needle(f->words, f->n_words, m[i].line, m[i].len));
+		} else {
+			CHECK(m[i].err == -E2BIG);
+		}
+		if (!f->plain) {
+			f->lineno = m[i].lineno;
+			continue;
+		}
+		/* the lines in between: no needle, or too long to be looked at */
+		while (f->lineno + 1 < m[i].lineno) {
+			const char *nl = memchr(f->in, '\n', (size_t)(f->end - f->in));
+
+			CHECK(nl);
+			CHECK((size_t)(nl - f->in) > f->max_line ||
+			      !has_needle(f->words, f->n_words, f->in, (size_t)(nl - f->in)));
+			f->in = nl + 1;
+			f->lineno++;
+		}
+		{
+			const char *nl = memchr(f->in, '\n', (size_t)(f->end - f->in));
+			size_t want = nl ? (size_t)(nl - f->in) : (size_t)(f->end - f->in);
+
+			if (m[i].err)
+				CHECK(want > f->max_line);
+			else
+				CHECK(want == m[i].len && memcmp(f->in, m[i].line, want) == 0);
+			f->in += want + 1;
+			f->lineno++;
+		}
+	}
+	return 0;
+}
+
+static void scan_all(const uint8_t *data, size_t size, const struct stream_needles *nd,
+		     const char *const *words, size_t n_words, size_t max_line,
+		     unsigned int workers)
+{
+	struct stream_scan_ops ops = { .result_size = sizeof(size_t), .map = scan_fuzz_map,
+				       .reduce = scan_fuzz_reduce };
+	struct scan_fuzz f = { (const char *)data, (const char *)data + size, 0, max_line,
+			       words, n_words, false, 0 };
+	struct stream *s = open_stream(data, size, max_line);
+	int r;
+
+	if (!s)
+		return;
+	if (!max_line)
+		f.max_line = max_line = STREAM_LINE_MAX_DEFAULT;
+	f.plain = stream_compression(s) == STREAM_PLAIN;
+	r = stream_scan(s, nd, workers, &ops, &f);
+	if (r < 0) {
+		CHECK(!f.plain && (r == -EBADMSG || r == -ENOMEM));
+	} else if (f.plain) {
+		/* the lines after the last one handed out held no needle */
+		while (f.in < f.end) {
+			const char *nl = memchr(f.in, '\n', (size_t)(f.end - f.in));
+			size_t l = nl ? (size_t)(nl - f.in) : (size_t)(f.end - f.in);
+
+			CHECK(l > max_line || !has_needle(words, n_words, f.in, l));
+			f.in += l + 1;
+			f.lineno++;
+		}
+		CHECK(stream_lineno(s) == f.lineno);
+		CHECK(stream_bytes(s) == size);
+		CHECK(stream_missing_newline(s) == (size && data[size - 1] != '\n'));
+	}
+	stream_free(s);
+}
+
 /*
  * Needles from the input's first line, '|'-separated; the search through every SIMD
  * level against a naive one over the rest.
@@ -226,6 +327,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a small bound: over-long lines in every position of the buffer */
 	read_all(data, size, 17 + size % 64);
 	read_matches(data, size, ci_nd, words, n_words);
+	/* blocks of a few hundred bytes: lines cut at every place, over-long ones too */
+	scan_all(data, size, ci_nd, words, n_words, 17 + size % 64, 0);
+	scan_all(data, size, ci_nd, words, n_words, 17 + size % 64, 2);
+	scan_all(data, size, ci_nd, words, n_words, 0, 1);
 	search(data, size);
 	return 0;
 }
