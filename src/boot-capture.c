@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "output/boot-cmdline.h"
+#include "sources/journal-klog.h"
 #include "sources/kmsg-follow.h"
 #include "util/root.h"
 #include "boot-capture.h"
@@ -55,6 +56,161 @@ static int dump_kmsg(int *ret_fd)
 	}
 	*ret_fd = fd;
 	return 0;
+}
+
+/* @word's value in /proc/cmdline (the last one given), or NULL; into @buf */
+static const char *cmdline_value(const char *cmdline, const char *key, char *buf, size_t size)
+{
+	const char *found = NULL, *p = cmdline;
+	size_t klen = strlen(key), n = 0;
+
+	while (*p) {
+		const char *end;
+
+		while (*p == ' ' || *p == '\n' || *p == '\t')
+			p++;
+		end = p + strcspn(p, " \n\t");
+		if ((size_t)(end - p) > klen && memcmp(p, key, klen) == 0) {
+			found = p + klen;
+			n = (size_t)(end - found);
+		}
+		p = end;
+	}
+	if (!found || n >= size)
+		return NULL;
+	memcpy(buf, found, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void note_change(struct boot_capture *bc, const char *what)
+{
+	size_t at = strlen(bc->changed);
+
+	snprintf(bc->changed + at, sizeof(bc->changed) - at, "%s%s", at ? ", " : "", what);
+}
+
+/*
+ * Is the global buffer still set up as the command line did it: its module events
+ * enabled, overwrite off when trace_options=nooverwrite was given?
+ */
+static void check_buffer(int tfd, const char *cmdline, struct boot_capture *bc)
+{
+	char buf[1024], *text = NULL, *save = NULL;
+	const char *v;
+	size_t len;
+
+	v = cmdline_value(cmdline, "trace_event=", buf, sizeof(buf));
+	for (char *ev = v ? strtok_r(buf, ",", &save) : NULL; ev; ev = strtok_r(NULL, ",", &save)) {
+		char rel[300], *colon = strchr(ev, ':');
+
+		if (!colon || strncmp(ev, "module:", 7) != 0)
+			continue;
+		*colon = '\0';
+		if (!colon[1] || strcmp(colon + 1, "*") == 0)
+			snprintf(rel, sizeof(rel), "events/%s/enable", ev);
+		else
+			snprintf(rel, sizeof(rel), "events/%s/%s/enable", ev, colon + 1);
+		*colon = ':';
+		if (tracefs_read_file(tfd, rel, 64, &text, &len) < 0)
+			continue;
+		/* "1" all on; "0" off, "X" some (a subsystem's enable) */
+		if (text[0] != '1') {
+			char what[96];
+
+			snprintf(what, sizeof(what), "%.64s is %s", ev,
+				 text[0] == '0' ? "disabled" : "partly disabled");
+			note_change(bc, what);
+		}
+		free(text);
+		text = NULL;
+	}
+	v = cmdline_value(cmdline, "trace_options=", buf, sizeof(buf));
+	if (v && strstr(v, "nooverwrite") &&
+	    tracefs_read_file(tfd, "trace_options", 1 << 16, &text, &len) == 0) {
+		/* the file lists "overwrite" or "nooverwrite", one option a line */
+		if (!strstr(text, "\nnooverwrite\n") && strncmp(text, "nooverwrite\n", 12) != 0)
+			note_change(bc, "overwrite is on");
+		free(text);
+	}
+}
+
+/* Does the dump start at the boot's first record (sequence number 0)? */
+static bool kmsg_dump_complete(int fd)
+{
+	char head[64];
+	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
+	const char *comma;
+
+	if (n <= 0)
+		return false;
+	head[n] = '\0';
+	comma = strchr(head, ',');
+	return comma && comma[1] == '0' && comma[2] == ',';
+}
+
+/* journald's copy of boot @id's kernel log into a memfd; @dir NULL: the system's */
+static int dump_journal(const char *dir, const char *id, int *ret_fd, char **ret_name)
+{
+	const char *what = NULL;
+	uint64_t records;
+	int fd, r;
+
+	fd = memfd_create("kmodtop-journal", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = journal_klog_dump(getenv("KMODTOP_JOURNALCTL"), dir, id, fd, &records, &what);
+	if (r >= 0 && asprintf(ret_name, "journalctl -k -b %s", id) < 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* This boot's kernel log for a command line capture; none is no error */
+static int boot_log(const struct kt_root *root, const char *id, struct boot_capture *bc)
+{
+	char *dir = NULL;
+	int r;
+
+	if (!root_is_live_system(root)) {
+		/* kmodtop's own capture of the root goes first (report's defaults) */
+		if (root_exists(root, "capture/kmsg.raw") || root_exists(root, "capture/dmesg.txt") ||
+		    !id[0] || !root_exists(root, "var/log/journal"))
+			return 0;
+		r = root_abspath(root, "var/log/journal", &dir);
+		if (r < 0)
+			return r;
+		r = dump_journal(dir, id, &bc->log_fd, &bc->log_name);
+		free(dir);
+		return r == -ENOMEM ? r : 0;
+	}
+	r = dump_kmsg(&bc->log_fd);
+	if (r >= 0 && kmsg_dump_complete(bc->log_fd)) {
+		bc->log_name = strdup("/dev/kmsg");
+		return bc->log_name ? 0 : -ENOMEM;
+	}
+	/* the ring buffer has wrapped (or cannot be read): journald may have kept it */
+	if (id[0]) {
+		int jfd = -1;
+		char *name = NULL;
+
+		if (dump_journal(NULL, id, &jfd, &name) == 0) {
+			if (bc->log_fd >= 0)
+				close(bc->log_fd);
+			bc->log_fd = jfd;
+			bc->log_name = name;
+			return 0;
+		}
+	}
+	if (r < 0)
+		return r;
+	bc->log_partial = true;
+	bc->log_name = strdup("/dev/kmsg");
+	return bc->log_name ? 0 : -ENOMEM;
 }
 
 struct bundle {
@@ -196,7 +352,16 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 	if (root_read_file(root, "proc/cmdline", 1 << 16, &cmdline, &len) == 0 &&
 	    boot_cmdline_traces_modules(cmdline)) {
 		bc->source = BOOT_SOURCE_CMDLINE;
-		if (root_is_live_system(root)) {
+		if (!root_is_live_system(root)) {
+			/* a root's copy of tracefs, as far as it has one */
+			int tfd = root_open(root, "sys/kernel/tracing",
+					    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (tfd >= 0) {
+				check_buffer(tfd, cmdline, bc);
+				close(tfd);
+			}
+		} else {
 			struct tracefs_mount mnt = { .fd = -1 };
 			const char *why = NULL;
 
@@ -215,15 +380,16 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 			if (asprintf(&bc->trace_name, "%s/trace", mnt.path) < 0)
 				bc->trace_name = NULL;
 			read_lost(mnt.fd, bc);
+			check_buffer(mnt.fd, cmdline, bc);
 			tracefs_mount_done(&mnt);
 			if (!bc->trace_name) {
 				r = -ENOMEM;
 				goto out;
 			}
-			r = dump_kmsg(&bc->log_fd);
-			if (r < 0)
-				*ret_why = "/dev/kmsg cannot be read";
 		}
+		r = boot_log(root, this_id, bc);
+		if (r < 0)
+			*ret_why = "neither /dev/kmsg nor the journal has this boot's kernel log";
 		goto out;
 	}
 	/* no command line capture: this boot's bundle */
@@ -254,6 +420,7 @@ void boot_capture_done(struct boot_capture *bc)
 		close(bc->log_fd);
 	free(bc->bundle);
 	free(bc->trace_name);
-	bc->bundle = bc->trace_name = NULL;
+	free(bc->log_name);
+	bc->bundle = bc->trace_name = bc->log_name = NULL;
 	bc->trace_fd = bc->log_fd = -1;
 }

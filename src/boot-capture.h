@@ -10,7 +10,10 @@
 /*
  * `report --boot [N]`: where a boot's capture is. For this boot (N = 0), the global
  * trace buffer when the kernel command line set it up (`kmodtop boot-setup`), with
- * the kernel log from /dev/kmsg; else the bundle kmodtop-boot.service wrote for this
+ * the kernel log from /dev/kmsg while it holds the boot's first record (it has the
+ * sequence numbers and device dictionaries), else from journald's copy of that boot
+ * (journalctl -k -b ID; under a root, its var/log/journal when it has no capture/
+ * log of kmodtop's own); else the bundle kmodtop-boot.service wrote for this
  * boot id, ROOT/var/lib/kmodtop/boot-ID. For an earlier boot (N < 0), the N-th newest
  * bundle of another boot id. Under --root, the root's copies of the same files.
  */
@@ -28,6 +31,18 @@ struct boot_capture {
 	/* live, BOOT_SOURCE_CMDLINE: tracefs's trace file and the kernel log so far */
 	int trace_fd, log_fd;
 	char *trace_name;		/* "/sys/kernel/tracing/trace" */
+	/*
+	 * Where log_fd's records come from: "/dev/kmsg", or "journalctl -k -b ID" when
+	 * the kernel's ring buffer lost the boot's first records and journald kept them
+	 */
+	char *log_name;
+	bool log_partial;		/* /dev/kmsg without its first records, no journal */
+	/*
+	 * Live: what of the command line's setup the global buffer has lost (events
+	 * disabled, overwrite on) since boot, when something has: someone may have
+	 * reset or reused it, and what it holds may not be the boot's. "" when none.
+	 */
+	char changed[160];
 	/* per_cpu/cpuN/stats: events the full buffer dropped or overwrote */
 	bool has_lost;
 	uint64_t lost;

@@ -158,7 +158,7 @@ struct collected {
 	bool use_cache;
 	/* report --boot, live: the global buffer's trace file and the kernel log so far */
 	int pre_trace_fd, pre_log_fd;
-	const char *pre_trace_name;
+	const char *pre_trace_name, *pre_log_name;
 	const char **untraced;		/* report --boot: names in pm */
 };
 
@@ -486,7 +486,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		if (c->live)
 			r = collect_open_spool(live_kmsg_fd(c->live), "/dev/kmsg", &lf, &c->log_path);
 		else if (c->pre_log_fd >= 0)
-			r = collect_open_spool(c->pre_log_fd, "/dev/kmsg", &lf, &c->log_path);
+			r = collect_open_spool(c->pre_log_fd, c->pre_log_name, &lf, &c->log_path);
 		else
 			r = open_input(c, arg_log, log_defaults, &lf, &c->log_path);
 		if (r < 0 && (arg_log || r != -ENOENT)) {
@@ -725,6 +725,8 @@ static int boot_describe(struct collected *c, struct report_data *d,
 		.first_event = d->trace_first,
 		.first_attempt = NAN,
 		.has_lost = bc->has_lost,
+		.log_partial = bc->log_partial,
+		.changed = bc->changed[0] ? bc->changed : NULL,
 		.lost = bc->lost,
 	};
 	if (!rb->has_lost && d->trace_stats && d->trace_stats->entries >= 0 &&
@@ -955,6 +957,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		c.pre_trace_fd = bc.trace_fd;
 		c.pre_trace_name = bc.trace_name;
 		c.pre_log_fd = bc.log_fd;
+		c.pre_log_name = bc.log_name;
 	}
 	r = root_new(g->root ? g->root : "/", &c.root);
 	if (r < 0) {

@@ -704,6 +704,17 @@ static void render_boot(const struct report_boot *b, struct out *o)
 			 (unsigned long long)b->lost);
 		out_note(o, buf);
 	}
+	if (b->changed) {
+		out_str(o, "buffer_changed", "changed since boot:", b->changed);
+		out_note(o, "the global trace buffer is no longer set up as the kernel command "
+			    "line did it: it may have been reset or used since boot, and what it "
+			    "holds may not be the boot's");
+	} else if (out_format(o) == OUT_JSON) {
+		out_null(o, "buffer_changed", NULL, NULL);
+	}
+	if (b->log_partial)
+		out_note(o, "the kernel's ring buffer has lost the boot's first records and the "
+			    "journal has no copy of them: log findings of early boot are missing");
 	out_section_end(o);
 	if (out_format(o) == OUT_JSON && b->n_untraced) {
 		static const struct col_desc cols[] = {

@@ -51,6 +51,8 @@ struct report_boot {
 	const char *boot_id;		/* NULL when unknown */
 	double first_event;		/* the trace's first event, s after kernel start; NAN */
 	double first_attempt;		/* its first load attempt; NAN when none */
+	bool log_partial;		/* /dev/kmsg lost the boot's first records */
+	const char *changed;		/* what the buffer lost of its boot setup, or NULL */
 	bool has_lost;			/* per_cpu stats were read */
 	uint64_t lost;			/* events the full buffer dropped or overwrote */
 	/* Live modules the capture has no successful load of: loaded before it began */

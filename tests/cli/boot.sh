@@ -177,6 +177,80 @@ jq -e '.boot.first_attempt_s == ([.attempts[].start] | min) and .boot.first_even
 jq -e '.boot.untraced_modules_count == 0' "$TS_TMP/boot.json" >/dev/null ||
 	ts_fail "report --boot: a module untraced in a complete capture"
 ts_ok
+# --- the kernel log from journald's copy: a root without a log of kmodtop's own ----------
+J=$TS_TMP/journal-root
+cp -a "$B" "$J"
+rm -f "$J/capture/kmsg.raw" "$J/capture/dmesg.txt"
+mkdir -p "$J/var/log/journal" "$J/proc/sys/kernel/random"
+echo 01234567-89ab-cdef-0123-456789abcdef >"$J/proc/sys/kernel/random/boot_id"
+# a journalctl that gives the fixture's kernel log in the export format, as journald
+# keeps it: its own timestamps, no sequence numbers, text with control bytes binary
+cat >"$TS_TMP/journalctl" <<JEOF
+#!/usr/bin/env python3
+import struct, sys
+want = ["--directory=$J/var/log/journal", "-k", "-b", "0123456789abcdef0123456789abcdef",
+        "-o", "export"]
+if sys.argv[1:7] != want:
+    sys.stderr.write("journalctl: unexpected %r\n" % sys.argv[1:])
+    sys.exit(1)
+out = sys.stdout.buffer
+for line in open("$FX/capture/kmsg.raw", "rb"):
+    if line.startswith(b" "):
+        continue
+    head, _, msg = line.rstrip(b"\n").partition(b";")
+    pri, seq, usec = head.split(b",")[:3]
+    raw = bytearray()
+    i = 0
+    while i < len(msg):
+        if msg[i:i + 2] == b"\\\\x":
+            raw.append(int(msg[i + 2:i + 4], 16))
+            i += 4
+        else:
+            raw.append(msg[i])
+            i += 1
+    out.write(b"__MONOTONIC_TIMESTAMP=9%s\n_SOURCE_MONOTONIC_TIMESTAMP=%s\n" % (usec, usec))
+    out.write(b"PRIORITY=%d\nSYSLOG_FACILITY=%d\n_TRANSPORT=kernel\n" % (int(pri) & 7, int(pri) >> 3))
+    if any(c < 32 or c == 127 for c in raw):
+        out.write(b"MESSAGE\n" + struct.pack("<Q", len(raw)) + bytes(raw) + b"\n")
+    else:
+        out.write(b"MESSAGE=" + bytes(raw) + b"\n")
+    out.write(b"\n")
+JEOF
+chmod +x "$TS_TMP/journalctl"
+export KMODTOP_JOURNALCTL="$TS_TMP/journalctl"
+ts_run --root "$J" report --boot -j
+ts_expect_rc 0 "report --boot with the journal's log"
+jq -e '.boot.log == "journalctl -k -b 0123456789abcdef0123456789abcdef"' "$TS_TMP/out" >/dev/null ||
+	ts_fail "report --boot: the journal not named as the log: $(jq -c .boot "$TS_TMP/out")"
+for k in attempts findings; do
+	[ "$(jq -c ".$k" "$TS_TMP/out")" = "$(jq -c ".$k" "$TS_TMP/boot.json")" ] ||
+		ts_fail "report --boot: .$k from the journal differ from kmsg.raw's"
+done
+# no journal of that boot (journalctl fails): no log, no error
+echo 01234567-89ab-cdef-0123-000000000000 >"$J/proc/sys/kernel/random/boot_id"
+ts_run --root "$J" report --boot -j
+ts_expect_rc 0 "report --boot, the journal without that boot"
+jq -e '.boot.log == null' "$TS_TMP/out" >/dev/null || ts_fail "no journal: a log named"
+# a journalctl that prints something else: no log, no crash
+printf '#!/bin/sh\necho "<html>"\necho "{\\"MESSAGE\\": 1}"\n' >"$TS_TMP/journalctl"
+echo 01234567-89ab-cdef-0123-456789abcdef >"$J/proc/sys/kernel/random/boot_id"
+ts_run --root "$J" report --boot -j
+ts_expect_rc 0 "report --boot, journalctl prints no export"
+jq -e '.boot.log == null' "$TS_TMP/out" >/dev/null || ts_fail "garbage journal: a log named"
+unset KMODTOP_JOURNALCTL
+# --- the buffer's setup changed since boot: said -----------------------------------------
+mkdir -p "$J/sys/kernel/tracing/events/module/module_load"
+echo 0 >"$J/sys/kernel/tracing/events/module/module_load/enable"
+printf 'print-parent\noverwrite\n' >"$J/sys/kernel/tracing/trace_options"
+ts_run --root "$J" report --boot -j
+jq -e '.boot.buffer_changed == "module:module_load is disabled, overwrite is on"' "$TS_TMP/out" \
+	>/dev/null || ts_fail "changed buffer not said: $(jq -c .boot "$TS_TMP/out")"
+ts_run --root "$J" report --boot
+grep -F 'changed since boot:' "$TS_TMP/out" >/dev/null || ts_fail "changed buffer: text"
+jq -e '.boot.buffer_changed == null' "$TS_TMP/boot.json" >/dev/null ||
+	ts_fail "a buffer said changed when it was not"
+ts_ok
+
 # the capture began after vfat was loaded: its modprobe (and the fat it pulled in) is not
 # in the trace, stack frames included
 awk '/modprobe-294 / { drop = 1; next } /^ +=> / && drop { next } { drop = 0 } !/vfat/' \
