@@ -44,7 +44,12 @@ int boot_cmdline_new(const struct setup_script *s, unsigned int buf_kb, char **r
 			a += strspn(a, " ");
 		}
 	}
-	fprintf(f, " trace_buf_size=%uK trace_options=nooverwrite", buf_kb);
+	/*
+	 * trace_clock=global: where sched_clock is unstable the kernel switches the
+	 * trace clock at late_initcall_sync (tracing_set_default_clock()), and a switch
+	 * resets the buffer, the boot's first seconds with it; one given here is kept
+	 */
+	fprintf(f, " trace_buf_size=%uK trace_options=nooverwrite trace_clock=global", buf_kb);
 	if (ferror(f)) {
 		fclose(f);
 		free(text);

@@ -18,6 +18,8 @@
  *   trace_buf_size=NK                    per CPU
  *   trace_options=nooverwrite            a full buffer keeps the boot's start and drops
  *                                        what comes later, counted in per_cpu stats
+ *   trace_clock=global                   no switch of clock (and reset of the buffer) at
+ *                                        late_initcall where sched_clock is unstable
  *
  * The probes' filters (kmodtop_kread's "id == READING_MODULE") cannot be given there;
  * the ledger takes a call's first read as its module file, so none is needed.

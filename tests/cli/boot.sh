@@ -29,7 +29,7 @@ CMD=$(cat "$TS_TMP/cmdline")
 for w in 'kprobe_event=p:kmodtop/kmodtop_kread,kernel_read_file,size=+80(+40($arg1)):s64,id=$arg2:s32,path=+0(+40(+72($arg1))):string;' \
 	';p:kmodtop/kmodtop_name,find_module_all,name=+0($arg1):string' \
 	'trace_event=module:module_load,module:module_free,module:module_request,syscalls:sys_enter_finit_module,' \
-	' trace_buf_size=1024K' ' trace_options=nooverwrite'; do
+	' trace_buf_size=1024K' ' trace_options=nooverwrite' ' trace_clock=global'; do
 	case $CMD in *"$w"*) ts_ok ;; *) ts_fail "--cmdline lacks $w: $CMD" ;; esac
 done
 # the same probes as record --print-setup of the same root

@@ -446,7 +446,7 @@ static void test_boot_cmdline(void **state)
 		"trace_event=module:module_load,syscalls:sys_enter_finit_module "
 		"kprobe_event=p:kmodtop/kmodtop_kread,kernel_read_file,size=+80(+40($arg1)):s64,"
 		"id=$arg2:s32;p:kmodtop/kmodtop_name,find_module_all,name=+0($arg1):string "
-		"trace_buf_size=1024K trace_options=nooverwrite");
+		"trace_buf_size=1024K trace_options=nooverwrite trace_clock=global");
 	assert_true(boot_cmdline_traces_modules(cmd));
 
 	/* grub: sh sources the file, GRUB reads grub.cfg; ';' and '$' inside single quotes */
@@ -459,7 +459,7 @@ static void test_boot_cmdline(void **state)
 				     "trace_event=module:module_load,syscalls:sys_enter_finit_module "
 				     "'kprobe_event=p:kmodtop/kmodtop_kread,kernel_read_file,"
 				     "size=+80(+40(\\$arg1)):s64,id=\\$arg2:s32;"));
-	assert_non_null(strstr(text, ":string' trace_buf_size=1024K trace_options=nooverwrite\"\n"));
+	assert_non_null(strstr(text, ":string' trace_buf_size=1024K trace_options=nooverwrite trace_clock=global\"\n"));
 	free(text);
 	text = NULL;
 	/* what a drop-in cannot carry is refused, not written half-quoted */

@@ -187,7 +187,12 @@ def check_kernel(bd, cmdline):
     check(not bad, '-', 'events lost (overrun, dropped) in the measurement and the top level',
           0, bad or 0)
     clock = re.search(r'\[(\w+)\]', section(gb, 'trace_clock') or '')
-    return clock.group(1) if clock else None
+    clock = clock.group(1) if clock else None
+    # a clock given at boot is kept: no switch at late_initcall, so no reset of the buffer
+    given = [w.split('=', 1)[1] for w in words if w.startswith('trace_clock=')]
+    if given:
+        check(clock == given[-1], '-', 'trace_clock= kept after boot', given[-1], clock)
+    return clock
 
 
 def main(argv):
