@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hindex.h"
 #include "util/macro.h"
 #include "klog-findings.h"
 
@@ -695,24 +696,6 @@ struct klog_memo *klog_memo_free(struct klog_memo *m)
 	return NULL;
 }
 
-static uint64_t memo_hash(const char *s, size_t n)
-{
-	uint64_t h = n * 0x9e3779b97f4a7c15ull;
-
-	while (n >= 8) {
-		uint64_t w;
-
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h ^ h >> 29;
-}
-
 static const char **memo_field(struct klog_finding *f, int i, size_t **ret_len)
 {
 	switch (i) {
@@ -805,7 +788,7 @@ int klog_classify_memo(struct klog_memo *m, const char *msg, size_t len,
 		*ret_user = NULL;
 	if (!msg || len > MEMO_MSG)
 		return klog_classify(msg, len, ret);
-	h = memo_hash(msg, len);
+	h = hash_words(msg, len, 3);
 	s = &m->slots[h & (MEMO_SLOTS - 1)];
 	if (s->hash == h && s->len == len && memcmp(s->msg, msg, len) == 0) {
 		memo_load(s, msg, ret);

@@ -85,6 +85,32 @@ int hindex_add(struct hindex *h, uint64_t hash, size_t pos)
 	return 0;
 }
 
+uint64_t hash_words(const void *p, size_t n, uint64_t seed)
+{
+	const char *s = p;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull);
+
+	while (n >= 8) {
+		uint64_t w;
+
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	if (n) {
+		uint64_t w = 0;
+
+		memcpy(&w, s, n);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	}
+	h ^= h >> 29;
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 32;
+	return h;
+}
+
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;

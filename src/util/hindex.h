@@ -24,6 +24,11 @@ size_t hindex_find(const struct hindex *h, uint64_t hash, hindex_eq_fn eq, const
 /* 0 or -ENOMEM */
 int hindex_add(struct hindex *h, uint64_t hash, size_t pos);
 
+/*
+ * A word at a time, for keys read millions of times (log messages, names): the same
+ * @p, @n and @seed give the same hash.
+ */
+uint64_t hash_words(const void *p, size_t n, uint64_t seed);
 /* FNV-1a over @n bytes, chained from @h (start with HASH_INIT) */
 #define HASH_INIT UINT64_C(0xcbf29ce484222325)
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n);

@@ -11,6 +11,7 @@
 #include "output/table.h"
 #include "output/units.h"
 #include "util/escape.h"
+#include "util/hindex.h"
 #include "util/macro.h"
 #include "ci.h"
 
@@ -375,31 +376,6 @@ struct ci {
 
 /* --- small helpers --------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const char *s, size_t n, uint64_t seed)
-{
-	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull);
-
-	while (n >= 8) {
-		uint64_t w;
-
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	if (n) {
-		uint64_t w = 0;
-
-		memcpy(&w, s, n);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	}
-	h ^= h >> 29;
-	h *= 0x94d049bb133111ebull;
-	h ^= h >> 32;
-	return h;
-}
-
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 16;
@@ -439,7 +415,7 @@ static int names_rehash(struct names *nm, size_t n_slots)
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < nm->n; i++) {
-		size_t h = hash_bytes(nm->raw[i], nm->raw_len[i], 1) & (n_slots - 1);
+		size_t h = hash_words(nm->raw[i], nm->raw_len[i], 1) & (n_slots - 1);
 
 		while (slots[h])
 			h = (h + 1) & (n_slots - 1);
@@ -473,7 +449,7 @@ static int intern(struct ci *c, const char *s, size_t len, uint32_t *ret)
 		if (r < 0)
 			return r;
 	}
-	h = hash_bytes(s, len, 1) & (nm->n_slots - 1);
+	h = hash_words(s, len, 1) & (nm->n_slots - 1);
 	while (nm->slots[h]) {
 		uint32_t id = nm->slots[h];
 
@@ -545,7 +521,7 @@ static uint64_t agg_key_hash(uint32_t input, size_t cls, uint32_t module)
 {
 	uint64_t k = (uint64_t)input << 40 ^ (uint64_t)cls << 32 ^ module;
 
-	return hash_bytes((const char *)&k, sizeof(k), 2);
+	return hash_words(&k, sizeof(k), 2);
 }
 
 static int aggs_rehash(struct ci *c, size_t n_slots)
