@@ -57,7 +57,7 @@ die() { msg "ERROR: $*"; exit 1; }
 [ $# -ge 1 ] || die "usage: $0 6.1|6.12|KERNEL_RELEASE [...]"
 QEMU=${QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null 2>&1 || skip "$QEMU not found (apt-get install qemu-system-x86)"
-for t in timeout base64 md5sum tar; do
+for t in timeout base64 md5sum tar flock; do
 	command -v $t >/dev/null 2>&1 || skip "$t not found"
 done
 
@@ -86,9 +86,11 @@ run_one() {
 	6.1|6.12) what=$want ;;
 	*) if [ -f "$VM_CACHE/kernel/$want/boot/vmlinuz-$want" ]; then what=userland; else what=$want; fi ;;
 	esac
-	"$here/fetch.sh" "$what" || rc=$?
+	# make check-vm runs two kernels at once: one fetch at a time fills the shared cache
+	mkdir -p "$VM_CACHE"
+	flock "$VM_CACHE/.fetch.lock" "$here/fetch.sh" "$what" || rc=$?
 	[ $rc -eq 0 ] || { [ $rc -eq 77 ] && exit 77; die "fetch.sh $what failed"; }
-	rel=$("$here/fetch.sh" --release "$want")
+	rel=$(flock "$VM_CACHE/.fetch.lock" "$here/fetch.sh" --release "$want")
 	out=$VM_BUILDDIR/vm-out/$rel
 	con=$VM_BUILDDIR/vm-out/$rel.console.log
 	ser=$VM_BUILDDIR/vm-out/$rel.ttyS1
