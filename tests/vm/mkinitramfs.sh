@@ -138,6 +138,9 @@ fi
 	skip "cannot build a static workload (libc6-dev with libc.a needed)"
 "$CC" -static -O2 -Wall -o bin/kmt-ship "$here/ship.c" ||
 	skip "cannot build the static capture sender"
+# bench/live-vm.sh's storm of failed loads (kmt.bench=live)
+"$CC" -static -O2 -Wall -o bin/kmt-initstorm "$here/initstorm.c" ||
+	skip "cannot build kmt-initstorm"
 # the boot storm's log of the modprobes' own calls (preloaded by workload -w boot),
 # linked against the host's libc like kmodtop: Debian 12's, as the guest's
 "$CC" -shared -fPIC -O2 -Wall -o lib/kmt-truth.so "$here/truth-preload.c" ||
@@ -158,8 +161,10 @@ cp "$here/since-boot.sh" bin/kmt-since-boot
 cp "$here/bundle-names.sh" bin/kmt-bundle-names
 # the boot storm, run first thing by init with kmt.boot=1
 cp "$here/boot-storm.sh" bin/kmt-boot-storm
+# kmodtop's live tracing against trace-cmd stream (kmt.bench=live)
+cp "$here/live-bench.sh" bin/kmt-live-bench
 chmod 755 bin/kmt-nonroot bin/kmt-mount-tracefs bin/kmt-lost-events bin/kmt-since-boot \
-	bin/kmt-bundle-names bin/kmt-boot-storm
+	bin/kmt-bundle-names bin/kmt-boot-storm bin/kmt-live-bench
 printf 'root:x:0:0:root:/:/bin/sh\nkmt:x:1000:1000:kmt:/tmp:/bin/sh\n' >etc/passwd
 printf 'root:x:0:\nkmt:x:1000:\n' >etc/group
 

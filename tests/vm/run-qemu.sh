@@ -17,6 +17,8 @@
 #
 # Environment:
 #   VM_BUILDDIR        output root (default: <top>/build-vm)
+#   VM_BENCH=1         boot with kmt.bench=live: bench/live-vm.sh's measurement alone
+#                      (tests/vm/live-bench.sh), its results in vm-out/RELEASE/bench/
 #   VM_CACHE           download cache (default: tests/vm/.cache)
 #   VM_TIMEOUT         seconds before the guest is killed (default 300; a run takes
 #                      about 20-45 s under TCG on 2 host cores)
@@ -139,6 +141,8 @@ run_one() {
 		printf '%s\n' "$bootargs" >"$VM_BUILDDIR/vm-out/$rel.boot-cmdline"
 		msg "$rel: boot words (${#bootargs} bytes) in $VM_BUILDDIR/vm-out/$rel.boot-cmdline"
 	fi
+	# bench/live-vm.sh: the measurement alone, no workload, no checks
+	[ "${VM_BENCH:-0}" = 1 ] && bootargs="${bootargs:+$bootargs }kmt.bench=live"
 	local append="console=ttyS0 quiet panic=-1 kmt.kptr_restrict=$kptr ${VM_APPEND-}${bootargs:+ $bootargs}"
 	# x86's COMMAND_LINE_SIZE: the kernel cuts a longer one short, silently
 	[ ${#append} -lt 2048 ] || die "$rel: kernel command line of ${#append} bytes (2047 at most)"
@@ -191,6 +195,11 @@ run_one() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	tar -C "$out" -xzf "$VM_BUILDDIR/vm-out/$rel.tar.gz"
+	if [ "${VM_BENCH:-0}" = 1 ]; then
+		[ -s "$out/bench/result.txt" ] || die "$rel: no bench/result.txt in the capture (console: $con)"
+		msg "$rel: bench results in $out/bench/result.txt"
+		return 0
+	fi
 	# the module files the workload touched, with depmod's indexes, and the config
 	mkdir -p "$out/lib/modules" "$out/boot"
 	cp -a "$stage/lib/modules/$rel" "$out/lib/modules/"
