@@ -970,6 +970,8 @@ int stream_next_match(struct stream *s, const struct stream_needles *nd, char **
  * of lines before each is known. Blocks are L2-sized, few lines of a block are kept.
  */
 #define SCAN_BLOCK (256 * 1024)
+/* lines a worker maps of a block, at most: 2,800 of a dense kernel log's hold a needle */
+#define SCAN_MAX_LINES 4096
 
 enum { SLOT_FREE, SLOT_FILLED, SLOT_BUSY, SLOT_MAPPED };
 
@@ -985,6 +987,8 @@ struct scan_slot {
 	char *results;
 	size_t cap_results;
 	uint64_t lines;			/* the lines of the block, its skipped one too */
+	size_t pos;			/* where the scan goes on (len: it is over) */
+	uint64_t nl;			/* newlines before pos */
 	int err;
 };
 
@@ -1116,41 +1120,52 @@ static int scan_push(struct scan_slot *slot, char *line, size_t len, uint64_t li
 	return 0;
 }
 
-/* Scans and maps one block; line numbers are the block's own until reduce. */
-static void scan_map(struct scan *sc, void **state, struct scan_slot *slot)
+/*
+ * Scans and maps the next part of a block (@first: from its start): its lines up to
+ * SCAN_MAX_LINES of them, so that a block of short lines each holding a needle takes
+ * no more memory than one of ordinary lines; reduce maps the rest on its own thread
+ * (slot->pos < slot->len). Line numbers are the block's own until reduce.
+ */
+static void scan_map_part(struct scan *sc, void **state, struct scan_slot *slot, bool first)
 {
 	const size_t tlen = slot->len, max_line = sc->s->max_line;
+	const uint64_t skipped = slot->long_first;
 	char *buf = slot->buf;
-	uint64_t nl = 0, skipped = slot->long_first;
-	size_t pos = 0, need;
+	size_t need;
 
 	slot->n = 0;
-	slot->err = 0;
-	if (slot->long_first && (slot->err = scan_push(slot, NULL, 0, 1, -E2BIG)) < 0)
-		return;
-	while (pos < tlen) {
-		size_t off = stream_needles_find(sc->nd, buf + pos, tlen - pos), hit, from, to;
+	if (first) {
+		slot->err = 0;
+		slot->pos = 0;
+		slot->nl = 0;
+		if (slot->long_first && (slot->err = scan_push(slot, NULL, 0, 1, -E2BIG)) < 0)
+			return;
+	}
+	while (slot->pos < tlen && slot->n < SCAN_MAX_LINES) {
+		size_t pos = slot->pos, hit, from, to;
+		size_t off = stream_needles_find(sc->nd, buf + pos, tlen - pos);
 		char *p, *q;
 
 		if (off >= tlen - pos) {
-			nl += count_newlines(buf + pos, tlen - pos);
+			slot->nl += count_newlines(buf + pos, tlen - pos);
+			slot->pos = tlen;
 			break;
 		}
 		hit = pos + off;
 		p = memrchr(buf + pos, '\n', off);
 		from = p ? (size_t)(p + 1 - buf) : pos;
-		nl += count_newlines(buf + pos, from - pos);
+		slot->nl += count_newlines(buf + pos, from - pos);
 		q = memchr(buf + hit, '\n', tlen - hit);
 		to = q ? (size_t)(q - buf) : tlen;
 		buf[to] = '\0';
-		slot->err = scan_push(slot, buf + from, to - from, skipped + nl + 1,
+		slot->err = scan_push(slot, buf + from, to - from, skipped + slot->nl + 1,
 				      to - from > max_line ? -E2BIG : 0);
 		if (slot->err < 0)
 			return;
-		nl += q != NULL;
-		pos = to + 1;
+		slot->nl += q != NULL;
+		slot->pos = q ? to + 1 : tlen;
 	}
-	slot->lines = skipped + nl + slot->partial_last;
+	slot->lines = skipped + slot->nl + slot->partial_last;
 	need = slot->n * sc->ops->result_size;
 	if (need > slot->cap_results) {
 		char *res = realloc(slot->results, need);
@@ -1167,6 +1182,11 @@ static void scan_map(struct scan *sc, void **state, struct scan_slot *slot)
 	if (!*state && sc->ops->state_new)
 		*state = sc->ops->state_new(sc->userdata);
 	sc->ops->map(sc->userdata, *state, slot->m, slot->n, slot->results);
+}
+
+static void scan_map(struct scan *sc, void **state, struct scan_slot *slot)
+{
+	scan_map_part(sc, state, slot, true);
 }
 
 static void scan_state_free(struct scan *sc, void *state)
@@ -1201,16 +1221,28 @@ static void *scan_worker(void *arg)
 	return NULL;
 }
 
-static int scan_reduce(struct scan *sc, struct scan_slot *slot)
+/* Reduces a block, and maps and reduces what its worker left (SCAN_MAX_LINES) */
+static int scan_reduce(struct scan *sc, void **state, struct scan_slot *slot)
 {
 	struct stream *s = sc->s;
+	const uint64_t base = s->lineno;
 
-	if (slot->err < 0)
-		return slot->err;
-	for (size_t i = 0; i < slot->n; i++)
-		slot->m[i].lineno += s->lineno;
-	s->lineno += slot->lines;
-	return slot->n ? sc->ops->reduce(sc->userdata, slot->m, slot->n, slot->results) : 0;
+	for (;;) {
+		int r;
+
+		if (slot->err < 0)
+			return slot->err;
+		for (size_t i = 0; i < slot->n; i++)
+			slot->m[i].lineno += base;
+		r = slot->n ? sc->ops->reduce(sc->userdata, slot->m, slot->n, slot->results) : 0;
+		if (r < 0)
+			return r;
+		if (slot->pos >= slot->len)
+			break;
+		scan_map_part(sc, state, slot, false);
+	}
+	s->lineno = base + slot->lines;
+	return 0;
 }
 
 /* The reading thread: fill, reduce, and map when there is nothing else to do. */
@@ -1251,7 +1283,7 @@ static int scan_run(struct scan *sc, void **state)
 		case DONE:
 			return 0;
 		case REDUCE:
-			r = scan_reduce(sc, slot);
+			r = scan_reduce(sc, state, slot);
 			if (r < 0)
 				return r;
 			pthread_mutex_lock(&sc->lock);

@@ -546,6 +546,7 @@ static void test_stream_scan(void **state)
 	char *t = malloc(cap);
 	struct scan_want *want = calloc(300000, sizeof(*want));
 	uint64_t maybe[64];
+	bool burst = false;
 	struct stream_needles *s_nd;
 	struct stream_scan_ops ops = { .result_size = sizeof(struct scan_result),
 				       .state_new = scan_state_new, .state_free = free,
@@ -560,6 +561,17 @@ static void test_stream_scan(void **state)
 		int k = rand() % 1000;
 		size_t from = len;
 
+		if (!burst && len > (size_t)(4 << 20)) {
+			/* blocks of short lines, each with a needle: more than a worker maps */
+			for (int i = 0; i < 60000; i++) {
+				from = len;
+				len += (size_t)sprintf(t + len, "%s", i % 7 ? "odule" : "x odule y");
+				want[n_want++] = (struct scan_want){ ++n_lines, 0, from, len - from };
+				t[len++] = '\n';
+			}
+			burst = true;
+			continue;
+		}
 		n_lines++;
 		if (k < 2) {
 			/* over-long with a needle: refused wherever it falls */
