@@ -17,6 +17,7 @@
 #define STREAM_X86 0
 #endif
 
+#include "util/array.h"
 #include "util/macro.h"
 #include "stream.h"
 
@@ -1107,15 +1108,10 @@ static int scan_fill(struct scan *sc, struct scan_slot *slot)
 
 static int scan_push(struct scan_slot *slot, char *line, size_t len, uint64_t lineno, int err)
 {
-	if (slot->n == slot->cap_m) {
-		size_t cap = slot->cap_m ? slot->cap_m * 2 : 256;
-		struct stream_match *m = realloc(slot->m, cap * sizeof(*m));
+	int r = array_grow_uninit((void **)&slot->m, slot->n, &slot->cap_m, sizeof(*slot->m));
 
-		if (!m)
-			return -ENOMEM;
-		slot->m = m;
-		slot->cap_m = cap;
-	}
+	if (r < 0)
+		return r;
 	slot->m[slot->n++] = (struct stream_match){ line, len, lineno, err };
 	return 0;
 }
