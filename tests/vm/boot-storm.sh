@@ -40,6 +40,16 @@ echo "start $(up)" >$out/times.txt
 # ---- 1. what the boot parameters did ------------------------------------------
 # the probes the command line placed (kprobe_event=: nothing else has run yet)
 boot_probes=$(sed -n 's@^[pr]:\([^ ]*\) .*@\1@p' $T/kprobe_events)
+# their events/ directories come from tracefs's own set-up, which can end after init
+# has started (seen once on 6.1 under emulation: "no such file" for every probe's
+# enable): wait for them, 10 s at most, before looking
+for p in $boot_probes; do
+	i=0
+	while [ ! -e $T/events/$p/enable ] && [ $i -lt 100 ]; do
+		sleep 0.1 2>/dev/null || sleep 1
+		i=$((i + 1))
+	done
+done
 {
 	for f in tracing_on current_tracer trace_clock buffer_size_kb buffer_total_size_kb \
 		trace_options set_event kprobe_events; do
