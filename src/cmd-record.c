@@ -119,6 +119,10 @@ struct live {
 	bool raw;
 	const char *raw_why;		/* why the text pipe is read instead */
 	uint64_t raw_pages;
+	/* live_set_sink(): the decoded events go there, not to the spool as text */
+	const struct live_sink_ops *sink;
+	void *sink_userdata;
+	char sink_text[8192];		/* a marker's text with its line breaks made spaces */
 
 	/* while collecting (live_start() to live_end()) */
 	struct tracefs_instance *ti;
@@ -683,6 +687,12 @@ static int raw_event(void *userdata, const struct tracefs_event *ev, const struc
 		else
 			sp->unresolved++;
 	}
+	if (lv->sink) {
+		struct tracefs_event e = *ev;
+
+		raw_event_as_text(&e, name, lv->sink_text, sizeof(lv->sink_text));
+		return lv->sink->event(lv->sink_userdata, &e);
+	}
 	trace_seq_reset(&lv->seq);
 	if (raw_format_event(tracefs_raw_tep(lv->rr), &lv->seq, ev, rec, name) < 0)
 		return -ENOMEM;
@@ -692,8 +702,11 @@ static int raw_event(void *userdata, const struct tracefs_event *ev, const struc
 
 static void raw_bad(void *userdata, const char *what)
 {
-	(void)userdata;
-	(void)what;	/* counted in the stream's stats (malformed) */
+	struct live *lv = userdata;
+
+	/* counted in the stream's stats (malformed); a sink counts its own */
+	if (lv->sink && lv->sink->bad)
+		lv->sink->bad(lv->sink_userdata, what);
 }
 
 static const char *raw_comm(void *userdata, int pid)
@@ -722,10 +735,30 @@ static int drain_raw(struct live *lv, unsigned int max_pages, bool all)
 
 	if (r < 0)
 		return r;
+	/* a sink takes the events when its reader asks (live_pull_events()), but the last */
+	if (lv->sink && !all)
+		return 0;
 	r = raw_stream_flush(lv->rs, all ? -1 : 1.0, tracefs_raw_behind(lv->rr));
 	if (r < 0)
 		return r;
 	return spool_flush(lv->sp);
+}
+
+int live_set_sink(struct live *lv, const struct live_sink_ops *ops, void *userdata)
+{
+	if (!lv->raw || !lv->rs)
+		return -ENOTSUP;
+	lv->sink = ops;
+	lv->sink_userdata = userdata;
+	return 0;
+}
+
+int live_pull_events(struct live *lv)
+{
+	if (!lv->sink || !lv->rs || lv->trace_err)
+		return 0;
+	/* what every CPU's buffer has been read past (drain_raw()'s rule) */
+	return raw_stream_flush(lv->rs, 1.0, tracefs_raw_behind(lv->rr));
 }
 
 static int read_kallsyms(char **ret)

@@ -1373,6 +1373,26 @@ out:
 	return r;
 }
 
+static int top_event(void *userdata, const struct tracefs_event *ev)
+{
+	return collect_stream_event(userdata, ev);
+}
+
+static void top_bad(void *userdata, const char *what)
+{
+	collect_stream_bad(userdata, what);
+}
+
+static const struct live_sink_ops top_sink_ops = { .event = top_event, .bad = top_bad };
+
+/* collect_stream_feed()'s turn for the trace: what the live buffers decoded */
+static int top_pull(void *userdata)
+{
+	struct poll *p = userdata;
+
+	return live_pull_events(p->lv);
+}
+
 static int live_begin(struct poll *p, size_t *ns)
 {
 	struct live_opts lo = { .measure = p->measure,
@@ -1412,6 +1432,14 @@ static int live_begin(struct poll *p, size_t *ns)
 	if (r < 0) {
 		log_error("live collection: %s", strerror(-r));
 		return r;
+	}
+	/* the raw buffers' events go to the ledger as decoded: no text between them */
+	if (live_set_sink(p->lv, &top_sink_ops, p->cs) == 0) {
+		r = collect_stream_direct(p->cs, top_pull, p);
+		if (r < 0) {
+			log_error("live collection: %s", strerror(-r));
+			return r;
+		}
 	}
 	p->trace_src = *ns;
 	err = live_trace_error(p->lv, &why);

@@ -93,6 +93,20 @@ int live_poll(struct live *lv, unsigned int max_reads);
  * when nothing else happens (top settles attempts by it). 0 or -errno.
  */
 int live_mark_now(struct live *lv);
+/*
+ * Top's way past the text: from now on the raw buffers' events go to @ops, decoded, in
+ * time order, and not to the trace spool (whose text the caller has read). live_poll()
+ * only reads and decodes the pages; live_pull_events() hands on what is a second older
+ * than the newest, live_end() the rest. -ENOTSUP when the trace is read as text (the
+ * spool goes on being written).
+ */
+struct tracefs_event;
+struct live_sink_ops {
+	int (*event)(void *userdata, const struct tracefs_event *ev);
+	void (*bad)(void *userdata, const char *what);	/* a page or record not decoded */
+};
+int live_set_sink(struct live *lv, const struct live_sink_ops *ops, void *userdata);
+int live_pull_events(struct live *lv);
 struct pollfd;
 /* Fills up to two pollfds (trace_pipe, /dev/kmsg); how many. */
 int live_pollfds(const struct live *lv, struct pollfd *pfd);

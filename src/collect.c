@@ -17,6 +17,7 @@
 #include "sources/proc-modules.h"
 #include "util/array.h"
 #include "util/log.h"
+#include "util/macro.h"
 #include "collect.h"
 
 /* --- the module tree's lookups ------------------------------------------------------ */
@@ -458,6 +459,10 @@ struct collect_stream {
 	double pending_ts;		/* the log record the parser holds back, or NAN */
 	struct attempt_cost *cost;	/* the settled attempts' */
 	size_t n_cost, cap_cost;
+	/* collect_stream_direct(): the trace's events come from @pull, counted in @direct */
+	int (*pull)(void *userdata);
+	void *pull_userdata;
+	struct tracefs_stats direct, stats;
 };
 
 static int stream_on_event(void *userdata, const struct tracefs_event *ev)
@@ -650,6 +655,24 @@ static int stream_read(struct collect_stream *cs, struct stream_src *src, bool t
 	}
 }
 
+/* The boot's text, as the parser counted it, and the decoded events after it */
+static void direct_stats(struct collect_stream *cs)
+{
+	const struct tracefs_stats *d = &cs->direct;
+	struct tracefs_stats *st = &cs->stats;
+
+	*st = *tracefs_parser_stats(cs->tp);
+	st->events += d->events;
+	for (size_t k = 0; k < ARRAY_SIZE(st->by_kind); k++)
+		st->by_kind[k] += d->by_kind[k];
+	st->unknown += d->unknown;
+	st->malformed += d->malformed;
+	st->stacks += d->stacks;
+	st->frames += d->frames;
+	st->lost_events += d->lost_events;
+	st->lost_uncounted += d->lost_uncounted;
+}
+
 int collect_stream_feed(struct collect_stream *cs)
 {
 	bool any;
@@ -669,6 +692,11 @@ int collect_stream_feed(struct collect_stream *cs)
 				return r;
 			cs->pending_ts = NAN;
 		}
+	}
+	if (cs->pull) {
+		r = cs->pull(cs->pull_userdata);
+		direct_stats(cs);
+		return r;
 	}
 	if (cs->tp) {
 		r = stream_read(cs, &cs->trace, true, &any);
@@ -709,6 +737,50 @@ int collect_stream_settle(struct collect_stream *cs)
 	return 0;
 }
 
+int collect_stream_direct(struct collect_stream *cs, int (*pull)(void *userdata), void *userdata)
+{
+	bool any;
+	int r;
+
+	if (!cs->tp)
+		return -EINVAL;
+	r = stream_read(cs, &cs->trace, true, &any);
+	if (r >= 0)
+		r = tracefs_parser_finish(cs->tp);
+	if (r < 0)
+		return r;
+	cs->pull = pull;
+	cs->pull_userdata = userdata;
+	direct_stats(cs);
+	return 0;
+}
+
+int collect_stream_event(struct collect_stream *cs, const struct tracefs_event *ev)
+{
+	struct tracefs_stats *st = &cs->direct;
+
+	/* what tracefs_parser counts of the same event */
+	st->events++;
+	st->by_kind[ev->kind]++;
+	if (ev->kind == TRACEFS_EV_UNKNOWN)
+		st->unknown++;
+	if (ev->kind == TRACEFS_EV_LOST) {
+		st->lost_events += ev->lost.count;
+		st->lost_uncounted += ev->lost.uncounted;
+	}
+	if (ev->n_frames) {
+		st->stacks++;
+		st->frames += ev->n_frames;
+	}
+	return stream_on_event(cs, ev);
+}
+
+void collect_stream_bad(struct collect_stream *cs, const char *what)
+{
+	(void)what;	/* top shows a count, not the lines */
+	cs->direct.malformed++;
+}
+
 int collect_stream_finish(struct collect_stream *cs)
 {
 	int r = 0;
@@ -743,5 +815,7 @@ const struct attempt_cost *collect_stream_cost(const struct collect_stream *cs)
 
 const struct tracefs_stats *collect_stream_trace_stats(const struct collect_stream *cs)
 {
-	return cs->tp ? tracefs_parser_stats(cs->tp) : NULL;
+	if (!cs->tp)
+		return NULL;
+	return cs->pull ? &cs->stats : tracefs_parser_stats(cs->tp);
 }

@@ -138,11 +138,21 @@ int collect_stream_new(struct collect_lookup *lk, bool idempotent_finit, int tra
 struct collect_stream *collect_stream_free(struct collect_stream *cs);
 int collect_stream_feed(struct collect_stream *cs);
 int collect_stream_settle(struct collect_stream *cs);
+/*
+ * Live top on the raw buffers: the trace comes decoded, not as text. What the trace
+ * spool holds now (the boot's trace) is read and let out first; from then on
+ * collect_stream_feed() reads the log, then calls @pull, which hands the new events to
+ * collect_stream_event() (and pages it could not decode to collect_stream_bad()). The
+ * events must be those the text parser would give (raw_event_as_text()).
+ */
+int collect_stream_direct(struct collect_stream *cs, int (*pull)(void *userdata), void *userdata);
+int collect_stream_event(struct collect_stream *cs, const struct tracefs_event *ev);
+void collect_stream_bad(struct collect_stream *cs, const char *what);
 /* The end: what the parsers hold, then ledger_finish(); everything is settled. */
 int collect_stream_finish(struct collect_stream *cs);
 /* The ledger: attempts [0, n_settled) no longer change. Owned by @cs. */
 const struct ledger *collect_stream_ledger(const struct collect_stream *cs);
 /* The settled attempts' cost (parallel to them), or NULL without a cost model. */
 const struct attempt_cost *collect_stream_cost(const struct collect_stream *cs);
-/* The trace parser's counts, or NULL without a trace. */
+/* The trace's counts (the parser's, and the decoded events'), or NULL without a trace. */
 const struct tracefs_stats *collect_stream_trace_stats(const struct collect_stream *cs);

@@ -594,3 +594,36 @@ int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct t
 	}
 	return s->state == TRACE_SEQ__MEM_ALLOC_FAILED ? -ENOMEM : 0;
 }
+
+void raw_event_as_text(struct tracefs_event *ev, const char *comm, char *buf, size_t len)
+{
+	unsigned long long us;
+	const struct tracefs_str *t = &ev->marker.text;
+
+	if (ev->kind == TRACEFS_EV_LOST) {
+		/* "CPU:N [LOST M EVENTS]": the line has no time and no task */
+		ev->pid = ev->tgid = -1;
+		ev->ts_ns = 0;
+		ev->ts = 0;
+		return;
+	}
+	/* as raw_format_event() prints it: ns2usecs(), rounded */
+	us = ((unsigned long long)ev->ts_ns + 500) / 1000;
+	ev->ts_ns = us * 1000;
+	ev->ts = (double)(ev->ts_ns / 1000000000ULL) + (double)(ev->ts_ns % 1000000000ULL) / 1e9;
+	ev->ts_digits = 6;
+	if (!comm)
+		comm = "<...>";
+	ev->comm = (struct tracefs_str){ comm, strlen(comm) };
+	if (ev->kind == TRACEFS_EV_MARKER && len &&
+	    (memchr(t->s, '\n', t->len) || memchr(t->s, '\r', t->len))) {
+		size_t n = t->len < len ? t->len : len - 1;
+
+		memcpy(buf, t->s, n);
+		buf[n] = '\0';
+		for (size_t i = 0; i < n; i++)
+			if (buf[i] == '\n' || buf[i] == '\r')
+				buf[i] = ' ';
+		tracefs_marker_set(ev, buf, n);
+	}
+}

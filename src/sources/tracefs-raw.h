@@ -93,3 +93,11 @@ const struct tracefs_stats *raw_stream_stats(const struct raw_stream *s);
  */
 int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct tracefs_event *ev,
 		     const struct tep_record *rec, const char *comm);
+
+/*
+ * @ev made what the text parser reads back from raw_format_event()'s line, for a reader
+ * that skips the text (live top): the time rounded to the microsecond, the task named
+ * @comm (NULL: "<...>"), a marker's line breaks made spaces (its text then in @buf, of
+ * @len bytes, which must outlive @ev's use). The same attempts come of either.
+ */
+void raw_event_as_text(struct tracefs_event *ev, const char *comm, char *buf, size_t len);

@@ -72,6 +72,8 @@ struct ctx {
 	struct page *pages;
 	size_t npages;
 	struct sigs ref, raw, text;
+	/* live top's way: every field the ledger reads, from the text and as decoded */
+	struct sigs full_text, full_direct;
 	struct tracefs_parser *tp;
 	struct trace_seq seq;
 };
@@ -131,6 +133,84 @@ static void sig_add(struct sigs *g, const struct tracefs_event *ev, bool us)
 	g->s[g->n++] = strdup(buf);
 }
 
+static void push(struct sigs *g, const char *s)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 1024;
+		g->s = realloc(g->s, g->cap * sizeof(*g->s));
+		assert_non_null(g->s);
+	}
+	g->s[g->n] = strdup(s);
+	assert_non_null(g->s[g->n]);
+	g->n++;
+}
+
+#define S(x) (int)(x).len, (x).s
+
+/* Everything of @ev that the ledger (ledger_feed_trace()) reads, exactly */
+static void sig_full(struct sigs *g, const struct tracefs_event *ev)
+{
+	char buf[4096];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%a %" PRIu64 " %u %d %d [%.*s] %s", ev->ts, ev->ts_ns,
+		     ev->cpu, ev->pid, ev->tgid, S(ev->comm), tracefs_event_kind_name(ev->kind));
+	switch (ev->kind) {
+	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " fd=%d flags=%u",
+			      ev->finit_module.fd, ev->finit_module.flags);
+		break;
+	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " len=%" PRIu64, ev->init_module.len);
+		break;
+	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
+	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
+	case TRACEFS_EV_SYS_EXIT_DELETE_MODULE:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " ret=%" PRId64, ev->sys_exit.ret);
+		break;
+	case TRACEFS_EV_MODULE_LOAD:
+	case TRACEFS_EV_MODULE_FREE:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s]", S(ev->module_load.name));
+		break;
+	case TRACEFS_EV_MODULE_REQUEST:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s] wait=%d at [%.*s]",
+			      S(ev->module_request.name), ev->module_request.wait,
+			      S(ev->module_request.call_site.sym));
+		break;
+	case TRACEFS_EV_SCHED_PROCESS_FORK:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %d [%.*s] -> %d [%.*s]",
+			      ev->fork.pid, S(ev->fork.comm), ev->fork.child_pid,
+			      S(ev->fork.child_comm));
+		break;
+	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s]", S(ev->exec.filename));
+		break;
+	case TRACEFS_EV_TASK_RENAME:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %d [%.*s]", ev->rename.pid,
+			      S(ev->rename.newcomm));
+		break;
+	case TRACEFS_EV_MARKER:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s] step [%.*s]",
+			      S(ev->marker.text), S(ev->marker.step));
+		break;
+	case TRACEFS_EV_ALLOC_VMAP_AREA:
+	case TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " size=%" PRIu64 " failed=%d res=%d",
+			      ev->vmap_alloc.size, ev->vmap_alloc.failed, ev->vmap_alloc.has_result);
+		break;
+	case TRACEFS_EV_LOST:
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " lost=%" PRIu64 "/%d",
+			      ev->lost.count, ev->lost.uncounted);
+		break;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < ev->n_frames && n < 3000; i++)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " => [%.*s] [%.*s]",
+			      S(ev->frames[i].fn.sym), S(ev->frames[i].fn.module));
+	push(g, buf);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -164,7 +244,10 @@ static int ref_event(void *userdata, const struct tracefs_event *ev)
 
 static int text_event(void *userdata, const struct tracefs_event *ev)
 {
-	sig_add(userdata, ev, true);
+	struct ctx *c = userdata;
+
+	sig_add(&c->text, ev, true);
+	sig_full(&c->full_text, ev);
 	return 0;
 }
 
@@ -287,7 +370,13 @@ static int raw_ev(void *userdata, const struct tracefs_event *ev, const struct t
 	struct ctx *c = userdata;
 	const char *comm = ev->pid ? tep_data_comm_from_pid(c->tep, ev->pid) : "<idle>";
 
+	struct tracefs_event e = *ev;
+	char mark[8192];
+
 	sig_add(&c->raw, ev, false);
+	/* as live top takes it, with no text between */
+	raw_event_as_text(&e, ev->kind == TRACEFS_EV_LOST ? NULL : comm, mark, sizeof(mark));
+	sig_full(&c->full_direct, &e);
 	/* and as the spool has it: a line (or lines) the text parser reads back */
 	trace_seq_reset(&c->seq);
 	assert_int_equal(raw_format_event(c->tep, &c->seq, ev, rec, comm), 0);
@@ -347,6 +436,7 @@ static void run(unsigned int per_round)
 	int fd;
 
 	c.ref.ordered = c.raw.ordered = c.text.ordered = true;
+	c.full_text.ordered = c.full_direct.ordered = true;
 	assert_non_null(top);
 	h = tracecmd_buffer_instance_handle(top, 0);
 	assert_non_null(h);
@@ -363,7 +453,7 @@ static void run(unsigned int per_round)
 	close(fd);
 
 	trace_seq_init(&c.seq);
-	assert_int_equal(tracefs_parser_new("spool", &pops, &c.text, &c.tp), 0);
+	assert_int_equal(tracefs_parser_new("spool", &pops, &c, &c.tp), 0);
 	assert_int_equal(raw_stream_new(c.tep, dat_comm, c.tep, c.ncpus, &ops, &c, &rs), 0);
 	feed_pages(&c, rs, per_round);
 	assert_int_equal(tracefs_parser_finish(c.tp), 0);
@@ -393,12 +483,24 @@ static void run(unsigned int per_round)
 	}
 	assert_same(&c.ref, &c.text);
 
+	/*
+	 * Decoded and made as the text reads (live top), in the same order: every field
+	 * the ledger takes is what the text parser gives, the time to the bit
+	 */
+	assert_int_equal(c.full_direct.n, c.full_text.n);
+	for (size_t i = 0; i < c.full_text.n; i++)
+		if (strcmp(c.full_direct.s[i], c.full_text.s[i]) != 0)
+			fail_msg("event %zu differs:\n  direct %s\n  text   %s", i,
+				 c.full_direct.s[i], c.full_text.s[i]);
+
 	raw_stream_free(rs);
 	tracefs_parser_free(c.tp);
 	trace_seq_destroy(&c.seq);
 	sigs_free(&c.ref);
 	sigs_free(&c.raw);
 	sigs_free(&c.text);
+	sigs_free(&c.full_text);
+	sigs_free(&c.full_direct);
 	for (unsigned int i = 0; i < c.ncpus; i++) {
 		for (size_t k = 0; k < c.cpus[i].n; k++)
 			free(c.cpus[i].r[k].data);
