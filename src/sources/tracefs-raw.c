@@ -550,9 +550,169 @@ int raw_stream_flush(struct raw_stream *s, double age, const bool *behind)
 
 /* --- back to text -------------------------------------------------------------------- */
 
+/* @v in hex, at least @width digits, zero padded; returns the end */
+static char *put_hex(char *p, uint64_t v, unsigned int width)
+{
+	char tmp[16];
+	unsigned int n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n < width && n < sizeof(tmp))
+		tmp[n++] = '0';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* @v in decimal, at least @width columns: zero padded, or space padded on the @left */
+static char *put_dec(char *p, uint64_t v, unsigned int width, char pad, bool left)
+{
+	char tmp[24];
+	unsigned int n = 0, w;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	w = n;
+	if (!left)
+		for (; w < width; w++)
+			*p++ = pad;
+	while (n)
+		*p++ = tmp[--n];
+	if (left)
+		for (; w < width; w++)
+			*p++ = ' ';
+	return p;
+}
+
+/*
+ * "%16s-%-7d [%03u] %5llu.%06llu: " (trace_pipe's context columns), by hand: printf is
+ * most of the cost of a line
+ */
+static char *put_context(char *p, const char *comm, int pid, unsigned int cpu,
+			 unsigned long long us)
+{
+	size_t n = strlen(comm);
+
+	for (size_t i = n; i < 16; i++)
+		*p++ = ' ';
+	memcpy(p, comm, n);
+	p += n;
+	*p++ = '-';
+	if (pid < 0) {
+		*p++ = '-';
+		p = put_dec(p, (uint64_t)-(int64_t)pid, 6, ' ', true);
+	} else {
+		p = put_dec(p, (uint64_t)pid, 7, ' ', true);
+	}
+	*p++ = ' ';
+	*p++ = '[';
+	p = put_dec(p, cpu, 3, '0', false);
+	*p++ = ']';
+	*p++ = ' ';
+	p = put_dec(p, us / 1000000, 5, ' ', false);
+	*p++ = '.';
+	p = put_dec(p, us % 1000000, 6, '0', false);
+	*p++ = ':';
+	*p++ = ' ';
+	return p;
+}
+
+/* "REC->name" or "((unsigned long)(REC->name))": the field named, or NULL */
+static const struct tep_format_field *arg_field(const struct tep_print_arg *a, bool cast)
+{
+	if (cast) {
+		if (!a || a->type != TEP_PRINT_TYPE || !a->typecast.type ||
+		    strcmp(a->typecast.type, "unsigned long") != 0)
+			return NULL;
+		a = a->typecast.item;
+	}
+	return a && a->type == TEP_PRINT_FIELD ? a->field.field : NULL;
+}
+
+static bool field_value(const struct tep_format_field *f, const struct tep_record *rec,
+			uint64_t *ret)
+{
+	unsigned long long v;
+
+	if (!f || f->size > 8 || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING)) ||
+	    tep_read_number_field((struct tep_format_field *)f, rec->data, &v) < 0)
+		return false;
+	/* a negative number would be widened as libtraceevent widens it: left to it */
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		return false;
+	*ret = v;
+	return true;
+}
+
+/*
+ * The body of a syscall event as tep_print_event() prints it, where its format is the
+ * one the kernel makes for every syscall (trace_syscalls.c): enter "a: 0x%08lx, b:
+ * 0x%08lx" of ((unsigned long)(REC->a)), ..., exit "0x%lx" of REC->ret. Anything else
+ * (a kernel that prints user strings, a plugin's handler): false, nothing written.
+ */
+static char *put_syscall(char *p, size_t room, const struct tep_event *e, const struct tep_record *rec)
+{
+	const char *f = e->print_fmt.format;
+	const struct tep_print_arg *a = e->print_fmt.args;
+	size_t n = strlen(e->name);
+	uint64_t v;
+
+	if (!f || e->handler || (e->flags & TEP_EVENT_FL_FAILED) || !e->system ||
+	    strcmp(e->system, "syscalls") != 0 || n + 2 > room)
+		return NULL;
+	memcpy(p, e->name, n);
+	p += n;
+	*p++ = ':';
+	*p++ = ' ';
+	room -= n + 2;
+	if (strcmp(f, "0x%lx") == 0) {
+		if (!a || a->next || !field_value(arg_field(a, false), rec, &v) || room < 18)
+			return NULL;
+		*p++ = '0';
+		*p++ = 'x';
+		return put_hex(p, v, 1);
+	}
+	while (*f) {
+		const char *colon = strchr(f, ':');
+		const struct tep_format_field *fld;
+
+		if (!colon || strncmp(colon, ": 0x%08lx", 9) != 0 || !a)
+			return NULL;
+		fld = arg_field(a, true);
+		if (!fld || strlen(fld->name) != (size_t)(colon - f) ||
+		    memcmp(fld->name, f, (size_t)(colon - f)) != 0 || !field_value(fld, rec, &v) ||
+		    room < (size_t)(colon - f) + 24)
+			return NULL;
+		memcpy(p, f, (size_t)(colon - f) + 2);
+		p += (colon - f) + 2;
+		*p++ = '0';
+		*p++ = 'x';
+		p = put_hex(p, v, 8);
+		room -= (size_t)(colon - f) + 24;
+		f = colon + 9;
+		a = a->next;
+		if (!*f)
+			break;
+		if (strncmp(f, ", ", 2) != 0 || room < 2)
+			return NULL;
+		*p++ = ',';
+		*p++ = ' ';
+		room -= 2;
+		f += 2;
+	}
+	return a ? NULL : p;
+}
+
 int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct tracefs_event *ev,
 		     const struct tep_record *rec, const char *comm)
 {
+	struct tep_event *e;
+	char line[512], *p;
 	unsigned long long us;
 	unsigned int from;
 
@@ -566,7 +726,22 @@ int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct t
 	}
 	/* ns2usecs(): trace_pipe rounds to the nearest microsecond */
 	us = ((unsigned long long)rec->ts + 500) / 1000;
-	trace_seq_printf(s, "%16s-%-7d [%03u] %5llu.%06llu: ", comm ? comm : "<...>", ev->pid,
+	if (!comm)
+		comm = "<...>";
+	/* the events of a storm (syscalls) written by hand, the rest by libtraceevent */
+	e = !ev->n_frames && strlen(comm) <= 32 ? tep_find_event(tep, tep_data_type(tep, (struct tep_record *)rec))
+						: NULL;
+	if (e) {
+		p = put_context(line, comm, ev->pid, ev->cpu, us);
+		p = put_syscall(p, sizeof(line) - 1 - (size_t)(p - line), e, rec);
+		if (p) {
+			*p++ = '\n';
+			*p = '\0';
+			trace_seq_puts(s, line);
+			return s->state == TRACE_SEQ__MEM_ALLOC_FAILED ? -ENOMEM : 0;
+		}
+	}
+	trace_seq_printf(s, "%16s-%-7d [%03u] %5llu.%06llu: ", comm, ev->pid,
 			 ev->cpu, us / 1000000, us % 1000000);
 	from = s->len;
 	tep_print_event(tep, s, (struct tep_record *)rec, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
@@ -582,7 +757,7 @@ int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct t
 	trace_seq_putc(s, '\n');
 	if (ev->n_frames) {
 		trace_seq_printf(s, "%16s-%-7d [%03u] %5llu.%06llu: <stack trace>\n",
-				 comm ? comm : "<...>", ev->pid, ev->cpu, us / 1000000, us % 1000000);
+				 comm, ev->pid, ev->cpu, us / 1000000, us % 1000000);
 		for (size_t i = 0; i < ev->n_frames; i++) {
 			const struct tracefs_frame *fr = &ev->frames[i];
 
