@@ -284,6 +284,7 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 	const char *comm;
 	uint64_t u[F_MAX] = { 0 };
 	bool ok = true;
+	size_t n;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->format = TRACEFS_FMT_EITHER;
@@ -296,8 +297,11 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 	comm = d->comm ? d->comm(d->userdata, ev->pid) : tep_data_comm_from_pid(d->tep, ev->pid);
 	if (!comm || !*comm)
 		comm = "<...>";
-	snprintf(d->comm_buf, sizeof(d->comm_buf), "%s", comm);
-	ev->comm = (struct tracefs_str){ d->comm_buf, strlen(d->comm_buf) };
+	/* not snprintf(): this runs for every event of a storm */
+	n = strnlen(comm, sizeof(d->comm_buf) - 1);
+	memcpy(d->comm_buf, comm, n);
+	d->comm_buf[n] = '\0';
+	ev->comm = (struct tracefs_str){ d->comm_buf, n };
 	if (!in)
 		return -EINVAL;
 	ev->name = (struct tracefs_str){ in->event->name, strlen(in->event->name) };
