@@ -114,7 +114,8 @@ struct live {
 
 	/*
 	 * trace_pipe_raw, the default: pages decoded with libtraceevent and written to the
-	 * spool as the lines trace-cmd prints, which the parser reads as it reads text
+	 * spool as the lines trace-cmd prints, which the parser reads as it reads text; or,
+	 * given a sink (top), handed on decoded, with no text between
 	 */
 	bool raw;
 	const char *raw_why;		/* why the text pipe is read instead */
