@@ -346,11 +346,10 @@ static int parse_host_ident(const char *s, const char *end, struct klog_rec *rec
 	if (!h_end || h_end == host || h_end - host > HOST_MAX)
 		return 0;
 	ident = h_end + 1;
-	for (colon = ident; colon < end && *colon != ':' && *colon != ' '; colon++)
-		;
-	if (colon >= end || *colon != ':' || colon - ident != 6 ||
-	    memcmp(ident, "kernel", 6))
+	/* the ident runs to the first ':' or ' ': it is "kernel" only if these 7 bytes are */
+	if (end - ident < 7 || memcmp(ident, "kernel:", 7) != 0)
 		return 0;
+	colon = ident + 6;
 	rec->host = host;
 	rec->host_len = (size_t)(h_end - host);
 	colon++;
@@ -438,7 +437,8 @@ static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool a
 	bool prefixed = false;
 	uint64_t usec;
 
-	if (!anywhere) {
+	/* neither prefix starts with the '[' of most lines */
+	if (!anywhere && p < end && *p != '[') {
 		q = parse_prio_prefix(p, end, rec);
 		if (!q)
 			q = parse_decode_prefix(p, end, rec);
@@ -540,11 +540,14 @@ static bool bad_mono_bracket(const char *s, const char *end)
 	return p && p < end && *p == ']';
 }
 
+/* what a record is before parsing: copied, not memset(), which is slow at this size */
+static const struct klog_rec empty_rec = { .facility = -1, .level = -1 };
+
 int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 		     const char **reterr_what)
 {
 	const char *end = line + len, *s = line, *p;
-	struct klog_rec rec;
+	struct klog_rec *rec = ret_rec;
 
 	if (len && line[len - 1] == '\r')
 		end--;
@@ -555,12 +558,10 @@ int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 	/* serial consoles leave carriage returns at line starts */
 	while (s < end && *s == '\r')
 		s++;
-	memset(&rec, 0, sizeof(rec));
-	rec.facility = rec.level = -1;
-	if (parse_at(s, end, &rec, false) == 1) {
-		rec.prefix_len = (size_t)(s - line);
-		finish_ts(&rec);
-		*ret_rec = rec;
+	*rec = empty_rec;
+	if (parse_at(s, end, rec, false) == 1) {
+		rec->prefix_len = (size_t)(s - line);
+		finish_ts(rec);
 		return 1;
 	}
 	if (bad_mono_bracket(s, end)) {
@@ -571,12 +572,10 @@ int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 	for (p = s + 1; p < end; p++) {
 		if (*p != '[')
 			continue;
-		memset(&rec, 0, sizeof(rec));
-		rec.facility = rec.level = -1;
-		if (parse_at(p, end, &rec, true) == 1) {
-			rec.prefix_len = (size_t)(p - line);
-			finish_ts(&rec);
-			*ret_rec = rec;
+		*rec = empty_rec;
+		if (parse_at(p, end, rec, true) == 1) {
+			rec->prefix_len = (size_t)(p - line);
+			finish_ts(rec);
 			return 1;
 		}
 	}
