@@ -662,12 +662,14 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 /* --- the memo -------------------------------------------------------------------------- */
 
 #define MEMO_SLOTS 4096
-#define MEMO_MSG 192
+#define MEMO_WAYS 2
+#define MEMO_MSG 256		/* and a distribution kernel's "Linux version" banner */
 
 /* A remembered answer: strings as offsets into the message (UINT16_MAX: NULL). */
 struct memo_slot {
 	uint64_t hash;
 	uint64_t user;
+	uint32_t used;			/* when last asked: of the set's ways, the oldest goes */
 	uint16_t len;
 	uint16_t off[4], n[4];
 	int16_t kind;
@@ -680,8 +682,13 @@ struct memo_slot {
 
 _Static_assert(ARRAY_SIZE(table) < UINT8_MAX, "memo_slot.idx holds a table index");
 
+/*
+ * Set-associative: a log holds a few hundred messages that repeat, and two of them
+ * in one direct-mapped slot would push each other out at every repetition.
+ */
 struct klog_memo {
 	struct memo_slot slots[MEMO_SLOTS];
+	uint32_t tick;
 };
 
 int klog_memo_new(struct klog_memo **ret)
@@ -757,7 +764,10 @@ forget:
 
 static void memo_load(const struct memo_slot *s, const char *msg, struct klog_finding *ret)
 {
-	memset(ret, 0, sizeof(*ret));
+	/* copied, not memset(), which is slow at this size */
+	static const struct klog_finding empty;
+
+	*ret = empty;
 	ret->kind = s->kind;
 	if (s->kind == KLOG_FINDING_NONE)
 		return;
@@ -780,7 +790,7 @@ static void memo_load(const struct memo_slot *s, const char *msg, struct klog_fi
 int klog_classify_memo(struct klog_memo *m, const char *msg, size_t len,
 		       struct klog_finding *ret, uint64_t **ret_user)
 {
-	struct memo_slot *s;
+	struct memo_slot *set, *s;
 	uint64_t h;
 	int r;
 
@@ -789,13 +799,22 @@ int klog_classify_memo(struct klog_memo *m, const char *msg, size_t len,
 	if (!msg || len > MEMO_MSG)
 		return klog_classify(msg, len, ret);
 	h = hash_words(msg, len, 3);
-	s = &m->slots[h & (MEMO_SLOTS - 1)];
-	if (s->hash == h && s->len == len && memcmp(s->msg, msg, len) == 0) {
-		memo_load(s, msg, ret);
-		if (ret_user)
-			*ret_user = &s->user;
-		return ret->kind != KLOG_FINDING_NONE;
+	set = &m->slots[(h & (MEMO_SLOTS / MEMO_WAYS - 1)) * MEMO_WAYS];
+	m->tick++;
+	s = set;
+	for (int w = 0; w < MEMO_WAYS; w++) {
+		if (set[w].hash == h && set[w].len == len && memcmp(set[w].msg, msg, len) == 0) {
+			set[w].used = m->tick;
+			memo_load(&set[w], msg, ret);
+			if (ret_user)
+				*ret_user = &set[w].user;
+			return ret->kind != KLOG_FINDING_NONE;
+		}
+		/* unsigned difference: right across the tick's wrap */
+		if (m->tick - set[w].used > m->tick - s->used)
+			s = &set[w];
 	}
+	s->used = m->tick;
 	r = klog_classify(msg, len, ret);
 	if (memo_store(s, h, msg, len, ret) && ret_user)
 		*ret_user = &s->user;

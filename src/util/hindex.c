@@ -85,26 +85,57 @@ int hindex_add(struct hindex *h, uint64_t hash, size_t pos)
 	return 0;
 }
 
+static inline uint64_t load64(const char *s)
+{
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	return w;
+}
+
+static inline uint64_t load32(const char *s)
+{
+	uint32_t w;
+
+	memcpy(&w, s, 4);
+	return w;
+}
+
 uint64_t hash_words(const void *p, size_t n, uint64_t seed)
 {
 	const char *s = p;
-	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull);
+	const size_t len = n;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), g = ~seed;
 
-	while (n >= 8) {
-		uint64_t w;
-
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
+	/* two lanes: their multiplications do not wait for each other */
+	while (n >= 16) {
+		h = (h ^ load64(s)) * 0xff51afd7ed558ccdull;
+		g = (g ^ load64(s + 8)) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 32;
+		g ^= g >> 29;
+		s += 16;
+		n -= 16;
+	}
+	if (n >= 8) {
+		h = (h ^ load64(s)) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 		s += 8;
 		n -= 8;
 	}
 	if (n) {
-		uint64_t w = 0;
+		uint64_t w;
 
-		memcpy(&w, s, n);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		/* the last bytes by fixed-size loads, overlapping what was hashed */
+		if (len >= 8)
+			w = load64(s + n - 8);
+		else if (n >= 4)
+			w = load32(s) | load32(s + n - 4) << 32;
+		else
+			w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+			    (uint64_t)(unsigned char)s[n - 1] << 16;
+		g = (g ^ w) * 0x9e3779b97f4a7c15ull;
 	}
+	h ^= g ^ (g >> 31);
 	h ^= h >> 29;
 	h *= 0x94d049bb133111ebull;
 	h ^= h >> 32;
