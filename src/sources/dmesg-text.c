@@ -540,8 +540,11 @@ static bool bad_mono_bracket(const char *s, const char *end)
 	return p && p < end && *p == ']';
 }
 
-/* what a record is before parsing: copied, not memset(), which is slow at this size */
-static const struct klog_rec empty_rec = { .facility = -1, .level = -1 };
+/*
+ * What a record is before parsing, copied in. Not const, never written: GCC turns the
+ * copy of a const, mostly zero template into a memset(), a slow rep stos at this size.
+ */
+static struct klog_rec empty_rec = { .facility = -1, .level = -1 };
 
 int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 		     const char **reterr_what)
