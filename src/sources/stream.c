@@ -260,7 +260,11 @@ static size_t verify(const struct stream_needles *nd, unsigned int bits, const c
 			if (q < e->fp_off || q - e->fp_off + e->len > len)
 				continue;
 			p = buf + q - e->fp_off;
-			memcpy(&w, p, 4 < e->len ? 4 : e->len);
+			/* fixed sizes: a variable one is a call to memcpy() */
+			if (e->len >= 4)
+				memcpy(&w, p, 4);
+			else
+				memcpy(&w, p, STREAM_NEEDLE_MIN);
 			if ((w & e->head_mask) == e->head && same_tail(p, e))
 				return q - e->fp_off;
 		}
