@@ -50,13 +50,14 @@ const char *stream_compression_name(enum stream_compression c)
  * needles that can share one share it. Each fingerprint has a bucket, and a position
  * may start a fingerprint of bucket b only if its byte and the next two have the low
  * and high nibbles of that fingerprint's bytes; PSHUFB answers that for 16 positions
- * from 16-entry nibble tables. With AVX2 there are 16 buckets (the two 128-bit lanes
- * hold buckets 0-7 and 8-15 for the same 16 bytes), one fingerprint each, and the test
- * is exact; with SSSE3, 8 buckets of up to two fingerprints, a little looser. The
- * candidates left are checked with memcmp().
+ * from 16-entry nibble tables. There are 8 buckets (a byte of bits per position), so
+ * fingerprints share them and the test is loose; SSSE3 looks at 16 positions a step,
+ * AVX2 at 32 (the tables in both lanes). Sixteen exact buckets (one lane each, 16
+ * positions a step) needed a third fewer checks but were slower on dense logs. The
+ * candidates left are checked against the needles.
  */
 #define FP_LEN 3
-#define N_BUCKETS 16
+#define N_BUCKETS 8
 
 struct needle {
 	char s[STREAM_NEEDLE_LEN_MAX];
@@ -68,12 +69,10 @@ struct needle {
 struct stream_needles {
 	struct needle needles[STREAM_NEEDLES_MAX];
 	size_t n;
-	/* needle indexes per bucket (of 16; the 8-bucket tables fold b and b + 8) */
+	/* needle indexes per bucket */
 	uint8_t bucket[N_BUCKETS][STREAM_NEEDLES_MAX];
 	size_t bucket_n[N_BUCKETS];
-	/* AVX2: per fingerprint byte, 32 bytes: buckets 0-7 by nibble, then 8-15 */
-	uint8_t lo32[FP_LEN][32], hi32[FP_LEN][32];
-	/* SSSE3 and scalar: 8 buckets */
+	/* per fingerprint byte and nibble: the buckets it may be in */
 	uint8_t lo[FP_LEN][16], hi[FP_LEN][16];
 	int simd;			/* 0 scalar, 1 SSSE3, 2 AVX2 */
 };
@@ -157,12 +156,9 @@ static void set_bucket(struct stream_needles *nd, size_t b, const char *fp)
 {
 	for (int k = 0; k < FP_LEN; k++) {
 		unsigned char c = (unsigned char)fp[k];
-		size_t lane = b < 8 ? 0 : 16;
 
-		nd->lo32[k][lane + (c & 0xf)] |= (uint8_t)(1u << (b & 7));
-		nd->hi32[k][lane + (c >> 4)] |= (uint8_t)(1u << (b & 7));
-		nd->lo[k][c & 0xf] |= (uint8_t)(1u << (b & 7));
-		nd->hi[k][c >> 4] |= (uint8_t)(1u << (b & 7));
+		nd->lo[k][c & 0xf] |= (uint8_t)(1u << b);
+		nd->hi[k][c >> 4] |= (uint8_t)(1u << b);
 	}
 }
 
@@ -243,7 +239,7 @@ static inline bool same_tail(const char *p, const struct needle *e)
 
 /*
  * The start of a needle of a bucket in @bits whose fingerprint is at @buf + @q, or
- * (size_t)-1. @bits: bit b is bucket b (b >= 8 only with 16 buckets).
+ * (size_t)-1. @bits: bit b is bucket b.
  */
 static size_t verify(const struct stream_needles *nd, unsigned int bits, const char *buf,
 		     size_t q, size_t len)
@@ -272,12 +268,6 @@ static size_t verify(const struct stream_needles *nd, unsigned int bits, const c
 	return (size_t)-1;
 }
 
-/* Every bucket's needles, folded 8-bucket bits given: both halves */
-static unsigned int unfold(unsigned int bits8)
-{
-	return bits8 | bits8 << 8;
-}
-
 static size_t find_scalar(const struct stream_needles *nd, const char *buf, size_t from,
 			  size_t len)
 {
@@ -288,7 +278,7 @@ static size_t find_scalar(const struct stream_needles *nd, const char *buf, size
 
 		for (int k = 0; k < FP_LEN; k++)
 			bits &= nd->lo[k][p[k] & 0xf] & nd->hi[k][p[k] >> 4];
-		if (bits && (s = verify(nd, unfold(bits), buf, q, len)) != (size_t)-1)
+		if (bits && (s = verify(nd, bits, buf, q, len)) != (size_t)-1)
 			return s;
 	}
 	return len;
@@ -328,7 +318,7 @@ find_ssse3(const struct stream_needles *nd, const char *buf, size_t len)
 				size_t s;
 
 				m &= m - 1;
-				s = verify(nd, unfold(bits[j]), buf, i + j, len);
+				s = verify(nd, bits[j], buf, i + j, len);
 				if (s != (size_t)-1)
 					return s;
 			}
@@ -337,6 +327,7 @@ find_ssse3(const struct stream_needles *nd, const char *buf, size_t len)
 	return find_scalar(nd, buf, i, len);
 }
 
+/* find_ssse3() over 32 bytes a step: the same tables in both lanes */
 __attribute__((target("avx2"))) static size_t
 find_avx2(const struct stream_needles *nd, const char *buf, size_t len)
 {
@@ -345,25 +336,22 @@ find_avx2(const struct stream_needles *nd, const char *buf, size_t len)
 	size_t i = 0;
 
 	for (int k = 0; k < FP_LEN; k++) {
-		lo[k] = _mm256_loadu_si256((const __m256i *)nd->lo32[k]);
-		hi[k] = _mm256_loadu_si256((const __m256i *)nd->hi32[k]);
+		lo[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->lo[k]));
+		hi[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->hi[k]));
 	}
-	/* the same 16 bytes in both lanes: lane 0 asks buckets 0-7, lane 1 buckets 8-15 */
-	for (; i + 16 + FP_LEN - 1 <= len; i += 16) {
+	for (; i + 32 + FP_LEN - 1 <= len; i += 32) {
 		__m256i r = _mm256_set1_epi8(-1);
-		unsigned int m, m0;
+		unsigned int m;
 
 		for (int k = 0; k < FP_LEN; k++) {
-			__m256i v = _mm256_broadcastsi128_si256(
-				_mm_loadu_si128((const __m128i *)(buf + i + k)));
+			__m256i v = _mm256_loadu_si256((const __m256i *)(buf + i + k));
 			__m256i l = _mm256_shuffle_epi8(lo[k], _mm256_and_si256(v, mask));
 			__m256i h = _mm256_shuffle_epi8(
 				hi[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), mask));
 
 			r = _mm256_and_si256(r, _mm256_and_si256(l, h));
 		}
-		m0 = ~(unsigned int)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
-		m = (m0 | m0 >> 16) & 0xffff;
+		m = ~(unsigned int)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
 		if (m) {
 			uint8_t bits[32];
 
@@ -373,8 +361,7 @@ find_avx2(const struct stream_needles *nd, const char *buf, size_t len)
 				size_t s;
 
 				m &= m - 1;
-				s = verify(nd, bits[j] | (unsigned int)bits[16 + j] << 8, buf, i + j,
-					   len);
+				s = verify(nd, bits[j], buf, i + j, len);
 				if (s != (size_t)-1)
 					return s;
 			}
