@@ -152,6 +152,33 @@ static const char *parse_frac(const char *s, const char *end, uint32_t *ret_usec
 }
 
 /*
+ * The common case of parse_mono_bracket(), at fixed offsets: "[%5lu.%06lu]" with at
+ * most five digits of seconds. NULL for anything else, which the general code reads.
+ */
+static const char *mono_bracket_fast(const char *s, const char *end, uint64_t *ret_usec)
+{
+	uint64_t sec = 0, frac = 0;
+	int i = 1;
+
+	if (end - s < 14 || s[6] != '.' || s[13] != ']')
+		return NULL;
+	while (i < 5 && s[i] == ' ')
+		i++;
+	for (; i < 6; i++) {
+		if (!is_digit(s[i]))
+			return NULL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	for (i = 7; i < 13; i++) {
+		if (!is_digit(s[i]))
+			return NULL;
+		frac = frac * 10 + (uint64_t)(s[i] - '0');
+	}
+	*ret_usec = sec * 1000000 + frac;
+	return s + 14;
+}
+
+/*
  * "[    1.234567]" as the kernel prints it ("[%5lu.%06lu]", print_time()), with dmesg
  * -d's " <    0.000123>" delta inside. Six to nine fraction digits: "[3.11]" is text.
  */
@@ -163,6 +190,9 @@ static const char *parse_mono_bracket(const char *s, const char *end, uint64_t *
 
 	if (s >= end || *s != '[')
 		return NULL;
+	p = mono_bracket_fast(s, end, ret_usec);
+	if (p)
+		return p;
 	p = skip_spaces(s + 1, end);
 	p = digits(p, end, 1, 12, &sec);
 	if (!p || p >= end || *p != '.')
