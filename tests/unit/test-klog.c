@@ -525,6 +525,22 @@ static void test_dmesg_formats(void **state)
 	assert_mem(rec.msg, rec.msg_len, "Command line: console=ttyS0 quiet panic=-1 ");
 	assert_int_equal(dline("[12345678.123456] big uptime", &rec), 1);
 	assert_int_equal(rec.usec, 12345678123456ull);
+	/* the edges of the fixed-offset reading and what it leaves to the general one */
+	assert_int_equal(dline("[12345.678901] five digits", &rec), 1);
+	assert_int_equal(rec.usec, 12345678901ull);
+	assert_mem(rec.msg, rec.msg_len, "five digits");
+	assert_int_equal(dline("[00001.000002]", &rec), 1);
+	assert_int_equal(rec.usec, 1000002);
+	assert_int_equal(rec.msg_len, 0);
+	assert_int_equal(dline("[    1.2345678] seven", &rec), 1);
+	assert_int_equal(rec.usec, 1234567);
+	assert_int_equal(dline("[    1.234567 <    0.000123>] delta", &rec), 1);
+	assert_int_equal(rec.usec, 1234567);
+	assert_mem(rec.msg, rec.msg_len, "delta");
+	assert_int_equal(dline("[ 1 2.345678] gap", &rec), 0);
+	assert_int_equal(dline("[     .345678] none", &rec), 0);
+	assert_int_equal(dline("[   1a.345678] letter", &rec), 0);
+	assert_int_equal(dline("[    1.23456a] letter", &rec), 0);
 
 	/* dmesg -T */
 	assert_int_equal(dline("[Wed Dec  2 13:01:21 2026] xfs: loading", &rec), 1);
