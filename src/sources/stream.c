@@ -162,9 +162,71 @@ static void set_bucket(struct stream_needles *nd, size_t b, const char *fp)
 	}
 }
 
+/*
+ * How often a bucket's tables let a position through: per fingerprint byte, the text's
+ * bytes whose nibbles both pass, weighted by how common they are, multiplied.
+ */
+static double bucket_cost(const uint8_t lo[FP_LEN][16], const uint8_t hi[FP_LEN][16],
+			  unsigned int bit)
+{
+	double cost = 1;
+
+	for (int k = 0; k < FP_LEN; k++) {
+		double pass = 0;
+
+		for (unsigned int c = 0; c < 256; c++)
+			if (lo[k][c & 0xf] & hi[k][c >> 4] & bit)
+				pass += 1 + commonness((unsigned char)c);
+		cost *= pass;
+	}
+	return cost;
+}
+
+/*
+ * More fingerprints than buckets: they share, and a bucket lets through every mix of
+ * its fingerprints' nibbles. Each goes, rarest-looking last, where it adds the least.
+ */
+static void assign_buckets(struct stream_needles *nd, char fps[][FP_LEN], size_t n_fp,
+			   size_t *ret_bucket)
+{
+	bool placed[STREAM_NEEDLES_MAX] = { false };
+
+	for (size_t round = 0; round < n_fp; round++) {
+		size_t f = n_fp, best = 0;
+		double best_add = 0;
+
+		for (size_t g = 0; g < n_fp; g++)
+			if (!placed[g] && (f == n_fp || window_score(fps[g]) > window_score(fps[f])))
+				f = g;
+
+		for (size_t b = 0; b < N_BUCKETS; b++) {
+			uint8_t lo[FP_LEN][16], hi[FP_LEN][16];
+			double add;
+
+			memcpy(lo, nd->lo, sizeof(lo));
+			memcpy(hi, nd->hi, sizeof(hi));
+			for (int k = 0; k < FP_LEN; k++) {
+				unsigned char c = (unsigned char)fps[f][k];
+
+				lo[k][c & 0xf] |= (uint8_t)(1u << b);
+				hi[k][c >> 4] |= (uint8_t)(1u << b);
+			}
+			add = bucket_cost(lo, hi, 1u << b) - bucket_cost(nd->lo, nd->hi, 1u << b);
+			if (b == 0 || add < best_add) {
+				best = b;
+				best_add = add;
+			}
+		}
+		set_bucket(nd, best, fps[f]);
+		ret_bucket[f] = best;
+		placed[f] = true;
+	}
+}
+
 int stream_needles_new(const char *const *needles, size_t n, struct stream_needles **ret)
 {
 	char fps[STREAM_NEEDLES_MAX][FP_LEN];
+	size_t fp_of[STREAM_NEEDLES_MAX], bucket_of[STREAM_NEEDLES_MAX];
 	struct stream_needles *nd;
 	size_t n_fp = 0;
 
@@ -201,11 +263,14 @@ int stream_needles_new(const char *const *needles, size_t n, struct stream_needl
 				break;
 		if (f == n_fp)
 			memcpy(fps[n_fp++], e->s + e->fp_off, FP_LEN);
-		/* more fingerprints than buckets: they share, and the test gets looser */
-		nd->bucket[f % N_BUCKETS][nd->bucket_n[f % N_BUCKETS]++] = (uint8_t)i;
+		fp_of[i] = f;
 	}
-	for (size_t f = 0; f < n_fp; f++)
-		set_bucket(nd, f % N_BUCKETS, fps[f]);
+	assign_buckets(nd, fps, n_fp, bucket_of);
+	for (size_t i = 0; i < n; i++) {
+		size_t b = bucket_of[fp_of[i]];
+
+		nd->bucket[b][nd->bucket_n[b]++] = (uint8_t)i;
+	}
 #if STREAM_X86
 	if (__builtin_cpu_supports("avx2"))
 		nd->simd = 2;
