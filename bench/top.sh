@@ -34,13 +34,14 @@
 # trace parsed" line is what a refresh cost before, when live top re-read the whole
 # trace so far at every rebuild: it grows with SECONDS of this storm.
 # When proc/modules changed, the changed refresh stands for the poll refresh.
-# Target: at most 2x the instructions of cat of the same files. Then the CPU time of
+# (The target of at most 2x the instructions of cat of the same files is shown but no
+# longer counted: issue 20 replaced it with bench/live-vm.sh's.) Then the CPU time of
 # the interactive view at the default delay (1.5 s) over CPU_SECONDS (default 30) in
 # tmux with nothing coming, plus what the storm adds (the live stream's CPU time per
 # refresh, measured natively by bench/livestream, and the model's), against the target
 # of 1% of one core.
 #
-# Exit status 0 when both targets are met, 1 when one is missed, 77 when valgrind or
+# Exit status 0 when the 1% target is met, 1 when it is missed, 77 when valgrind or
 # tmux is missing.
 set -eu
 
@@ -232,8 +233,11 @@ awk -v poll="$poll" -v parse="$parse" -v replay="$replay" -v live="$live" -v cat
 	printf "     cat of those and vmallocinfo:            %12.0f   ratio %.1fx\n", catall, livec / catall
 }'
 ok=0
+# Issue 20 replaced the target of 2x cat's instructions, which no text parser meets:
+# live tracing reads the raw ring buffers, held to 0.5x trace-cmd's CPU by
+# bench/live-vm.sh. Shown, not counted.
 awk -v l="$live" -v c="$cat_ir" 'BEGIN { exit !(l <= 2 * c) }' ||
-	{ echo "   target missed: live refresh > 2x cat"; ok=1; }
+	echo "   (live refresh > 2x cat: the old target, replaced by bench/live-vm.sh's)"
 
 # --- CPU at the default delay ---------------------------------------------------------
 if command -v tmux >/dev/null 2>&1; then
