@@ -53,8 +53,8 @@ const char *stream_compression_name(enum stream_compression c)
  * from 16-entry nibble tables. There are 8 buckets (a byte of bits per position), so
  * fingerprints share them and the test is loose; SSSE3 looks at 16 positions a step,
  * AVX2 at 32 (the tables in both lanes). Sixteen exact buckets (one lane each, 16
- * positions a step) needed a third fewer checks but were slower on dense logs. The
- * candidates left are checked against the needles.
+ * positions a step) were slower on both of bench/ci.sh's logs once fingerprints share
+ * with care (assign_buckets()). The candidates left are checked against the needles.
  */
 #define FP_LEN 3
 #define N_BUCKETS 8
