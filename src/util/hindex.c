@@ -105,7 +105,7 @@ uint64_t hash_words(const void *p, size_t n, uint64_t seed)
 {
 	const char *s = p;
 	const size_t len = n;
-	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), g = ~seed;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), g = ~seed * 0xc4ceb9fe1a85ec53ull;
 
 	/* two lanes: their multiplications do not wait for each other */
 	while (n >= 16) {

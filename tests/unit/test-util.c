@@ -867,10 +867,43 @@ static void test_hindex(void **state)
 	free(n.name);
 }
 
+/*
+ * hash_words(): every byte of every length up to 64 counts (the tails are read with
+ * overlapping fixed-size loads, three bytes under four), the length and the seed count,
+ * and it reads only the bytes given (each key at the end of a heap block, for ASan and
+ * valgrind).
+ */
+static void test_hash_words(void **state)
+{
+	enum { MAX = 64 };
+
+	(void)state;
+	for (size_t n = 0; n <= MAX; n++) {
+		char *k = malloc(n ? n : 1);
+		uint64_t h;
+
+		assert_non_null(k);
+		for (size_t i = 0; i < n; i++)
+			k[i] = (char)('a' + i % 26);
+		h = hash_words(k, n, 1);
+		assert_true(hash_words(k, n, 1) == h);
+		assert_true(hash_words(k, n, 2) != h);
+		if (n)
+			assert_true(hash_words(k, n - 1, 1) != h);
+		for (size_t i = 0; i < n; i++) {
+			k[i] ^= 0x20;
+			assert_true(hash_words(k, n, 1) != h);
+			k[i] ^= 0x20;
+		}
+		free(k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hindex),
+		cmocka_unit_test(test_hash_words),
 		cmocka_unit_test(test_array_grow),
 		cmocka_unit_test(test_array_prefault),
 		cmocka_unit_test(test_linereader_lines),
