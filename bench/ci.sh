@@ -19,7 +19,11 @@
 #
 # The data goes to $BENCH_DIR (default: ${TMPDIR:-/tmp}/kmodtop-bench, outside the
 # tree, so there is nothing to commit by mistake); it is reused while its parameters
-# match. Needs python3 (to generate), hyperfine, GNU time (/usr/bin/time), xz, zstd.
+# match. Needs python3 (to generate and to time), GNU time (/usr/bin/time), xz, zstd.
+#
+# The two commands of a case run in turn, peer first on even rounds and kmodtop first on
+# odd ones, after one warm-up run each: a shared, noisy machine slows both alike, and the
+# ratio of their medians holds where either median alone moves by a third between runs.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +36,7 @@ RUNS=${RUNS:-5}
 CASES=${CASES:-sparse dense sparse.xz sparse.zst dense.xz dense.zst}
 
 [ -x "$KMODTOP" ] || { echo "bench/ci.sh: no kmodtop at '$KMODTOP' (build first)" >&2; exit 2; }
-for p in python3 hyperfine /usr/bin/time grep xz zstd; do
+for p in python3 /usr/bin/time grep xz zstd; do
 	command -v "$p" >/dev/null 2>&1 || { echo "bench/ci.sh: needs $p" >&2; exit 2; }
 done
 mkdir -p "$BENCH_DIR"
@@ -123,7 +127,7 @@ compressed() {
 
 echo "host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-json=$BENCH_DIR/hyperfine.json
+json=$BENCH_DIR/timings.json
 out=$BENCH_DIR/out
 results=$BENCH_DIR/results.txt
 : >"$results"
@@ -156,12 +160,43 @@ for c in $CASES; do
 	fi
 	echo "== $c: $input, $(($(stat -c %s "$input") >> 20)) MiB"
 	# warm the page cache; both commands read the same cached file. Their output goes
-	# to a file: GNU grep stops at the first match when its output is /dev/null.
+	# to a file: GNU grep stops at the first match when its output is /dev/null. The
+	# compressed logs end inside a line: kmodtop's warning about it goes to a file too.
 	cat "$input" >/dev/null
-	hyperfine --warmup 1 --runs "$RUNS" --export-json "$json" \
-		--command-name "$peer" "$peer_cmd" \
-		--command-name "kmodtop ci" "'$KMODTOP' ci '$input' >'$out.ci'" |
-		grep -E "Time|Range|^Bench" || true
+	python3 - "$RUNS" "$json" "$peer" "$peer_cmd" "kmodtop ci" \
+		"'$KMODTOP' ci '$input' >'$out.ci' 2>'$out.ci-stderr'" <<'EOF'
+import json, resource, statistics, subprocess, sys, time
+
+runs, out = int(sys.argv[1]), sys.argv[2]
+names, cmds = sys.argv[3::2], sys.argv[4::2]
+
+def run(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    rc = subprocess.run(["bash", "-c", cmd]).returncode
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if rc != 0:
+        sys.exit("bench/ci.sh: '%s' exited with %d" % (cmd, rc))
+    return wall, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+
+for c in cmds:
+    run(c)
+res = [[] for _ in cmds]
+for i in range(runs):
+    for k in (range(len(cmds)) if i % 2 == 0 else reversed(range(len(cmds)))):
+        res[k].append(run(cmds[k]))
+med = statistics.median
+results = []
+for name, r in zip(names, res):
+    wall = [x[0] for x in r]
+    results.append({"command": name, "median": med(wall), "min": min(wall), "max": max(wall),
+                    "user": med([x[1] for x in r]), "system": med([x[2] for x in r])})
+    print("  %-28s median %.3f s (min %.3f, max %.3f; user %.3f, system %.3f) over %d runs" %
+          (name, results[-1]["median"], min(wall), max(wall), results[-1]["user"],
+           results[-1]["system"], len(r)))
+json.dump({"results": results}, open(out, "w"))
+EOF
 	rss=$(rss_of "$KMODTOP" ci "$input")
 	echo "found: $(grep -E '^  (boots|findings|evidence|failures|duplicates) ' "$out.ci" | tr -s ' ' | tr '\n' ';')"
 	python3 - "$json" "$c" "$target" "${rss:-0}" >>"$results" <<'EOF'
