@@ -30,8 +30,8 @@
 /*
  * 1 for a kernel log line (*ret_rec filled, strings point into @line), 0 for other
  * text, -EINVAL with *reterr_what for a line that cannot be text (a NUL byte) or a
- * damaged kernel line (a timestamp no kernel prints); *ret_rec is undefined then.
- * A trailing '\r' is ignored.
+ * damaged kernel line (a timestamp no kernel prints). *ret_rec is undefined unless
+ * 1 is returned. A trailing '\r' is ignored.
  */
 int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 		     const char **reterr_what);

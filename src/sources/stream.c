@@ -152,13 +152,15 @@ static void choose_windows(struct stream_needles *nd)
 	}
 }
 
-static void set_bucket(struct stream_needles *nd, size_t b, const char *fp)
+/* Fingerprint @fp into bucket @b of the nibble tables @lo and @hi */
+static void set_bucket(uint8_t lo[FP_LEN][16], uint8_t hi[FP_LEN][16], size_t b,
+		       const char *fp)
 {
 	for (int k = 0; k < FP_LEN; k++) {
 		unsigned char c = (unsigned char)fp[k];
 
-		nd->lo[k][c & 0xf] |= (uint8_t)(1u << b);
-		nd->hi[k][c >> 4] |= (uint8_t)(1u << b);
+		lo[k][c & 0xf] |= (uint8_t)(1u << b);
+		hi[k][c >> 4] |= (uint8_t)(1u << b);
 	}
 }
 
@@ -198,26 +200,20 @@ static void assign_buckets(struct stream_needles *nd, char fps[][FP_LEN], size_t
 		for (size_t g = 0; g < n_fp; g++)
 			if (!placed[g] && (f == n_fp || window_score(fps[g]) > window_score(fps[f])))
 				f = g;
-
 		for (size_t b = 0; b < N_BUCKETS; b++) {
 			uint8_t lo[FP_LEN][16], hi[FP_LEN][16];
 			double add;
 
 			memcpy(lo, nd->lo, sizeof(lo));
 			memcpy(hi, nd->hi, sizeof(hi));
-			for (int k = 0; k < FP_LEN; k++) {
-				unsigned char c = (unsigned char)fps[f][k];
-
-				lo[k][c & 0xf] |= (uint8_t)(1u << b);
-				hi[k][c >> 4] |= (uint8_t)(1u << b);
-			}
+			set_bucket(lo, hi, b, fps[f]);
 			add = bucket_cost(lo, hi, 1u << b) - bucket_cost(nd->lo, nd->hi, 1u << b);
 			if (b == 0 || add < best_add) {
 				best = b;
 				best_add = add;
 			}
 		}
-		set_bucket(nd, best, fps[f]);
+		set_bucket(nd->lo, nd->hi, best, fps[f]);
 		ret_bucket[f] = best;
 		placed[f] = true;
 	}
