@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,30 +152,53 @@ static const char *parse_frac(const char *s, const char *end, uint32_t *ret_usec
 	return p;
 }
 
+/* Eight ASCII digits, the first in the lowest byte: whether they are, and their value */
+static bool all_digits8(uint64_t x)
+{
+	const uint64_t hi = UINT64_C(0xf0f0f0f0f0f0f0f0), zeros = UINT64_C(0x3030303030303030);
+
+	/* '0'..'9' is 0x3_, and stays so with 6 added */
+	return (x & hi) == zeros && ((x + UINT64_C(0x0606060606060606)) & hi) == zeros;
+}
+
+static uint64_t digits8_value(uint64_t x)
+{
+	x -= UINT64_C(0x3030303030303030);
+	x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	x = (x * 100 + (x >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	return (x * 10000 + (x >> 32)) & UINT64_C(0xffffffff);
+}
+
 /*
- * The common case of parse_mono_bracket(), at fixed offsets: "[%5lu.%06lu]" with at
- * most five digits of seconds. NULL for anything else, which the general code reads.
+ * The common case of parse_mono_bracket(), at fixed offsets and eight bytes at a time:
+ * "[%5lu.%06lu]" with at most five digits of seconds (spaces, then digits). NULL for
+ * anything else, which the general code reads.
  */
 static const char *mono_bracket_fast(const char *s, const char *end, uint64_t *ret_usec)
 {
-	uint64_t sec = 0, frac = 0;
-	int i = 1;
+	const uint64_t low5 = UINT64_C(0xffffffffff), high5 = UINT64_C(0x8080808080);
+	uint64_t a, b, sec, sp, t;
 
-	if (end - s < 14 || s[6] != '.' || s[13] != ']')
+	if (end - s < 14)
 		return NULL;
-	while (i < 5 && s[i] == ' ')
-		i++;
-	for (; i < 6; i++) {
-		if (!is_digit(s[i]))
-			return NULL;
-		sec = sec * 10 + (uint64_t)(s[i] - '0');
-	}
-	for (i = 7; i < 13; i++) {
-		if (!is_digit(s[i]))
-			return NULL;
-		frac = frac * 10 + (uint64_t)(s[i] - '0');
-	}
-	*ret_usec = sec * 1000000 + frac;
+	memcpy(&a, s, 8);		/* "[sssss.u" */
+	memcpy(&b, s + 6, 8);		/* ".uuuuuu]" */
+	a = le64toh(a);
+	b = le64toh(b);
+	if ((a & 0xff) != '[' || (b & 0xff) != '.' || (b >> 56) != ']')
+		return NULL;
+	/* the seconds: which of their five bytes are spaces (0x80 in each) */
+	sec = (a >> 8) & low5;
+	t = sec ^ UINT64_C(0x2020202020);
+	sp = ~((((t & UINT64_C(0x7f7f7f7f7f)) + UINT64_C(0x7f7f7f7f7f)) | t)) & high5;
+	/* spaces only before the digits, and one digit at least */
+	if ((sp & ~(sp << 8) & ~UINT64_C(0x80)) || (sp & UINT64_C(0x8000000000)))
+		return NULL;
+	sec = (sec | sp >> 3) << 24 | UINT64_C(0x303030);	/* ' ' | 0x10 is '0' */
+	b = ((b >> 8) & UINT64_C(0xffffffffffff)) << 16 | UINT64_C(0x3030);
+	if (!all_digits8(sec) || !all_digits8(b))
+		return NULL;
+	*ret_usec = digits8_value(sec) * 1000000 + digits8_value(b);
 	return s + 14;
 }
 
@@ -696,6 +720,13 @@ static bool is_other_journal_line(const struct dmesg_parser *p,
 		if (*c == ':')
 			return c + 1 == end || c[1] == ' ';
 	return false;
+}
+
+size_t dmesg_time_prefix(const char *line, size_t len, uint64_t *ret_usec)
+{
+	if (!len || line[0] != '[' || !mono_bracket_fast(line, line + len, ret_usec))
+		return 0;
+	return DMESG_TIME_LEN;
 }
 
 int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const char **reterr_what)

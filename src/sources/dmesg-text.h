@@ -61,6 +61,13 @@ int dmesg_parser_feed(struct dmesg_parser *p, const char *line, size_t len);
  * dmesg_parser_feed_parsed() takes what it returned, lines in order.
  */
 int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const char **reterr_what);
+/*
+ * The kernel's own "[%5lu.%06lu]" at the start of @line, at most five digits of
+ * seconds: its length (DMESG_TIME_LEN) with *@ret_usec, or 0. Of two lines that start
+ * so and go on alike, dmesg_parse() gives the same record but for the time.
+ */
+#define DMESG_TIME_LEN 14
+size_t dmesg_time_prefix(const char *line, size_t len, uint64_t *ret_usec);
 int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct klog_rec *rec,
 			     const char *what);
 void dmesg_parser_skip_line(struct dmesg_parser *p, const char *what);

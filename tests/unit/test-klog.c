@@ -1175,9 +1175,82 @@ static void test_fixture_logs(void **state)
 		check_capture("custom-6.12-modstats", 38);
 }
 
+/* "[%5lu.%06lu]" read byte by byte: what dmesg_time_prefix() must agree with */
+static size_t time_prefix_ref(const char *s, size_t len, uint64_t *ret_usec)
+{
+	uint64_t sec = 0, frac = 0;
+	int i = 1;
+
+	if (len < 14 || s[0] != '[' || s[6] != '.' || s[13] != ']')
+		return 0;
+	while (i < 5 && s[i] == ' ')
+		i++;
+	for (; i < 6; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	for (i = 7; i < 13; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		frac = frac * 10 + (uint64_t)(s[i] - '0');
+	}
+	*ret_usec = sec * 1000000 + frac;
+	return 14;
+}
+
+static void test_time_prefix_random(void **state)
+{
+	/* the bytes around the digits' and the space's codes, and those the format has */
+	static const char alphabet[] = { ' ', '0', '1', '5', '9', '/', ':', '[', ']', '.', '\0',
+					 '\x10', '\x20' | '\x80', '\x30' | '\x80', 'a', '\t' };
+	unsigned int seed = 20;
+	size_t agreed = 0, read = 0;
+
+	(void)state;
+	for (int n = 0; n < 400000; n++) {
+		char s[16] = "[    1.234567] ";
+		uint64_t u1 = 0, u2 = 0;
+		size_t r1, r2, len = 14 + (size_t)(rand_r(&seed) % 2);
+		/* a valid time, then one to three bytes changed */
+		int changes = rand_r(&seed) % 4;
+
+		if (rand_r(&seed) % 2) {
+			uint64_t v = (uint64_t)rand_r(&seed) % 100000;
+
+			snprintf(s, sizeof(s), "[%5lu.%06lu]", (unsigned long)v,
+				 (unsigned long)((unsigned int)rand_r(&seed) % 1000000));
+		}
+		for (int c = 0; c < changes; c++)
+			s[rand_r(&seed) % 14] = alphabet[rand_r(&seed) % sizeof(alphabet)];
+		r1 = dmesg_time_prefix(s, len, &u1);
+		r2 = time_prefix_ref(s, len, &u2);
+		assert_int_equal(r1, r2);
+		if (r1)
+			assert_int_equal(u1, u2);
+		agreed++;
+		read += r1 != 0;
+	}
+	/* both kinds were seen: the test did test */
+	assert_true(read > 100000 && agreed - read > 100000);
+	{
+		uint64_t u;
+
+		assert_int_equal(dmesg_time_prefix("[99999.999999]", 14, &u), 14);
+		assert_int_equal(u, UINT64_C(99999999999));
+		assert_int_equal(dmesg_time_prefix("[    0.000000]", 14, &u), 14);
+		assert_int_equal(u, 0);
+		assert_int_equal(dmesg_time_prefix("[    0.000000", 13, &u), 0);
+		assert_int_equal(dmesg_time_prefix("[ 1 23.000000]", 14, &u), 0);
+		assert_int_equal(dmesg_time_prefix("[     .000000]", 14, &u), 0);
+		assert_int_equal(dmesg_time_prefix("[123456.00000]", 14, &u), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_prefix_random),
 		cmocka_unit_test(test_kmsg_parse_line),
 		cmocka_unit_test(test_kmsg_malformed),
 		cmocka_unit_test(test_kmsg_parser),
