@@ -22,6 +22,7 @@
 #include "util/escape.h"
 #include "util/linereader.h"
 #include "util/macro.h"
+#include "util/linecache.h"
 #include "util/parse-num.h"
 #include "util/root.h"
 #include "util/version.h"
@@ -899,11 +900,93 @@ static void test_hash_words(void **state)
 	}
 }
 
+static void test_linecache(void **state)
+{
+	struct linecache *lc;
+	char key[LINECACHE_KEY_MAX + 2];
+	uint64_t h, h2;
+	int *v, hits = 0;
+
+	(void)state;
+	assert_int_equal(linecache_new(sizeof(int), 64, &lc), 0);
+	/* empty: nothing, and the hash is the key's */
+	assert_null(linecache_get(lc, "abc", 3, &h));
+	assert_null(linecache_get(lc, "abc", 3, &h2));
+	assert_int_equal(h, h2);
+	v = linecache_put(lc, "abc", 3, h);
+	assert_non_null(v);
+	*v = 7;
+	v = (int *)linecache_get(lc, "abc", 3, &h);
+	assert_non_null(v);
+	assert_int_equal(*v, 7);
+	/* a prefix, a longer key, another byte: not the same key */
+	assert_null(linecache_get(lc, "ab", 2, &h));
+	assert_null(linecache_get(lc, "abcd", 4, &h));
+	assert_null(linecache_get(lc, "abd", 3, &h));
+	/* too long to keep, the longest kept */
+	memset(key, 'k', sizeof(key));
+	assert_null(linecache_get(lc, key, LINECACHE_KEY_MAX + 1, &h));
+	assert_null(linecache_put(lc, key, LINECACHE_KEY_MAX + 1, h));
+	assert_null(linecache_get(lc, key, LINECACHE_KEY_MAX, &h));
+	v = linecache_put(lc, key, LINECACHE_KEY_MAX, h);
+	assert_non_null(v);
+	*v = 9;
+	v = (int *)linecache_get(lc, key, LINECACHE_KEY_MAX, &h);
+	assert_non_null(v);
+	assert_int_equal(*v, 9);
+	/* 1,000 keys through 64 places: what is found has its own value */
+	for (int i = 0; i < 1000; i++) {
+		int n = snprintf(key, sizeof(key), "key %d", i);
+
+		assert_null(linecache_get(lc, key, (size_t)n, &h));
+		v = linecache_put(lc, key, (size_t)n, h);
+		*v = i;
+	}
+	for (int i = 0; i < 1000; i++) {
+		int n = snprintf(key, sizeof(key), "key %d", i);
+		const int *g = linecache_get(lc, key, (size_t)n, &h);
+
+		if (g) {
+			assert_int_equal(*g, i);
+			hits++;
+		}
+	}
+	/* the last ones put are there; no more than fit */
+	assert_true(hits > 0 && hits <= 64);
+	/* of a set's two, the one asked for last stays */
+	{
+		uint64_t hs[3];
+		char k[3][16];
+		int n = 0;
+
+		/* three keys of one set: found by their hashes */
+		for (int i = 0; n < 3 && i < 100000; i++) {
+			snprintf(k[n], sizeof(k[n]), "s%d", i);
+			linecache_get(lc, k[n], strlen(k[n]), &hs[n]);
+			if (n == 0 || (hs[n] & 31) == (hs[0] & 31))
+				n++;
+		}
+		assert_int_equal(n, 3);
+		v = linecache_put(lc, k[0], strlen(k[0]), hs[0]);
+		*v = 0;
+		v = linecache_put(lc, k[1], strlen(k[1]), hs[1]);
+		*v = 1;
+		assert_non_null(linecache_get(lc, k[0], strlen(k[0]), &h));
+		v = linecache_put(lc, k[2], strlen(k[2]), hs[2]);
+		*v = 2;
+		assert_non_null(linecache_get(lc, k[0], strlen(k[0]), &h));
+		assert_null(linecache_get(lc, k[1], strlen(k[1]), &h));
+		assert_non_null(linecache_get(lc, k[2], strlen(k[2]), &h));
+	}
+	linecache_free(lc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hindex),
 		cmocka_unit_test(test_hash_words),
+		cmocka_unit_test(test_linecache),
 		cmocka_unit_test(test_array_grow),
 		cmocka_unit_test(test_array_prefault),
 		cmocka_unit_test(test_linereader_lines),

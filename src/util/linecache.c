@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/hindex.h"
+#include "util/linecache.h"
+
+#define WAYS 2
+
+struct entry {
+	uint64_t hash;
+	uint32_t used;			/* when last asked: of a set's ways, the oldest goes */
+	uint16_t len;
+	bool full;
+	char key[LINECACHE_KEY_MAX];
+	/* the value follows, at ENTRY_ALIGN */
+};
+
+#define ENTRY_ALIGN 16
+
+struct linecache {
+	char *entries;
+	size_t stride;			/* bytes of an entry with its value */
+	size_t value_off;
+	size_t n_sets;
+	uint32_t tick;
+};
+
+static size_t align_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
+{
+	struct linecache *lc = calloc(1, sizeof(*lc));
+	size_t n = WAYS;
+
+	if (!lc)
+		return -ENOMEM;
+	while (n < n_entries && n < (SIZE_MAX >> 2))
+		n *= 2;
+	lc->value_off = align_up(sizeof(struct entry), ENTRY_ALIGN);
+	lc->stride = align_up(lc->value_off + value_size, ENTRY_ALIGN);
+	lc->n_sets = n / WAYS;
+	lc->entries = aligned_alloc(ENTRY_ALIGN, n * lc->stride);
+	if (!lc->entries) {
+		free(lc);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		((struct entry *)(lc->entries + i * lc->stride))->full = false;
+	*ret = lc;
+	return 0;
+}
+
+struct linecache *linecache_free(struct linecache *lc)
+{
+	if (lc) {
+		free(lc->entries);
+		free(lc);
+	}
+	return NULL;
+}
+
+static struct entry *set_of(const struct linecache *lc, uint64_t hash)
+{
+	return (struct entry *)(lc->entries + (hash & (lc->n_sets - 1)) * WAYS * lc->stride);
+}
+
+static struct entry *way(const struct linecache *lc, struct entry *set, int w)
+{
+	return (struct entry *)((char *)set + (size_t)w * lc->stride);
+}
+
+const void *linecache_get(struct linecache *lc, const char *key, size_t len,
+			  uint64_t *ret_hash)
+{
+	uint64_t h = hash_words(key, len, 5);
+	struct entry *set;
+
+	*ret_hash = h;
+	if (len > LINECACHE_KEY_MAX)
+		return NULL;
+	set = set_of(lc, h);
+	for (int w = 0; w < WAYS; w++) {
+		struct entry *e = way(lc, set, w);
+
+		if (e->full && e->hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
+			e->used = ++lc->tick;
+			return (char *)e + lc->value_off;
+		}
+	}
+	return NULL;
+}
+
+void *linecache_put(struct linecache *lc, const char *key, size_t len, uint64_t hash)
+{
+	struct entry *set, *old;
+
+	if (len > LINECACHE_KEY_MAX)
+		return NULL;
+	set = set_of(lc, hash);
+	old = set;
+	for (int w = 0; w < WAYS; w++) {
+		struct entry *e = way(lc, set, w);
+
+		if (!e->full) {
+			old = e;
+			break;
+		}
+		/* unsigned difference: right across the tick's wrap */
+		if (lc->tick - e->used > lc->tick - old->used)
+			old = e;
+	}
+	old->hash = hash;
+	old->len = (uint16_t)len;
+	old->used = ++lc->tick;
+	old->full = true;
+	memcpy(old->key, key, len);
+	return (char *)old + lc->value_off;
+}
