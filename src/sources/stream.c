@@ -1025,6 +1025,13 @@ int stream_next_match(struct stream *s, const struct stream_needles *nd, char **
 #define SCAN_BLOCK (256 * 1024)
 /* lines a worker maps of a block, at most: 2,800 of a dense kernel log's hold a needle */
 #define SCAN_MAX_LINES 4096
+/*
+ * With ops->line, blocks where 3 of 8 lines or more hold a needle go line by line; one
+ * block in SCAN_RESAMPLE is searched all the same, to see whether that still holds.
+ */
+#define SCAN_DENSE_NUM 3
+#define SCAN_DENSE_DEN 8
+#define SCAN_RESAMPLE 16
 
 enum { SLOT_FREE, SLOT_FILLED, SLOT_BUSY, SLOT_MAPPED };
 
@@ -1059,6 +1066,8 @@ struct scan {
 	bool skipping;			/* inside an over-long line */
 	bool eof;
 	bool quit;
+	/* the last block searched had many lines with needles: read by all, __atomic */
+	bool dense;
 	pthread_mutex_t lock;
 	pthread_cond_t work;		/* a block to map, or quit */
 	pthread_cond_t done;		/* a block mapped */
@@ -1174,12 +1183,67 @@ static int scan_push(struct scan_slot *slot, char *line, size_t len, uint64_t li
  * no more memory than one of ordinary lines; reduce maps the rest on its own thread
  * (slot->pos < slot->len). Line numbers are the block's own until reduce.
  */
+static int scan_results_grow(struct scan *sc, struct scan_slot *slot, size_t n)
+{
+	size_t need = n * sc->ops->result_size;
+	char *res;
+
+	if (need <= slot->cap_results)
+		return 0;
+	res = realloc(slot->results, need);
+	if (!res)
+		return -ENOMEM;
+	slot->results = res;
+	slot->cap_results = need;
+	return 0;
+}
+
+/*
+ * scan_map_part() where most lines hold a needle: each line to ops->line(), which
+ * may know it without searching. The same lines come out as of the search.
+ */
+static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slot)
+{
+	const size_t tlen = slot->len, max_line = sc->s->max_line, size = sc->ops->result_size;
+	const uint64_t skipped = slot->long_first;
+	char *buf = slot->buf;
+
+	slot->err = scan_results_grow(sc, slot, SCAN_MAX_LINES);
+	if (slot->err >= 0)
+		slot->err = array_grow_uninit((void **)&slot->m, SCAN_MAX_LINES - 1, &slot->cap_m,
+					      sizeof(*slot->m));
+	if (slot->err < 0)
+		return;
+	if (!*state && sc->ops->state_new)
+		*state = sc->ops->state_new(sc->userdata);
+	while (slot->pos < tlen && slot->n < SCAN_MAX_LINES) {
+		size_t from = slot->pos, to;
+		char *q = memchr(buf + from, '\n', tlen - from);
+		struct stream_match *m = &slot->m[slot->n];
+
+		to = q ? (size_t)(q - buf) : tlen;
+		buf[to] = '\0';
+		*m = (struct stream_match){ buf + from, to - from, skipped + slot->nl + 1, 0 };
+		slot->nl += q != NULL;
+		slot->pos = q ? to + 1 : tlen;
+		if (to - from > max_line) {
+			/* as the search: refused if it holds a needle, else not seen at all */
+			m->err = -E2BIG;
+			if (stream_needles_find(sc->nd, m->line, m->len) < m->len)
+				slot->n++;
+		} else if (sc->ops->line(sc->userdata, *state, m, slot->results + slot->n * size)) {
+			slot->n++;
+		}
+	}
+	slot->lines = skipped + slot->nl + slot->partial_last;
+}
+
 static void scan_map_part(struct scan *sc, void **state, struct scan_slot *slot, bool first)
 {
 	const size_t tlen = slot->len, max_line = sc->s->max_line;
 	const uint64_t skipped = slot->long_first;
 	char *buf = slot->buf;
-	size_t need;
+	uint64_t nl_before;
 
 	slot->n = 0;
 	if (first) {
@@ -1189,6 +1253,12 @@ static void scan_map_part(struct scan *sc, void **state, struct scan_slot *slot,
 		if (slot->long_first && (slot->err = scan_push(slot, NULL, 0, 1, -E2BIG)) < 0)
 			return;
 	}
+	if (sc->ops->line && slot->seq % SCAN_RESAMPLE != 0 &&
+	    __atomic_load_n(&sc->dense, __ATOMIC_RELAXED)) {
+		scan_lines_part(sc, state, slot);
+		return;
+	}
+	nl_before = slot->nl;
 	while (slot->pos < tlen && slot->n < SCAN_MAX_LINES) {
 		size_t pos = slot->pos, hit, from, to;
 		size_t off = stream_needles_find(sc->nd, buf + pos, tlen - pos);
@@ -1214,18 +1284,13 @@ static void scan_map_part(struct scan *sc, void **state, struct scan_slot *slot,
 		slot->pos = q ? to + 1 : tlen;
 	}
 	slot->lines = skipped + slot->nl + slot->partial_last;
-	need = slot->n * sc->ops->result_size;
-	if (need > slot->cap_results) {
-		char *res = realloc(slot->results, need);
+	if (sc->ops->line && slot->nl - nl_before >= 256) {
+		bool dense = slot->n * SCAN_DENSE_DEN >= (slot->nl - nl_before) * SCAN_DENSE_NUM;
 
-		if (!res) {
-			slot->err = -ENOMEM;
-			return;
-		}
-		slot->results = res;
-		slot->cap_results = need;
+		__atomic_store_n(&sc->dense, dense, __ATOMIC_RELAXED);
 	}
-	if (!slot->n)
+	slot->err = scan_results_grow(sc, slot, slot->n);
+	if (slot->err < 0 || !slot->n)
 		return;
 	if (!*state && sc->ops->state_new)
 		*state = sc->ops->state_new(sc->userdata);

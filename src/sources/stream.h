@@ -121,6 +121,15 @@ struct stream_scan_ops {
 		    void *results);
 	/* The calling thread, blocks in order, once the lines' numbers are known: 0 or <0 */
 	int (*reduce)(void *userdata, const struct stream_match *m, size_t n, void *results);
+	/*
+	 * Optional, where most lines hold a needle: every line of a block, not searched
+	 * (@m->lineno is the block's own). 1 when it holds a needle, with its result at
+	 * @result as map would write it; 0 when it holds none (it is only counted). For a
+	 * thread that keeps what it found of lines seen before: a line it knows needs no
+	 * search. As map, must touch nothing but its arguments and its thread's @state,
+	 * and answer exactly as the search and map would.
+	 */
+	int (*line)(void *userdata, void *state, const struct stream_match *m, void *result);
 };
 
 /*

@@ -219,12 +219,25 @@ static int scan_fuzz_reduce(void *userdata, const struct stream_match *m, size_t
 	return 0;
 }
 
+/* stream_scan_ops.line: the search, and map's result */
+static int scan_fuzz_line(void *userdata, void *state, const struct stream_match *m,
+			  void *result)
+{
+	const struct scan_fuzz *f = userdata;
+
+	if (!has_needle(f->words, f->n_words, m->line, m->len))
+		return 0;
+	*(size_t *)result = m->len;
+	return 1;
+}
+
 static void scan_all(const uint8_t *data, size_t size, const struct stream_needles *nd,
 		     const char *const *words, size_t n_words, size_t max_line,
-		     unsigned int workers)
+		     unsigned int workers, bool lined)
 {
 	struct stream_scan_ops ops = { .result_size = sizeof(size_t), .map = scan_fuzz_map,
-				       .reduce = scan_fuzz_reduce };
+				       .reduce = scan_fuzz_reduce,
+				       .line = lined ? scan_fuzz_line : NULL };
 	struct scan_fuzz f = { (const char *)data, (const char *)data + size, 0, max_line,
 			       words, n_words, false, 0 };
 	struct stream *s = open_stream(data, size, max_line);
@@ -328,9 +341,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_all(data, size, 17 + size % 64);
 	read_matches(data, size, ci_nd, words, n_words);
 	/* blocks of a few hundred bytes: lines cut at every place, over-long ones too */
-	scan_all(data, size, ci_nd, words, n_words, 17 + size % 64, 0);
-	scan_all(data, size, ci_nd, words, n_words, 17 + size % 64, 2);
-	scan_all(data, size, ci_nd, words, n_words, 0, 1);
+	scan_all(data, size, ci_nd, words, n_words, 17 + size % 64, 0, false);
+	scan_all(data, size, ci_nd, words, n_words, 17 + size % 64, 2, true);
+	scan_all(data, size, ci_nd, words, n_words, 0, 1, size % 2);
 	search(data, size);
 	return 0;
 }

@@ -488,6 +488,9 @@ struct scan_check {
 	size_t n_maybe;
 	int fail_at;		/* reduce fails at this block (1-based); 0: never */
 	int blocks;
+	/* for the line op: the needles, and how many lines it was given */
+	const struct stream_needles *nd;
+	unsigned long lined;
 };
 
 struct scan_result {
@@ -535,6 +538,22 @@ static int scan_reduce_fn(void *userdata, const struct stream_match *m, size_t n
 		assert_int_equal(r[i].first, w->len ? c->text[w->off] : 0);
 	}
 	return 0;
+}
+
+/* stream_scan_ops.line: the search map's caller does, and map's result */
+static int scan_line_fn(void *userdata, void *state, const struct stream_match *m,
+			void *result)
+{
+	struct scan_check *c = userdata;
+	struct scan_result *r = result;
+
+	assert_non_null(state);
+	__atomic_add_fetch(&c->lined, 1, __ATOMIC_RELAXED);
+	if (stream_needles_find(c->nd, m->line, m->len) >= m->len)
+		return 0;
+	r->len = m->len;
+	r->first = m->len ? m->line[0] : 0;
+	return 1;
 }
 
 static void *scan_state_new(void *userdata)
@@ -609,12 +628,15 @@ static void test_stream_scan(void **state)
 	want[n_want++] = (struct scan_want){ ++n_lines, 0, len - 11, 11 };
 	assert_true(n_maybe > 0);
 
-	for (int comp = 0; comp < 3; comp++) {
+	/* with a line op too: the burst goes line by line, and the same comes out */
+	for (int comp = 0; comp < 6; comp++) {
 		size_t clen = len;
-		void *c = comp == 0 ? t : comp == 1 ? xz_of(t, len, &clen) : zstd_of(t, len, &clen);
+		void *c = comp % 3 == 0 ? t : comp % 3 == 1 ? xz_of(t, len, &clen)
+							    : zstd_of(t, len, &clen);
 
+		ops.line = comp >= 3 ? scan_line_fn : NULL;
 		for (unsigned int workers = 0; workers <= 3; workers += workers ? 2 : 1) {
-			struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0 };
+			struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0, s_nd, 0 };
 			const char *what;
 			struct stream *s = stream_over(c, clen, &what);
 			char *line;
@@ -630,11 +652,16 @@ static void test_stream_scan(void **state)
 			assert_true(stream_missing_newline(s));
 			assert_int_equal(stream_bytes(s), len);
 			assert_true(ck.blocks > 8);
+			/* the burst's 60,000 lines, most of them at least */
+			if (ops.line)
+				assert_true(ck.lined > 30000);
+			else
+				assert_int_equal(ck.lined, 0);
 			stream_free(s);
 			reap();
 
 			/* reduce's error ends the scan, the threads with it */
-			ck = (struct scan_check){ t, want, n_want, 0, maybe, n_maybe, 5, 0 };
+			ck = (struct scan_check){ t, want, n_want, 0, maybe, n_maybe, 5, 0, s_nd, 0 };
 			s = stream_over(c, clen, &what);
 			assert_non_null(s);
 			assert_int_equal(stream_next_line(s, &line, &n), 1);
@@ -644,14 +671,15 @@ static void test_stream_scan(void **state)
 			stream_free(s);
 			reap();
 		}
-		if (comp)
+		if (comp % 3)
 			free(c);
 	}
+	ops.line = NULL;
 	/* a truncated xz stream: the error, not a hang */
 	{
 		size_t clen;
 		void *c = xz_of(t, len, &clen);
-		struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0 };
+		struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0, s_nd, 0 };
 		const char *what;
 		struct stream *s = stream_over(c, clen / 2, &what);
 		char *line;
