@@ -28,6 +28,7 @@
 #include "sources/stream.h"
 #include "sources/sys-module.h"
 #include "sources/tracefs-events.h"
+#include "util/linecache.h"
 #include "util/linereader.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -520,6 +521,8 @@ struct run {
 	struct proc_modules *pm;
 	const struct stream_needles *needles;
 	bool filter;
+	/* no needle can start inside a kernel time: lines alike but for it are alike */
+	bool time_blind;
 	/* the current input */
 	const char *path;
 	struct stream *s;
@@ -700,50 +703,251 @@ static int dmesg_line(struct run *x, struct dmesg_parser *p, uint64_t lineno, co
 	return r;
 }
 
-/* What the scanning threads find out about a line: all but the order-dependent part. */
-struct dmesg_mapped {
-	int parsed;
-	const char *what;
+struct dmesg_reduce {
+	struct run *x;
+	struct dmesg_parser *p;
+	/* rebuilt for each line from its struct dmesg_mapped */
 	struct klog_rec rec;
 	struct klog_finding f;
 };
 
+/*
+ * What the scanning threads find out about a line, all but the order-dependent part:
+ * of its record and finding, what the reduce reads (dmesg_parser_feed_parsed(),
+ * on_dmesg_record(), ci_klog_classified()). Kept small, for each is written on one
+ * core and read on another: the whole record and finding are five times the size.
+ */
+struct dmesg_mapped {
+	int parsed;			/* dmesg_parse()'s */
+	const char *what;
+	/* the record's */
+	const char *msg, *host;
+	uint32_t msg_len, host_len;
+	uint64_t usec;
+	double ts;
+	uint8_t format;
+	bool has_monotonic;
+	bool time_only;			/* the time is all the line gives of it */
+	/* the finding's */
+	uint8_t kind;
+	uint32_t module_len;
+	const char *module;
+};
+
+_Static_assert(KLOG_FORMAT__MAX <= UINT8_MAX && KLOG_FINDING__MAX <= UINT8_MAX,
+	       "dmesg_mapped holds a klog_format and a klog_finding_kind in a byte");
+
+/* What a thread keeps: the classifier's memo, and what it found of whole lines */
+struct dmesg_state {
+	struct klog_memo *memo;
+	struct linecache *lines;	/* NULL: none (out of memory) */
+};
+
+/* Of a line seen before, by the text after its time: all but the time */
+struct dmesg_known {
+	bool needle;
+	uintptr_t base;			/* where that text was when the line was read */
+	struct dmesg_mapped d;		/* when it holds a needle */
+};
+
+/* distinct lines kept: each boot's log has a few thousand */
+#define DMESG_KNOWN_LINES 4096
+
 static void *dmesg_map_state_new(void *userdata)
 {
-	struct klog_memo *memo;
+	struct dmesg_reduce *dr = userdata;
+	struct dmesg_state *st = calloc(1, sizeof(*st));
 
-	return klog_memo_new(&memo) < 0 ? NULL : memo;
+	if (!st)
+		return NULL;
+	if (klog_memo_new(&st->memo) < 0) {
+		free(st);
+		return NULL;
+	}
+	if (dr->x->time_blind &&
+	    linecache_new(sizeof(struct dmesg_known), DMESG_KNOWN_LINES, &st->lines) < 0)
+		st->lines = NULL;
+	return st;
 }
 
 static void dmesg_map_state_free(void *state)
 {
-	klog_memo_free(state);
+	struct dmesg_state *st = state;
+
+	if (!st)
+		return;
+	klog_memo_free(st->memo);
+	linecache_free(st->lines);
+	free(st);
+}
+
+static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
+			   struct dmesg_mapped *d)
+{
+	struct klog_rec rec;
+	struct klog_finding f;
+
+	d->what = NULL;
+	d->parsed = dmesg_parse(line, len, &rec, &d->what);
+	if (d->parsed != 1)
+		return;
+	/* without memory (out of it), the same answer, more slowly */
+	if (st)
+		klog_classify_memo(st->memo, rec.msg, rec.msg_len, &f, NULL);
+	else
+		klog_classify(rec.msg, rec.msg_len, &f);
+	/* lines are at most DMESG_LINE_MAX: lengths fit */
+	d->msg = rec.msg;
+	d->msg_len = (uint32_t)rec.msg_len;
+	d->host = rec.host;
+	d->host_len = (uint32_t)rec.host_len;
+	d->usec = rec.usec;
+	d->ts = rec.ts;
+	d->format = (uint8_t)rec.format;
+	d->has_monotonic = rec.has_monotonic;
+	d->time_only = rec.has_monotonic && !rec.has_wallclock && !rec.prefix_len;
+	d->kind = (uint8_t)f.kind;
+	d->module = f.module;
+	d->module_len = (uint32_t)f.module_len;
 }
 
 static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_t n,
 		      void *results)
 {
 	struct dmesg_mapped *d = results;
-	struct klog_memo *memo = state;
 
-	for (size_t i = 0; i < n; i++, d++) {
-		if (m[i].err < 0)
-			continue;
-		d->parsed = dmesg_parse(m[i].line, m[i].len, &d->rec, &d->what);
-		if (d->parsed != 1)
-			continue;
-		/* without memory (out of it), the same answer, more slowly */
-		if (memo)
-			klog_classify_memo(memo, d->rec.msg, d->rec.msg_len, &d->f, NULL);
-		else
-			klog_classify(d->rec.msg, d->rec.msg_len, &d->f);
-	}
+	for (size_t i = 0; i < n; i++, d++)
+		if (m[i].err >= 0)
+			dmesg_map_line(state, m[i].line, m[i].len, d);
 }
 
-struct dmesg_reduce {
-	struct run *x;
-	struct dmesg_parser *p;
-};
+/* The pointers of @d into its line: those a line's copy moves */
+#define DMESG_MAPPED_PTRS 3
+static void dmesg_mapped_ptrs(struct dmesg_mapped *d, const char **ret[DMESG_MAPPED_PTRS])
+{
+	ret[0] = &d->msg;
+	ret[1] = &d->host;
+	ret[2] = &d->module;
+}
+
+/*
+ * Whether @d, of the line whose text after the time is @rest, holds for every line
+ * with that text: a record with that time and nothing else of the time, and what
+ * points into the line points after it.
+ */
+static bool dmesg_mapped_movable(struct dmesg_mapped *d, const char *rest, size_t len,
+				 uint64_t usec)
+{
+	const char **p[DMESG_MAPPED_PTRS];
+
+	if (d->parsed != 1 || !d->time_only || d->usec != usec)
+		return false;
+	dmesg_mapped_ptrs(d, p);
+	for (int i = 0; i < DMESG_MAPPED_PTRS; i++)
+		if (*p[i] && ((uintptr_t)*p[i] < (uintptr_t)rest ||
+			      (uintptr_t)*p[i] > (uintptr_t)rest + len))
+			return false;
+	return true;
+}
+
+/* stream_scan_ops.line: a line seen before (but for its time) is copied, not parsed */
+static int dmesg_line_known(void *userdata, void *state, const struct stream_match *m,
+			    void *result)
+{
+	struct dmesg_reduce *dr = userdata;
+	struct dmesg_state *st = state;
+	struct dmesg_mapped *d = result;
+	const struct dmesg_known *k = NULL;
+	struct dmesg_known *nk;
+	const char *rest = NULL;
+	uint64_t usec = 0, h = 0;
+	size_t t = 0;
+	bool needle;
+
+	if (st && st->lines)
+		t = dmesg_time_prefix(m->line, m->len, &usec);
+	if (t) {
+		rest = m->line + t;
+		k = linecache_get(st->lines, rest, m->len - t, &h);
+	}
+	if (k) {
+		const char **p[DMESG_MAPPED_PTRS];
+		uintptr_t delta = (uintptr_t)rest - k->base;
+
+		if (!k->needle)
+			return 0;
+		*d = k->d;
+		dmesg_mapped_ptrs(d, p);
+		for (int i = 0; i < DMESG_MAPPED_PTRS; i++)
+			if (*p[i])
+				*p[i] = (const char *)((uintptr_t)*p[i] + delta);
+		d->usec = usec;
+		d->ts = (double)usec / 1e6;	/* as dmesg_parse() has it */
+		return 1;
+	}
+	needle = stream_needles_find(dr->x->needles, m->line, m->len) < m->len;
+	if (needle)
+		dmesg_map_line(st, m->line, m->len, d);
+	if (t && (!needle || dmesg_mapped_movable(d, rest, m->len - t, usec)) &&
+	    (nk = linecache_put(st->lines, rest, m->len - t, h))) {
+		nk->needle = needle;
+		nk->base = (uintptr_t)rest;
+		if (needle)
+			nk->d = *d;
+	}
+	return needle;
+}
+
+/* Whether a needle can start inside a "[%5lu.%06lu]" time, as dmesg_time_prefix() reads */
+static bool needle_in_time(const char *const *needles, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(needles[i]);
+
+		for (size_t at = 0; at < DMESG_TIME_LEN; at++) {
+			bool fits = true;
+
+			for (size_t j = 0; j < len && at + j < DMESG_TIME_LEN && fits; j++) {
+				char c = needles[i][j];
+				size_t pos = at + j;
+
+				if (pos == 0)
+					fits = c == '[';
+				else if (pos < 6)
+					fits = c == ' ' || (c >= '0' && c <= '9');
+				else if (pos == 6)
+					fits = c == '.';
+				else if (pos < DMESG_TIME_LEN - 1)
+					fits = c >= '0' && c <= '9';
+				else
+					fits = c == ']';
+			}
+			if (fits)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The record and finding of @d, as far as the reduce reads them: the rest of dr->rec
+ * and dr->f stays as it was made (no facility, level or caller; no other fields of a
+ * finding), which nothing after the scan reads.
+ */
+static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d)
+{
+	dr->rec.format = (enum klog_format)d->format;
+	dr->rec.has_monotonic = d->has_monotonic;
+	dr->rec.usec = d->usec;
+	dr->rec.ts = d->ts;
+	dr->rec.msg = d->msg;
+	dr->rec.msg_len = d->msg_len;
+	dr->rec.host = d->host;
+	dr->rec.host_len = d->host_len;
+	dr->f.kind = (enum klog_finding_kind)d->kind;
+	dr->f.module = d->module;
+	dr->f.module_len = d->module_len;
+}
 
 static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
 {
@@ -757,8 +961,10 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			bad_line(x, m[i].lineno, "line too long");
 			continue;
 		}
-		x->classified = d->parsed == 1 ? &d->f : NULL;
-		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d->parsed, &d->rec,
+		if (d->parsed == 1)
+			dmesg_unmap(dr, d);
+		x->classified = d->parsed == 1 ? &dr->f : NULL;
+		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d->parsed, &dr->rec,
 			       d->what);
 	}
 	x->classified = NULL;
@@ -772,8 +978,9 @@ static int read_dmesg(struct run *x, char *line, size_t len)
 					.state_new = dmesg_map_state_new,
 					.state_free = dmesg_map_state_free,
 					.map = dmesg_map,
-					.reduce = dmesg_reduce };
-	struct dmesg_reduce dr = { x, NULL };
+					.reduce = dmesg_reduce,
+					.line = x->time_blind ? dmesg_line_known : NULL };
+	struct dmesg_reduce dr = { .x = x, .rec = { .facility = -1, .level = -1 } };
 	struct dmesg_parser *p;
 	int r;
 
@@ -1346,6 +1553,7 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 	x.cost = &cx;
 	x.g = g;
 	x.needles = nd;
+	x.time_blind = !needle_in_time(needles, n_needles);
 	x.filter = !no_filter;
 	x.threads = threads ? threads : default_threads();
 	/* the trace's aliases and already-loaded modules, when a tree was given */
