@@ -1019,8 +1019,9 @@ int stream_next_match(struct stream *s, const struct stream_needles *nd, char **
  * The reading thread cuts the text into blocks of whole lines (the start of a line cut
  * off is carried to the next block) and hands them to a ring of slots; the workers
  * (and the reading thread, when it has nothing else to do) scan a block for needles
- * and map its lines; the reading thread reduces the blocks in order, when the number
- * of lines before each is known. Blocks are L2-sized, few lines of a block are kept.
+ * and map its lines; one thread at a time, whichever finds the next block mapped,
+ * reduces the blocks in order, when the number of lines before each is known. Blocks
+ * are L2-sized, few lines of a block are kept.
  */
 #define SCAN_BLOCK (256 * 1024)
 /* lines a worker maps of a block, at most: 2,800 of a dense kernel log's hold a needle */
@@ -1068,6 +1069,8 @@ struct scan {
 	bool quit;
 	/* the last block searched had many lines with needles: read by all, __atomic */
 	bool dense;
+	bool reducing;			/* a thread is in reduce */
+	int err;			/* a worker's reduce failed */
 	pthread_mutex_t lock;
 	pthread_cond_t work;		/* a block to map, or quit */
 	pthread_cond_t done;		/* a block mapped */
@@ -1308,32 +1311,6 @@ static void scan_state_free(struct scan *sc, void *state)
 		sc->ops->state_free(state);
 }
 
-static void *scan_worker(void *arg)
-{
-	struct scan *sc = arg;
-	void *state = NULL;
-
-	pthread_mutex_lock(&sc->lock);
-	for (;;) {
-		struct scan_slot *slot;
-
-		while (!sc->quit && sc->next_map == sc->next_fill)
-			pthread_cond_wait(&sc->work, &sc->lock);
-		if (sc->quit)
-			break;
-		slot = &sc->slots[sc->next_map++ % sc->n_slots];
-		slot->state = SLOT_BUSY;
-		pthread_mutex_unlock(&sc->lock);
-		scan_map(sc, &state, slot);
-		pthread_mutex_lock(&sc->lock);
-		slot->state = SLOT_MAPPED;
-		pthread_cond_broadcast(&sc->done);
-	}
-	pthread_mutex_unlock(&sc->lock);
-	scan_state_free(sc, state);
-	return NULL;
-}
-
 /* Reduces a block, and maps and reduces what its worker left (SCAN_MAX_LINES) */
 static int scan_reduce(struct scan *sc, void **state, struct scan_slot *slot)
 {
@@ -1358,6 +1335,61 @@ static int scan_reduce(struct scan *sc, void **state, struct scan_slot *slot)
 	return 0;
 }
 
+/*
+ * With sc->lock held: reduces the next blocks in order while they are mapped and no
+ * other thread reduces, so that a reading thread busy decompressing does not hold the
+ * blocks up. Drops the lock while it reduces.
+ */
+static void scan_reduce_ready(struct scan *sc, void **state)
+{
+	for (;;) {
+		struct scan_slot *slot = &sc->slots[sc->next_reduce % sc->n_slots];
+		int r;
+
+		if (sc->reducing || sc->err || sc->quit || sc->next_reduce == sc->next_fill ||
+		    slot->state != SLOT_MAPPED)
+			return;
+		sc->reducing = true;
+		pthread_mutex_unlock(&sc->lock);
+		r = scan_reduce(sc, state, slot);
+		pthread_mutex_lock(&sc->lock);
+		sc->reducing = false;
+		if (r < 0) {
+			sc->err = r;
+			return;
+		}
+		slot->state = SLOT_FREE;
+		sc->next_reduce++;
+	}
+}
+
+static void *scan_worker(void *arg)
+{
+	struct scan *sc = arg;
+	void *state = NULL;
+
+	pthread_mutex_lock(&sc->lock);
+	for (;;) {
+		struct scan_slot *slot;
+
+		while (!sc->quit && sc->next_map == sc->next_fill)
+			pthread_cond_wait(&sc->work, &sc->lock);
+		if (sc->quit)
+			break;
+		slot = &sc->slots[sc->next_map++ % sc->n_slots];
+		slot->state = SLOT_BUSY;
+		pthread_mutex_unlock(&sc->lock);
+		scan_map(sc, &state, slot);
+		pthread_mutex_lock(&sc->lock);
+		slot->state = SLOT_MAPPED;
+		scan_reduce_ready(sc, &state);
+		pthread_cond_broadcast(&sc->done);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	scan_state_free(sc, state);
+	return NULL;
+}
+
 /* The reading thread: fill, reduce, and map when there is nothing else to do. */
 static int scan_run(struct scan *sc, void **state)
 {
@@ -1368,8 +1400,15 @@ static int scan_run(struct scan *sc, void **state)
 	for (;;) {
 		pthread_mutex_lock(&sc->lock);
 		for (;;) {
+			if (sc->err) {
+				r = sc->err;
+				pthread_mutex_unlock(&sc->lock);
+				return r;
+			}
 			slot = &sc->slots[sc->next_reduce % sc->n_slots];
-			if (sc->next_reduce < sc->next_fill && slot->state == SLOT_MAPPED) {
+			if (!sc->reducing && sc->next_reduce < sc->next_fill &&
+			    slot->state == SLOT_MAPPED) {
+				sc->reducing = true;
 				what = REDUCE;
 				break;
 			}
@@ -1397,9 +1436,12 @@ static int scan_run(struct scan *sc, void **state)
 			return 0;
 		case REDUCE:
 			r = scan_reduce(sc, state, slot);
-			if (r < 0)
-				return r;
 			pthread_mutex_lock(&sc->lock);
+			sc->reducing = false;
+			if (r < 0) {
+				pthread_mutex_unlock(&sc->lock);
+				return r;
+			}
 			slot->state = SLOT_FREE;
 			sc->next_reduce++;
 			pthread_mutex_unlock(&sc->lock);

@@ -119,7 +119,10 @@ struct stream_scan_ops {
 	 */
 	void (*map)(void *userdata, void *state, struct stream_match *m, size_t n,
 		    void *results);
-	/* The calling thread, blocks in order, once the lines' numbers are known: 0 or <0 */
+	/*
+	 * One thread at a time, any of them (the calling one or a worker), blocks in
+	 * order, once the lines' numbers are known: 0 or <0.
+	 */
 	int (*reduce)(void *userdata, const struct stream_match *m, size_t n, void *results);
 	/*
 	 * Optional, where most lines hold a needle: every line of a block, not searched
@@ -134,8 +137,8 @@ struct stream_scan_ops {
 
 /*
  * Reads the rest of @s as stream_next_match() does, in blocks of lines that @workers
- * threads scan and map while this one reads (and decompresses) the next and reduces
- * those done, in order. @workers 0: all on this thread. Which lines are handed out,
+ * threads scan and map while this one reads (and decompresses) the next; whichever is
+ * free reduces those done, in order. @workers 0: all on this thread. Which lines are handed out,
  * their numbers and the order of reduce do not depend on @workers. Memory is bounded
  * (about 2 * @workers + 2 blocks of 1 MiB).
  *
