@@ -11,6 +11,7 @@
 struct entry {
 	uint64_t hash;
 	uint32_t used;			/* when last asked: of a set's ways, the oldest goes */
+	uint32_t next;			/* the entry asked for after this one last time, + 1 */
 	uint16_t len;
 	bool full;
 	char key[LINECACHE_KEY_MAX];
@@ -25,6 +26,7 @@ struct linecache {
 	size_t value_off;
 	size_t n_sets;
 	uint32_t tick;
+	uint32_t last;			/* the entry asked for or put last, + 1 */
 };
 
 static size_t align_up(size_t n, size_t a)
@@ -39,7 +41,7 @@ int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
 
 	if (!lc)
 		return -ENOMEM;
-	while (n < n_entries && n < (SIZE_MAX >> 2))
+	while (n < n_entries && n < UINT32_MAX / 2)
 		n *= 2;
 	lc->value_off = align_up(sizeof(struct entry), ENTRY_ALIGN);
 	lc->stride = align_up(lc->value_off + value_size, ENTRY_ALIGN);
@@ -49,8 +51,12 @@ int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
 		free(lc);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
-		((struct entry *)(lc->entries + i * lc->stride))->full = false;
+	for (size_t i = 0; i < n; i++) {
+		struct entry *e = (struct entry *)(lc->entries + i * lc->stride);
+
+		e->full = false;
+		e->next = 0;
+	}
 	*ret = lc;
 	return 0;
 }
@@ -74,23 +80,58 @@ static struct entry *way(const struct linecache *lc, struct entry *set, int w)
 	return (struct entry *)((char *)set + (size_t)w * lc->stride);
 }
 
+static struct entry *entry_at(const struct linecache *lc, uint32_t i)
+{
+	return (struct entry *)(lc->entries + (size_t)i * lc->stride);
+}
+
+static bool is_key(const struct entry *e, const char *key, size_t len)
+{
+	return e->full && e->len == len && memcmp(e->key, key, len) == 0;
+}
+
+/* @e comes after the entry asked for last: remember it, and that it is now the last */
+static void *followed_by(struct linecache *lc, struct entry *e)
+{
+	uint32_t i = (uint32_t)(((char *)e - lc->entries) / lc->stride);
+
+	if (lc->last)
+		entry_at(lc, lc->last - 1)->next = i + 1;
+	lc->last = i + 1;
+	e->used = ++lc->tick;
+	return (char *)e + lc->value_off;
+}
+
 const void *linecache_get(struct linecache *lc, const char *key, size_t len,
 			  uint64_t *ret_hash)
 {
-	uint64_t h = hash_words(key, len, 5);
-	struct entry *set;
+	struct entry *set, *e;
+	uint64_t h;
 
+	/*
+	 * Logs repeat in runs and sequences (a load failing on every CPU, each boot's
+	 * messages in the same order): the line that followed this one last time is
+	 * tried first, without hashing.
+	 */
+	if (lc->last) {
+		uint32_t next = entry_at(lc, lc->last - 1)->next;
+
+		if (next && is_key(e = entry_at(lc, next - 1), key, len)) {
+			lc->last = next;
+			e->used = ++lc->tick;
+			*ret_hash = e->hash;
+			return (char *)e + lc->value_off;
+		}
+	}
+	h = hash_words(key, len, 5);
 	*ret_hash = h;
 	if (len > LINECACHE_KEY_MAX)
 		return NULL;
 	set = set_of(lc, h);
 	for (int w = 0; w < WAYS; w++) {
-		struct entry *e = way(lc, set, w);
-
-		if (e->full && e->hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
-			e->used = ++lc->tick;
-			return (char *)e + lc->value_off;
-		}
+		e = way(lc, set, w);
+		if (e->hash == h && is_key(e, key, len))
+			return followed_by(lc, e);
 	}
 	return NULL;
 }
@@ -116,8 +157,8 @@ void *linecache_put(struct linecache *lc, const char *key, size_t len, uint64_t 
 	}
 	old->hash = hash;
 	old->len = (uint16_t)len;
-	old->used = ++lc->tick;
 	old->full = true;
+	old->next = 0;
 	memcpy(old->key, key, len);
-	return (char *)old + lc->value_off;
+	return followed_by(lc, old);
 }

@@ -977,7 +977,34 @@ static void test_linecache(void **state)
 		assert_non_null(linecache_get(lc, k[0], strlen(k[0]), &h));
 		assert_null(linecache_get(lc, k[1], strlen(k[1]), &h));
 		assert_non_null(linecache_get(lc, k[2], strlen(k[2]), &h));
+		/* k[1] came after k[0] once, and is gone: that is no answer for it */
+		assert_non_null(linecache_get(lc, k[0], strlen(k[0]), &h));
+		assert_null(linecache_get(lc, k[1], strlen(k[1]), &h));
 	}
+	linecache_free(lc);
+
+	/* a sequence asked for again and again, as a log's boots: the values stay right,
+	 * with the key that came next last time tried first */
+	assert_int_equal(linecache_new(sizeof(int), 1024, &lc), 0);
+	for (int round = 0; round < 4; round++)
+		for (int i = 0; i < 40; i++) {
+			int n = snprintf(key, sizeof(key), "line %d", round == 3 ? 39 - i : i);
+			const int *g = linecache_get(lc, key, (size_t)n, &h);
+
+			if (round == 0) {
+				assert_null(g);
+				v = linecache_put(lc, key, (size_t)n, h);
+				*v = i;
+			} else {
+				assert_non_null(g);
+				assert_int_equal(*g, round == 3 ? 39 - i : i);
+				assert_int_equal(h, hash_words(key, (size_t)n, 5));
+			}
+		}
+	/* a key that differs in its last byte from the one expected next */
+	assert_non_null(linecache_get(lc, "line 5", 6, &h));
+	assert_null(linecache_get(lc, "line 7x", 7, &h));
+	assert_null(linecache_get(lc, "line ", 5, &h));
 	linecache_free(lc);
 }
 
