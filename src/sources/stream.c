@@ -1360,6 +1360,8 @@ static void scan_reduce_ready(struct scan *sc, void **state)
 		}
 		slot->state = SLOT_FREE;
 		sc->next_reduce++;
+		/* the reading thread may be waiting for a free slot to fill */
+		pthread_cond_broadcast(&sc->done);
 	}
 }
 

@@ -138,9 +138,9 @@ struct stream_scan_ops {
 /*
  * Reads the rest of @s as stream_next_match() does, in blocks of lines that @workers
  * threads scan and map while this one reads (and decompresses) the next; whichever is
- * free reduces those done, in order. @workers 0: all on this thread. Which lines are handed out,
- * their numbers and the order of reduce do not depend on @workers. Memory is bounded
- * (about 2 * @workers + 2 blocks of 1 MiB).
+ * free reduces those done, in order. @workers 0: all on this thread. Which lines are
+ * handed out, their numbers and the order of reduce do not depend on @workers. Memory
+ * is bounded (about 2 * @workers + 2 blocks of 1 MiB).
  *
  * 0 at the end (stream_lineno() and stream_missing_newline() are then as after
  * stream_next_match() had returned 0); reduce's error; -EBADMSG, -ENOMEM or -errno as
