@@ -496,6 +496,30 @@ static uint64_t count_newlines(const char *p, size_t n)
 }
 #endif
 
+/* Bit i for a '\n' at @p[i], of the first 64 bytes (@n fewer: those) */
+static inline __attribute__((always_inline)) uint64_t newline_mask64(const char *p, size_t n)
+{
+	uint64_t m = 0;
+
+#if STREAM_X86
+	if (n >= 64) {
+		const __m128i nl = _mm_set1_epi8('\n');
+		__m128i a = _mm_loadu_si128((const __m128i *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(p + 32));
+		__m128i d = _mm_loadu_si128((const __m128i *)(p + 48));
+
+		return (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, nl)) |
+		       (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, nl)) << 16 |
+		       (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(c, nl)) << 32 |
+		       (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(d, nl)) << 48;
+	}
+#endif
+	for (size_t i = 0; i < n && i < 64; i++)
+		m |= (uint64_t)(p[i] == '\n') << i;
+	return m;
+}
+
 size_t stream_needles_find(const struct stream_needles *nd, const char *buf, size_t len)
 {
 #if STREAM_X86
@@ -1210,6 +1234,8 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 	const size_t tlen = slot->len, max_line = sc->s->max_line, size = sc->ops->result_size;
 	const uint64_t skipped = slot->long_first;
 	char *buf = slot->buf;
+	uint64_t mask;
+	size_t base;
 
 	slot->err = scan_results_grow(sc, slot, SCAN_MAX_LINES);
 	if (slot->err >= 0)
@@ -1219,16 +1245,25 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 		return;
 	if (!*state && sc->ops->state_new)
 		*state = sc->ops->state_new(sc->userdata);
+	/* the newlines of 64 bytes at a time from @base, each taken once: lines are short */
+	base = slot->pos;
+	mask = newline_mask64(buf + base, tlen - base);
 	while (slot->pos < tlen && slot->n < SCAN_MAX_LINES) {
 		size_t from = slot->pos, to;
-		char *q = memchr(buf + from, '\n', tlen - from);
 		struct stream_match *m = &slot->m[slot->n];
+		bool nl;
 
-		to = q ? (size_t)(q - buf) : tlen;
+		while (!mask && base + 64 < tlen) {
+			base += 64;
+			mask = newline_mask64(buf + base, tlen - base);
+		}
+		nl = mask != 0;
+		to = nl ? base + (size_t)__builtin_ctzll(mask) : tlen;
+		mask &= mask - 1;
 		buf[to] = '\0';
 		*m = (struct stream_match){ buf + from, to - from, skipped + slot->nl + 1, 0 };
-		slot->nl += q != NULL;
-		slot->pos = q ? to + 1 : tlen;
+		slot->nl += nl;
+		slot->pos = nl ? to + 1 : tlen;
 		if (to - from > max_line) {
 			/* as the search: refused if it holds a needle, else not seen at all */
 			m->err = -E2BIG;
