@@ -738,6 +738,20 @@ int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const ch
 	return dmesg_parse_line(line, len, ret_rec, reterr_what);
 }
 
+int dmesg_parser_feed_records(struct dmesg_parser *p, enum klog_format format, uint64_t n)
+{
+	/* as is_other_journal_line() sees them */
+	if (p->host_len && format == KLOG_FORMAT_DMESG)
+		return -EAGAIN;
+	if ((unsigned int)format >= KLOG_FORMAT__MAX)
+		return -EINVAL;
+	p->lineno += (unsigned int)n;
+	p->stats.lines += n;
+	p->stats.records += n;
+	p->stats.by_format[format] += n;
+	return 0;
+}
+
 int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct klog_rec *rec,
 			     const char *what)
 {

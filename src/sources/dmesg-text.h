@@ -70,6 +70,13 @@ int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const ch
 size_t dmesg_time_prefix(const char *line, size_t len, uint64_t *ret_usec);
 int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct klog_rec *rec,
 			     const char *what);
+/*
+ * @n more lines, each a record of @format without a host that dmesg_parse() gave: what
+ * dmesg_parser_feed_parsed() counts of them, without calling ops->record (the caller
+ * passes them on). 0, or -EAGAIN when a journal's host is known, so that such a line
+ * may be another program's (feed them one by one then).
+ */
+int dmesg_parser_feed_records(struct dmesg_parser *p, enum klog_format format, uint64_t n);
 void dmesg_parser_skip_line(struct dmesg_parser *p, const char *what);
 int dmesg_parser_finish(struct dmesg_parser *p);
 /* Owned by @p; valid until dmesg_parser_free(). */

@@ -362,6 +362,9 @@ struct ci {
 		uint16_t len;
 		char module[64];
 	} last;
+	/* the row the last kernel record's finding went to (index + 1; 0: none), its line */
+	uint32_t again;
+	uint64_t again_line;
 	bool capped;			/* rows were folded into "(other)" */
 	bool waste_available;		/* module files or a measured trace */
 	bool waste_lower_bound;		/* log findings: one attempt per module and boot */
@@ -640,13 +643,16 @@ static int boot_open(struct ci *c, uint64_t line)
 	return 0;
 }
 
-/* Counts @ev in the row @a, in the current boot. */
-static int agg_add(struct ci *c, struct agg *a, const struct evidence *ev)
+/* Counts @ev in the row @a, in the current boot, @n times (lines of @ev's first..last). */
+static int agg_add_n(struct ci *c, struct agg *a, const struct evidence *ev, uint64_t n)
 {
 	struct boot *b;
 	uint64_t last = ev->last ? ev->last : ev->first;
 	int r;
 
+	/* a waste is one attempt's: repeats are of log lines, which have none */
+	if (n != 1 && ev->has_waste)
+		return -EINVAL;
 	if (!c->in_boot) {
 		r = boot_open(c, ev->first);
 		if (r < 0)
@@ -657,7 +663,7 @@ static int agg_add(struct ci *c, struct agg *a, const struct evidence *ev)
 		a->first_line = ev->first;
 	if (last > a->last_line)
 		a->last_line = last;
-	a->count++;
+	a->count += n;
 	a->from_trace = ev->trace;
 	if (a->last_boot != c->n_boots) {
 		a->last_boot = c->n_boots;
@@ -669,14 +675,14 @@ static int agg_add(struct ci *c, struct agg *a, const struct evidence *ev)
 			return r;
 		c->touched[c->n_touched++] = (size_t)(a - c->aggs);
 	}
-	a->boot_count++;
+	a->boot_count += n;
 	if (ev->has_waste) {
 		a->wasted = add_sat_u64(a->wasted, ev->wasted);
 		a->boot_wasted = add_sat_u64(a->boot_wasted, ev->wasted);
 		a->wasted_known = true;
 		b->waste_known = true;
 	}
-	add_requester(a, ev->comm, ev->site, 1);
+	add_requester(a, ev->comm, ev->site, n);
 	if (!a->sample && ev->msg) {
 		a->sample = strndup(ev->msg, MIN_SIZE(ev->msg_len, (size_t)SAMPLE_MAX));
 		if (!a->sample)
@@ -684,8 +690,13 @@ static int agg_add(struct ci *c, struct agg *a, const struct evidence *ev)
 	}
 	if (last > b->end_line)
 		b->end_line = last;
-	c->inputs[c->n_inputs - 1].findings++;
+	c->inputs[c->n_inputs - 1].findings += n;
 	return 0;
+}
+
+static int agg_add(struct ci *c, struct agg *a, const struct evidence *ev)
+{
+	return agg_add_n(c, a, ev, 1);
 }
 
 static int add_finding(struct ci *c, size_t cls, uint32_t module, const struct evidence *ev)
@@ -877,6 +888,9 @@ int ci_input_begin(struct ci *c, const char *path, const char *release)
 	struct input *in;
 	int r;
 
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
+
 	r = grow((void **)&c->inputs, &c->cap_inputs, c->n_inputs + 1, sizeof(*c->inputs));
 	if (r < 0)
 		return r;
@@ -941,6 +955,9 @@ int ci_boot_mark(struct ci *c, uint64_t line, const char *boot_id)
 	struct boot *b = cur_boot(c);
 	int r;
 
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
+
 	if (b && !b->banner && !b->findings && !c->n_touched && !b->boot_id[0]) {
 		/* nothing seen yet in this boot: the marker names it */
 	} else {
@@ -959,6 +976,13 @@ int ci_boot_mark(struct ci *c, uint64_t line, const char *boot_id)
 	return 0;
 }
 
+/* Counts @ev in the row @i, which a repeat of this record (ci_klog_repeat()) goes to */
+static int add_again(struct ci *c, uint32_t i, const struct evidence *ev)
+{
+	c->again = i + 1;
+	return agg_add(c, &c->aggs[i], ev);
+}
+
 static int klog_finding(struct ci *c, uint64_t line, const char *msg, size_t len,
 			const struct klog_finding *f, uint64_t *slot)
 {
@@ -973,12 +997,12 @@ static int klog_finding(struct ci *c, uint64_t line, const char *msg, size_t len
 		return 0;
 	/* the same message again: the same row */
 	if (slot && *slot && (uint32_t)(*slot >> 32) == input)
-		return agg_add(c, &c->aggs[(uint32_t)*slot - 1], &ev);
+		return add_again(c, (uint32_t)*slot - 1, &ev);
 	/* the same module and class as the finding before */
 	if (!slot && c->last.agg && c->last.input == input && c->last.cls == cls &&
 	    c->last.alias == alias && c->last.len == f->module_len &&
 	    (!f->module_len || memcmp(c->last.module, f->module, f->module_len) == 0))
-		return agg_add(c, &c->aggs[c->last.agg - 1], &ev);
+		return add_again(c, c->last.agg - 1, &ev);
 	r = intern_module(c, f->module, f->module_len, alias, &module);
 	if (r < 0)
 		return r;
@@ -997,15 +1021,13 @@ static int klog_finding(struct ci *c, uint64_t line, const char *msg, size_t len
 		if (f->module_len)
 			memcpy(c->last.module, f->module, f->module_len);
 	}
-	return agg_add(c, a, &ev);
+	return add_again(c, (uint32_t)(a - c->aggs), &ev);
 }
 
-static int klog_record(struct ci *c, uint64_t line, const struct klog_rec *rec,
-		       const struct klog_finding *classified)
+/* What every kernel record does: a boot, the banner's release, where the boot ends. */
+static int record_line(struct ci *c, uint64_t line, const struct klog_rec *rec)
 {
 	static const char banner[] = "Linux version ";
-	uint64_t *slot = NULL;
-	struct klog_finding f;
 	int r;
 
 	if (!c->in_boot) {
@@ -1022,6 +1044,21 @@ static int klog_record(struct ci *c, uint64_t line, const struct klog_rec *rec,
 	}
 	if (line > cur_boot(c)->end_line)
 		cur_boot(c)->end_line = line;
+	return 0;
+}
+
+static int klog_record(struct ci *c, uint64_t line, const struct klog_rec *rec,
+		       const struct klog_finding *classified)
+{
+	uint64_t *slot = NULL;
+	struct klog_finding f;
+	int r;
+
+	c->again = 0;
+	c->again_line = line;
+	r = record_line(c, line, rec);
+	if (r < 0)
+		return r;
 	if (classified) {
 		if (classified->kind == KLOG_FINDING_NONE)
 			return 0;
@@ -1043,10 +1080,31 @@ int ci_klog_classified(struct ci *c, uint64_t line, const struct klog_rec *rec,
 	return klog_record(c, line, rec, f);
 }
 
+int ci_klog_repeat(struct ci *c, uint64_t first, uint64_t last, uint64_t n)
+{
+	struct evidence ev = { .first = first, .last = last };
+
+	if (!n)
+		return 0;
+	if (!c->again_line || !c->in_boot || first <= c->again_line || last < first ||
+	    last - first + 1 < n)
+		return -EINVAL;
+	/* as record_line() for each: no banner, and the last line ends the boot */
+	if (last > cur_boot(c)->end_line)
+		cur_boot(c)->end_line = last;
+	c->again_line = last;
+	if (!c->again)
+		return 0;
+	return agg_add_n(c, &c->aggs[c->again - 1], &ev, n);
+}
+
 int ci_text(struct ci *c, uint64_t line, const char *s, size_t len)
 {
 	uint64_t *slot;
 	struct klog_finding f;
+
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
 
 	while (len && (*s == '\r' || *s == ' ')) {
 		s++;
@@ -1200,6 +1258,9 @@ int ci_input_end(struct ci *c, const struct ci_input_stats *st)
 {
 	struct input *in = &c->inputs[c->n_inputs - 1];
 	int r;
+
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
 
 	in->st = *st;
 	c->records += st->records;

@@ -94,6 +94,13 @@ int ci_klog(struct ci *c, uint64_t line, const struct klog_rec *rec);
  */
 int ci_klog_classified(struct ci *c, uint64_t line, const struct klog_rec *rec,
 		       const struct klog_finding *f);
+/*
+ * @n more records at lines @first..@last, right after the one ci_klog() or
+ * ci_klog_classified() was given last, each as that one again: the same finding (class
+ * and module), no banner. A dense log's runs of one failure cost one call. 0, or
+ * -EINVAL when the call before was not such a record or the lines do not follow it.
+ */
+int ci_klog_repeat(struct ci *c, uint64_t first, uint64_t last, uint64_t n);
 /* A line that is no kernel record: serial consoles also carry kmod's own errors. */
 int ci_text(struct ci *c, uint64_t line, const char *s, size_t len);
 /* A boot boundary other than the banner: journalctl's "-- Boot ID --", _BOOT_ID. */

@@ -21,6 +21,7 @@
 #include "ledger/ledger.h"
 #include "output/ci-formats.h"
 #include "sources/stream.h"
+#include "output/output.h"
 #include "views/ci.h"
 
 /*
@@ -804,6 +805,115 @@ static struct ci *new_ci(struct ci_options *o)
 	return c;
 }
 
+/* ci_klog_repeat() over runs counts what ci_klog() line by line counts */
+static void test_klog_repeat(void **state)
+{
+	static const char *const msgs[] = {
+		"Linux version 6.1.0-9-amd64 (x@y) #1",
+		"nfs: Unknown symbol a (err -2)",
+		"nfs: Unknown symbol b (err -2)",
+		"nfs: Unknown symbol c (err -2)",
+		"xfs: Unknown symbol d (err -2)",
+		"module: module-autoload: duplicate request for module net-pf-31",
+		"module: module-autoload: duplicate request for module net-pf-31",
+		/* no finding, and the boot's last lines */
+		"EXT4-fs (vda1): mounted filesystem",
+		"EXT4-fs (vda1): mounted filesystem",
+		"Linux version 6.12.1 (x@y) #3",
+		"nfs: Unknown symbol a (err -2)",
+		"nfs: Unknown symbol e (err -2)",
+	};
+	/* a run: from this message on, the next ones say the same */
+	static const size_t runs[][2] = { { 1, 3 }, { 5, 6 }, { 7, 8 }, { 10, 11 } };
+	const size_t n_msgs = sizeof(msgs) / sizeof(msgs[0]);
+	struct ci_options o1, o2;
+	struct ci *one = new_ci(&o1), *rep = new_ci(&o2);
+	struct ci_input_stats st = { .records = n_msgs, .lines = 3 * n_msgs };
+	struct klog_rec rec = { 0 };
+	enum ci_result res;
+
+	(void)state;
+	assert_int_equal(ci_input_begin(one, "a.log", NULL), 0);
+	assert_int_equal(ci_input_begin(rep, "a.log", NULL), 0);
+	/* nothing to repeat yet */
+	assert_int_equal(ci_klog_repeat(rep, 1, 1, 1), -EINVAL);
+	for (size_t i = 0, r = 0; i < n_msgs; i++) {
+		/* every third line: the lines between are other text */
+		uint64_t line = 3 * i + 1;
+
+		rec.msg = msgs[i];
+		rec.msg_len = strlen(msgs[i]);
+		assert_int_equal(ci_klog(one, line, &rec), 0);
+		if (r < 4 && i == runs[r][0]) {
+			size_t last = runs[r][1];
+
+			assert_int_equal(ci_klog(rep, line, &rec), 0);
+			/* lines that are not after it, or fewer than the records */
+			assert_int_equal(ci_klog_repeat(rep, line, 3 * last + 1, last - i), -EINVAL);
+			assert_int_equal(ci_klog_repeat(rep, line + 3, line + 4, 3), -EINVAL);
+			assert_int_equal(ci_klog_repeat(rep, line + 3, 3 * last + 1, last - i), 0);
+			for (i++; i <= last; i++) {
+				rec.msg = msgs[i];
+				rec.msg_len = strlen(msgs[i]);
+				assert_int_equal(ci_klog(one, 3 * i + 1, &rec), 0);
+			}
+			i--;
+			r++;
+		} else {
+			assert_int_equal(ci_klog(rep, line, &rec), 0);
+		}
+	}
+	/* after other text, nothing to repeat */
+	assert_int_equal(ci_text(rep, 100, "x", 1), 0);
+	assert_int_equal(ci_klog_repeat(rep, 101, 101, 1), -EINVAL);
+	assert_int_equal(ci_text(one, 100, "x", 1), 0);
+	assert_int_equal(ci_input_end(one, &st), 0);
+	assert_int_equal(ci_input_end(rep, &st), 0);
+	assert_int_equal(ci_finish(one, &res), 0);
+	assert_int_equal(ci_finish(rep, &res), 0);
+	assert_int_equal(ci_boot_count(rep), ci_boot_count(one));
+	assert_int_equal(ci_finding_count(rep), ci_finding_count(one));
+	assert_true(ci_finding_count(one) >= 3);
+	for (size_t i = 0; i < ci_finding_count(one); i++) {
+		struct ci_finding_info a, b;
+
+		ci_finding_get(one, i, &a);
+		ci_finding_get(rep, i, &b);
+		assert_string_equal(a.cls, b.cls);
+		assert_true((!a.module && !b.module) || strcmp(a.module, b.module) == 0);
+		assert_int_equal(a.count, b.count);
+		assert_int_equal(a.first_line, b.first_line);
+		assert_int_equal(a.last_line, b.last_line);
+		assert_int_equal(a.boots, b.boots);
+	}
+	{
+		/* the whole report, boots' ends too */
+		char *t1 = NULL, *t2 = NULL;
+		size_t l1 = 0, l2 = 0;
+		FILE *f1 = open_memstream(&t1, &l1), *f2 = open_memstream(&t2, &l2);
+		struct out *o;
+
+		assert_int_equal(out_new(OUT_JSON, true, f1, &o), 0);
+		assert_int_equal(ci_render(one, o), 0);
+		assert_int_equal(out_finish(o), 0);
+		out_free(o);
+		assert_int_equal(out_new(OUT_JSON, true, f2, &o), 0);
+		assert_int_equal(ci_render(rep, o), 0);
+		assert_int_equal(out_finish(o), 0);
+		out_free(o);
+		fclose(f1);
+		fclose(f2);
+		/* the first boot ends at the last line of a run */
+		assert_non_null(strstr(t1, "\"end_line\": 25"));
+		assert_int_equal(l1, l2);
+		assert_memory_equal(t1, t2, l1);
+		free(t1);
+		free(t2);
+	}
+	ci_free(one);
+	ci_free(rep);
+}
+
 /* The needles pass every line a format can print; ci_klog() classes it right. */
 /* The memo's answer, from a copy of the message, is klog_classify()'s, field by field */
 static void check_same_finding(const struct klog_finding *a, const char *ma,
@@ -1173,6 +1283,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_every_format),
 		cmocka_unit_test(test_boots_and_gates),
+		cmocka_unit_test(test_klog_repeat),
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_baseline_parse),

@@ -1175,6 +1175,48 @@ static void test_fixture_logs(void **state)
 		check_capture("custom-6.12-modstats", 38);
 }
 
+/* dmesg_parser_feed_records(): what feeding the records one by one counts */
+static void test_dmesg_feed_records(void **state)
+{
+	static const char *const lines[] = {
+		"[    1.000000] nfs: Unknown symbol a (err -2)",
+		"[    1.100000] nfs: Unknown symbol b (err -2)",
+		"[    1.200000] nfs: Unknown symbol c (err -2)",
+		"[    1.300000] nfs: Unknown symbol d (err -2)",
+	};
+	struct dmesg_parser *one, *many;
+	struct klog_rec rec;
+	const char *what;
+
+	(void)state;
+	assert_int_equal(dmesg_parser_new("a.log", NULL, NULL, &one), 0);
+	assert_int_equal(dmesg_parser_new("a.log", NULL, NULL, &many), 0);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(dmesg_parser_feed(one, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(dmesg_parse(lines[0], strlen(lines[0]), &rec, &what), 1);
+	assert_int_equal(dmesg_parser_feed_parsed(many, 1, &rec, NULL), 0);
+	assert_int_equal(dmesg_parser_feed_records(many, rec.format, 3), 0);
+	assert_memory_equal(dmesg_parser_stats(one), dmesg_parser_stats(many),
+			    sizeof(struct dmesg_stats));
+	assert_int_equal(dmesg_parser_stats(many)->records, 4);
+	assert_int_equal(dmesg_parser_stats(many)->by_format[KLOG_FORMAT_DMESG], 4);
+	dmesg_parser_free(many);
+	dmesg_parser_free(one);
+
+	/* once a journal's host is known, a kernel-looking line may be another program's */
+	{
+		static const char journal[] = "[    2.000000] vm kernel: nfs: Unknown symbol a";
+
+		assert_int_equal(dmesg_parser_new("j.log", NULL, NULL, &many), 0);
+		assert_int_equal(dmesg_parser_feed(many, journal, sizeof(journal) - 1), 0);
+		assert_int_equal(dmesg_parser_stats(many)->records, 1);
+		assert_int_equal(dmesg_parser_feed_records(many, KLOG_FORMAT_DMESG, 2), -EAGAIN);
+		assert_int_equal(dmesg_parser_feed_records(many, KLOG_FORMAT__MAX, 2), -EINVAL);
+		assert_int_equal(dmesg_parser_stats(many)->records, 1);
+		dmesg_parser_free(many);
+	}
+}
+
 /* "[%5lu.%06lu]" read byte by byte: what dmesg_time_prefix() must agree with */
 static size_t time_prefix_ref(const char *s, size_t len, uint64_t *ret_usec)
 {
@@ -1251,6 +1293,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_prefix_random),
+		cmocka_unit_test(test_dmesg_feed_records),
 		cmocka_unit_test(test_kmsg_parse_line),
 		cmocka_unit_test(test_kmsg_malformed),
 		cmocka_unit_test(test_kmsg_parser),
