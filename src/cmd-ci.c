@@ -949,6 +949,21 @@ static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d)
 	dr->f.module_len = d->module_len;
 }
 
+/* Whether line @m (@d) is one more of the record @d0 as ci and the parser count it */
+static bool dmesg_repeats(const struct dmesg_mapped *d0, const struct dmesg_mapped *d,
+			  const struct stream_match *m)
+{
+	static const char banner[] = "Linux version ";
+
+	return m->err == 0 && d->parsed == 1 && !d->host && d->format == d0->format &&
+	       d->kind == d0->kind && d->module_len == d0->module_len &&
+	       (!d->module_len || memcmp(d->module, d0->module, d->module_len) == 0) &&
+	       /* no boot marker, no banner: those start something */
+	       m->line[0] != '-' &&
+	       !(d->msg_len >= sizeof(banner) - 1 &&
+		 memcmp(d->msg, banner, sizeof(banner) - 1) == 0);
+}
+
 static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
 {
 	struct dmesg_reduce *dr = userdata;
@@ -956,18 +971,46 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 	const struct dmesg_mapped *d = results;
 	int r = 0;
 
-	for (size_t i = 0; i < n && r >= 0; i++, d++) {
+	for (size_t i = 0; i < n && r >= 0;) {
+		uint64_t before = x->st.records, k;
+		size_t j;
+
 		if (m[i].err < 0) {
 			bad_line(x, m[i].lineno, "line too long");
+			i++;
 			continue;
 		}
-		if (d->parsed == 1)
-			dmesg_unmap(dr, d);
-		x->classified = d->parsed == 1 ? &dr->f : NULL;
-		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d->parsed, &dr->rec,
-			       d->what);
+		if (d[i].parsed == 1)
+			dmesg_unmap(dr, &d[i]);
+		x->classified = d[i].parsed == 1 ? &dr->f : NULL;
+		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d[i].parsed, &dr->rec,
+			       d[i].what);
+		x->classified = NULL;
+		if (r < 0 || d[i].parsed != 1 || d[i].host || x->st.records == before) {
+			i++;
+			continue;
+		}
+		/* the lines after it that say the same (a load failing on every CPU): at once */
+		for (j = i + 1; j < n && dmesg_repeats(&d[i], &d[j], &m[j]); j++)
+			;
+		k = j - i - 1;
+		if (!k) {
+			i++;
+			continue;
+		}
+		r = dmesg_parser_feed_records(dr->p, (enum klog_format)d[i].format, k);
+		if (r == -EAGAIN) {
+			r = 0;
+			i++;
+			continue;
+		}
+		if (r < 0)
+			break;
+		x->lineno = m[j - 1].lineno;
+		x->st.records += k;
+		r = ci_klog_repeat(x->ci, m[i + 1].lineno, m[j - 1].lineno, k);
+		i = j;
 	}
-	x->classified = NULL;
 	return r;
 }
 
