@@ -68,6 +68,8 @@ int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const ch
  */
 #define DMESG_TIME_LEN 14
 size_t dmesg_time_prefix(const char *line, size_t len, uint64_t *ret_usec);
+/* The same answer without reading the time, in a few instructions */
+size_t dmesg_time_shape(const char *line, size_t len);
 int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct klog_rec *rec,
 			     const char *what);
 /*

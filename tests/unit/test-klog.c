@@ -1251,9 +1251,9 @@ static void test_time_prefix_random(void **state)
 
 	(void)state;
 	for (int n = 0; n < 400000; n++) {
-		char s[16] = "[    1.234567] ";
+		char s[24] = "[    1.234567] ";
 		uint64_t u1 = 0, u2 = 0;
-		size_t r1, r2, len = 14 + (size_t)(rand_r(&seed) % 2);
+		size_t r1, r2, len = 14 + (size_t)(rand_r(&seed) % 6);
 		/* a valid time, then one to three bytes changed */
 		int changes = rand_r(&seed) % 4;
 
@@ -1263,11 +1263,15 @@ static void test_time_prefix_random(void **state)
 			snprintf(s, sizeof(s), "[%5lu.%06lu]", (unsigned long)v,
 				 (unsigned long)((unsigned int)rand_r(&seed) % 1000000));
 		}
+		/* what follows the time, up to 20 bytes: dmesg_time_shape() reads 16 at once */
+		for (size_t i = 14; i < 20; i++)
+			s[i] = alphabet[rand_r(&seed) % sizeof(alphabet)];
 		for (int c = 0; c < changes; c++)
 			s[rand_r(&seed) % 14] = alphabet[rand_r(&seed) % sizeof(alphabet)];
 		r1 = dmesg_time_prefix(s, len, &u1);
 		r2 = time_prefix_ref(s, len, &u2);
 		assert_int_equal(r1, r2);
+		assert_int_equal(dmesg_time_shape(s, len), r2);
 		if (r1)
 			assert_int_equal(u1, u2);
 		agreed++;
