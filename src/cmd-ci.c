@@ -728,6 +728,7 @@ struct dmesg_mapped {
 	uint8_t format;
 	bool has_monotonic;
 	bool time_only;			/* the time is all the line gives of it */
+	bool time_unread;		/* usec and ts: the line's leading time, for reduce to read */
 	/* the finding's */
 	uint8_t kind;
 	uint32_t module_len;
@@ -806,6 +807,7 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	d->format = (uint8_t)rec.format;
 	d->has_monotonic = rec.has_monotonic;
 	d->time_only = rec.has_monotonic && !rec.has_wallclock && !rec.prefix_len;
+	d->time_unread = false;
 	d->kind = (uint8_t)f.kind;
 	d->module = f.module;
 	d->module_len = (uint32_t)f.module_len;
@@ -864,8 +866,9 @@ static int dmesg_line_known(void *userdata, void *state, const struct stream_mat
 	size_t t = 0;
 	bool needle;
 
+	/* the time is read by reduce, which skips most lines (runs) */
 	if (st && st->lines)
-		t = dmesg_time_prefix(m->line, m->len, &usec);
+		t = dmesg_time_shape(m->line, m->len);
 	if (t) {
 		rest = m->line + t;
 		k = linecache_get(st->lines, rest, m->len - t, &h);
@@ -881,19 +884,21 @@ static int dmesg_line_known(void *userdata, void *state, const struct stream_mat
 		for (int i = 0; i < DMESG_MAPPED_PTRS; i++)
 			if (*p[i])
 				*p[i] = (const char *)((uintptr_t)*p[i] + delta);
-		d->usec = usec;
-		d->ts = (double)usec / 1e6;	/* as dmesg_parse() has it */
 		return 1;
 	}
 	needle = stream_needles_find(dr->x->needles, m->line, m->len) < m->len;
 	if (needle)
 		dmesg_map_line(st, m->line, m->len, d);
+	if (t && needle)
+		dmesg_time_prefix(m->line, m->len, &usec);
 	if (t && (!needle || dmesg_mapped_movable(d, rest, m->len - t, usec)) &&
 	    (nk = linecache_put(st->lines, rest, m->len - t, h))) {
 		nk->needle = needle;
 		nk->base = (uintptr_t)rest;
-		if (needle)
+		if (needle) {
 			nk->d = *d;
+			nk->d.time_unread = true;
+		}
 	}
 	return needle;
 }
@@ -934,12 +939,18 @@ static bool needle_in_time(const char *const *needles, size_t n)
  * and dr->f stays as it was made (no facility, level or caller; no other fields of a
  * finding), which nothing after the scan reads.
  */
-static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d)
+static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
+			const struct stream_match *m)
 {
 	dr->rec.format = (enum klog_format)d->format;
 	dr->rec.has_monotonic = d->has_monotonic;
 	dr->rec.usec = d->usec;
 	dr->rec.ts = d->ts;
+	if (d->time_unread) {
+		/* as dmesg_parse() has it */
+		dmesg_time_prefix(m->line, m->len, &dr->rec.usec);
+		dr->rec.ts = (double)dr->rec.usec / 1e6;
+	}
 	dr->rec.msg = d->msg;
 	dr->rec.msg_len = d->msg_len;
 	dr->rec.host = d->host;
@@ -981,7 +992,7 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			continue;
 		}
 		if (d[i].parsed == 1)
-			dmesg_unmap(dr, &d[i]);
+			dmesg_unmap(dr, &d[i], &m[i]);
 		x->classified = d[i].parsed == 1 ? &dr->f : NULL;
 		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d[i].parsed, &dr->rec,
 			       d[i].what);
