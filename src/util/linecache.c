@@ -54,8 +54,11 @@ int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
 	for (size_t i = 0; i < n; i++) {
 		struct entry *e = (struct entry *)(lc->entries + i * lc->stride);
 
-		e->full = false;
+		e->hash = 0;
+		e->used = 0;
 		e->next = 0;
+		e->len = 0;
+		e->full = false;
 	}
 	*ret = lc;
 	return 0;
@@ -130,7 +133,7 @@ const void *linecache_get(struct linecache *lc, const char *key, size_t len,
 	set = set_of(lc, h);
 	for (int w = 0; w < WAYS; w++) {
 		e = way(lc, set, w);
-		if (e->hash == h && is_key(e, key, len))
+		if (e->full && e->hash == h && is_key(e, key, len))
 			return followed_by(lc, e);
 	}
 	return NULL;
