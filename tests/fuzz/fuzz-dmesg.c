@@ -56,6 +56,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		r = dmesg_parse_line(line, len, &rec, &what);
 		CHECK(r == 0 || r == 1 || r == -EINVAL);
+		{
+			/* the kernel's time: the shape test agrees with the reading, and a line
+			 * that starts with it is a record of that time */
+			uint64_t usec;
+			size_t t = dmesg_time_prefix(line, len, &usec);
+
+			CHECK(dmesg_time_shape(line, len) == t);
+			if (t && !memchr(line, '\0', len))
+				CHECK(r == 1 && rec.has_monotonic && rec.usec == usec && !rec.prefix_len);
+		}
 		if (r == 1) {
 			check_rec(&rec, line, len);
 		} else if (r < 0) {
