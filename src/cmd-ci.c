@@ -715,7 +715,7 @@ struct dmesg_reduce {
  * What the scanning threads find out about a line, all but the order-dependent part:
  * of its record and finding, what the reduce reads (dmesg_parser_feed_parsed(),
  * on_dmesg_record(), ci_klog_classified()). Kept small, for each is written on one
- * core and read on another: the whole record and finding are five times the size.
+ * core and read on another: the whole record and finding are four times the size.
  */
 struct dmesg_mapped {
 	int parsed;			/* dmesg_parse()'s */

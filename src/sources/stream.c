@@ -1204,12 +1204,6 @@ static int scan_push(struct scan_slot *slot, char *line, size_t len, uint64_t li
 	return 0;
 }
 
-/*
- * Scans and maps the next part of a block (@first: from its start): its lines up to
- * SCAN_MAX_LINES of them, so that a block of short lines each holding a needle takes
- * no more memory than one of ordinary lines; reduce maps the rest on its own thread
- * (slot->pos < slot->len). Line numbers are the block's own until reduce.
- */
 static int scan_results_grow(struct scan *sc, struct scan_slot *slot, size_t n)
 {
 	size_t need = n * sc->ops->result_size;
@@ -1276,6 +1270,12 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 	slot->lines = skipped + slot->nl + slot->partial_last;
 }
 
+/*
+ * Scans and maps the next part of a block (@first: from its start): its lines up to
+ * SCAN_MAX_LINES of them, so that a block of short lines each holding a needle takes
+ * no more memory than one of ordinary lines; reduce maps the rest on its own thread
+ * (slot->pos < slot->len). Line numbers are the block's own until reduce.
+ */
 static void scan_map_part(struct scan *sc, void **state, struct scan_slot *slot, bool first)
 {
 	const size_t tlen = slot->len, max_line = sc->s->max_line;
