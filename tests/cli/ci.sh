@@ -655,6 +655,8 @@ got=$(py get "$T/t1.json" 'sum(f["count"] for f in d["findings"] if f["class"] =
 		printf '[    4.000000]nfs: Unknown symbol rpc_put_task (err -2)\n'
 		printf '[    5.000000] [    6.000000] nfs: Unknown symbol rpc_put_task (err -2)\n'
 		printf '[    7.000000] e1000e: Unknown symbol rpc_put_task (err -2)\n'
+		printf '[    7.100000] \033[31mnfs\033[0m: Unknown symbol rpc_\033]0;x\007 (err -2)\n'
+		printf '[    7.200000] \033[31mnfs\033[0m: Unknown symbol rpc_\033]0;x\007 (err -2)\n'
 		printf '[    8.000000] xfs: module verification failed: signature and/or required key missing - tainting kernel\n'
 		# runs of a failure once a journal's host is known ("vm"), and a line that is
 		# another program's there
