@@ -1075,7 +1075,8 @@ struct scan_slot {
 	size_t pos;			/* where the scan goes on (len: it is over) */
 	uint64_t nl;			/* newlines before pos */
 	int err;
-};
+	/* threads write their slots' fields line by line: none shares a cache line */
+} __attribute__((aligned(128)));
 
 struct scan {
 	struct stream *s;
@@ -1521,7 +1522,9 @@ int stream_scan(struct stream *s, const struct stream_needles *nd, unsigned int 
 	/* a block holds the longest line allowed, and more */
 	sc.block = s->max_line < SCAN_BLOCK / 2 ? SCAN_BLOCK : 2 * s->max_line + 2;
 	sc.n_slots = 2 * (size_t)workers + 2;
-	sc.slots = calloc(sc.n_slots, sizeof(*sc.slots));
+	sc.slots = aligned_alloc(_Alignof(struct scan_slot), sc.n_slots * sizeof(*sc.slots));
+	if (sc.slots)
+		memset(sc.slots, 0, sc.n_slots * sizeof(*sc.slots));
 	sc.carry = malloc(s->max_line + 1);
 	threads = calloc(workers ? workers : 1, sizeof(*threads));
 	if (!sc.slots || !sc.carry || !threads) {
