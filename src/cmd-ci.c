@@ -725,13 +725,24 @@ struct dmesg_mapped {
 	uint32_t msg_len, host_len;
 	uint64_t usec;
 	double ts;
-	uint8_t format;
 	bool has_monotonic;
 	bool time_only;			/* the time is all the line gives of it */
 	bool time_unread;		/* usec and ts: the line's leading time, for reduce to read */
-	/* the finding's */
-	uint8_t kind;
-	uint32_t module_len;
+	/* a record with no host that starts nothing (a boot marker, the banner) */
+	bool may_repeat;
+	bool repeat;			/* one more of the record before it: dmesg_repeats() */
+	/* what dmesg_repeats() compares, in one word: 0 but for records */
+	union {
+		struct {
+			uint8_t format;
+			uint8_t kind;	/* the finding's */
+			bool record;
+			uint8_t zero;
+			uint32_t module_len;
+		};
+		uint64_t same;
+	};
+	uint64_t module_head;		/* the module's first 8 bytes, or fewer and zeros */
 	const char *module;
 };
 
@@ -785,13 +796,20 @@ static void dmesg_map_state_free(void *state)
 static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 			   struct dmesg_mapped *d)
 {
+	static const char banner[] = "Linux version ";
 	struct klog_rec rec;
 	struct klog_finding f;
 
 	d->what = NULL;
+	d->same = 0;
+	d->may_repeat = false;
 	d->parsed = dmesg_parse(line, len, &rec, &d->what);
 	if (d->parsed != 1)
 		return;
+	d->record = true;
+	d->may_repeat = !rec.host && line[0] != '-' &&
+			!(rec.msg_len >= sizeof(banner) - 1 &&
+			  memcmp(rec.msg, banner, sizeof(banner) - 1) == 0);
 	/* without memory (out of it), the same answer, more slowly */
 	if (st)
 		klog_classify_memo(st->memo, rec.msg, rec.msg_len, &f, NULL);
@@ -811,6 +829,25 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	d->kind = (uint8_t)f.kind;
 	d->module = f.module;
 	d->module_len = (uint32_t)f.module_len;
+	d->module_head = 0;
+	if (f.module)
+		memcpy(&d->module_head, f.module,
+		       f.module_len < sizeof(d->module_head) ? f.module_len : sizeof(d->module_head));
+}
+
+/*
+ * Whether @d is one more of the record @prev, the line before it, as ci and the parser
+ * count lines: so that a run (a load failing on every CPU) is reduced at once. Found
+ * here, where the lines are at hand, for reduce may run on another core.
+ */
+static bool dmesg_repeats(const struct dmesg_mapped *prev, const struct dmesg_mapped *d)
+{
+	const size_t head = sizeof(d->module_head);
+
+	return prev && d->may_repeat && d->same == prev->same &&
+	       d->module_head == prev->module_head &&
+	       (d->module_len <= head ||
+		memcmp(d->module + head, prev->module + head, d->module_len - head) == 0);
 }
 
 static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_t n,
@@ -818,9 +855,11 @@ static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_
 {
 	struct dmesg_mapped *d = results;
 
-	for (size_t i = 0; i < n; i++, d++)
-		if (m[i].err >= 0)
-			dmesg_map_line(state, m[i].line, m[i].len, d);
+	for (size_t i = 0; i < n; i++)
+		if (m[i].err >= 0) {
+			dmesg_map_line(state, m[i].line, m[i].len, &d[i]);
+			d[i].repeat = i && m[i - 1].err >= 0 && dmesg_repeats(&d[i - 1], &d[i]);
+		}
 }
 
 /* The pointers of @d into its line: those a line's copy moves */
@@ -854,7 +893,7 @@ static bool dmesg_mapped_movable(struct dmesg_mapped *d, const char *rest, size_
 
 /* stream_scan_ops.line: a line seen before (but for its time) is copied, not parsed */
 static int dmesg_line_known(void *userdata, void *state, const struct stream_match *m,
-			    void *result)
+			    const void *prev, void *result)
 {
 	struct dmesg_reduce *dr = userdata;
 	struct dmesg_state *st = state;
@@ -884,11 +923,14 @@ static int dmesg_line_known(void *userdata, void *state, const struct stream_mat
 		for (int i = 0; i < DMESG_MAPPED_PTRS; i++)
 			if (*p[i])
 				*p[i] = (const char *)((uintptr_t)*p[i] + delta);
+		d->repeat = dmesg_repeats(prev, d);
 		return 1;
 	}
 	needle = stream_needles_find(dr->x->needles, m->line, m->len) < m->len;
-	if (needle)
+	if (needle) {
 		dmesg_map_line(st, m->line, m->len, d);
+		d->repeat = dmesg_repeats(prev, d);
+	}
 	if (t && needle)
 		dmesg_time_prefix(m->line, m->len, &usec);
 	if (t && (!needle || dmesg_mapped_movable(d, rest, m->len - t, usec)) &&
@@ -960,21 +1002,6 @@ static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
 	dr->f.module_len = d->module_len;
 }
 
-/* Whether line @m (@d) is one more of the record @d0 as ci and the parser count it */
-static bool dmesg_repeats(const struct dmesg_mapped *d0, const struct dmesg_mapped *d,
-			  const struct stream_match *m)
-{
-	static const char banner[] = "Linux version ";
-
-	return m->err == 0 && d->parsed == 1 && !d->host && d->format == d0->format &&
-	       d->kind == d0->kind && d->module_len == d0->module_len &&
-	       (!d->module_len || memcmp(d->module, d0->module, d->module_len) == 0) &&
-	       /* no boot marker, no banner: those start something */
-	       m->line[0] != '-' &&
-	       !(d->msg_len >= sizeof(banner) - 1 &&
-		 memcmp(d->msg, banner, sizeof(banner) - 1) == 0);
-}
-
 static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
 {
 	struct dmesg_reduce *dr = userdata;
@@ -1002,7 +1029,7 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			continue;
 		}
 		/* the lines after it that say the same (a load failing on every CPU): at once */
-		for (j = i + 1; j < n && dmesg_repeats(&d[i], &d[j], &m[j]); j++)
+		for (j = i + 1; j < n && m[j].err == 0 && d[j].repeat; j++)
 			;
 		k = j - i - 1;
 		if (!k) {

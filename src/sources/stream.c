@@ -1051,12 +1051,12 @@ int stream_next_match(struct stream *s, const struct stream_needles *nd, char **
 /* lines a worker maps of a block, at most: 2,800 of a dense kernel log's hold a needle */
 #define SCAN_MAX_LINES 4096
 /*
- * With ops->line, blocks where 3 of 8 lines or more hold a needle go line by line; one
- * block in SCAN_RESAMPLE is searched all the same, to see whether that still holds.
+ * With ops->line, blocks go line by line while 3 of 8 lines or more hold a needle, as
+ * the last block's search or line by line found (of 256 lines or more).
  */
 #define SCAN_DENSE_NUM 3
 #define SCAN_DENSE_DEN 8
-#define SCAN_RESAMPLE 16
+#define SCAN_DENSE_MIN_LINES 256
 
 enum { SLOT_FREE, SLOT_FILLED, SLOT_BUSY, SLOT_MAPPED };
 
@@ -1100,6 +1100,13 @@ struct scan {
 	pthread_cond_t work;		/* a block to map, or quit */
 	pthread_cond_t done;		/* a block mapped */
 };
+
+static void scan_note_density(struct scan *sc, size_t matched, uint64_t lines)
+{
+	if (lines >= SCAN_DENSE_MIN_LINES)
+		__atomic_store_n(&sc->dense, matched * SCAN_DENSE_DEN >= lines * SCAN_DENSE_NUM,
+				 __ATOMIC_RELAXED);
+}
 
 /* Up to @cap bytes of text: what the stream holds first, then from the backend. */
 static int scan_gather(struct scan *sc, char *dst, size_t cap, size_t *ret_n)
@@ -1227,10 +1234,17 @@ static int scan_results_grow(struct scan *sc, struct scan_slot *slot, size_t n)
 static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slot)
 {
 	const size_t tlen = slot->len, max_line = sc->s->max_line, size = sc->ops->result_size;
-	const uint64_t skipped = slot->long_first;
-	char *buf = slot->buf;
-	uint64_t mask;
-	size_t base;
+	const uint64_t skipped = slot->long_first, nl_before = slot->nl;
+	const size_t n_before = slot->n;
+	int (*const line_op)(void *, void *, const struct stream_match *, const void *,
+			     void *) = sc->ops->line;
+	void *const userdata = sc->userdata;
+	char *buf = slot->buf, *results, *prev;
+	struct stream_match *m;
+	/* in locals, not the slot: the op may change what it points to, for all gcc knows */
+	size_t n = slot->n, pos = slot->pos, base;
+	uint64_t nl = slot->nl, mask;
+	void *st;
 
 	slot->err = scan_results_grow(sc, slot, SCAN_MAX_LINES);
 	if (slot->err >= 0)
@@ -1240,35 +1254,47 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 		return;
 	if (!*state && sc->ops->state_new)
 		*state = sc->ops->state_new(sc->userdata);
+	st = *state;
+	m = slot->m + n;
+	results = slot->results + n * size;
+	prev = n && m[-1].err == 0 ? results - size : NULL;
 	/* the newlines of 64 bytes at a time from @base, each taken once: lines are short */
-	base = slot->pos;
+	base = pos;
 	mask = newline_mask64(buf + base, tlen - base);
-	while (slot->pos < tlen && slot->n < SCAN_MAX_LINES) {
-		size_t from = slot->pos, to;
-		struct stream_match *m = &slot->m[slot->n];
-		bool nl;
+	while (pos < tlen && n < SCAN_MAX_LINES) {
+		size_t from = pos, to;
+		bool has_nl;
 
 		while (!mask && base + 64 < tlen) {
 			base += 64;
 			mask = newline_mask64(buf + base, tlen - base);
 		}
-		nl = mask != 0;
-		to = nl ? base + (size_t)__builtin_ctzll(mask) : tlen;
+		has_nl = mask != 0;
+		to = has_nl ? base + (size_t)__builtin_ctzll(mask) : tlen;
 		mask &= mask - 1;
 		buf[to] = '\0';
-		*m = (struct stream_match){ buf + from, to - from, skipped + slot->nl + 1, 0 };
-		slot->nl += nl;
-		slot->pos = nl ? to + 1 : tlen;
+		*m = (struct stream_match){ buf + from, to - from, skipped + nl + 1, 0 };
+		nl += has_nl;
+		pos = has_nl ? to + 1 : tlen;
 		if (to - from > max_line) {
 			/* as the search: refused if it holds a needle, else not seen at all */
 			m->err = -E2BIG;
-			if (stream_needles_find(sc->nd, m->line, m->len) < m->len)
-				slot->n++;
-		} else if (sc->ops->line(sc->userdata, *state, m, slot->results + slot->n * size)) {
-			slot->n++;
+			if (stream_needles_find(sc->nd, m->line, m->len) < m->len) {
+				m++, n++;
+				results += size;
+				prev = NULL;
+			}
+		} else if (line_op(userdata, st, m, prev, results)) {
+			m++, n++;
+			prev = results;
+			results += size;
 		}
 	}
-	slot->lines = skipped + slot->nl + slot->partial_last;
+	slot->n = n;
+	slot->pos = pos;
+	slot->nl = nl;
+	slot->lines = skipped + nl + slot->partial_last;
+	scan_note_density(sc, n - n_before, nl - nl_before);
 }
 
 /*
@@ -1292,8 +1318,7 @@ static void scan_map_part(struct scan *sc, void **state, struct scan_slot *slot,
 		if (slot->long_first && (slot->err = scan_push(slot, NULL, 0, 1, -E2BIG)) < 0)
 			return;
 	}
-	if (sc->ops->line && slot->seq % SCAN_RESAMPLE != 0 &&
-	    __atomic_load_n(&sc->dense, __ATOMIC_RELAXED)) {
+	if (sc->ops->line && __atomic_load_n(&sc->dense, __ATOMIC_RELAXED)) {
 		scan_lines_part(sc, state, slot);
 		return;
 	}
@@ -1323,11 +1348,8 @@ static void scan_map_part(struct scan *sc, void **state, struct scan_slot *slot,
 		slot->pos = q ? to + 1 : tlen;
 	}
 	slot->lines = skipped + slot->nl + slot->partial_last;
-	if (sc->ops->line && slot->nl - nl_before >= 256) {
-		bool dense = slot->n * SCAN_DENSE_DEN >= (slot->nl - nl_before) * SCAN_DENSE_NUM;
-
-		__atomic_store_n(&sc->dense, dense, __ATOMIC_RELAXED);
-	}
+	if (sc->ops->line)
+		scan_note_density(sc, slot->n, slot->nl - nl_before);
 	slot->err = scan_results_grow(sc, slot, slot->n);
 	if (slot->err < 0 || !slot->n)
 		return;

@@ -130,9 +130,12 @@ struct stream_scan_ops {
 	 * @result as map would write it; 0 when it holds none (it is only counted). For a
 	 * thread that keeps what it found of lines seen before: a line it knows needs no
 	 * search. As map, must touch nothing but its arguments and its thread's @state,
-	 * and answer exactly as the search and map would.
+	 * and answer exactly as the search and map would. @prev: the result of the line
+	 * before it in what reduce gets, as map sees it in its array; NULL when this line
+	 * comes first or after a refused one (err < 0).
 	 */
-	int (*line)(void *userdata, void *state, const struct stream_match *m, void *result);
+	int (*line)(void *userdata, void *state, const struct stream_match *m,
+		    const void *prev, void *result);
 };
 
 /*

@@ -496,8 +496,15 @@ struct scan_check {
 
 struct scan_result {
 	size_t len;
+	size_t prev_len;		/* of the result before it, as the line op sees it */
 	char first;
 };
+
+/* what the line op is told of the line before: the result before it, unless refused */
+static size_t scan_prev_len(const struct stream_match *m, const struct scan_result *r, size_t i)
+{
+	return i && m[i - 1].err == 0 ? r[i - 1].len : SIZE_MAX;
+}
 
 static void scan_map_fn(void *userdata, void *state, struct stream_match *m, size_t n,
 			void *results)
@@ -508,6 +515,7 @@ static void scan_map_fn(void *userdata, void *state, struct stream_match *m, siz
 	for (size_t i = 0; i < n; i++) {
 		r[i].len = m[i].len;
 		r[i].first = m[i].line && m[i].len ? m[i].line[0] : 0;
+		r[i].prev_len = scan_prev_len(m, r, i);
 	}
 }
 
@@ -537,13 +545,14 @@ static int scan_reduce_fn(void *userdata, const struct stream_match *m, size_t n
 		assert_memory_equal(m[i].line, c->text + w->off, w->len);
 		assert_int_equal(m[i].line[w->len], '\0');
 		assert_int_equal(r[i].first, w->len ? c->text[w->off] : 0);
+		assert_int_equal(r[i].prev_len, scan_prev_len(m, r, i));
 	}
 	return 0;
 }
 
 /* stream_scan_ops.line: the search map's caller does, and map's result */
 static int scan_line_fn(void *userdata, void *state, const struct stream_match *m,
-			void *result)
+			const void *prev, void *result)
 {
 	struct scan_check *c = userdata;
 	struct scan_result *r = result;
@@ -554,6 +563,7 @@ static int scan_line_fn(void *userdata, void *state, const struct stream_match *
 		return 0;
 	r->len = m->len;
 	r->first = m->len ? m->line[0] : 0;
+	r->prev_len = prev ? ((const struct scan_result *)prev)->len : SIZE_MAX;
 	return 1;
 }
 
