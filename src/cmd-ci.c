@@ -744,7 +744,15 @@ struct dmesg_mapped {
 	};
 	uint64_t module_head;		/* the module's first 8 bytes, or fewer and zeros */
 	const char *module;
+	/* how far the line is from where msg, host and module point: see dmesg_at() */
+	intptr_t moved;
 };
+
+/* Where @p, a pointer of @d into its line, is in the line */
+static const char *dmesg_at(const struct dmesg_mapped *d, const char *p)
+{
+	return p ? p + d->moved : NULL;
+}
 
 _Static_assert(KLOG_FORMAT__MAX <= UINT8_MAX && KLOG_FINDING__MAX <= UINT8_MAX,
 	       "dmesg_mapped holds a klog_format and a klog_finding_kind in a byte");
@@ -829,6 +837,7 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	d->kind = (uint8_t)f.kind;
 	d->module = f.module;
 	d->module_len = (uint32_t)f.module_len;
+	d->moved = 0;
 	d->module_head = 0;
 	if (f.module)
 		memcpy(&d->module_head, f.module,
@@ -846,8 +855,9 @@ static bool dmesg_repeats(const struct dmesg_mapped *prev, const struct dmesg_ma
 
 	return prev && d->may_repeat && d->same == prev->same &&
 	       d->module_head == prev->module_head &&
-	       (d->module_len <= head ||
-		memcmp(d->module + head, prev->module + head, d->module_len - head) == 0);
+	       (d->module_len <= head || memcmp(dmesg_at(d, d->module) + head,
+						 dmesg_at(prev, prev->module) + head,
+						 d->module_len - head) == 0);
 }
 
 static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_t n,
@@ -891,41 +901,18 @@ static bool dmesg_mapped_movable(struct dmesg_mapped *d, const char *rest, size_
 	return true;
 }
 
-/* stream_scan_ops.line: a line seen before (but for its time) is copied, not parsed */
-static int dmesg_line_known(void *userdata, void *state, const struct stream_match *m,
-			    const void *prev, void *result)
+/* dmesg_line_known() of a line not known: searched, mapped, and kept when it can be */
+static __attribute__((noinline)) int dmesg_line_new(struct dmesg_reduce *dr,
+						    struct dmesg_state *st,
+						    const struct stream_match *m,
+						    const struct dmesg_mapped *prev,
+						    struct dmesg_mapped *d, size_t t, uint64_t h)
 {
-	struct dmesg_reduce *dr = userdata;
-	struct dmesg_state *st = state;
-	struct dmesg_mapped *d = result;
-	const struct dmesg_known *k = NULL;
+	const char *rest = m->line + t;
 	struct dmesg_known *nk;
-	const char *rest = NULL;
-	uint64_t usec = 0, h = 0;
-	size_t t = 0;
+	uint64_t usec = 0;
 	bool needle;
 
-	/* the time is read by reduce, which skips most lines (runs) */
-	if (st && st->lines)
-		t = dmesg_time_shape(m->line, m->len);
-	if (t) {
-		rest = m->line + t;
-		k = linecache_get(st->lines, rest, m->len - t, &h);
-	}
-	if (k) {
-		const char **p[DMESG_MAPPED_PTRS];
-		uintptr_t delta = (uintptr_t)rest - k->base;
-
-		if (!k->needle)
-			return 0;
-		*d = k->d;
-		dmesg_mapped_ptrs(d, p);
-		for (int i = 0; i < DMESG_MAPPED_PTRS; i++)
-			if (*p[i])
-				*p[i] = (const char *)((uintptr_t)*p[i] + delta);
-		d->repeat = dmesg_repeats(prev, d);
-		return 1;
-	}
 	needle = stream_needles_find(dr->x->needles, m->line, m->len) < m->len;
 	if (needle) {
 		dmesg_map_line(st, m->line, m->len, d);
@@ -943,6 +930,32 @@ static int dmesg_line_known(void *userdata, void *state, const struct stream_mat
 		}
 	}
 	return needle;
+}
+
+/* stream_scan_ops.line: a line seen before (but for its time) is copied, not parsed */
+static int dmesg_line_known(void *userdata, void *state, const struct stream_match *m,
+			    const void *prev, void *result)
+{
+	struct dmesg_state *st = state;
+	struct dmesg_mapped *d = result;
+	const struct dmesg_known *k;
+	uint64_t h = 0;
+	size_t t = 0;
+
+	/* the time is read by reduce, which skips most lines (runs) */
+	if (st && st->lines)
+		t = dmesg_time_shape(m->line, m->len);
+	if (!t)
+		return dmesg_line_new(userdata, st, m, prev, d, 0, 0);
+	k = linecache_get(st->lines, m->line + t, m->len - t, &h);
+	if (!k)
+		return dmesg_line_new(userdata, st, m, prev, d, t, h);
+	if (!k->needle)
+		return 0;
+	*d = k->d;
+	d->moved = (intptr_t)((uintptr_t)(m->line + t) - k->base);
+	d->repeat = dmesg_repeats(prev, d);
+	return 1;
 }
 
 /* Whether a needle can start inside a "[%5lu.%06lu]" time, as dmesg_time_prefix() reads */
@@ -993,12 +1006,12 @@ static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
 		dmesg_time_prefix(m->line, m->len, &dr->rec.usec);
 		dr->rec.ts = (double)dr->rec.usec / 1e6;
 	}
-	dr->rec.msg = d->msg;
+	dr->rec.msg = dmesg_at(d, d->msg);
 	dr->rec.msg_len = d->msg_len;
-	dr->rec.host = d->host;
+	dr->rec.host = dmesg_at(d, d->host);
 	dr->rec.host_len = d->host_len;
 	dr->f.kind = (enum klog_finding_kind)d->kind;
-	dr->f.module = d->module;
+	dr->f.module = dmesg_at(d, d->module);
 	dr->f.module_len = d->module_len;
 }
 

@@ -4,6 +4,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "util/kt-err.h"
 #include "util/root.h"
@@ -68,8 +72,37 @@ int dmesg_parse(const char *line, size_t len, struct klog_rec *ret_rec, const ch
  */
 #define DMESG_TIME_LEN 14
 size_t dmesg_time_prefix(const char *line, size_t len, uint64_t *ret_usec);
-/* The same answer without reading the time, in a few instructions */
-size_t dmesg_time_shape(const char *line, size_t len);
+/*
+ * The same answer without reading the time, in a few instructions: inline, for it is
+ * asked of every line of a dense log.
+ */
+static inline size_t dmesg_time_shape(const char *line, size_t len)
+{
+	uint64_t usec;
+
+#if defined(__x86_64__)
+	/* 16 bytes at once, when there are: one bit a byte for each class it may be in */
+	if (len >= 16) {
+		const __m128i v = _mm_loadu_si128((const __m128i *)line);
+		const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+		const __m128i fixed = _mm_setr_epi8('[', 0, 0, 0, 0, 0, '.', 0, 0, 0, 0, 0, 0, ']',
+						    0, 0);
+		unsigned int dig, sp, fix, lead;
+
+		dig = (unsigned int)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+		sp = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+		fix = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(v, fixed));
+		/* "[" 0, "." 6, "]" 13; digits 5 and 7..12; 1..4 spaces then digits */
+		lead = (sp >> 1) & 0xf;
+		if ((fix & 0x2041) != 0x2041 || (dig & 0x1fa0) != 0x1fa0 ||
+		    ((dig | sp) & 0x1e) != 0x1e || (lead & (lead + 1)))
+			return 0;
+		return DMESG_TIME_LEN;
+	}
+#endif
+	return dmesg_time_prefix(line, len, &usec);
+}
 int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct klog_rec *rec,
 			     const char *what);
 /*

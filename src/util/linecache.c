@@ -7,27 +7,8 @@
 #include "util/linecache.h"
 
 #define WAYS 2
-
-struct entry {
-	uint64_t hash;
-	uint32_t used;			/* when last asked: of a set's ways, the oldest goes */
-	uint32_t next;			/* the entry asked for after this one last time, + 1 */
-	uint16_t len;
-	bool full;
-	char key[LINECACHE_KEY_MAX];
-	/* the value follows, at ENTRY_ALIGN */
-};
-
+#define entry linecache_entry
 #define ENTRY_ALIGN 16
-
-struct linecache {
-	char *entries;
-	size_t stride;			/* bytes of an entry with its value */
-	size_t value_off;
-	size_t n_sets;
-	uint32_t tick;
-	uint32_t last;			/* the entry asked for or put last, + 1 */
-};
 
 static size_t align_up(size_t n, size_t a)
 {
@@ -85,12 +66,12 @@ static struct entry *way(const struct linecache *lc, struct entry *set, int w)
 
 static struct entry *entry_at(const struct linecache *lc, uint32_t i)
 {
-	return (struct entry *)(lc->entries + (size_t)i * lc->stride);
+	return linecache_entry_at(lc, i);
 }
 
 static bool is_key(const struct entry *e, const char *key, size_t len)
 {
-	return e->full && e->len == len && memcmp(e->key, key, len) == 0;
+	return linecache_is_key(e, key, len);
 }
 
 /* @e comes after the entry asked for last: remember it, and that it is now the last */
@@ -105,27 +86,12 @@ static void *followed_by(struct linecache *lc, struct entry *e)
 	return (char *)e + lc->value_off;
 }
 
-const void *linecache_get(struct linecache *lc, const char *key, size_t len,
-			  uint64_t *ret_hash)
+const void *linecache_find(struct linecache *lc, const char *key, size_t len,
+			   uint64_t *ret_hash)
 {
 	struct entry *set, *e;
 	uint64_t h;
 
-	/*
-	 * Logs repeat in runs and sequences (a load failing on every CPU, each boot's
-	 * messages in the same order): the line that followed this one last time is
-	 * tried first, without hashing.
-	 */
-	if (lc->last) {
-		uint32_t next = entry_at(lc, lc->last - 1)->next;
-
-		if (next && is_key(e = entry_at(lc, next - 1), key, len)) {
-			lc->last = next;
-			e->used = ++lc->tick;
-			*ret_hash = e->hash;
-			return (char *)e + lc->value_off;
-		}
-	}
 	h = hash_words(key, len, 5);
 	*ret_hash = h;
 	if (len > LINECACHE_KEY_MAX)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * What one thread worked out about lines it has seen, by the line's bytes: kernel logs
@@ -18,12 +20,66 @@ struct linecache;
 int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret);
 struct linecache *linecache_free(struct linecache *lc);
 
+/* The rest of linecache_get(), out of line: by the key's hash */
+const void *linecache_find(struct linecache *lc, const char *key, size_t len,
+			   uint64_t *ret_hash);
+
+/* Private, here for linecache_get()'s first step, inline in the caller's loop */
+struct linecache_entry {
+	uint64_t hash;
+	uint32_t used;			/* when last asked: of a set's ways, the oldest goes */
+	uint32_t next;			/* the entry asked for after this one last time, + 1 */
+	uint16_t len;
+	bool full;
+	char key[LINECACHE_KEY_MAX];
+	/* the value follows, at value_off */
+};
+
+struct linecache {
+	char *entries;
+	size_t stride;			/* bytes of an entry with its value */
+	size_t value_off;
+	size_t n_sets;
+	uint32_t tick;
+	uint32_t last;			/* the entry asked for or put last, + 1 */
+};
+
+static inline struct linecache_entry *linecache_entry_at(const struct linecache *lc, uint32_t i)
+{
+	return (struct linecache_entry *)(lc->entries + (size_t)i * lc->stride);
+}
+
+static inline bool linecache_is_key(const struct linecache_entry *e, const char *key,
+				    size_t len)
+{
+	return e->full && e->len == len && memcmp(e->key, key, len) == 0;
+}
+
 /*
  * The value kept for the @len bytes at @key (valid until the next linecache_put()),
  * or NULL; *@ret_hash is the key's hash, for linecache_put().
  */
-const void *linecache_get(struct linecache *lc, const char *key, size_t len,
-			  uint64_t *ret_hash);
+static inline const void *linecache_get(struct linecache *lc, const char *key, size_t len,
+					uint64_t *ret_hash)
+{
+	/*
+	 * Logs repeat in runs and sequences (a load failing on every CPU, each boot's
+	 * messages in the same order): the line that followed this one last time is
+	 * tried first, without hashing.
+	 */
+	if (lc->last) {
+		uint32_t next = linecache_entry_at(lc, lc->last - 1)->next;
+		struct linecache_entry *e;
+
+		if (next && linecache_is_key(e = linecache_entry_at(lc, next - 1), key, len)) {
+			lc->last = next;
+			e->used = ++lc->tick;
+			*ret_hash = e->hash;
+			return (char *)e + lc->value_off;
+		}
+	}
+	return linecache_find(lc, key, len, ret_hash);
+}
 /*
  * The place of @key's value (@hash from linecache_get(), which did not find it): the
  * caller fills it before the next call. NULL when @key is too long to be kept.

@@ -165,26 +165,40 @@ struct scan_fuzz {
 	uint64_t handed;
 };
 
+/* a line's result: its length, and the length in the result before it (the line op's prev) */
+struct scan_fuzz_result {
+	size_t len, prev_len;
+};
+
+static size_t scan_fuzz_prev(const struct stream_match *m, const struct scan_fuzz_result *r,
+			     size_t i)
+{
+	return i && m[i - 1].err == 0 ? r[i - 1].len : SIZE_MAX;
+}
+
 static void scan_fuzz_map(void *userdata, void *state, struct stream_match *m, size_t n,
 			  void *results)
 {
-	size_t *len = results;
+	struct scan_fuzz_result *r = results;
 
-	for (size_t i = 0; i < n; i++)
-		len[i] = m[i].err ? 0 : m[i].len;
+	for (size_t i = 0; i < n; i++) {
+		r[i].len = m[i].err ? 0 : m[i].len;
+		r[i].prev_len = scan_fuzz_prev(m, r, i);
+	}
 }
 
 static int scan_fuzz_reduce(void *userdata, const struct stream_match *m, size_t n,
 			    void *results)
 {
 	struct scan_fuzz *f = userdata;
-	const size_t *len = results;
+	const struct scan_fuzz_result *r = results;
 
 	for (size_t i = 0; i < n; i++) {
 		CHECK(m[i].lineno > f->lineno);
 		f->handed++;
 		if (!m[i].err) {
-			CHECK(len[i] == m[i].len && m[i].len <= f->max_line);
+			CHECK(r[i].len == m[i].len && m[i].len <= f->max_line);
+			CHECK(r[i].prev_len == scan_fuzz_prev(m, r, i));
 			CHECK(m[i].line[m[i].len] == '\0' && !memchr(m[i].line, '\n', m[i].len));
 			CHECK(has_needle(f->words, f->n_words, m[i].line, m[i].len));
 		} else {
@@ -221,13 +235,15 @@ static int scan_fuzz_reduce(void *userdata, const struct stream_match *m, size_t
 
 /* stream_scan_ops.line: the search, and map's result */
 static int scan_fuzz_line(void *userdata, void *state, const struct stream_match *m,
-			  void *result)
+			  const void *prev, void *result)
 {
 	const struct scan_fuzz *f = userdata;
+	struct scan_fuzz_result *r = result;
 
 	if (!has_needle(f->words, f->n_words, m->line, m->len))
 		return 0;
-	*(size_t *)result = m->len;
+	r->len = m->len;
+	r->prev_len = prev ? ((const struct scan_fuzz_result *)prev)->len : SIZE_MAX;
 	return 1;
 }
 
@@ -235,7 +251,8 @@ static void scan_all(const uint8_t *data, size_t size, const struct stream_needl
 		     const char *const *words, size_t n_words, size_t max_line,
 		     unsigned int workers, bool lined)
 {
-	struct stream_scan_ops ops = { .result_size = sizeof(size_t), .map = scan_fuzz_map,
+	struct stream_scan_ops ops = { .result_size = sizeof(struct scan_fuzz_result),
+				       .map = scan_fuzz_map,
 				       .reduce = scan_fuzz_reduce,
 				       .line = lined ? scan_fuzz_line : NULL };
 	struct scan_fuzz f = { (const char *)data, (const char *)data + size, 0, max_line,
