@@ -706,6 +706,7 @@ static int dmesg_line(struct run *x, struct dmesg_parser *p, uint64_t lineno, co
 struct dmesg_reduce {
 	struct run *x;
 	struct dmesg_parser *p;
+	struct dmesg_state *st;		/* reduce's own, to map a line again */
 	/* rebuilt for each line from its struct dmesg_mapped */
 	struct klog_rec rec;
 	struct klog_finding f;
@@ -730,7 +731,6 @@ struct dmesg_mapped {
 	bool time_unread;		/* usec and ts: the line's leading time, for reduce to read */
 	/* a record with no host that starts nothing (a boot marker, the banner) */
 	bool may_repeat;
-	bool repeat;			/* one more of the record before it: dmesg_repeats() */
 	/* what dmesg_repeats() compares, in one word: 0 but for records */
 	union {
 		struct {
@@ -773,9 +773,9 @@ struct dmesg_known {
 /* distinct lines kept: each boot's log has a few thousand */
 #define DMESG_KNOWN_LINES 4096
 
-static void *dmesg_map_state_new(void *userdata)
+/* A thread's state, @lines: with a cache of lines (else the memo only); NULL: no memory */
+static struct dmesg_state *dmesg_state_new(bool lines)
 {
-	struct dmesg_reduce *dr = userdata;
 	struct dmesg_state *st = calloc(1, sizeof(*st));
 
 	if (!st)
@@ -784,10 +784,16 @@ static void *dmesg_map_state_new(void *userdata)
 		free(st);
 		return NULL;
 	}
-	if (dr->x->time_blind &&
-	    linecache_new(sizeof(struct dmesg_known), DMESG_KNOWN_LINES, &st->lines) < 0)
+	if (lines && linecache_new(sizeof(struct dmesg_known), DMESG_KNOWN_LINES, &st->lines) < 0)
 		st->lines = NULL;
 	return st;
+}
+
+static void *dmesg_map_state_new(void *userdata)
+{
+	struct dmesg_reduce *dr = userdata;
+
+	return dmesg_state_new(dr->x->time_blind);
 }
 
 static void dmesg_map_state_free(void *state)
@@ -860,6 +866,27 @@ static bool dmesg_repeats(const struct dmesg_mapped *prev, const struct dmesg_ma
 						 d->module_len - head) == 0);
 }
 
+/* dmesg_repeats() of the line known as @k whose text after the time is at @rest */
+static bool dmesg_repeats_known(const struct dmesg_mapped *prev, const struct dmesg_known *k,
+				const char *rest)
+{
+	const struct dmesg_mapped *d = &k->d;
+	const size_t head = sizeof(d->module_head);
+
+	return prev && d->may_repeat && d->same == prev->same &&
+	       d->module_head == prev->module_head &&
+	       (d->module_len <= head ||
+		memcmp(rest + ((uintptr_t)d->module - k->base) + head,
+		       dmesg_at(prev, prev->module) + head, d->module_len - head) == 0);
+}
+
+/*
+ * stream_match.tag of a line that repeats the one before (dmesg_repeats()): reduce
+ * counts it with its run and reads nothing else of it, so the line op leaves its
+ * result unwritten.
+ */
+#define DMESG_TAG_REPEAT 1u
+
 static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_t n,
 		      void *results)
 {
@@ -868,7 +895,8 @@ static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_
 	for (size_t i = 0; i < n; i++)
 		if (m[i].err >= 0) {
 			dmesg_map_line(state, m[i].line, m[i].len, &d[i]);
-			d[i].repeat = i && m[i - 1].err >= 0 && dmesg_repeats(&d[i - 1], &d[i]);
+			if (i && m[i - 1].err >= 0 && dmesg_repeats(&d[i - 1], &d[i]))
+				m[i].tag = DMESG_TAG_REPEAT;
 		}
 }
 
@@ -904,7 +932,7 @@ static bool dmesg_mapped_movable(struct dmesg_mapped *d, const char *rest, size_
 /* dmesg_line_known() of a line not known: searched, mapped, and kept when it can be */
 static __attribute__((noinline)) int dmesg_line_new(struct dmesg_reduce *dr,
 						    struct dmesg_state *st,
-						    const struct stream_match *m,
+						    struct stream_match *m,
 						    const struct dmesg_mapped *prev,
 						    struct dmesg_mapped *d, size_t t, uint64_t h)
 {
@@ -916,7 +944,8 @@ static __attribute__((noinline)) int dmesg_line_new(struct dmesg_reduce *dr,
 	needle = stream_needles_find(dr->x->needles, m->line, m->len) < m->len;
 	if (needle) {
 		dmesg_map_line(st, m->line, m->len, d);
-		d->repeat = dmesg_repeats(prev, d);
+		if (dmesg_repeats(prev, d))
+			m->tag = DMESG_TAG_REPEAT;
 	}
 	if (t && needle)
 		dmesg_time_prefix(m->line, m->len, &usec);
@@ -933,7 +962,7 @@ static __attribute__((noinline)) int dmesg_line_new(struct dmesg_reduce *dr,
 }
 
 /* stream_scan_ops.line: a line seen before (but for its time) is copied, not parsed */
-static int dmesg_line_known(void *userdata, void *state, const struct stream_match *m,
+static int dmesg_line_known(void *userdata, void *state, struct stream_match *m,
 			    const void *prev, void *result)
 {
 	struct dmesg_state *st = state;
@@ -952,10 +981,63 @@ static int dmesg_line_known(void *userdata, void *state, const struct stream_mat
 		return dmesg_line_new(userdata, st, m, prev, d, t, h);
 	if (!k->needle)
 		return 0;
+	if (dmesg_repeats_known(prev, k, m->line + t)) {
+		m->tag = DMESG_TAG_REPEAT;
+		return 2;
+	}
 	*d = k->d;
 	d->moved = (intptr_t)((uintptr_t)(m->line + t) - k->base);
-	d->repeat = dmesg_repeats(prev, d);
 	return 1;
+}
+
+/*
+ * stream_scan_ops.run: the lines that come in the order they came last time, each as
+ * dmesg_line_known() finds it by the cache's first try, but without a call a line.
+ */
+static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
+{
+	struct dmesg_state *st = state;
+	struct linecache *lc = st ? st->lines : NULL;
+	const struct dmesg_mapped *prev = r->prev;
+	struct dmesg_mapped *d = r->results;
+	char *p = r->text;
+	const char *const end = r->text + r->len;
+	size_t kept = 0;
+	uint64_t lines = 0;
+	struct linecache_entry *e;
+
+	if (!lc)
+		return 0;
+	while ((e = linecache_predict(lc))) {
+		const struct dmesg_known *k = linecache_value(lc, e);
+		size_t len = DMESG_TIME_LEN + e->len;
+
+		/* the whole line in the block with its '\n': a time, then the same text */
+		if (len >= (size_t)(end - p) || p[len] != '\n' || len > r->max_line ||
+		    !dmesg_time_shape(p, len) || memcmp(p + DMESG_TIME_LEN, e->key, e->len) != 0)
+			break;
+		if (k->needle) {
+			if (kept == r->room)
+				break;
+			p[len] = '\0';
+			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0 };
+			if (dmesg_repeats_known(prev, k, p + DMESG_TIME_LEN)) {
+				r->m[kept].tag = DMESG_TAG_REPEAT;
+			} else {
+				d[kept] = k->d;
+				d[kept].moved = (intptr_t)((uintptr_t)(p + DMESG_TIME_LEN) - k->base);
+				prev = &d[kept];
+			}
+			kept++;
+		}
+		linecache_hit(lc, e);
+		lines++;
+		p += len + 1;
+	}
+	r->kept = kept;
+	r->lines = lines;
+	r->prev = prev;
+	return (size_t)(p - r->text);
 }
 
 /* Whether a needle can start inside a "[%5lu.%06lu]" time, as dmesg_time_prefix() reads */
@@ -1019,7 +1101,7 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 {
 	struct dmesg_reduce *dr = userdata;
 	struct run *x = dr->x;
-	const struct dmesg_mapped *d = results;
+	struct dmesg_mapped *d = results;
 	int r = 0;
 
 	for (size_t i = 0; i < n && r >= 0;) {
@@ -1031,6 +1113,9 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			i++;
 			continue;
 		}
+		/* a repeat not counted with a run (it followed a journal's line): found again */
+		if (m[i].tag & DMESG_TAG_REPEAT)
+			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
 		if (d[i].parsed == 1)
 			dmesg_unmap(dr, &d[i], &m[i]);
 		x->classified = d[i].parsed == 1 ? &dr->f : NULL;
@@ -1042,7 +1127,7 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			continue;
 		}
 		/* the lines after it that say the same (a load failing on every CPU): at once */
-		for (j = i + 1; j < n && m[j].err == 0 && d[j].repeat; j++)
+		for (j = i + 1; j < n && m[j].err == 0 && (m[j].tag & DMESG_TAG_REPEAT); j++)
 			;
 		k = j - i - 1;
 		if (!k) {
@@ -1073,7 +1158,8 @@ static int read_dmesg(struct run *x, char *line, size_t len)
 					.state_free = dmesg_map_state_free,
 					.map = dmesg_map,
 					.reduce = dmesg_reduce,
-					.line = x->time_blind ? dmesg_line_known : NULL };
+					.line = x->time_blind ? dmesg_line_known : NULL,
+					.run = x->time_blind ? dmesg_run_known : NULL };
 	struct dmesg_reduce dr = { .x = x, .rec = { .facility = -1, .level = -1 } };
 	struct dmesg_parser *p;
 	int r;
@@ -1082,6 +1168,7 @@ static int read_dmesg(struct run *x, char *line, size_t len)
 	if (r < 0)
 		return r;
 	dr.p = p;
+	dr.st = dmesg_state_new(false);
 	do {
 		struct klog_rec rec;
 		const char *what = NULL;
@@ -1104,6 +1191,7 @@ static int read_dmesg(struct run *x, char *line, size_t len)
 	if (r == 0)
 		r = dmesg_parser_finish(p);
 	dmesg_parser_free(p);
+	dmesg_map_state_free(dr.st);
 	return r;
 }
 

@@ -1208,7 +1208,7 @@ static int scan_push(struct scan_slot *slot, char *line, size_t len, uint64_t li
 
 	if (r < 0)
 		return r;
-	slot->m[slot->n++] = (struct stream_match){ line, len, lineno, err };
+	slot->m[slot->n++] = (struct stream_match){ line, len, lineno, err, 0 };
 	return 0;
 }
 
@@ -1236,14 +1236,17 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 	const size_t tlen = slot->len, max_line = sc->s->max_line, size = sc->ops->result_size;
 	const uint64_t skipped = slot->long_first, nl_before = slot->nl;
 	const size_t n_before = slot->n;
-	int (*const line_op)(void *, void *, const struct stream_match *, const void *,
-			     void *) = sc->ops->line;
+	int (*const line_op)(void *, void *, struct stream_match *, const void *, void *) =
+		sc->ops->line;
+	size_t (*const run_op)(void *, void *, struct stream_run *) = sc->ops->run;
 	void *const userdata = sc->userdata;
-	char *buf = slot->buf, *results, *prev;
+	char *buf = slot->buf, *results;
+	const void *prev;
 	struct stream_match *m;
 	/* in locals, not the slot: the op may change what it points to, for all gcc knows */
-	size_t n = slot->n, pos = slot->pos, base;
-	uint64_t nl = slot->nl, mask;
+	size_t n = slot->n, pos = slot->pos, base = 0;
+	uint64_t nl = slot->nl, mask = 0;
+	bool masked = false;
 	void *st;
 
 	slot->err = scan_results_grow(sc, slot, SCAN_MAX_LINES);
@@ -1257,14 +1260,36 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 	st = *state;
 	m = slot->m + n;
 	results = slot->results + n * size;
-	prev = n && m[-1].err == 0 ? results - size : NULL;
-	/* the newlines of 64 bytes at a time from @base, each taken once: lines are short */
-	base = pos;
-	mask = newline_mask64(buf + base, tlen - base);
+	/* none written yet: a part starts with its first line, or the block's refused one */
+	prev = NULL;
 	while (pos < tlen && n < SCAN_MAX_LINES) {
 		size_t from = pos, to;
 		bool has_nl;
 
+		if (run_op) {
+			struct stream_run r = { buf + pos, tlen - pos, max_line, prev, m, results,
+						SCAN_MAX_LINES - n, 0, 0 };
+			size_t took = run_op(userdata, st, &r);
+
+			if (took) {
+				for (size_t i = 0; i < r.kept; i++)
+					m[i].lineno += skipped + nl + 1;
+				prev = r.prev;
+				m += r.kept;
+				n += r.kept;
+				results += r.kept * size;
+				nl += r.lines;
+				pos += took;
+				masked = false;
+				continue;
+			}
+		}
+		/* the newlines of 64 bytes at a time from @base, each taken once: lines are short */
+		if (!masked) {
+			base = pos;
+			mask = newline_mask64(buf + base, tlen - base);
+			masked = true;
+		}
 		while (!mask && base + 64 < tlen) {
 			base += 64;
 			mask = newline_mask64(buf + base, tlen - base);
@@ -1273,7 +1298,7 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 		to = has_nl ? base + (size_t)__builtin_ctzll(mask) : tlen;
 		mask &= mask - 1;
 		buf[to] = '\0';
-		*m = (struct stream_match){ buf + from, to - from, skipped + nl + 1, 0 };
+		*m = (struct stream_match){ buf + from, to - from, skipped + nl + 1, 0, 0 };
 		nl += has_nl;
 		pos = has_nl ? to + 1 : tlen;
 		if (to - from > max_line) {
@@ -1284,10 +1309,15 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 				results += size;
 				prev = NULL;
 			}
-		} else if (line_op(userdata, st, m, prev, results)) {
-			m++, n++;
-			prev = results;
-			results += size;
+		} else {
+			int kept = line_op(userdata, st, m, prev, results);
+
+			if (kept == 1)
+				prev = results;
+			if (kept) {
+				m++, n++;
+				results += size;
+			}
 		}
 	}
 	slot->n = n;

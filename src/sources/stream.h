@@ -101,6 +101,20 @@ struct stream_match {
 	size_t len;
 	uint64_t lineno;	/* 1-based; set before reduce */
 	int err;		/* 0, or -E2BIG: longer than max_line (then skip it) */
+	uint32_t tag;		/* 0, or what line or run says of it instead of a result */
+};
+
+/* What stream_scan_ops.run gets and gives */
+struct stream_run {
+	char *text;
+	size_t len;		/* bytes from text to the block's end */
+	size_t max_line;
+	const void *prev;	/* as for line: the last result written; out: the same */
+	struct stream_match *m;
+	void *results;
+	size_t room;		/* of m and results */
+	size_t kept;		/* out: m and results filled */
+	uint64_t lines;		/* out: lines taken */
 };
 
 struct stream_scan_ops {
@@ -127,15 +141,27 @@ struct stream_scan_ops {
 	/*
 	 * Optional, where most lines hold a needle: every line of a block, not searched
 	 * (@m->lineno is the block's own). 1 when it holds a needle, with its result at
-	 * @result as map would write it; 0 when it holds none (it is only counted). For a
-	 * thread that keeps what it found of lines seen before: a line it knows needs no
-	 * search. As map, must touch nothing but its arguments and its thread's @state,
-	 * and answer exactly as the search and map would. @prev: the result of the line
-	 * before it in what reduce gets, as map sees it in its array; NULL when this line
-	 * comes first or after a refused one (err < 0).
+	 * @result as map would write it; 2 when it holds one but all reduce needs of it is
+	 * in @m->tag (its result is left as it was: reduce may find it out again); 0 when
+	 * it holds none (it is only counted). For a thread that keeps what it found of
+	 * lines seen before: a line it knows needs no search. As map, must touch nothing
+	 * but its arguments and its thread's @state, and answer exactly as the search and
+	 * map would. @prev: the last result written before it among the lines reduce gets
+	 * with it; NULL when none is, or a refused line (err < 0) came after it.
 	 */
-	int (*line)(void *userdata, void *state, const struct stream_match *m,
-		    const void *prev, void *result);
+	int (*line)(void *userdata, void *state, struct stream_match *m, const void *prev,
+		    void *result);
+	/*
+	 * Optional, with line: lines from @r->text on, as many as it knows at once without
+	 * a search (the thread has seen them before), one call for a run of them rather than
+	 * one a line. For each it takes that holds a needle, up to @r->room of them, it
+	 * fills the next of @r->m (the line, '\0' where its '\n' was, its length; lineno:
+	 * the line's index among those it took, from 0; err 0; tag) and of @r->results,
+	 * exactly as line would, and @r->prev follows. It takes only whole lines, each with
+	 * its '\n', of at most @r->max_line bytes. Returns the bytes it took (0: none, line
+	 * goes on), with @r->kept and @r->lines set. The same rules as line.
+	 */
+	size_t (*run)(void *userdata, void *state, struct stream_run *r);
 };
 
 /*

@@ -37,7 +37,7 @@ int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
 
 		e->hash = 0;
 		e->used = 0;
-		e->next = 0;
+		e->next = NULL;
 		e->len = 0;
 		e->full = false;
 	}
@@ -64,11 +64,6 @@ static struct entry *way(const struct linecache *lc, struct entry *set, int w)
 	return (struct entry *)((char *)set + (size_t)w * lc->stride);
 }
 
-static struct entry *entry_at(const struct linecache *lc, uint32_t i)
-{
-	return linecache_entry_at(lc, i);
-}
-
 static bool is_key(const struct entry *e, const char *key, size_t len)
 {
 	return linecache_is_key(e, key, len);
@@ -77,13 +72,10 @@ static bool is_key(const struct entry *e, const char *key, size_t len)
 /* @e comes after the entry asked for last: remember it, and that it is now the last */
 static void *followed_by(struct linecache *lc, struct entry *e)
 {
-	uint32_t i = (uint32_t)(((char *)e - lc->entries) / lc->stride);
-
 	if (lc->last)
-		entry_at(lc, lc->last - 1)->next = i + 1;
-	lc->last = i + 1;
-	e->used = ++lc->tick;
-	return (char *)e + lc->value_off;
+		lc->last->next = e;
+	linecache_hit(lc, e);
+	return linecache_value(lc, e);
 }
 
 const void *linecache_find(struct linecache *lc, const char *key, size_t len,
@@ -127,7 +119,7 @@ void *linecache_put(struct linecache *lc, const char *key, size_t len, uint64_t 
 	old->hash = hash;
 	old->len = (uint16_t)len;
 	old->full = true;
-	old->next = 0;
+	old->next = NULL;
 	memcpy(old->key, key, len);
 	return followed_by(lc, old);
 }

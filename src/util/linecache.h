@@ -27,8 +27,8 @@ const void *linecache_find(struct linecache *lc, const char *key, size_t len,
 /* Private, here for linecache_get()'s first step, inline in the caller's loop */
 struct linecache_entry {
 	uint64_t hash;
+	struct linecache_entry *next;	/* the entry asked for after this one last time */
 	uint32_t used;			/* when last asked: of a set's ways, the oldest goes */
-	uint32_t next;			/* the entry asked for after this one last time, + 1 */
 	uint16_t len;
 	bool full;
 	char key[LINECACHE_KEY_MAX];
@@ -41,18 +41,35 @@ struct linecache {
 	size_t value_off;
 	size_t n_sets;
 	uint32_t tick;
-	uint32_t last;			/* the entry asked for or put last, + 1 */
+	struct linecache_entry *last;	/* the entry asked for or put last */
 };
-
-static inline struct linecache_entry *linecache_entry_at(const struct linecache *lc, uint32_t i)
-{
-	return (struct linecache_entry *)(lc->entries + (size_t)i * lc->stride);
-}
 
 static inline bool linecache_is_key(const struct linecache_entry *e, const char *key,
 				    size_t len)
 {
 	return e->full && e->len == len && memcmp(e->key, key, len) == 0;
+}
+
+/*
+ * For callers that follow a sequence themselves: the entry that came after the last
+ * one asked for, the last time (NULL: none; its key may have been replaced since), its
+ * value, and that it was asked for now (as linecache_get() of its key would find it).
+ * An entry, once filled, is never empty again.
+ */
+static inline struct linecache_entry *linecache_predict(const struct linecache *lc)
+{
+	return lc->last ? lc->last->next : NULL;
+}
+
+static inline void *linecache_value(const struct linecache *lc, struct linecache_entry *e)
+{
+	return (char *)e + lc->value_off;
+}
+
+static inline void linecache_hit(struct linecache *lc, struct linecache_entry *e)
+{
+	lc->last = e;
+	e->used = ++lc->tick;
 }
 
 /*
@@ -67,16 +84,12 @@ static inline const void *linecache_get(struct linecache *lc, const char *key, s
 	 * messages in the same order): the line that followed this one last time is
 	 * tried first, without hashing.
 	 */
-	if (lc->last) {
-		uint32_t next = linecache_entry_at(lc, lc->last - 1)->next;
-		struct linecache_entry *e;
+	struct linecache_entry *e = linecache_predict(lc);
 
-		if (next && linecache_is_key(e = linecache_entry_at(lc, next - 1), key, len)) {
-			lc->last = next;
-			e->used = ++lc->tick;
-			*ret_hash = e->hash;
-			return (char *)e + lc->value_off;
-		}
+	if (e && linecache_is_key(e, key, len)) {
+		linecache_hit(lc, e);
+		*ret_hash = e->hash;
+		return linecache_value(lc, e);
 	}
 	return linecache_find(lc, key, len, ret_hash);
 }

@@ -234,7 +234,7 @@ static int scan_fuzz_reduce(void *userdata, const struct stream_match *m, size_t
 }
 
 /* stream_scan_ops.line: the search, and map's result */
-static int scan_fuzz_line(void *userdata, void *state, const struct stream_match *m,
+static int scan_fuzz_line(void *userdata, void *state, struct stream_match *m,
 			  const void *prev, void *result)
 {
 	const struct scan_fuzz *f = userdata;

@@ -492,6 +492,7 @@ struct scan_check {
 	/* for the line op: the needles, and how many lines it was given */
 	const struct stream_needles *nd;
 	unsigned long lined;
+	unsigned long ran;		/* lines the run op took */
 };
 
 struct scan_result {
@@ -500,10 +501,23 @@ struct scan_result {
 	char first;
 };
 
-/* what the line op is told of the line before: the result before it, unless refused */
+/* the line op leaves these lines' results unwritten, and tags them */
+#define SCAN_TAG 0x5a5au
+static bool scan_tagged(size_t len)
+{
+	return len % 5 == 3;
+}
+
+/* The line op's prev: the last result written before line @i, unless a refused line came after */
 static size_t scan_prev_len(const struct stream_match *m, const struct scan_result *r, size_t i)
 {
-	return i && m[i - 1].err == 0 ? r[i - 1].len : SIZE_MAX;
+	while (i--) {
+		if (m[i].err)
+			return SIZE_MAX;
+		if (!m[i].tag)
+			return r[i].len;
+	}
+	return SIZE_MAX;
 }
 
 static void scan_map_fn(void *userdata, void *state, struct stream_match *m, size_t n,
@@ -541,30 +555,81 @@ static int scan_reduce_fn(void *userdata, const struct stream_match *m, size_t n
 		if (w->err)
 			continue;
 		assert_int_equal(m[i].len, w->len);
-		assert_int_equal(r[i].len, w->len);
 		assert_memory_equal(m[i].line, c->text + w->off, w->len);
 		assert_int_equal(m[i].line[w->len], '\0');
+		if (m[i].tag) {
+			/* only ops tag; the map does not */
+			assert_int_equal(m[i].tag, SCAN_TAG);
+			assert_true(scan_tagged(w->len));
+			continue;
+		}
+		assert_int_equal(r[i].len, w->len);
 		assert_int_equal(r[i].first, w->len ? c->text[w->off] : 0);
 		assert_int_equal(r[i].prev_len, scan_prev_len(m, r, i));
 	}
 	return 0;
 }
 
-/* stream_scan_ops.line: the search map's caller does, and map's result */
-static int scan_line_fn(void *userdata, void *state, const struct stream_match *m,
-			const void *prev, void *result)
+/* stream_scan_ops.line: the search map's caller does, and map's result, or a tag */
+static int scan_keep(struct scan_check *c, struct stream_match *m, const void *prev,
+		     void *result)
 {
-	struct scan_check *c = userdata;
 	struct scan_result *r = result;
 
-	assert_non_null(state);
-	__atomic_add_fetch(&c->lined, 1, __ATOMIC_RELAXED);
 	if (stream_needles_find(c->nd, m->line, m->len) >= m->len)
 		return 0;
+	if (scan_tagged(m->len)) {
+		m->tag = SCAN_TAG;
+		return 2;
+	}
 	r->len = m->len;
 	r->first = m->len ? m->line[0] : 0;
 	r->prev_len = prev ? ((const struct scan_result *)prev)->len : SIZE_MAX;
 	return 1;
+}
+
+static int scan_line_fn(void *userdata, void *state, struct stream_match *m,
+			const void *prev, void *result)
+{
+	struct scan_check *c = userdata;
+
+	assert_non_null(state);
+	assert_int_equal(m->tag, 0);
+	__atomic_add_fetch(&c->lined, 1, __ATOMIC_RELAXED);
+	return scan_keep(c, m, prev, result);
+}
+
+/* stream_scan_ops.run: whole lines up to one that starts with 'x' or the seventh */
+static size_t scan_run_fn(void *userdata, void *state, struct stream_run *run)
+{
+	struct scan_check *c = userdata;
+	char *p = run->text, *end = run->text + run->len;
+	char *res = run->results;
+
+	assert_non_null(state);
+	run->kept = 0;
+	run->lines = 0;
+	while (run->lines < 7 && p < end && *p != 'x') {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		struct stream_match *m = &run->m[run->kept];
+		int kept;
+
+		if (!nl || (size_t)(nl - p) > run->max_line || run->kept == run->room)
+			break;
+		*nl = '\0';
+		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0 };
+		kept = scan_keep(c, m, run->prev, res);
+		if (kept == 1)
+			run->prev = res;
+		if (kept) {
+			run->kept++;
+			res += sizeof(struct scan_result);
+		}
+		run->lines++;
+		p = nl + 1;
+	}
+	__atomic_add_fetch(&c->ran, run->lines, __ATOMIC_RELAXED);
+	return (size_t)(p - run->text);
 }
 
 static void *scan_state_new(void *userdata)
@@ -639,15 +704,16 @@ static void test_stream_scan(void **state)
 	want[n_want++] = (struct scan_want){ ++n_lines, 0, len - 11, 11 };
 	assert_true(n_maybe > 0);
 
-	/* with a line op too: the burst goes line by line, and the same comes out */
-	for (int comp = 0; comp < 6; comp++) {
+	/* with a line op, then a run op too: the burst goes line by line, the same comes out */
+	for (int comp = 0; comp < 9; comp++) {
 		size_t clen = len;
 		void *c = comp % 3 == 0 ? t : comp % 3 == 1 ? xz_of(t, len, &clen)
 							    : zstd_of(t, len, &clen);
 
 		ops.line = comp >= 3 ? scan_line_fn : NULL;
+		ops.run = comp >= 6 ? scan_run_fn : NULL;
 		for (unsigned int workers = 0; workers <= 3; workers += workers ? 2 : 1) {
-			struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0, s_nd, 0 };
+			struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0, s_nd, 0, 0 };
 			const char *what;
 			struct stream *s = stream_over(c, clen, &what);
 			char *line;
@@ -664,15 +730,17 @@ static void test_stream_scan(void **state)
 			assert_int_equal(stream_bytes(s), len);
 			assert_true(ck.blocks > 8);
 			/* the burst's 60,000 lines, most of them at least */
-			if (ops.line)
+			if (ops.run)
+				assert_true(ck.ran > 30000 && ck.lined > 5000);
+			else if (ops.line)
 				assert_true(ck.lined > 30000);
 			else
-				assert_int_equal(ck.lined, 0);
+				assert_int_equal(ck.lined + ck.ran, 0);
 			stream_free(s);
 			reap();
 
 			/* reduce's error ends the scan, the threads with it */
-			ck = (struct scan_check){ t, want, n_want, 0, maybe, n_maybe, 5, 0, s_nd, 0 };
+			ck = (struct scan_check){ t, want, n_want, 0, maybe, n_maybe, 5, 0, s_nd, 0, 0 };
 			s = stream_over(c, clen, &what);
 			assert_non_null(s);
 			assert_int_equal(stream_next_line(s, &line, &n), 1);
@@ -686,11 +754,12 @@ static void test_stream_scan(void **state)
 			free(c);
 	}
 	ops.line = NULL;
+	ops.run = NULL;
 	/* a truncated xz stream: the error, not a hang */
 	{
 		size_t clen;
 		void *c = xz_of(t, len, &clen);
-		struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0, s_nd, 0 };
+		struct scan_check ck = { t, want, n_want, 0, maybe, n_maybe, 0, 0, s_nd, 0, 0 };
 		const char *what;
 		struct stream *s = stream_over(c, clen / 2, &what);
 		char *line;
