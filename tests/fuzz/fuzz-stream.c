@@ -247,6 +247,32 @@ static int scan_fuzz_line(void *userdata, void *state, struct stream_match *m,
 	return 1;
 }
 
+/* stream_scan_ops.run: up to 3 whole lines, as the line op has them */
+static size_t scan_fuzz_run(void *userdata, void *state, struct stream_run *run)
+{
+	char *p = run->text, *end = run->text + run->len;
+	struct scan_fuzz_result *r = run->results;
+
+	run->kept = 0;
+	run->lines = 0;
+	while (run->lines < 3 && p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		struct stream_match *m = &run->m[run->kept];
+
+		if (!nl || (size_t)(nl - p) > run->max_line || run->kept == run->room)
+			break;
+		*nl = '\0';
+		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0 };
+		if (scan_fuzz_line(userdata, state, m, run->prev, &r[run->kept])) {
+			run->prev = &r[run->kept];
+			run->kept++;
+		}
+		run->lines++;
+		p = nl + 1;
+	}
+	return (size_t)(p - run->text);
+}
+
 static void scan_all(const uint8_t *data, size_t size, const struct stream_needles *nd,
 		     const char *const *words, size_t n_words, size_t max_line,
 		     unsigned int workers, bool lined)
@@ -254,7 +280,8 @@ static void scan_all(const uint8_t *data, size_t size, const struct stream_needl
 	struct stream_scan_ops ops = { .result_size = sizeof(struct scan_fuzz_result),
 				       .map = scan_fuzz_map,
 				       .reduce = scan_fuzz_reduce,
-				       .line = lined ? scan_fuzz_line : NULL };
+				       .line = lined ? scan_fuzz_line : NULL,
+				       .run = lined ? scan_fuzz_run : NULL };
 	struct scan_fuzz f = { (const char *)data, (const char *)data + size, 0, max_line,
 			       words, n_words, false, 0 };
 	struct stream *s = open_stream(data, size, max_line);
