@@ -990,6 +990,16 @@ static int dmesg_line_known(void *userdata, void *state, struct stream_match *m,
 	return 1;
 }
 
+/* Whether the line at @p is the one @e keeps: a time, then the same text, then '\n' */
+static inline bool dmesg_known_at(const struct linecache_entry *e, const char *p,
+				  const char *end, size_t max_line)
+{
+	size_t len = DMESG_TIME_LEN + e->len;
+
+	return len < (size_t)(end - p) && p[len] == '\n' && len <= max_line &&
+	       dmesg_time_shape(p, len) && memcmp(p + DMESG_TIME_LEN, e->key, e->len) == 0;
+}
+
 /*
  * stream_scan_ops.run: the lines that come in the order they came last time, each as
  * dmesg_line_known() finds it by the cache's first try, but without a call a line.
@@ -1009,13 +1019,17 @@ static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
 	if (!lc)
 		return 0;
 	while ((e = linecache_predict(lc))) {
-		const struct dmesg_known *k = linecache_value(lc, e);
-		size_t len = DMESG_TIME_LEN + e->len;
+		const struct dmesg_known *k;
+		size_t len;
 
-		/* the whole line in the block with its '\n': a time, then the same text */
-		if (len >= (size_t)(end - p) || p[len] != '\n' || len > r->max_line ||
-		    !dmesg_time_shape(p, len) || memcmp(p + DMESG_TIME_LEN, e->key, e->len) != 0)
-			break;
+		if (!dmesg_known_at(e, p, end, r->max_line)) {
+			e = linecache_predict2(lc);
+			if (!e || !dmesg_known_at(e, p, end, r->max_line))
+				break;
+			linecache_follows(lc, e);
+		}
+		k = linecache_value(lc, e);
+		len = DMESG_TIME_LEN + e->len;
 		if (k->needle) {
 			if (kept == r->room)
 				break;

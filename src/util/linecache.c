@@ -37,7 +37,7 @@ int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
 
 		e->hash = 0;
 		e->used = 0;
-		e->next = NULL;
+		e->next = e->next2 = NULL;
 		e->len = 0;
 		e->full = false;
 	}
@@ -73,7 +73,7 @@ static bool is_key(const struct entry *e, const char *key, size_t len)
 static void *followed_by(struct linecache *lc, struct entry *e)
 {
 	if (lc->last)
-		lc->last->next = e;
+		linecache_follows(lc, e);
 	linecache_hit(lc, e);
 	return linecache_value(lc, e);
 }
@@ -119,7 +119,7 @@ void *linecache_put(struct linecache *lc, const char *key, size_t len, uint64_t 
 	old->hash = hash;
 	old->len = (uint16_t)len;
 	old->full = true;
-	old->next = NULL;
+	old->next = old->next2 = NULL;
 	memcpy(old->key, key, len);
 	return followed_by(lc, old);
 }

@@ -27,7 +27,9 @@ const void *linecache_find(struct linecache *lc, const char *key, size_t len,
 /* Private, here for linecache_get()'s first step, inline in the caller's loop */
 struct linecache_entry {
 	uint64_t hash;
-	struct linecache_entry *next;	/* the entry asked for after this one last time */
+	/* the entries asked for after this one the last two times (a line is followed by
+	 * one of a few, as a log goes through the same sequences) */
+	struct linecache_entry *next, *next2;
 	uint32_t used;			/* when last asked: of a set's ways, the oldest goes */
 	uint16_t len;
 	bool full;
@@ -51,14 +53,31 @@ static inline bool linecache_is_key(const struct linecache_entry *e, const char 
 }
 
 /*
- * For callers that follow a sequence themselves: the entry that came after the last
- * one asked for, the last time (NULL: none; its key may have been replaced since), its
- * value, and that it was asked for now (as linecache_get() of its key would find it).
- * An entry, once filled, is never empty again.
+ * For callers that follow a sequence themselves: the entries that came after the last
+ * one asked for, the last time and the time before (NULL: none; their keys may have
+ * been replaced since), a value, and that an entry was asked for now (as
+ * linecache_get() of its key would find it), through linecache_predict()'s entry or
+ * else linecache_predict2()'s. An entry, once filled, is never empty again.
  */
 static inline struct linecache_entry *linecache_predict(const struct linecache *lc)
 {
 	return lc->last ? lc->last->next : NULL;
+}
+
+static inline struct linecache_entry *linecache_predict2(const struct linecache *lc)
+{
+	return lc->last ? lc->last->next2 : NULL;
+}
+
+/* @e comes after lc->last (not NULL) this time */
+static inline void linecache_follows(struct linecache *lc, struct linecache_entry *e)
+{
+	struct linecache_entry *l = lc->last;
+
+	if (l->next != e) {
+		l->next2 = l->next;
+		l->next = e;
+	}
 }
 
 static inline void *linecache_value(const struct linecache *lc, struct linecache_entry *e)
@@ -87,6 +106,13 @@ static inline const void *linecache_get(struct linecache *lc, const char *key, s
 	struct linecache_entry *e = linecache_predict(lc);
 
 	if (e && linecache_is_key(e, key, len)) {
+		linecache_hit(lc, e);
+		*ret_hash = e->hash;
+		return linecache_value(lc, e);
+	}
+	e = linecache_predict2(lc);
+	if (e && linecache_is_key(e, key, len)) {
+		linecache_follows(lc, e);
 		linecache_hit(lc, e);
 		*ret_hash = e->hash;
 		return linecache_value(lc, e);
