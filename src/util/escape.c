@@ -76,34 +76,51 @@ bool escape_needed(const char *s, size_t len)
 	return false;
 }
 
+/* What escape_dup() makes of the byte(s) at @u (@left of them): bytes taken, bytes out */
+static size_t escape_step(const unsigned char *u, size_t left, size_t *ret_out)
+{
+	size_t n;
+
+	/* printable ASCII, the usual case, as it is */
+	if (u[0] >= 0x20 && u[0] < 0x7f && u[0] != '\\') {
+		*ret_out = 1;
+		return 1;
+	}
+	n = utf8_valid_len(u, left);
+	if (n) {
+		*ret_out = n;
+		return n;
+	}
+	*ret_out = u[0] == '\\' ? 2 : 4;
+	return 1;
+}
+
 char *escape_dup(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, size = 0, n, k;
 	char *out, *p;
-	size_t i = 0;
 
-	if (len > (SIZE_MAX - 1) / 4)
-		return NULL;
-	out = malloc(len * 4 + 1);
+	/* the exact size: tables keep thousands of these at once */
+	while (i < len) {
+		i += escape_step(u + i, len - i, &k);
+		if (size > SIZE_MAX - 1 - k)
+			return NULL;
+		size += k;
+	}
+	out = malloc(size + 1);
 	if (!out)
 		return NULL;
 	p = out;
-	while (i < len) {
-		size_t n = utf8_valid_len(u + i, len - i);
-
-		if (n) {
+	for (i = 0; i < len; i += n) {
+		n = escape_step(u + i, len - i, &k);
+		if (k == n)
 			memcpy(p, u + i, n);
-			p += n;
-			i += n;
-		} else if (u[i] == '\\') {
-			*p++ = '\\';
-			*p++ = '\\';
-			i++;
-		} else {
+		else if (k == 2)
+			memcpy(p, "\\\\", 2);
+		else
 			snprintf(p, 5, "\\x%02x", u[i]);
-			p += 4;
-			i++;
-		}
+		p += k;
 	}
 	*p = '\0';
 	return out;
