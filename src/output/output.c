@@ -380,17 +380,33 @@ static size_t display_width(const char *s)
 	return len;
 }
 
-/* Text of the columns @cols (n_cols of them) of the rows @rows selects (NULL: all). */
+/* @n spaces (none if @n <= 0), without a format to parse: tables pad every cell */
+static void put_pad(FILE *f, int n)
+{
+	static const char spaces[] = "                                                                ";
+
+	while (n > 0) {
+		int k = n < (int)sizeof(spaces) - 1 ? n : (int)sizeof(spaces) - 1;
+
+		fwrite(spaces, 1, (size_t)k, f);
+		n -= k;
+	}
+}
+
+/*
+ * Text of the columns @cols (n_cols of them) of the rows @rows selects (NULL: all).
+ * Each cell's text is made twice, for the widths and to print, rather than kept: a
+ * table of many thousand rows (ci's boots) then takes no memory for it.
+ */
 static void table_text(struct out *o, const char *title, const struct table *t,
 		       const size_t *cols, size_t n_cols, const bool *rows)
 {
 	size_t *w = calloc(n_cols ? n_cols : 1, sizeof(size_t));
-	char **txt = calloc(t->nrows * n_cols + 1, sizeof(char *));
 	int indent = o->depth > 0 ? 2 : 0;
 
-	if (!w || !txt) {
+	if (!w) {
 		o->err = o->err ? o->err : -ENOMEM;
-		goto out;
+		return;
 	}
 	for (size_t c = 0; c < n_cols; c++)
 		w[c] = strlen(t->cols[cols[c]].header);
@@ -404,9 +420,9 @@ static void table_text(struct out *o, const char *title, const struct table *t,
 				o->err = o->err ? o->err : -ENOMEM;
 				goto out;
 			}
-			txt[r * n_cols + c] = s;
 			if (display_width(s) > w[c])
 				w[c] = display_width(s);
+			free(s);
 		}
 	}
 	if (!o->first_section)
@@ -426,28 +442,33 @@ static void table_text(struct out *o, const char *title, const struct table *t,
 	for (size_t r = 0; r < t->nrows; r++) {
 		if (rows && !rows[r])
 			continue;
-		fprintf(o->f, "%*s", indent, "");
+		put_pad(o->f, indent);
 		for (size_t c = 0; c < n_cols; c++) {
 			const struct col_desc *d = &t->cols[cols[c]];
-			const char *s = txt[r * n_cols + c];
-			int pad = (int)(w[c] - display_width(s));
+			char *s = cell_to_text(d, table_cell(t, r, cols[c]));
+			int pad;
 
+			if (!s) {
+				o->err = o->err ? o->err : -ENOMEM;
+				goto out;
+			}
+			pad = (int)(w[c] - display_width(s));
 			if (c)
 				fputs("  ", o->f);
-			if (d->flags & COL_RIGHT)
-				fprintf(o->f, "%*s%s", pad, "", s);
-			else if (c + 1 == n_cols)
+			if (d->flags & COL_RIGHT) {
+				put_pad(o->f, pad);
 				fputs(s, o->f);
-			else
-				fprintf(o->f, "%s%*s", s, pad, "");
+			} else if (c + 1 == n_cols) {
+				fputs(s, o->f);
+			} else {
+				fputs(s, o->f);
+				put_pad(o->f, pad);
+			}
+			free(s);
 		}
 		fputc('\n', o->f);
 	}
 out:
-	if (txt)
-		for (size_t i = 0; i < t->nrows * n_cols; i++)
-			free(txt[i]);
-	free(txt);
 	free(w);
 }
 

@@ -163,6 +163,21 @@ const struct cell *table_cell(const struct table *t, size_t row, size_t col)
 	return &t->cells[row * t->ncols + col];
 }
 
+/* "%" PRIu64 into @buf (21 bytes or more): tables print thousands of them */
+static void u64_text(uint64_t v, char *buf)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = '\0';
+}
+
 char *cell_to_text(const struct col_desc *d, const struct cell *c)
 {
 	char buf[64];
@@ -174,7 +189,7 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 	case COL_STR:
 		return escape_dup(c->s, strlen(c->s));
 	case COL_U64:
-		snprintf(buf, sizeof(buf), "%" PRIu64, c->u);
+		u64_text(c->u, buf);
 		break;
 	case COL_I64:
 		snprintf(buf, sizeof(buf), "%" PRId64, c->i);
