@@ -762,7 +762,7 @@ static int boot_close(struct ci *c)
 	struct class_count cc[ARRAY_SIZE(classes)];
 	struct boot *b = cur_boot(c);
 	char buf[256];
-	size_t n_cc = 0, len = 0;
+	size_t n_cc = 0, len = 0, n_seen = 0;
 
 	if (!b)
 		return 0;
@@ -800,14 +800,16 @@ static int boot_close(struct ci *c)
 			b->failures += a->boot_count;
 		b->wasted = add_sat_u64(b->wasted, a->boot_wasted);
 	}
-	qsort(cc, ARRAY_SIZE(classes), sizeof(cc[0]), class_count_cmp);
+	/* the classes seen, a few of many: sorted alone (a log may have 10,000s of boots) */
+	for (size_t i = 0; i < ARRAY_SIZE(classes); i++)
+		if (cc[i].n)
+			cc[n_seen++] = cc[i];
+	qsort(cc, n_seen, sizeof(cc[0]), class_count_cmp);
 	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(classes) && cc[i].n; i++, n_cc++) {
+	for (size_t i = 0; i < n_seen; i++, n_cc++) {
 		if (n_cc == BOOT_SUMMARY_CLASSES) {
-			size_t more = 0;
+			size_t more = n_seen - i;
 
-			for (size_t k = i; k < ARRAY_SIZE(classes) && cc[k].n; k++)
-				more++;
 			snprintf(buf + len, sizeof(buf) - len, ",+%zu more", more);
 			break;
 		}
