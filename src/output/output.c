@@ -395,8 +395,8 @@ static void put_pad(FILE *f, int n)
 
 /*
  * Text of the columns @cols (n_cols of them) of the rows @rows selects (NULL: all).
- * Each cell's text is made twice, for the widths and to print, rather than kept: a
- * table of many thousand rows (ci's boots) then takes no memory for it.
+ * Each cell's text is made when it is printed, not kept from when the widths are
+ * found: a table of many thousand rows (ci's boots) then takes no memory for it.
  */
 static void table_text(struct out *o, const char *title, const struct table *t,
 		       const size_t *cols, size_t n_cols, const bool *rows)
@@ -414,15 +414,14 @@ static void table_text(struct out *o, const char *title, const struct table *t,
 		if (rows && !rows[r])
 			continue;
 		for (size_t c = 0; c < n_cols; c++) {
-			char *s = cell_to_text(&t->cols[cols[c]], table_cell(t, r, cols[c]));
+			size_t cw;
 
-			if (!s) {
+			if (cell_text_width(&t->cols[cols[c]], table_cell(t, r, cols[c]), &cw) < 0) {
 				o->err = o->err ? o->err : -ENOMEM;
 				goto out;
 			}
-			if (display_width(s) > w[c])
-				w[c] = display_width(s);
-			free(s);
+			if (cw > w[c])
+				w[c] = cw;
 		}
 	}
 	if (!o->first_section)

@@ -178,6 +178,35 @@ static void u64_text(uint64_t v, char *buf)
 	*buf = '\0';
 }
 
+int cell_text_width(const struct col_desc *d, const struct cell *c, size_t *ret_width)
+{
+	size_t w = 0;
+	char *s;
+
+	if (c->set && d->kind == COL_STR) {
+		*ret_width = escape_width(c->s, strlen(c->s));
+		return 0;
+	}
+	if (c->set && d->kind == COL_U64) {
+		uint64_t v = c->u;
+
+		do
+			w++;
+		while (v /= 10);
+		*ret_width = w;
+		return 0;
+	}
+	s = cell_to_text(d, c);
+	if (!s)
+		return -ENOMEM;
+	/* count UTF-8 lead bytes: escaped text is printable, one column each */
+	for (const char *p = s; *p; p++)
+		w += ((unsigned char)*p & 0xc0) != 0x80;
+	free(s);
+	*ret_width = w;
+	return 0;
+}
+
 char *cell_to_text(const struct col_desc *d, const struct cell *c)
 {
 	char buf[64];

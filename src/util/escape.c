@@ -61,21 +61,6 @@ static size_t utf8_valid_len(const unsigned char *s, size_t left)
 	return n;
 }
 
-bool escape_needed(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < len) {
-		size_t n = utf8_valid_len(u + i, len - i);
-
-		if (!n)
-			return true;
-		i += n;
-	}
-	return false;
-}
-
 /* What escape_dup() makes of the byte(s) at @u (@left of them): bytes taken, bytes out */
 static size_t escape_step(const unsigned char *u, size_t left, size_t *ret_out)
 {
@@ -93,6 +78,34 @@ static size_t escape_step(const unsigned char *u, size_t left, size_t *ret_out)
 	}
 	*ret_out = u[0] == '\\' ? 2 : 4;
 	return 1;
+}
+
+bool escape_needed(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, n, k;
+
+	while (i < len) {
+		n = escape_step(u + i, len - i, &k);
+		if (k != n)
+			return true;
+		i += n;
+	}
+	return false;
+}
+
+size_t escape_width(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, w = 0, n, k;
+
+	while (i < len) {
+		n = escape_step(u + i, len - i, &k);
+		/* a character as it is, "\\" or "\xNN" */
+		w += k == n ? 1 : k;
+		i += n;
+	}
+	return w;
 }
 
 char *escape_dup(const char *s, size_t len)

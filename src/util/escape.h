@@ -14,6 +14,8 @@
 char *escape_dup(const char *s, size_t len);
 /* True if escape_dup() would change @s. */
 bool escape_needed(const char *s, size_t len);
+/* The columns escape_dup()'s text of @s takes on a terminal: one a character */
+size_t escape_width(const char *s, size_t len);
 
 /*
  * JSON must be UTF-8 (RFC 8259): a copy of @s with every byte that starts no valid

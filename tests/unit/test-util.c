@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "output/table.h"
 #include "output/units.h"
 #include "util/array.h"
 #include "util/hindex.h"
@@ -422,6 +423,16 @@ static void test_parse_u32_int(void **state)
 
 /* ---- escape ---------------------------------------------------------------------- */
 
+/* Columns of escaped text: one a UTF-8 lead byte */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 static void check_escape(const char *in, size_t len, const char *want)
 {
 	char *out = escape_dup(in, len);
@@ -429,6 +440,7 @@ static void check_escape(const char *in, size_t len, const char *want)
 	assert_non_null(out);
 	assert_string_equal(out, want);
 	assert_int_equal(escape_needed(in, len), strlen(want) != len || memcmp(want, in, len) != 0);
+	assert_int_equal(escape_width(in, len), columns(want));
 	free(out);
 }
 
@@ -517,6 +529,62 @@ static void test_escape_every_byte(void **state)
 			assert_true(escape_needed(&in, 1));
 		free(out);
 	}
+}
+
+/* cell_text_width(): the columns of cell_to_text()'s text, for every kind of cell */
+static void test_cell_text_width(void **state)
+{
+	static const struct col_desc cols[] = {
+		{ "S", "s", COL_STR, 0, NULL },	    { "U", "u", COL_U64, 0, NULL },
+		{ "I", "i", COL_I64, 0, NULL },	    { "B", "b", COL_BYTES, 0, NULL },
+		{ "F", "f", COL_FLOAT, 0, NULL },   { "C", "c", COL_COUNTS, 0, NULL },
+		{ "V", "v", COL_STRV, 0, NULL },
+	};
+	static const uint64_t nums[] = { 0, 9, 10, 99, 100, 12345, UINT64_MAX / 10, UINT64_MAX };
+	static const char *const strs[] = { "", "a", "a\\b", "\033[2J", "caf\xc3\xa9", "\xff\xfe",
+					    "\xe2\x80\xae", "nfs: Unknown symbol x (err -2)" };
+	struct table *t;
+	size_t row, w;
+	char buf[16];
+
+	assert_int_equal(table_new(cols, ARRAY_SIZE(cols), &t), 0);
+	/* unset cells first */
+	assert_int_equal(table_add_row(t, &row), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++) {
+		assert_int_equal(table_add_row(t, &row), 0);
+		table_set_u64(t, row, 1, nums[i]);
+		table_set_i64(t, row, 2, -(int64_t)(nums[i] / 2));
+		table_set_u64(t, row, 3, nums[i]);
+		table_set_float(t, row, 4, (double)nums[i] / 3);
+		assert_int_equal(table_add_count(t, row, 5, strs[i % ARRAY_SIZE(strs)], nums[i]), 0);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++) {
+		assert_int_equal(table_add_row(t, &row), 0);
+		assert_int_equal(table_set_str(t, row, 0, strs[i]), 0);
+		assert_int_equal(table_set_strv(t, row, 6, (char *const *)strs, i), 0);
+	}
+	/* and random bytes */
+	srand(7);
+	for (int i = 0; i < 2000; i++) {
+		size_t len = (size_t)(rand() % 12);
+
+		for (size_t k = 0; k < len; k++)
+			buf[k] = (char)(rand() % 255 + 1);
+		buf[len] = '\0';
+		assert_int_equal(table_add_row(t, &row), 0);
+		assert_int_equal(table_set_str(t, row, 0, buf), 0);
+	}
+	for (size_t r = 0; r <= row; r++)
+		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+			const struct cell *cell = table_cell(t, r, c);
+			char *text = cell_to_text(&cols[c], cell);
+
+			assert_non_null(text);
+			assert_int_equal(cell_text_width(&cols[c], cell, &w), 0);
+			assert_int_equal(w, columns(text));
+			free(text);
+		}
+	table_free(t);
 }
 
 /* ---- units ----------------------------------------------------------------------- */
@@ -1032,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_escape_bidi_backslash),
 		cmocka_unit_test(test_escape_valid_utf8),
 		cmocka_unit_test(test_escape_every_byte),
+		cmocka_unit_test(test_cell_text_width),
 		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_kver_parse),
 		cmocka_unit_test(test_root_open),
