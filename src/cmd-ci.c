@@ -867,7 +867,7 @@ static bool dmesg_repeats(const struct dmesg_mapped *prev, const struct dmesg_ma
 }
 
 /* dmesg_repeats() of the line known as @k whose text after the time is at @rest */
-static bool dmesg_repeats_known(const struct dmesg_mapped *prev, const struct dmesg_known *k,
+static inline __attribute__((always_inline)) bool dmesg_repeats_known(const struct dmesg_mapped *prev, const struct dmesg_known *k,
 				const char *rest)
 {
 	const struct dmesg_mapped *d = &k->d;
