@@ -9,6 +9,7 @@
 #define WAYS 2
 #define entry linecache_entry
 #define ENTRY_ALIGN 16
+_Static_assert(ENTRY_ALIGN <= _Alignof(max_align_t), "calloc() aligns entries");
 
 static size_t align_up(size_t n, size_t a)
 {
@@ -27,19 +28,14 @@ int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
 	lc->value_off = align_up(sizeof(struct entry), ENTRY_ALIGN);
 	lc->stride = align_up(lc->value_off + value_size, ENTRY_ALIGN);
 	lc->n_sets = n / WAYS;
-	lc->entries = aligned_alloc(ENTRY_ALIGN, n * lc->stride);
+	/*
+	 * Zeroed is empty (no hash, no links, not full); calloc()'s pages are touched
+	 * only where entries are filled, not all at a thread's start.
+	 */
+	lc->entries = calloc(n, lc->stride);
 	if (!lc->entries) {
 		free(lc);
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct entry *e = (struct entry *)(lc->entries + i * lc->stride);
-
-		e->hash = 0;
-		e->used = 0;
-		e->next = e->next2 = NULL;
-		e->len = 0;
-		e->full = false;
 	}
 	*ret = lc;
 	return 0;
