@@ -370,16 +370,6 @@ static void table_json(struct out *o, const char *key, const struct table *t)
 	json_add(o, key, arr);
 }
 
-static size_t display_width(const char *s)
-{
-	size_t len = 0;
-
-	/* count UTF-8 lead bytes: escaped text is printable, one column each */
-	for (; *s; s++)
-		len += ((unsigned char)*s & 0xc0) != 0x80;
-	return len;
-}
-
 /* @n spaces (none if @n <= 0), without a format to parse: tables pad every cell */
 static void put_pad(FILE *f, int n)
 {
@@ -395,8 +385,8 @@ static void put_pad(FILE *f, int n)
 
 /*
  * Text of the columns @cols (n_cols of them) of the rows @rows selects (NULL: all).
- * Each cell's text is made when it is printed, not kept from when the widths are
- * found: a table of many thousand rows (ci's boots) then takes no memory for it.
+ * Widths first, then the text, each cell's written as it is made, mostly without a
+ * copy: a table of many thousand rows (ci's boots) takes no memory for its text.
  */
 static void table_text(struct out *o, const char *title, const struct table *t,
 		       const size_t *cols, size_t n_cols, const bool *rows)
@@ -444,26 +434,24 @@ static void table_text(struct out *o, const char *title, const struct table *t,
 		put_pad(o->f, indent);
 		for (size_t c = 0; c < n_cols; c++) {
 			const struct col_desc *d = &t->cols[cols[c]];
-			char *s = cell_to_text(d, table_cell(t, r, cols[c]));
-			int pad;
+			const struct cell *cell = table_cell(t, r, cols[c]);
+			size_t cw = 0;
+			bool right = d->flags & COL_RIGHT, last = c + 1 == n_cols;
 
-			if (!s) {
+			if (c)
+				fputs("  ", o->f);
+			if ((right || !last) && cell_text_width(d, cell, &cw) < 0) {
 				o->err = o->err ? o->err : -ENOMEM;
 				goto out;
 			}
-			pad = (int)(w[c] - display_width(s));
-			if (c)
-				fputs("  ", o->f);
-			if (d->flags & COL_RIGHT) {
-				put_pad(o->f, pad);
-				fputs(s, o->f);
-			} else if (c + 1 == n_cols) {
-				fputs(s, o->f);
-			} else {
-				fputs(s, o->f);
-				put_pad(o->f, pad);
+			if (right)
+				put_pad(o->f, (int)(w[c] - cw));
+			if (cell_fputs(d, cell, o->f) < 0) {
+				o->err = o->err ? o->err : -ENOMEM;
+				goto out;
 			}
-			free(s);
+			if (!right && !last)
+				put_pad(o->f, (int)(w[c] - cw));
 		}
 		fputc('\n', o->f);
 	}

@@ -207,6 +207,27 @@ int cell_text_width(const struct col_desc *d, const struct cell *c, size_t *ret_
 	return 0;
 }
 
+int cell_fputs(const struct col_desc *d, const struct cell *c, FILE *f)
+{
+	char buf[21], *s;
+
+	if (c->set && d->kind == COL_STR) {
+		escape_fputs(c->s, strlen(c->s), f);
+		return 0;
+	}
+	if (c->set && d->kind == COL_U64) {
+		u64_text(c->u, buf);
+		fputs(buf, f);
+		return 0;
+	}
+	s = cell_to_text(d, c);
+	if (!s)
+		return -ENOMEM;
+	fputs(s, f);
+	free(s);
+	return 0;
+}
+
 char *cell_to_text(const struct col_desc *d, const struct cell *c)
 {
 	char buf[64];

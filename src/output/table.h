@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Columns are described once (util-linux coldescs[]): the same descriptor gives the
@@ -76,3 +77,5 @@ const struct cell *table_cell(const struct table *t, size_t row, size_t col);
 char *cell_to_text(const struct col_desc *d, const struct cell *c);
 /* The columns cell_to_text()'s text takes on a terminal, mostly without making it: 0 or -ENOMEM */
 int cell_text_width(const struct col_desc *d, const struct cell *c, size_t *ret_width);
+/* cell_to_text()'s text, written to @f, mostly without making it: 0 or -ENOMEM */
+int cell_fputs(const struct col_desc *d, const struct cell *c, FILE *f);

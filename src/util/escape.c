@@ -108,6 +108,31 @@ size_t escape_width(const char *s, size_t len)
 	return w;
 }
 
+void escape_fputs(const char *s, size_t len, FILE *f)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, from = 0, n, k;
+	char esc[5];
+
+	while (i < len) {
+		n = escape_step(u + i, len - i, &k);
+		if (k == n) {
+			i += n;
+			continue;
+		}
+		/* the bytes as they are so far, then this one escaped */
+		fwrite(s + from, 1, i - from, f);
+		if (k == 2)
+			fputs("\\\\", f);
+		else {
+			snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+			fputs(esc, f);
+		}
+		from = ++i;
+	}
+	fwrite(s + from, 1, i - from, f);
+}
+
 char *escape_dup(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Names, comm and log text come from the kernel and from other machines' logs: before
@@ -16,6 +17,8 @@ char *escape_dup(const char *s, size_t len);
 bool escape_needed(const char *s, size_t len);
 /* The columns escape_dup()'s text of @s takes on a terminal: one a character */
 size_t escape_width(const char *s, size_t len);
+/* escape_dup()'s text of @s, written to @f without a copy */
+void escape_fputs(const char *s, size_t len, FILE *f);
 
 /*
  * JSON must be UTF-8 (RFC 8259): a copy of @s with every byte that starts no valid

@@ -435,12 +435,19 @@ static size_t columns(const char *s)
 
 static void check_escape(const char *in, size_t len, const char *want)
 {
-	char *out = escape_dup(in, len);
+	char *out = escape_dup(in, len), *written = NULL;
+	size_t n_written = 0;
+	FILE *f = open_memstream(&written, &n_written);
 
 	assert_non_null(out);
 	assert_string_equal(out, want);
 	assert_int_equal(escape_needed(in, len), strlen(want) != len || memcmp(want, in, len) != 0);
 	assert_int_equal(escape_width(in, len), columns(want));
+	assert_non_null(f);
+	escape_fputs(in, len, f);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(written, want);
+	free(written);
 	free(out);
 }
 
@@ -531,7 +538,7 @@ static void test_escape_every_byte(void **state)
 	}
 }
 
-/* cell_text_width(): the columns of cell_to_text()'s text, for every kind of cell */
+/* cell_text_width() and cell_fputs(): as cell_to_text()'s text, for every kind of cell */
 static void test_cell_text_width(void **state)
 {
 	static const struct col_desc cols[] = {
@@ -577,11 +584,18 @@ static void test_cell_text_width(void **state)
 	for (size_t r = 0; r <= row; r++)
 		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
 			const struct cell *cell = table_cell(t, r, c);
-			char *text = cell_to_text(&cols[c], cell);
+			char *text = cell_to_text(&cols[c], cell), *written = NULL;
+			size_t n_written = 0;
+			FILE *f = open_memstream(&written, &n_written);
 
 			assert_non_null(text);
 			assert_int_equal(cell_text_width(&cols[c], cell, &w), 0);
 			assert_int_equal(w, columns(text));
+			assert_non_null(f);
+			assert_int_equal(cell_fputs(&cols[c], cell, f), 0);
+			assert_int_equal(fclose(f), 0);
+			assert_string_equal(written, text);
+			free(written);
 			free(text);
 		}
 	table_free(t);
