@@ -737,7 +737,7 @@ struct dmesg_mapped {
 			uint8_t format;
 			uint8_t kind;	/* the finding's */
 			bool record;
-			uint8_t zero;
+			uint8_t zero;	/* padding, kept 0 for the word */
 			uint32_t module_len;
 		};
 		uint64_t same;
@@ -851,33 +851,32 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 }
 
 /*
- * Whether @d is one more of the record @prev, the line before it, as ci and the parser
- * count lines: so that a run (a load failing on every CPU) is reduced at once. Found
- * here, where the lines are at hand, for reduce may run on another core.
+ * Whether @d, its line @moved bytes from where its pointers point, is one more of the
+ * record @prev, the line before it, as ci and the parser count lines: so that a run (a
+ * load failing on every CPU) is reduced at once. Found where the lines are mapped, for
+ * reduce may run on another core. Inline: asked of every line of a dense log.
  */
-static bool dmesg_repeats(const struct dmesg_mapped *prev, const struct dmesg_mapped *d)
+static inline __attribute__((always_inline)) bool
+dmesg_repeats_moved(const struct dmesg_mapped *prev, const struct dmesg_mapped *d, intptr_t moved)
 {
 	const size_t head = sizeof(d->module_head);
 
 	return prev && d->may_repeat && d->same == prev->same &&
 	       d->module_head == prev->module_head &&
-	       (d->module_len <= head || memcmp(dmesg_at(d, d->module) + head,
+	       (d->module_len <= head || memcmp(d->module + moved + head,
 						 dmesg_at(prev, prev->module) + head,
 						 d->module_len - head) == 0);
 }
 
-/* dmesg_repeats() of the line known as @k whose text after the time is at @rest */
-static inline __attribute__((always_inline)) bool dmesg_repeats_known(const struct dmesg_mapped *prev, const struct dmesg_known *k,
-				const char *rest)
+static bool dmesg_repeats(const struct dmesg_mapped *prev, const struct dmesg_mapped *d)
 {
-	const struct dmesg_mapped *d = &k->d;
-	const size_t head = sizeof(d->module_head);
+	return dmesg_repeats_moved(prev, d, d->moved);
+}
 
-	return prev && d->may_repeat && d->same == prev->same &&
-	       d->module_head == prev->module_head &&
-	       (d->module_len <= head ||
-		memcmp(rest + ((uintptr_t)d->module - k->base) + head,
-		       dmesg_at(prev, prev->module) + head, d->module_len - head) == 0);
+/* Of the line known as @k, its text after the time at @rest: how far it moved */
+static intptr_t dmesg_known_moved(const struct dmesg_known *k, const char *rest)
+{
+	return (intptr_t)((uintptr_t)rest - k->base);
 }
 
 /*
@@ -981,12 +980,12 @@ static int dmesg_line_known(void *userdata, void *state, struct stream_match *m,
 		return dmesg_line_new(userdata, st, m, prev, d, t, h);
 	if (!k->needle)
 		return 0;
-	if (dmesg_repeats_known(prev, k, m->line + t)) {
+	if (dmesg_repeats_moved(prev, &k->d, dmesg_known_moved(k, m->line + t))) {
 		m->tag = DMESG_TAG_REPEAT;
 		return 2;
 	}
 	*d = k->d;
-	d->moved = (intptr_t)((uintptr_t)(m->line + t) - k->base);
+	d->moved = dmesg_known_moved(k, m->line + t);
 	return 1;
 }
 
@@ -1020,6 +1019,7 @@ static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
 		return 0;
 	while ((e = linecache_predict(lc))) {
 		const struct dmesg_known *k;
+		intptr_t moved;
 		size_t len;
 
 		if (!dmesg_known_at(e, p, end, r->max_line)) {
@@ -1033,13 +1033,14 @@ static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
 		if (k->needle) {
 			if (kept == r->room)
 				break;
+			moved = dmesg_known_moved(k, p + DMESG_TIME_LEN);
 			p[len] = '\0';
 			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0 };
-			if (dmesg_repeats_known(prev, k, p + DMESG_TIME_LEN)) {
+			if (dmesg_repeats_moved(prev, &k->d, moved)) {
 				r->m[kept].tag = DMESG_TAG_REPEAT;
 			} else {
 				d[kept] = k->d;
-				d[kept].moved = (intptr_t)((uintptr_t)(p + DMESG_TIME_LEN) - k->base);
+				d[kept].moved = moved;
 				prev = &d[kept];
 			}
 			kept++;
@@ -1127,7 +1128,7 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			i++;
 			continue;
 		}
-		/* a repeat not counted with a run (it followed a journal's line): found again */
+		/* a repeat not counted with a run (after a line that heads none): found again */
 		if (m[i].tag & DMESG_TAG_REPEAT)
 			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
 		if (d[i].parsed == 1)

@@ -101,7 +101,7 @@ struct stream_match {
 	size_t len;
 	uint64_t lineno;	/* 1-based; set before reduce */
 	int err;		/* 0, or -E2BIG: longer than max_line (then skip it) */
-	uint32_t tag;		/* 0, or what line or run says of it instead of a result */
+	uint32_t tag;		/* 0, or what map, line or run say of it to reduce */
 };
 
 /* What stream_scan_ops.run gets and gives */
@@ -128,8 +128,8 @@ struct stream_scan_ops {
 	void (*state_free)(void *state);
 	/*
 	 * Any thread, blocks in any order: @n lines of one block, for each a result at
-	 * @results + i * result_size (not initialised: map fills what reduce reads).
-	 * Must touch nothing but its arguments and its thread's @state.
+	 * @results + i * result_size (not initialised: map fills what reduce reads), and
+	 * a tag it may set. Must touch nothing but its arguments and its thread's @state.
 	 */
 	void (*map)(void *userdata, void *state, struct stream_match *m, size_t n,
 		    void *results);
