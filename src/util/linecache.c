@@ -7,7 +7,6 @@
 #include "util/linecache.h"
 
 #define WAYS 2
-#define entry linecache_entry
 #define ENTRY_ALIGN 16
 _Static_assert(ENTRY_ALIGN <= _Alignof(max_align_t), "calloc() aligns entries");
 
@@ -25,7 +24,7 @@ int linecache_new(size_t value_size, size_t n_entries, struct linecache **ret)
 		return -ENOMEM;
 	while (n < n_entries && n < UINT32_MAX / 2)
 		n *= 2;
-	lc->value_off = align_up(sizeof(struct entry), ENTRY_ALIGN);
+	lc->value_off = align_up(sizeof(struct linecache_entry), ENTRY_ALIGN);
 	lc->stride = align_up(lc->value_off + value_size, ENTRY_ALIGN);
 	lc->n_sets = n / WAYS;
 	/*
@@ -50,23 +49,18 @@ struct linecache *linecache_free(struct linecache *lc)
 	return NULL;
 }
 
-static struct entry *set_of(const struct linecache *lc, uint64_t hash)
+static struct linecache_entry *set_of(const struct linecache *lc, uint64_t hash)
 {
-	return (struct entry *)(lc->entries + (hash & (lc->n_sets - 1)) * WAYS * lc->stride);
+	return (struct linecache_entry *)(lc->entries + (hash & (lc->n_sets - 1)) * WAYS * lc->stride);
 }
 
-static struct entry *way(const struct linecache *lc, struct entry *set, int w)
+static struct linecache_entry *way(const struct linecache *lc, struct linecache_entry *set, int w)
 {
-	return (struct entry *)((char *)set + (size_t)w * lc->stride);
-}
-
-static bool is_key(const struct entry *e, const char *key, size_t len)
-{
-	return linecache_is_key(e, key, len);
+	return (struct linecache_entry *)((char *)set + (size_t)w * lc->stride);
 }
 
 /* @e comes after the entry asked for last: remember it, and that it is now the last */
-static void *followed_by(struct linecache *lc, struct entry *e)
+static void *followed_by(struct linecache *lc, struct linecache_entry *e)
 {
 	if (lc->last)
 		linecache_follows(lc, e);
@@ -77,7 +71,7 @@ static void *followed_by(struct linecache *lc, struct entry *e)
 const void *linecache_find(struct linecache *lc, const char *key, size_t len,
 			   uint64_t *ret_hash)
 {
-	struct entry *set, *e;
+	struct linecache_entry *set, *e;
 	uint64_t h;
 
 	h = hash_words(key, len, 5);
@@ -87,7 +81,7 @@ const void *linecache_find(struct linecache *lc, const char *key, size_t len,
 	set = set_of(lc, h);
 	for (int w = 0; w < WAYS; w++) {
 		e = way(lc, set, w);
-		if (e->full && e->hash == h && is_key(e, key, len))
+		if (e->full && e->hash == h && linecache_is_key(e, key, len))
 			return followed_by(lc, e);
 	}
 	return NULL;
@@ -95,14 +89,14 @@ const void *linecache_find(struct linecache *lc, const char *key, size_t len,
 
 void *linecache_put(struct linecache *lc, const char *key, size_t len, uint64_t hash)
 {
-	struct entry *set, *old;
+	struct linecache_entry *set, *old;
 
 	if (len > LINECACHE_KEY_MAX)
 		return NULL;
 	set = set_of(lc, hash);
 	old = set;
 	for (int w = 0; w < WAYS; w++) {
-		struct entry *e = way(lc, set, w);
+		struct linecache_entry *e = way(lc, set, w);
 
 		if (!e->full) {
 			old = e;

@@ -53,11 +53,11 @@ static inline bool linecache_is_key(const struct linecache_entry *e, const char 
 }
 
 /*
- * For callers that follow a sequence themselves: the entries that came after the last
- * one asked for, the last time and the time before (NULL: none; their keys may have
- * been replaced since), a value, and that an entry was asked for now (as
- * linecache_get() of its key would find it), through linecache_predict()'s entry or
- * else linecache_predict2()'s. An entry, once filled, is never empty again.
+ * For callers that follow a sequence themselves, as linecache_get() does first: the
+ * entries that came after the last one asked for, the last time and the time before
+ * (NULL: none; their keys may have been replaced since: compare), an entry's value, and
+ * that an entry was asked for now (linecache_hit(); for linecache_predict2()'s,
+ * linecache_follows() first). An entry, once filled, is never empty again.
  */
 static inline struct linecache_entry *linecache_predict(const struct linecache *lc)
 {

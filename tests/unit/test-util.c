@@ -1088,6 +1088,36 @@ static void test_linecache(void **state)
 	assert_null(linecache_get(lc, "line 7x", 7, &h));
 	assert_null(linecache_get(lc, "line ", 5, &h));
 	linecache_free(lc);
+
+	/* "A" followed by "B", then by "C": both are predicted, the latest first */
+	{
+		static const char *const seq[] = { "A", "B", "A", "C", "A" };
+		struct linecache_entry *e;
+
+		assert_int_equal(linecache_new(sizeof(int), 64, &lc), 0);
+		for (size_t i = 0; i < ARRAY_SIZE(seq); i++)
+			if (!linecache_get(lc, seq[i], 1, &h))
+				*(int *)linecache_put(lc, seq[i], 1, h) = seq[i][0];
+		e = linecache_predict(lc);
+		assert_non_null(e);
+		assert_true(linecache_is_key(e, "C", 1));
+		e = linecache_predict2(lc);
+		assert_non_null(e);
+		assert_true(linecache_is_key(e, "B", 1));
+		assert_int_equal(*(int *)linecache_value(lc, e), 'B');
+		/* "B" again, by the second guess: after "A" it is now the first */
+		linecache_follows(lc, e);
+		linecache_hit(lc, e);
+		assert_non_null(linecache_get(lc, "A", 1, &h));
+		assert_true(linecache_is_key(linecache_predict(lc), "B", 1));
+		assert_true(linecache_is_key(linecache_predict2(lc), "C", 1));
+		/* linecache_get() takes the second guess the same way */
+		assert_non_null(linecache_get(lc, "C", 1, &h));
+		assert_non_null(linecache_get(lc, "A", 1, &h));
+		assert_true(linecache_is_key(linecache_predict(lc), "C", 1));
+		assert_true(linecache_is_key(linecache_predict2(lc), "B", 1));
+		linecache_free(lc);
+	}
 }
 
 int main(void)
