@@ -180,20 +180,16 @@ static void u64_text(uint64_t v, char *buf)
 
 int cell_text_width(const struct col_desc *d, const struct cell *c, size_t *ret_width)
 {
+	char buf[21], *s;
 	size_t w = 0;
-	char *s;
 
 	if (c->set && d->kind == COL_STR) {
 		*ret_width = escape_width(c->s, strlen(c->s));
 		return 0;
 	}
 	if (c->set && d->kind == COL_U64) {
-		uint64_t v = c->u;
-
-		do
-			w++;
-		while (v /= 10);
-		*ret_width = w;
+		u64_text(c->u, buf);
+		*ret_width = strlen(buf);
 		return 0;
 	}
 	s = cell_to_text(d, c);

@@ -75,7 +75,9 @@ const struct cell *table_cell(const struct table *t, size_t row, size_t col);
 
 /* Text of one cell as the text renderer shows it (escaped). Caller frees. */
 char *cell_to_text(const struct col_desc *d, const struct cell *c);
-/* The columns cell_to_text()'s text takes on a terminal, mostly without making it: 0 or -ENOMEM */
+/*
+ * The columns cell_to_text()'s text takes on a terminal, and that text written to @f,
+ * both mostly without making it: 0 or -ENOMEM.
+ */
 int cell_text_width(const struct col_desc *d, const struct cell *c, size_t *ret_width);
-/* cell_to_text()'s text, written to @f, mostly without making it: 0 or -ENOMEM */
 int cell_fputs(const struct col_desc *d, const struct cell *c, FILE *f);
