@@ -810,7 +810,6 @@ static void dmesg_map_state_free(void *state)
 static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 			   struct dmesg_mapped *d)
 {
-	static const char banner[] = "Linux version ";
 	struct klog_rec rec;
 	struct klog_finding f;
 
@@ -821,9 +820,7 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	if (d->parsed != 1)
 		return;
 	d->record = true;
-	d->may_repeat = !rec.host && line[0] != '-' &&
-			!(rec.msg_len >= sizeof(banner) - 1 &&
-			  memcmp(rec.msg, banner, sizeof(banner) - 1) == 0);
+	d->may_repeat = !rec.host && line[0] != '-' && !ci_klog_banner(rec.msg, rec.msg_len);
 	/* without memory (out of it), the same answer, more slowly */
 	if (st)
 		klog_classify_memo(st->memo, rec.msg, rec.msg_len, &f, NULL);

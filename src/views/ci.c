@@ -762,7 +762,7 @@ static int boot_close(struct ci *c)
 	struct class_count cc[ARRAY_SIZE(classes)];
 	struct boot *b = cur_boot(c);
 	char buf[256];
-	size_t n_cc = 0, len = 0, n_seen = 0;
+	size_t len = 0, n_seen = 0;
 
 	if (!b)
 		return 0;
@@ -806,15 +806,15 @@ static int boot_close(struct ci *c)
 			cc[n_seen++] = cc[i];
 	qsort(cc, n_seen, sizeof(cc[0]), class_count_cmp);
 	buf[0] = '\0';
-	for (size_t i = 0; i < n_seen; i++, n_cc++) {
-		if (n_cc == BOOT_SUMMARY_CLASSES) {
+	for (size_t i = 0; i < n_seen; i++) {
+		if (i == BOOT_SUMMARY_CLASSES) {
 			size_t more = n_seen - i;
 
 			snprintf(buf + len, sizeof(buf) - len, ",+%zu more", more);
 			break;
 		}
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s:%" PRIu64,
-					n_cc ? "," : "", classes[cc[i].cls].name, cc[i].n);
+					i ? "," : "", classes[cc[i].cls].name, cc[i].n);
 		if (len >= sizeof(buf))
 			break;
 	}
@@ -1026,10 +1026,16 @@ static int klog_finding(struct ci *c, uint64_t line, const char *msg, size_t len
 	return add_again(c, (uint32_t)(a - c->aggs), &ev);
 }
 
+static const char banner[] = "Linux version ";
+
+bool ci_klog_banner(const char *msg, size_t len)
+{
+	return len > sizeof(banner) - 1 && memcmp(msg, banner, sizeof(banner) - 1) == 0;
+}
+
 /* What every kernel record does: a boot, the banner's release, where the boot ends. */
 static int record_line(struct ci *c, uint64_t line, const struct klog_rec *rec)
 {
-	static const char banner[] = "Linux version ";
 	int r;
 
 	if (!c->in_boot) {
@@ -1037,8 +1043,7 @@ static int record_line(struct ci *c, uint64_t line, const struct klog_rec *rec)
 		if (r < 0)
 			return r;
 	}
-	if (rec->msg_len > sizeof(banner) - 1 &&
-	    memcmp(rec->msg, banner, sizeof(banner) - 1) == 0) {
+	if (ci_klog_banner(rec->msg, rec->msg_len)) {
 		r = boot_banner(c, line, rec->msg + sizeof(banner) - 1,
 				rec->msg_len - (sizeof(banner) - 1));
 		if (r < 0)

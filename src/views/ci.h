@@ -88,6 +88,8 @@ int ci_input_begin(struct ci *c, const char *path, const char *release);
 void ci_input_set_format(struct ci *c, const char *format, const char *compression);
 /* A kernel log record at @line of the current input (a banner starts a boot). */
 int ci_klog(struct ci *c, uint64_t line, const struct klog_rec *rec);
+/* Whether a record's message is the "Linux version ..." banner that starts a boot */
+bool ci_klog_banner(const char *msg, size_t len);
 /*
  * The same, with the record's message already classified by klog_classify() (on another
  * thread): @f's module points into @rec's message.

@@ -1107,6 +1107,22 @@ static void test_every_format(void **state)
 	ci_free(c);
 }
 
+/* ci_klog_banner(): the banner's words and a release after them, at the message's start */
+static void test_klog_banner(void **state)
+{
+	static const char full[] = "Linux version 6.1.0-9-amd64 (x@y) #1";
+
+	(void)state;
+	assert_true(ci_klog_banner(full, sizeof(full) - 1));
+	assert_true(ci_klog_banner("Linux version 6", 15));
+	/* only @len bytes count: the words alone, or fewer, are none */
+	assert_false(ci_klog_banner(full, 14));
+	assert_false(ci_klog_banner(full, 9));
+	assert_false(ci_klog_banner("", 0));
+	assert_false(ci_klog_banner("linux version 6.1", 17));
+	assert_false(ci_klog_banner("x Linux version 6.1", 19));
+}
+
 /* A banner starts a boot; the release comes from it; gates look at the worst boot */
 static void test_boots_and_gates(void **state)
 {
@@ -1361,6 +1377,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_classify_memo),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_every_format),
+		cmocka_unit_test(test_klog_banner),
 		cmocka_unit_test(test_boots_and_gates),
 		cmocka_unit_test(test_klog_repeat),
 		cmocka_unit_test(test_xml_escape),
