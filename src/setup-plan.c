@@ -42,6 +42,7 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 		       const struct setup_plan_opts *o)
 {
 	bool own_kernel = !o->btf;
+	const char *why;
 	size_t len = 0;
 	const char *ev;
 	int r;
@@ -61,7 +62,7 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 	} else {
 		sp->btf = o->btf;
 	}
-	if (own_kernel && sp->live && tracefs_mount_find(NULL, NULL, false, &sp->mnt, NULL) >= 0) {
+	if (own_kernel && sp->live && tracefs_mount_find(NULL, NULL, false, &sp->mnt, &why) >= 0) {
 		sp->ss.tracefs = sp->mnt.path;
 		if (tracefs_read_file(sp->mnt.fd, "available_filter_functions", 64u << 20,
 				      &sp->funcs, &len) < 0)
