@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/escape.h"
 #include "util/log.h"
+#include "util/version.h"
 #include "cmd.h"
 
 static const struct {
@@ -56,6 +58,14 @@ int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 		g->root = arg;
 		return 1;
 	case OPT_RELEASE:
+		if (!kver_release_ok(arg)) {
+			char *e = escape_dup(arg, strlen(arg));
+
+			log_error("invalid --kernel-release '%s': up to 64 letters, digits and "
+				  "'._-+~', as uname -r gives", e ? e : "?");
+			free(e);
+			return -1;
+		}
 		g->release = arg;
 		return 1;
 	case OPT_MODULEDIR:

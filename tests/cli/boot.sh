@@ -169,6 +169,18 @@ echo 'GRUB_TIMEOUT=3' >"$D"
 ts_run --root "$R" boot-setup --remove
 ts_expect_rc 1 "--remove of a file kmodtop did not write"
 [ "$(cat "$D")" = GRUB_TIMEOUT=3 ] || ts_fail "--remove touched a foreign drop-in"
+# --apply keeps to the same rule
+ts_run --root "$R" boot-setup --apply
+ts_expect_rc 1 "--apply over a file kmodtop did not write"
+grep -F "not written by kmodtop" "$TS_TMP/err" >/dev/null || ts_fail "--apply over a foreign drop-in: not said"
+[ "$(cat "$D")" = GRUB_TIMEOUT=3 ] || ts_fail "--apply replaced a foreign drop-in"
+rm "$D"
+# update-grub sources the drop-in as root: no release that makes a line of its own
+for rel in "$(printf '%s\nGRUB_TIMEOUT=0' "$REL")" "$REL\$(id)" "$REL;id" "../$REL" ''; do
+	ts_run --root "$R" --kernel-release "$rel" boot-setup --apply --vmlinuz "$TS_TMP/vmlinuz.xz"
+	ts_expect_rc 2 "--apply with --kernel-release '$rel'"
+	[ -e "$D" ] && ts_fail "--apply with --kernel-release '$rel' wrote the drop-in" && rm "$D"
+done
 rm -rf "$R/etc/default"
 ts_run --root "$R" boot-setup --apply
 ts_expect_rc 1 "--apply without /etc/default"
