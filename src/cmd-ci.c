@@ -28,6 +28,7 @@
 #include "sources/stream.h"
 #include "sources/sys-module.h"
 #include "sources/tracefs-events.h"
+#include "util/atomic-file.h"
 #include "util/linecache.h"
 #include "util/linereader.h"
 #include "util/log.h"
@@ -1558,19 +1559,51 @@ static int read_baseline(const char *path, struct ci_fmt_baseline **ret)
 	return r;
 }
 
+/*
+ * A file is replaced whole, a temporary renamed over the name: a reader never sees half
+ * of it, and a symlink someone else planted at the name (in a shared directory) is
+ * replaced, never written through. A symlink of the user's own or root's is followed,
+ * as the shell's > would (/dev/stdout, whatever standard output is); so is a name for a
+ * pipe or a terminal.
+ */
+static bool write_in_place(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return false;
+	if (S_ISLNK(st.st_mode))
+		return st.st_uid == geteuid() || st.st_uid == 0;
+	return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode);
+}
+
 static int write_file(const char *opt, const char *path, const struct ci *ci, bool pretty,
 		      int (*fn)(const struct ci *, FILE *, bool))
 {
-	FILE *f = fopen(path, "we");
-	int r;
+	struct atomic_file *af = NULL;
+	FILE *f = NULL;
+	int r = 0;
 
-	if (!f) {
-		log_error("%s '%s': %s", opt, path, strerror(errno));
-		return -errno;
+	if (write_in_place(path)) {
+		f = fopen(path, "we");
+		if (!f)
+			r = -errno;
+	} else {
+		r = atomic_file_new(path, 0644, &af);
+		if (r >= 0)
+			f = atomic_file_stream(af);
 	}
-	r = fn(ci, f, pretty);
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
+	if (r >= 0)
+		r = fn(ci, f, pretty);
+	if (af) {
+		if (r >= 0)
+			r = atomic_file_commit(af);
+		atomic_file_free(af);
+	} else if (f) {
+		errno = 0;
+		if (fclose(f) != 0 && r >= 0)
+			r = errno ? -errno : -EIO;
+	}
 	if (r < 0)
 		log_error("%s '%s': %s", opt, path, strerror(-r));
 	return r;
