@@ -29,6 +29,7 @@
 #include "sources/sys-module.h"
 #include "sources/tracefs-events.h"
 #include "util/atomic-file.h"
+#include "util/io.h"
 #include "util/linecache.h"
 #include "util/linereader.h"
 #include "util/log.h"
@@ -188,6 +189,16 @@ static int add_classes(struct ci_options *o, const char *list, const char **ret_
 		}
 	}
 	return 0;
+}
+
+/* Output that did not arrive fails ci as an unwritable report does (exit status 2) */
+static int stdout_check(const char *what)
+{
+	int r = stream_flush(stdout);
+
+	if (r < 0)
+		log_error("writing %s: %s", what, strerror(-r));
+	return r;
 }
 
 /* --fail-on=help: the classes and the groups, one a line, the name first */
@@ -1693,7 +1704,8 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		switch (opt) {
 		case 'h':
 			ci_usage(stdout);
-			ret = CI_EXIT_PASS;
+			if (stdout_check("the help") >= 0)
+				ret = CI_EXIT_PASS;
 			goto out;
 		case '?':
 			fputs("Try 'kmodtop ci --help' for more information.\n", stderr);
@@ -1718,7 +1730,8 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		case OPT_FAIL_ON:
 			if (strcmp(optarg, "help") == 0) {
 				list_classes();
-				ret = CI_EXIT_PASS;
+				if (stdout_check("the classes") >= 0)
+					ret = CI_EXIT_PASS;
 				goto out;
 			}
 			break;
@@ -1814,8 +1827,13 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		log_error("out of memory");
 		goto out;
 	}
-	if (want_github && !github && ci_write_github(x.ci, stdout) < 0)
-		goto out;
+	if (want_github && !github) {
+		r = ci_write_github(x.ci, stdout);
+		if (r < 0) {
+			log_error("writing the annotations: %s", strerror(-r));
+			goto out;
+		}
+	}
 	r = out_new(g->json ? OUT_JSON : OUT_TEXT, g->pretty, stdout, &o);
 	if (r >= 0)
 		r = ci_render(x.ci, o);

@@ -56,3 +56,12 @@ int dir_open_private(const char *dir, const char **reterr_why)
 	close(fd);
 	return r;
 }
+
+int stream_flush(FILE *f)
+{
+	/* stdio keeps what a failed write() held: flushing again gives its errno */
+	errno = 0;
+	if (fflush(f) != 0 || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Writes all of @p, going on after short writes and EINTR. 0 or -errno. */
 int fd_write_all(int fd, const void *p, size_t len);
@@ -13,3 +14,9 @@ int fd_write_all(int fd, const void *p, size_t len);
  * link", -EPERM "is owned by another user" / "is writable by group or others".
  */
 int dir_open_private(const char *dir, const char **reterr_why);
+
+/*
+ * Flushes @f and says whether everything written to it arrived: 0, or -errno of the
+ * write that failed (-ENOSPC on a full disk, -EPIPE), -EIO when it left none.
+ */
+int stream_flush(FILE *f);

@@ -489,6 +489,23 @@ grep "$(printf '\001')" "$T/out" >/dev/null && ts_fail "hostile: a control chara
 # --- gates, config, allow ---------------------------------------------------------------
 ts_run ci --fail-on=failures "$log"
 ts_expect_rc 1 "--fail-on=failures (a group)"
+# a full disk: said, with its errno, and the exit status of an unwritable report
+if [ -c /dev/full ]; then
+	for a in --help --fail-on=help "--github --max-failures=0 $log" "--max-failures=0 $log"; do
+		# shellcheck disable=SC2086
+		"$KMODTOP" ci $a >/dev/full 2>"$TS_TMP/err"
+		TS_RC=$?
+		ts_expect_rc 2 "ci $a to a full disk"
+		grep -F 'No space left on device' "$TS_TMP/err" >/dev/null ||
+			ts_fail "ci $a to a full disk: $(cat "$TS_TMP/err")"
+	done
+	for o in junit sarif github; do
+		ts_run ci --"$o"=/dev/full "$log"
+		ts_expect_rc 2 "--$o=/dev/full"
+		grep -F "'/dev/full': No space left on device" "$TS_TMP/err" >/dev/null ||
+			ts_fail "--$o=/dev/full: $(cat "$TS_TMP/err")"
+	done
+fi
 ts_run ci --fail-on=autoload-duplicate,vermagic "$log"
 ts_expect_rc 0 "--fail-on classes absent from the log"
 ts_run ci --fail-on=autoload-duplicate "$FX/custom-6.12-modstats/capture/dmesg.txt"
