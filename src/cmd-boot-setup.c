@@ -114,11 +114,43 @@ static int read_image_btf(const struct global_opts *g, const char *file, const c
 	return r;
 }
 
+/*
+ * Whether the drop-in is there, and if so whether kmodtop wrote it: only then may
+ * --apply replace it or --remove delete it. 0 (*ret_there false: none), -EEXIST
+ * another's file, or -errno when it cannot be read.
+ */
+static int dropin_check(const struct kt_root *root, bool *ret_there)
+{
+	char *text = NULL;
+	size_t len;
+	int r;
+
+	*ret_there = false;
+	r = root_read_file(root, GRUB_DROPIN, 1u << 20, &text, &len);
+	if (r == -ENOENT)
+		return 0;
+	*ret_there = true;
+	if (r < 0)
+		return r;
+	r = strncmp(text, BOOT_CMDLINE_GRUB_MARK, strlen(BOOT_CMDLINE_GRUB_MARK)) == 0 ? 0
+										  : -EEXIST;
+	free(text);
+	return r;
+}
+
+static void log_dropin_error(const char *path, int r)
+{
+	if (r == -EEXIST)
+		log_error("'%s': not written by kmodtop boot-setup: left as it is", path);
+	else
+		log_error("'%s': %s", path, strerror(-r));
+}
+
 static int apply(const struct setup_plan *sp, const char *cmdline)
 {
 	struct atomic_file *af = NULL;
-	char *dir = NULL, *path = NULL, *old = NULL;
-	size_t len;
+	char *dir = NULL, *path = NULL;
+	bool old;
 	int r;
 
 	r = root_abspath(sp->root, GRUB_DIR, &dir);
@@ -137,8 +169,11 @@ static int apply(const struct setup_plan *sp, const char *cmdline)
 		log_error("'%s': %s", dir, strerror(-r));
 		goto out;
 	}
-	if (root_read_file(sp->root, GRUB_DROPIN, 1u << 20, &old, &len) < 0)
-		old = NULL;
+	r = dropin_check(sp->root, &old);
+	if (r < 0) {
+		log_dropin_error(path, r);
+		goto out;
+	}
 	r = atomic_file_new(path, 0644, &af);
 	if (r >= 0)
 		r = boot_cmdline_write_grub(atomic_file_stream(af), cmdline, sp->release);
@@ -159,7 +194,6 @@ static int apply(const struct setup_plan *sp, const char *cmdline)
 	       "kmodtop report --boot. kmodtop boot-setup --remove undoes it.\n");
 out:
 	atomic_file_free(af);
-	free(old);
 	free(dir);
 	free(path);
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
@@ -168,8 +202,8 @@ out:
 static int remove_dropin(const struct global_opts *g)
 {
 	struct kt_root *root = NULL;
-	char *path = NULL, *text = NULL;
-	size_t len;
+	char *path = NULL;
+	bool there;
 	int r;
 
 	r = root_new(g->root ? g->root : "/", &root);
@@ -179,20 +213,13 @@ static int remove_dropin(const struct global_opts *g)
 		log_error("'%s': %s", g->root ? g->root : "/", strerror(-r));
 		goto out;
 	}
-	r = root_read_file(root, GRUB_DROPIN, 1u << 20, &text, &len);
-	if (r == -ENOENT) {
-		printf("%s: not there, nothing to remove\n", path);
-		r = 0;
-		goto out;
-	}
+	r = dropin_check(root, &there);
 	if (r < 0) {
-		log_error("'%s': %s", path, strerror(-r));
+		log_dropin_error(path, r);
 		goto out;
 	}
-	/* only a file kmodtop wrote */
-	if (strncmp(text, BOOT_CMDLINE_GRUB_MARK, strlen(BOOT_CMDLINE_GRUB_MARK)) != 0) {
-		log_error("'%s': not written by kmodtop boot-setup: left as it is", path);
-		r = -EEXIST;
+	if (!there) {
+		printf("%s: not there, nothing to remove\n", path);
 		goto out;
 	}
 	if (unlink(path) < 0) {
@@ -203,7 +230,6 @@ static int remove_dropin(const struct global_opts *g)
 	printf("removed %s\nRun update-grub (or grub-mkconfig -o /boot/grub/grub.cfg) for the\n"
 	       "next boot to go without the boot capture.\n", path);
 out:
-	free(text);
 	free(path);
 	root_free(root);
 	return r < 0 ? EXIT_ERROR : EXIT_OK;

@@ -28,6 +28,8 @@
 #include "sources/stream.h"
 #include "sources/sys-module.h"
 #include "sources/tracefs-events.h"
+#include "util/atomic-file.h"
+#include "util/io.h"
 #include "util/linecache.h"
 #include "util/linereader.h"
 #include "util/log.h"
@@ -187,6 +189,16 @@ static int add_classes(struct ci_options *o, const char *list, const char **ret_
 		}
 	}
 	return 0;
+}
+
+/* Output that did not arrive fails ci as an unwritable report does (exit status 2) */
+static int stdout_check(const char *what)
+{
+	int r = stream_flush(stdout);
+
+	if (r < 0)
+		log_error("writing %s: %s", what, strerror(-r));
+	return r;
 }
 
 /* --fail-on=help: the classes and the groups, one a line, the name first */
@@ -1558,19 +1570,51 @@ static int read_baseline(const char *path, struct ci_fmt_baseline **ret)
 	return r;
 }
 
+/*
+ * A file is replaced whole, a temporary renamed over the name: a reader never sees half
+ * of it, and a symlink someone else planted at the name (in a shared directory) is
+ * replaced, never written through. A symlink of the user's own or root's is followed,
+ * as the shell's > would (/dev/stdout, whatever standard output is); so is a name for a
+ * pipe or a terminal.
+ */
+static bool write_in_place(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return false;
+	if (S_ISLNK(st.st_mode))
+		return st.st_uid == geteuid() || st.st_uid == 0;
+	return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode);
+}
+
 static int write_file(const char *opt, const char *path, const struct ci *ci, bool pretty,
 		      int (*fn)(const struct ci *, FILE *, bool))
 {
-	FILE *f = fopen(path, "we");
-	int r;
+	struct atomic_file *af = NULL;
+	FILE *f = NULL;
+	int r = 0;
 
-	if (!f) {
-		log_error("%s '%s': %s", opt, path, strerror(errno));
-		return -errno;
+	if (write_in_place(path)) {
+		f = fopen(path, "we");
+		if (!f)
+			r = -errno;
+	} else {
+		r = atomic_file_new(path, 0644, &af);
+		if (r >= 0)
+			f = atomic_file_stream(af);
 	}
-	r = fn(ci, f, pretty);
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
+	if (r >= 0)
+		r = fn(ci, f, pretty);
+	if (af) {
+		if (r >= 0)
+			r = atomic_file_commit(af);
+		atomic_file_free(af);
+	} else if (f) {
+		errno = 0;
+		if (fclose(f) != 0 && r >= 0)
+			r = errno ? -errno : -EIO;
+	}
 	if (r < 0)
 		log_error("%s '%s': %s", opt, path, strerror(-r));
 	return r;
@@ -1660,7 +1704,8 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		switch (opt) {
 		case 'h':
 			ci_usage(stdout);
-			ret = CI_EXIT_PASS;
+			if (stdout_check("the help") >= 0)
+				ret = CI_EXIT_PASS;
 			goto out;
 		case '?':
 			fputs("Try 'kmodtop ci --help' for more information.\n", stderr);
@@ -1685,7 +1730,8 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		case OPT_FAIL_ON:
 			if (strcmp(optarg, "help") == 0) {
 				list_classes();
-				ret = CI_EXIT_PASS;
+				if (stdout_check("the classes") >= 0)
+					ret = CI_EXIT_PASS;
 				goto out;
 			}
 			break;
@@ -1781,8 +1827,13 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 		log_error("out of memory");
 		goto out;
 	}
-	if (want_github && !github && ci_write_github(x.ci, stdout) < 0)
-		goto out;
+	if (want_github && !github) {
+		r = ci_write_github(x.ci, stdout);
+		if (r < 0) {
+			log_error("writing the annotations: %s", strerror(-r));
+			goto out;
+		}
+	}
 	r = out_new(g->json ? OUT_JSON : OUT_TEXT, g->pretty, stdout, &o);
 	if (r >= 0)
 		r = ci_render(x.ci, o);

@@ -2311,6 +2311,11 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 			fputs("Try 'kmodtop record --help' for more information.\n", stderr);
 			return EXIT_USAGE;
 		case 'o':
+			/* "" would be the bundle "./.partial" */
+			if (!optarg[0]) {
+				log_error("-o '': the bundle directory needs a name");
+				return EXIT_USAGE;
+			}
 			arg_dir = optarg;
 			continue;
 		case OPT_DURATION:

@@ -39,6 +39,7 @@
 #include "util/root.h"
 #include "util/atomic-file.h"
 #include "util/escape.h"
+#include "util/io.h"
 #include "output/openmetrics.h"
 #include "sources/boot-id.h"
 #include "views/report.h"
@@ -612,8 +613,34 @@ static void metrics_opts_done(struct metrics_opts *mo)
  * kmodtop.prom; otherwise PATH is the file, named NAME.prom as the collector wants,
  * in a directory that exists. Checked now, so that a mistyped path is refused before
  * a --duration's collection; written at the end (at boot the file system may become
- * writable only in between). EXIT_OK, or the exit code.
+ * writable only in between). The directory is held to the cache's rules: a file others
+ * read is not written where someone else can swap the directory. EXIT_OK, or the exit
+ * code.
  */
+static int textfile_dir_check(const char *p, const char *dir)
+{
+	size_t len = strlen(dir);
+	_cleanup_free_ char *d = NULL;
+	const char *why = NULL;
+	int fd;
+
+	/* "DIR/" would follow a symlink that "DIR" names */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	d = strndup(dir, len);
+	if (!d) {
+		log_error("out of memory");
+		return EXIT_ERROR;
+	}
+	fd = dir_open_private(d, &why);
+	if (fd >= 0) {
+		close(fd);
+		return EXIT_OK;
+	}
+	log_error("--textfile '%s': '%s' %s", p, dir, why ? why : strerror(-fd));
+	return EXIT_ERROR;
+}
+
 static int resolve_textfile(struct metrics_opts *mo)
 {
 	const char *p = mo->textfile, *slash;
@@ -628,7 +655,7 @@ static int resolve_textfile(struct metrics_opts *mo)
 			log_error("out of memory");
 			return EXIT_ERROR;
 		}
-		return EXIT_OK;
+		return textfile_dir_check(p, p);
 	}
 	if (len <= 5 || strcmp(p + len - 5, ".prom") != 0) {
 		log_error("--textfile '%s': not a directory, nor a file name ending in .prom "
@@ -646,7 +673,7 @@ static int resolve_textfile(struct metrics_opts *mo)
 		log_error("--textfile '%s': '%s' is not a directory", p, dir);
 		return EXIT_USAGE;
 	}
-	return EXIT_OK;
+	return textfile_dir_check(p, dir);
 }
 
 static int write_metrics(const struct report_data *d, const struct metrics_opts *mo,

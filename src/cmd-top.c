@@ -1780,14 +1780,13 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 			}
 			continue;
 		case 'd':
-			/* htop: tenths of a second, clamped to 1..100 */
-			if (parse_u64(optarg, 10, &v) < 0) {
-				log_error(
-					"--delay '%s': not a number of tenths of a second",
-					optarg);
+			/* htop's tenths of a second */
+			if (parse_u64(optarg, 10, &v) < 0 || v < 1 || v > 100) {
+				log_error("--delay '%s': expected 1 to 100 tenths of a second",
+					  optarg);
 				return EXIT_USAGE;
 			}
-			arg_delay = (double)(v < 1 ? 1 : v > 100 ? 100 : v) / 10.0;
+			arg_delay = (double)v / 10.0;
 			continue;
 		case 's':
 			arg_sort = optarg;

@@ -5,7 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/escape.h"
+#include "util/io.h"
 #include "util/log.h"
+#include "util/version.h"
 #include "cmd.h"
 
 static const struct {
@@ -56,6 +59,14 @@ int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 		g->root = arg;
 		return 1;
 	case OPT_RELEASE:
+		if (!kver_release_ok(arg)) {
+			char *e = escape_dup(arg, strlen(arg));
+
+			log_error("invalid --kernel-release '%s': up to 64 letters, digits and "
+				  "'._-+~', as uname -r gives", e ? e : "?");
+			free(e);
+			return -1;
+		}
 		g->release = arg;
 		return 1;
 	case OPT_MODULEDIR:
@@ -78,6 +89,21 @@ int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 	return 0;
 }
 
+/*
+ * Whatever a command printed must have arrived: a success whose output was lost (a
+ * full disk, a closed pipe) is none, as coreutils' close_stdout() has it.
+ */
+static int exit_status(int rc)
+{
+	int r = stream_flush(stdout);
+
+	if (r < 0 && rc == EXIT_OK) {
+		log_error("writing standard output: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -98,10 +124,10 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			return EXIT_OK;
+			return exit_status(EXIT_OK);
 		case 'V':
 			printf("kmodtop %s\n", PACKAGE_VERSION);
-			return EXIT_OK;
+			return exit_status(EXIT_OK);
 		case '?':
 			fputs("Try 'kmodtop --help' for more information.\n", stderr);
 			return EXIT_USAGE;
@@ -124,7 +150,7 @@ int main(int argc, char **argv)
 			int sub_argc = optind < argc ? argc - optind : 1;
 
 			optind = 0; /* reset getopt for the command's own options */
-			return commands[i].fn(sub_argc, sub_argv, &g);
+			return exit_status(commands[i].fn(sub_argc, sub_argv, &g));
 		}
 	}
 	log_error("unknown command '%s'", cmd);

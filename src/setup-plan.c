@@ -8,19 +8,28 @@
 #include <unistd.h>
 
 #include "util/macro.h"
+#include "util/version.h"
 #include "setup-plan.h"
 
-/* "[local] global counter": the selected one. Caller frees. */
+/*
+ * "[local] global counter": the selected one. Caller frees. A root's file is not
+ * trusted: the name goes into the script as a word, so only a clock name's characters.
+ */
 static char *selected_clock(const char *text)
 {
 	const char *a = strchr(text, '['), *b = a ? strchr(a, ']') : NULL;
 
-	if (!b || b == a + 1 || b - a > 32)
+	if (!b || b == a + 1 || b - a > 32 ||
+	    strspn(a + 1, "abcdefghijklmnopqrstuvwxyz0123456789_-") != (size_t)(b - a - 1))
 		return NULL;
 	return strndup(a + 1, (size_t)(b - a - 1));
 }
 
-/* --kernel-release, else the root's osrelease, else (live) uname. Caller frees. */
+/*
+ * --kernel-release (checked when parsed), else the root's osrelease, else (live) uname.
+ * The release lands in shell text: one that is not a release's name is none. Caller
+ * frees.
+ */
 static char *plan_release(const struct kt_root *root, bool live, const char *given)
 {
 	struct utsname u;
@@ -31,7 +40,7 @@ static char *plan_release(const struct kt_root *root, bool live, const char *giv
 		return strdup(given);
 	if (root_read_file(root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
 		buf[strcspn(buf, "\n")] = '\0';
-		if (buf[0])
+		if (kver_release_ok(buf))
 			return buf;
 		free(buf);
 	}
@@ -42,6 +51,7 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 		       const struct setup_plan_opts *o)
 {
 	bool own_kernel = !o->btf;
+	const char *why;
 	size_t len = 0;
 	const char *ev;
 	int r;
@@ -61,7 +71,7 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 	} else {
 		sp->btf = o->btf;
 	}
-	if (own_kernel && sp->live && tracefs_mount_find(NULL, NULL, false, &sp->mnt, NULL) >= 0) {
+	if (own_kernel && sp->live && tracefs_mount_find(NULL, NULL, false, &sp->mnt, &why) >= 0) {
 		sp->ss.tracefs = sp->mnt.path;
 		if (tracefs_read_file(sp->mnt.fd, "available_filter_functions", 64u << 20,
 				      &sp->funcs, &len) < 0)

@@ -17,6 +17,7 @@
 #include <zstd_errors.h>
 #include <zlib.h>
 
+#include "util/io.h"
 #include "util/macro.h"
 #include "modfile.h"
 
@@ -1424,7 +1425,6 @@ int modfile_cache_open(const char *dir, struct modfile_cache **ret)
 {
 	struct modfile_cache *c;
 	_cleanup_free_ char *def = NULL, *d = NULL;
-	struct stat st;
 	int err;
 
 	c = calloc(1, sizeof(*c));
@@ -1454,30 +1454,10 @@ int modfile_cache_open(const char *dir, struct modfile_cache **ret)
 		c->err = err;
 		return 0;
 	}
-	/* O_NOFOLLOW: the directory itself must not be a symlink (ELOOP) */
-	c->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* packs then need no owner check */
+	c->dfd = dir_open_private(dir, &c->why);
 	if (c->dfd < 0) {
-		c->err = -errno;
-		/* O_DIRECTORY reports a symlink as ENOTDIR */
-		if ((errno == ENOTDIR || errno == ELOOP) && lstat(dir, &st) == 0 &&
-		    S_ISLNK(st.st_mode)) {
-			c->err = -ELOOP;
-			c->why = "is a symbolic link";
-		}
-		return 0;
-	}
-	/* only we (and root) may create files in it: packs need no owner check then */
-	if (fstat(c->dfd, &st) < 0) {
-		c->err = -errno;
-	} else if (st.st_uid != geteuid()) {
-		c->err = -EPERM;
-		c->why = "is owned by another user";
-	} else if (st.st_mode & 022) {
-		c->err = -EPERM;
-		c->why = "is writable by group or others";
-	}
-	if (c->err < 0) {
-		close(c->dfd);
+		c->err = c->dfd;
 		c->dfd = -1;
 	}
 	return 0;

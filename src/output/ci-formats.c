@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/escape.h"
+#include "util/io.h"
 #include "ci-formats.h"
 #include "output.h"
 
@@ -253,9 +254,7 @@ int ci_junit_write(FILE *f, const char *name, const struct ci_fmt_suite *suites,
 	fputs("</testsuites>\n", f);
 	if (r)
 		return -ENOMEM;
-	if (fflush(f) != 0 || ferror(f))
-		return -EIO;
-	return 0;
+	return stream_flush(f);
 }
 
 /* --- SARIF ----------------------------------------------------------------------------- */
@@ -457,8 +456,7 @@ int ci_sarif_write(FILE *f, const char *version, bool pretty, const struct ci_fm
 		if (!s || out_json_fputs(s, f) < 0) {
 			r = -ENOMEM;
 		} else {
-			if (fflush(f) != 0 || ferror(f))
-				r = -EIO;
+			r = stream_flush(f);
 		}
 	} else {
 		r = -ENOMEM;
@@ -540,9 +538,7 @@ int ci_github_write(FILE *f, const struct ci_fmt_annotation *a, size_t n)
 		if (r < 0)
 			return -ENOMEM;
 	}
-	if (fflush(f) != 0 || ferror(f))
-		return -EIO;
-	return 0;
+	return stream_flush(f);
 }
 
 /* --- JSON lines ---------------------------------------------------------------------- */

@@ -44,7 +44,7 @@ struct ci_fmt_suite {
 	size_t n;
 };
 
-/* <testsuites> with one <testsuite> per suite. 0 or -EIO/-ENOMEM. */
+/* <testsuites> with one <testsuite> per suite. 0 or -ENOMEM, -errno of the stream. */
 int ci_junit_write(FILE *f, const char *name, const struct ci_fmt_suite *suites, size_t n);
 
 /* --- SARIF 2.1.0 ----------------------------------------------------------------------- */
@@ -78,7 +78,7 @@ struct ci_fmt_result {
 	bool allowed;
 };
 
-/* One run of tool "kmodtop" @version. 0 or -EIO/-ENOMEM. */
+/* One run of tool "kmodtop" @version. 0 or -ENOMEM, -errno of the stream. */
 int ci_sarif_write(FILE *f, const char *version, bool pretty, const struct ci_fmt_rule *rules,
 		   size_t n_rules, const struct ci_fmt_result *results, size_t n_results);
 

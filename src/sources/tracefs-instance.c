@@ -238,9 +238,13 @@ int tracefs_mount_find(const char *const *candidates, const char *mountinfo, boo
 {
 	static const char *const defaults[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 						NULL };
+	const char *unused_why;
 	int first_err = -ENOENT, fd;
 	FILE *f;
 
+	/* callers that only want a mount, if any, pass no reason */
+	if (!reterr_why)
+		reterr_why = &unused_why;
 	*ret = (struct tracefs_mount){ .fd = -1 };
 	for (size_t i = 0; (candidates ? candidates : defaults)[i]; i++) {
 		const char *c = (candidates ? candidates : defaults)[i];

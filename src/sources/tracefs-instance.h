@@ -41,6 +41,7 @@ int tracefs_mountinfo_parse_line(char *line, char **ret_mnt, char **ret_fstype);
  * @may_mount and none found, mounts tracefs on /sys/kernel/tracing, in a mount
  * namespace of the process's own when it can (unshare(CLONE_NEWNS)).
  * 0; or -errno with *reterr_why (static text): "not mounted", "mounting it failed"...
+ * @reterr_why may be NULL.
  */
 int tracefs_mount_find(const char *const *candidates, const char *mountinfo, bool may_mount,
 		       struct tracefs_mount *ret, const char **reterr_why);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -18,5 +20,48 @@ int fd_write_all(int fd, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int dir_open_private(const char *dir, const char **reterr_why)
+{
+	struct stat st;
+	int fd, r;
+
+	*reterr_why = NULL;
+	/* O_NOFOLLOW: the directory itself must not be a symlink (ELOOP) */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		/* O_DIRECTORY reports a symlink as ENOTDIR */
+		if ((r == -ENOTDIR || r == -ELOOP) && lstat(dir, &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			*reterr_why = "is a symbolic link";
+			return -ELOOP;
+		}
+		return r;
+	}
+	/* only we (and root) may create files in it: what is in it needs no owner check */
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+	} else if (st.st_uid != geteuid()) {
+		*reterr_why = "is owned by another user";
+		r = -EPERM;
+	} else if (st.st_mode & 022) {
+		*reterr_why = "is writable by group or others";
+		r = -EPERM;
+	} else {
+		return fd;
+	}
+	close(fd);
+	return r;
+}
+
+int stream_flush(FILE *f)
+{
+	/* stdio keeps what a failed write() held: flushing again gives its errno */
+	errno = 0;
+	if (fflush(f) != 0 || ferror(f))
+		return errno ? -errno : -EIO;
 	return 0;
 }

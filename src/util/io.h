@@ -2,6 +2,21 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Writes all of @p, going on after short writes and EINTR. 0 or -errno. */
 int fd_write_all(int fd, const void *p, size_t len);
+
+/*
+ * Opens the directory @dir for files others must not swap or read: @dir itself no
+ * symbolic link, owned by the effective user, writable by no one else. The fd, or
+ * -errno with *reterr_why (static text) when it is refused: -ELOOP "is a symbolic
+ * link", -EPERM "is owned by another user" / "is writable by group or others".
+ */
+int dir_open_private(const char *dir, const char **reterr_why);
+
+/*
+ * Flushes @f and says whether everything written to it arrived: 0, or -errno of the
+ * write that failed (-ENOSPC on a full disk, -EPIPE), -EIO when it left none.
+ */
+int stream_flush(FILE *f);

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "version.h"
 
@@ -47,4 +48,12 @@ int kver_cmp_mm(const struct kver *v, unsigned int major, unsigned int minor)
 	if (v->minor != minor)
 		return v->minor < minor ? -1 : 1;
 	return 0;
+}
+
+bool kver_release_ok(const char *release)
+{
+	size_t n = strspn(release, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789._-+~");
+
+	return n > 0 && n <= 64 && release[n] == '\0';
 }

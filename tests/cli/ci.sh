@@ -450,6 +450,32 @@ py github "$T/gh2.txt" >/dev/null || ts_fail "--github=FILE lines"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" || ts_fail "-j with --github=FILE is not JSON"
 ts_run ci --github -j "$log"
 ts_expect_rc 2 "--github and -j both on standard output"
+# a symlink another user planted where a report goes is replaced, its target left as
+# it was (only root can plant one of another user's here)
+mkdir "$T/plant" || exit 99
+if [ "$(id -u)" = 0 ]; then
+	for o in junit sarif github; do
+		echo "not kmodtop's" >"$T/plant/victim-$o"
+		ln -s "$T/plant/victim-$o" "$T/plant/$o.out"
+		chown -h 65534 "$T/plant/$o.out"
+		ts_run ci -j --"$o"="$T/plant/$o.out" "$log"
+		ts_expect_rc 0 "--$o=FILE over a planted symlink"
+		[ "$(cat "$T/plant/victim-$o")" = "not kmodtop's" ] ||
+			ts_fail "--$o wrote through a planted symlink"
+		[ -f "$T/plant/$o.out" ] && [ ! -L "$T/plant/$o.out" ] && [ -s "$T/plant/$o.out" ] ||
+			ts_fail "--$o=FILE over a planted symlink: no report in its place"
+	done
+fi
+# the user's own symlink is followed, as the shell's > would; no temporaries left
+ln -s "$T/plant/mine" "$T/plant/own.xml"
+ts_run ci --junit="$T/plant/own.xml" "$log"
+ts_expect_rc 0 "--junit=FILE, a symlink of the user's"
+grep -F '<testsuites' "$T/plant/mine" >/dev/null || ts_fail "--junit: the user's own symlink not followed"
+[ "$(find "$T/plant" -name '.*' | wc -l)" = 0 ] || ts_fail "temporaries left: $(ls -A "$T/plant")"
+# so is standard output, a pipe here
+"$KMODTOP" ci --junit=/dev/stdout "$log" | grep -F '<testsuites' >/dev/null ||
+	ts_fail "--junit=/dev/stdout: not written there"
+ts_ok
 # hostile text survives every format
 printf '[    1.000000] Linux version 6.1.0-x\n[    2.000000] e\001vil<&"\x27>\xff: Unknown symbol x (err -2)\n' >"$T/hostile.log"
 ts_run ci -j --junit="$T/h.xml" --sarif="$T/h.sarif" --max-failures=0 "$T/hostile.log"
@@ -463,6 +489,23 @@ grep "$(printf '\001')" "$T/out" >/dev/null && ts_fail "hostile: a control chara
 # --- gates, config, allow ---------------------------------------------------------------
 ts_run ci --fail-on=failures "$log"
 ts_expect_rc 1 "--fail-on=failures (a group)"
+# a full disk: said, with its errno, and the exit status of an unwritable report
+if [ -c /dev/full ]; then
+	for a in --help --fail-on=help "--github --max-failures=0 $log" "--max-failures=0 $log"; do
+		# shellcheck disable=SC2086
+		"$KMODTOP" ci $a >/dev/full 2>"$TS_TMP/err"
+		TS_RC=$?
+		ts_expect_rc 2 "ci $a to a full disk"
+		grep -F 'No space left on device' "$TS_TMP/err" >/dev/null ||
+			ts_fail "ci $a to a full disk: $(cat "$TS_TMP/err")"
+	done
+	for o in junit sarif github; do
+		ts_run ci --"$o"=/dev/full "$log"
+		ts_expect_rc 2 "--$o=/dev/full"
+		grep -F "'/dev/full': No space left on device" "$TS_TMP/err" >/dev/null ||
+			ts_fail "--$o=/dev/full: $(cat "$TS_TMP/err")"
+	done
+fi
 ts_run ci --fail-on=autoload-duplicate,vermagic "$log"
 ts_expect_rc 0 "--fail-on classes absent from the log"
 ts_run ci --fail-on=autoload-duplicate "$FX/custom-6.12-modstats/capture/dmesg.txt"

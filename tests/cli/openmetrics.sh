@@ -188,4 +188,16 @@ expect_rc 2 "--openmetrics and --prometheus" --openmetrics --prometheus
 ts_run --root "$FIX" report --textfile /proc/kmodtop-test.prom
 ts_expect_rc 1 "--textfile where nothing can be written"
 grep -q "/proc/kmodtop-test.prom" "$T/err" || ts_fail "unwritable textfile: not named"
+# the directory is held to the cache's rules: not a symlink, not writable by others
+ln -s "$D" "$T/tf-link"
+mkdir -m 0777 "$T/tf-open" && chmod 0777 "$T/tf-open"
+for p in "$T/tf-link" "$T/tf-link/" "$T/tf-link/x.prom" "$T/tf-open" "$T/tf-open/x.prom"; do
+	ino=$(stat -c %i "$D/kmodtop.prom")
+	ts_run --root "$FIX" report --textfile "$p"
+	ts_expect_rc 1 "--textfile $p"
+	grep -q "symbolic link\|writable by group or others" "$T/err" || ts_fail "--textfile $p: not said why"
+	[ "$(stat -c %i "$D/kmodtop.prom")" = "$ino" ] && [ "$(ls -A "$D")" = kmodtop.prom ] ||
+		ts_fail "--textfile $p: written through"
+	[ -z "$(ls -A "$T/tf-open")" ] || ts_fail "--textfile $p: written into an open directory"
+done
 ts_finalize

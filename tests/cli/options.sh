@@ -20,6 +20,17 @@ ts_expect_rc 0 "--version"
 grep -E '^kmodtop [0-9]+\.[0-9]+' "$TS_TMP/out" >/dev/null || ts_fail "--version output"
 ts_run -V
 ts_expect_rc 0 "-V"
+# output that cannot be written is a failure, said with the errno the write got
+if [ -c /dev/full ]; then
+	for a in --help -V 'report --help' 'boot-setup --help'; do
+		# shellcheck disable=SC2086
+		"$KMODTOP" $a >/dev/full 2>"$TS_TMP/err"
+		TS_RC=$?
+		ts_expect_rc 1 "$a to a full disk"
+		grep -F 'No space left on device' "$TS_TMP/err" >/dev/null ||
+			ts_fail "$a to a full disk: $(cat "$TS_TMP/err")"
+	done
+fi
 ts_run report --help
 ts_expect_rc 0 "report --help"
 grep 'Usage: kmodtop .*report' "$TS_TMP/out" >/dev/null || ts_fail "report --help text"

@@ -67,6 +67,17 @@ grep -F 'kernel_read_file size=+80(+40(\$arg1)):s64 id=\$arg2:s32 path=+0(+40(+7
 grep -F 'find_module_all name=+0(\$arg1):string' "$TS_TMP/setup.sh" >/dev/null ||
 	ts_fail "print-setup: no kmodtop_name"
 grep -F -- '-C global' "$TS_TMP/setup.sh" >/dev/null || ts_fail "print-setup: not the root's clock"
+# a root's clock is a word of the script: shell syntax in its place is no clock
+echo 'local [$(touch${IFS}ran)] counter' >"$R/sys/kernel/tracing/trace_clock"
+ts_run --root "$R" record --print-setup
+ts_expect_rc 0 "print-setup, shell syntax as the clock"
+grep -F '{IFS}ran' "$TS_TMP/out" >/dev/null && ts_fail "print-setup: the root's clock text in the script"
+echo 'local [global] counter' >"$R/sys/kernel/tracing/trace_clock"
+# nor is --kernel-release, which the script's first line names
+ts_run --root "$R" --kernel-release "$(printf '6.12.118\nid')" record --print-setup
+ts_expect_rc 2 "print-setup, a newline in --kernel-release"
+grep -x 'id' "$TS_TMP/out" >/dev/null && ts_fail "print-setup: --kernel-release made a line of the script"
+grep -F 'kernel-release' "$TS_TMP/err" >/dev/null || ts_fail "a bad --kernel-release not said"
 # only the events the root's tracefs has
 grep -F 'module:module_load' "$TS_TMP/setup.sh" >/dev/null || ts_fail "print-setup: module_load"
 grep -F 'module_request' "$TS_TMP/setup.sh" >/dev/null && ts_fail "print-setup: an event the root lacks"

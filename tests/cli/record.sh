@@ -55,6 +55,12 @@ else
 fi
 before=$(listing)
 
+# -o '' names no directory: refused, not the bundle ./.partial
+before=$(listing)
+ts_run record --duration 1 -o ''
+ts_expect_rc 2 "record -o ''"
+[ "$(listing)" = "$before" ] || ts_fail "record -o '' left files: $(listing)"
+
 # a -o that can be had: without module support nothing is recorded and nothing left;
 # with it, DIR is complete (no DIR.partial, no marker), whatever the trace could do
 mkdir empty || exit 99

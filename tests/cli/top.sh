@@ -90,6 +90,14 @@ ts_run top --replay "$fx" --batch --iterations 0
 ts_expect_rc 2 "--iterations 0"
 ts_run top --replay "$fx" --batch --delay x
 ts_expect_rc 2 "bad --delay"
+# 1 to 100 tenths, as the man page says: outside that refused, not clamped unsaid
+for d in 0 101; do
+	ts_run top --replay "$fx" --batch --iterations 1 -d "$d"
+	ts_expect_rc 2 "-d $d"
+	grep -F -- "--delay '$d'" "$TS_TMP/err" >/dev/null || ts_fail "-d $d: not said"
+done
+ts_run top --replay "$fx" --batch --iterations 1 --size 100x30 -d 100
+ts_expect_rc 0 "-d 100"
 ts_run top --replay "$fx"
 ts_expect_rc 2 "top on a pipe without --batch"
 grep 'terminal' "$TS_TMP/err" >/dev/null || ts_fail "no terminal: message does not say so"

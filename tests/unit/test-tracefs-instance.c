@@ -850,6 +850,33 @@ static void test_mount_find(void **state)
 	fake_free(fk);
 }
 
+/* boot-setup and record --print-setup ask without wanting the reason */
+static void test_mount_find_without_why(void **state)
+{
+	static const char *const none[] = { "/nonexistent/kmodtop-test", NULL };
+	struct fake *fk = fake_new();
+	struct tracefs_mount m;
+	char mi[1200];
+	FILE *f;
+
+	snprintf(mi, sizeof(mi), "%s/mountinfo", fk->dir);
+	f = fopen(mi, "w");
+	assert_non_null(f);
+	fputs("22 1 0:5 / /proc rw - proc proc rw\n", f);
+	fclose(f);
+	/* not mounted */
+	assert_int_equal(tracefs_mount_find(none, mi, false, &m, NULL), -ENOENT);
+	assert_int_equal(m.fd, -1);
+	/* listed as a tracefs mount but not a directory: "cannot be opened" */
+	f = fopen(mi, "w");
+	assert_non_null(f);
+	fprintf(f, "36 25 0:12 / %s rw - tracefs tracefs rw\n", mi);
+	fclose(f);
+	assert_int_equal(tracefs_mount_find(none, mi, false, &m, NULL), -ENOTDIR);
+	assert_int_equal(m.fd, -1);
+	fake_free(fk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -866,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_stats_parse),
 		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test(test_mount_find),
+		cmocka_unit_test(test_mount_find_without_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
