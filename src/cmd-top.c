@@ -1659,7 +1659,12 @@ static int poll_new(struct top_static *st, bool measure, struct poll **ret)
 	p->s.decompress = st->decompress;
 	p->s.module_info = module_info;
 	p->s.userdata = &p->ic;
-	p->s.start = monotonic_now();
+	/*
+	 * The first sample comes at once, with what was there before it (a captured
+	 * root's history, a live collection's setup): a rate over that near-zero interval
+	 * would be absurd, so it has none.
+	 */
+	p->s.start = NAN;
 	*ret = p;
 	return 0;
 fail:

@@ -138,4 +138,16 @@ fi
 grep -F 'ev\x1b]0;owned\x07il' "$TS_TMP/out" >/dev/null || ts_fail "the module name is not shown escaped"
 ts_ok
 
+# first_frame_has_no_rate: --root without --replay reads the captured history before
+# its first refresh; a rate over that near-zero interval (4,245,104 attempts/s) is none
+ts_run --root "$fx" top --batch --iterations 2 --delay 1 --size 120x40
+ts_expect_rc 0 "--root polling, two refreshes"
+awk '/^Attempts/ { n++; if (n == 1) print }' "$TS_TMP/out" | grep '^Attempts [1-9][0-9]* (-/s)' >/dev/null ||
+	ts_fail "the first --root frame has a rate: $(grep -m1 '^Attempts' "$TS_TMP/out")"
+awk '/^Wasted/ { n++; if (n == 1) print }' "$TS_TMP/out" | grep 'est\. [^ ]* (-/s)' >/dev/null ||
+	ts_fail "the first --root frame has a byte rate: $(grep -m1 '^Wasted' "$TS_TMP/out")"
+awk '/^Attempts/ { n++; if (n == 2) print }' "$TS_TMP/out" | grep '^Attempts [1-9][0-9]* (0\.0/s)' >/dev/null ||
+	ts_fail "the second --root frame is not a rate of 0: $(awk '/^Attempts/ { n++; if (n == 2) print }' "$TS_TMP/out")"
+ts_ok
+
 ts_finalize
