@@ -85,6 +85,7 @@ struct top_sample {
 	bool replay;
 	double replay_start, replay_end, speed;
 	bool finished;			/* replay: nothing more will come */
+	double skipped;			/* replay: idle seconds jumped over before this sample */
 	bool measured;			/* vmap allocations traced: WASTED (meas.) is real */
 	const char *measured_why;	/* !measured: why not ("no vmap events in the trace") */
 
