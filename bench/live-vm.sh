@@ -16,14 +16,23 @@
 # are what counts.
 #
 # Exit status 0 when kmodtop (top and record) takes at most half of trace-cmd's CPU,
-# 1 otherwise, 77 when the test bed cannot run (no qemu).
+# 1 otherwise, and when a program under test did not run (no kmodtop to ship, a run
+# that was not found, exited early, or counted no CPU: no result is no pass), 77 when
+# the test bed cannot run (no qemu). KMODTOP defaults to src/kmodtop of the build
+# directory (the current one), else of the source tree.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 [ $# -gt 0 ] || set -- 6.12
 export VM_BUILDDIR=${VM_BUILDDIR:-$top/build-vm}
-export KMODTOP=${KMODTOP:-$top/src/kmodtop}
+if [ -z "${KMODTOP:-}" ]; then
+	KMODTOP=$top/src/kmodtop
+	[ -x "$PWD/src/kmodtop" ] && KMODTOP=$PWD/src/kmodtop
+fi
+export KMODTOP
+# without it the guest has no /bin/kmodtop, and 0 ticks would read as a ratio of 0
+[ -x "$KMODTOP" ] || { echo "bench/live-vm.sh: no kmodtop at '$KMODTOP' (build it, or set KMODTOP): NOT met (did not run)"; exit 1; }
 status=0
 for k in "$@"; do
 	rc=0
@@ -36,7 +45,9 @@ for k in "$@"; do
 	cat "$res"
 	awk -v rel="$rel" '
 	{ t[$1, $2] = $3; hz = $4; calls[$1, $2] = $5; secs[$1, $2] = $6
-	  us[$1, $2] = $7; ks[$1, $2] = $8; n[$1]++ }
+	  us[$1, $2] = $7; ks[$1, $2] = $8; n[$1]++
+	  # -1: not found or exited early; 0 ticks or no storm: nothing measured
+	  if ($3 <= 0 || $5 <= 0) bad[$1] = bad[$1] " run " $2 }
 	function med(a, name,   i, k, v, tmp) {
 		k = 0
 		for (i = 1; i <= n[name]; i++) v[++k] = a[name, i]
@@ -45,6 +56,13 @@ for k in "$@"; do
 	}
 	END {
 		if (!n["kmodtop-top"] || !n["kmodtop-record"] || !n["trace-cmd"]) { print "no results"; exit 1 }
+		split("kmodtop-top kmodtop-record trace-cmd", names, " ")
+		for (i = 1; i <= 3; i++)
+			if (names[i] in bad) {
+				printf "  %-15s NOT met (did not run:%s; see the guest log)\n", names[i], bad[names[i]]
+				failed = 1
+			}
+		if (failed) exit 1
 		tc = med(t, "trace-cmd")
 		if (tc <= 0) { print "trace-cmd used no measurable CPU"; exit 1 }
 		ev = 2 * calls["trace-cmd", 1] / secs["trace-cmd", 1]

@@ -40,6 +40,13 @@ for i in 1 2 3 4 5; do
 	"$BUILDDIR/bench/livestream" "$work/plain" "$plain_lines" | awk '/^cpu per refresh/ { print $4 }' >>"$work/plain.cpu"
 	"$BUILDDIR/bench/livestream" "$work/probed" "$probed_lines" | awk '/^cpu per refresh/ { print $4 }' >>"$work/probed.cpu"
 done
+# five measured refreshes of each, or bench/livestream did not run: no result, no pass
+for f in plain probed; do
+	awk '$1 > 0 { n++ } END { exit n != 5 }' "$work/$f.cpu" || {
+		echo "   NOT met: bench/livestream gave no CPU time for the $f trace (did not run)"
+		exit 1
+	}
+done
 p=$(sort -n "$work/plain.cpu" | sed -n 3p)
 q=$(sort -n "$work/probed.cpu" | sed -n 3p)
 awk -v p="$p" -v q="$q" -v pl="$(tr '\n' ' ' <"$work/plain.cpu")" -v ql="$(tr '\n' ' ' <"$work/probed.cpu")" 'BEGIN {

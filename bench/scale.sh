@@ -111,6 +111,14 @@ measure() {
 	awk -v name="$name" -v n="$n" '{ printf "   %-7s %8d names: %7.2f s user+sys, %8d KiB max RSS\n", name, n, $1 + $2, $3 }' "$work/$name.$n.time"
 }
 
+# expect NAME N REGEX: the command's output shows it read the N names, or it did not
+# run (a kmodtop that printed nothing takes no time at either size: a ratio of 1)
+expect() {
+	grep -q "$3" "$work/$1.$2.out" && return 0
+	echo "FAIL: $1 over $2 names did not run: no '$3' in its output"
+	exit 1
+}
+
 for n in "$SMALL" "$LARGE"; do
 	echo "== $n names: generating"
 	gen_root "$work/root-$n" "$n"
@@ -120,6 +128,10 @@ for n in "$SMALL" "$LARGE"; do
 	measure top "$n" "$KMODTOP" --root "$work/root-$n" top --batch --iterations 1 --no-cache
 	measure replay "$n" "$KMODTOP" top --replay "$work/root-$n" --speed 0 --batch \
 		--iterations 1 --no-cache
+	expect report "$n" "^  attempts: *$n\$"
+	expect ci "$n" "^  evidence lines and attempts *$n\$"
+	expect top "$n" "^Attempts $n "
+	expect replay "$n" "^Attempts $n "
 done
 
 status=0

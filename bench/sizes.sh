@@ -87,7 +87,22 @@ cache=$BENCH_CACHE/modsizes-cache
 
 # the page cache holds the files for every command alike
 xargs -0 cat <"$list" >/dev/null
-"$tool" --no-cache "$mods" >&2
+
+# A tool that sized nothing is fast too: each mode must have sized every file, with no
+# error, and found bytes, or the timings below measure nothing ("did not run").
+sized() {
+	# sized FLAGS...: runs the tool once, checks its summary line
+	line=$("$tool" "$@" "$mods" | tail -n 1) || true
+	printf '%s\n' "$line" >&2
+	printf '%s\n' "$line" | awk -v n="$nfiles" -v layout="$1" '
+		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { exit !(v["files"] == n && v["errors"] == 0 && v["image_bytes"] > 0 &&
+			     (layout != "--layout" || v["layout_bytes"] > 0)) }' && return 0
+	msg "NOT met: '$tool $* $mods' did not size the $nfiles files (did not run)"
+	exit 1
+}
+sized --no-cache
+sized --layout --no-cache
 
 csv=$BENCH_CACHE/results
 mkdir -p "$csv"
@@ -106,6 +121,9 @@ time_cmd sizes-warm "$WARM_RUNS" --warmup 2 "'$tool' --cache '$cache' '$mods'"
 time_cmd layout-cold "$RUNS" --prepare "rm -rf '$cache'" \
 	"'$tool' --layout --cache '$cache' '$mods'"
 time_cmd layout-warm "$WARM_RUNS" --warmup 2 "'$tool' --layout --cache '$cache' '$mods'"
+# warm runs read the cache the cold ones wrote: without it they timed nothing
+[ -n "$(ls -A "$cache" 2>/dev/null)" ] || { msg "NOT met: no cache written in $cache (did not run)"; exit 1; }
+sized --layout --cache "$cache"
 rm -rf "$cache"
 
 # hyperfine's CSV: command,mean,stddev,median,user,system,min,max
@@ -122,6 +140,12 @@ report() {
 	mn=$(col "$1" 7)
 	me=$(col "$1" 2)
 	c=$(cpu "$1")
+	# no time at all is no measurement
+	if ! awk -v a="${mn:-0}" -v b="${xz_min:-0}" 'BEGIN { exit !(a > 0 && b > 0) }'; then
+		printf '%-12s no time measured  NOT met (did not run)\n' "$1"
+		fail=1
+		return
+	fi
 	case $2 in
 	ratio)
 		v=$(awk -v a="$mn" -v b="$xz_min" 'BEGIN { printf "%.3f", a / b }')

@@ -145,15 +145,36 @@ cg() {
 	valgrind --tool=callgrind --callgrind-out-file="$out" "$@" >/dev/null 2>"$out.log"
 }
 
+# need WHAT VALUE...: each VALUE a positive number, or what was measured did not run (a
+# kmodtop that exits at once costs nearly nothing: that is no pass)
+need() {
+	what=$1
+	shift
+	for v in "$@"; do
+		awk -v v="${v:-0}" 'BEGIN { exit !(v + 0 > 0) }' && continue
+		echo "   NOT met: $what: no result (did not run)"
+		exit 1
+	done
+}
+
+# dumps PREFIX N: at least N refreshes dumped, or top did not draw them
+dumps() {
+	[ "$(ls "$1".[0-9]* 2>/dev/null | wc -l)" -ge "$2" ] && return 0
+	echo "   NOT met: $(basename "$1"): fewer than $2 refreshes (did not run; see $1.log)"
+	exit 1
+}
+
 echo "== callgrind"
 rm -f "$work"/cg.*
 # poll: 4 refreshes, each dumped on its own
 cg "$work/cg.poll" --dump-after=top_loop_batch_frame \
 	"$KMODTOP" --root "$gen" top --batch --iterations 4 --size 200x50 --no-cache
+dumps "$work/cg.poll" 4
 poll=$(frames "$work/cg.poll" | sed -n '2,4p' | awk '{ s += $1; n++ } END { printf "%.0f", s / n }')
 # replay: 1.5 s of trace per refresh (the first frame is the start: nothing yet)
 cg "$work/cg.replay" --dump-after=top_loop_batch_frame --dump-before=top_loop_run \
 	"$KMODTOP" top --replay "$gen" --batch --iterations 5 --delay 15 --size 200x50 --no-cache
+dumps "$work/cg.replay" 5
 set -- $(frames "$work/cg.replay")
 startup=$1
 shift 2
@@ -190,6 +211,7 @@ awk 'NR == 3001 {
 mv "$gen/proc/vmallocinfo.new" "$gen/proc/vmallocinfo"
 mv "$gen/proc/modules.new" "$gen/proc/modules"
 wait "$cgpid" || true
+dumps "$work/cg.change" 2
 changed=$(ir "$work/cg.change.2")
 cp "$work/modules.orig" "$gen/proc/modules"
 cp "$work/vmallocinfo.orig" "$gen/proc/vmallocinfo"
@@ -209,6 +231,8 @@ stream_n=$#
 stream=$(printf '%s\n' "$@" | sed '1d;$d' | awk '{ s += $1; n++ } END { printf "%.0f", n ? s / n : 0 }')
 stream_max=$(printf '%s\n' "$@" | sed '1d;$d' | sort -n | tail -n 1)
 stream_last=$(printf '%s\n' "$@" | sed '$d' | tail -n 1)
+need "instructions (poll, replay, parse, changed, stream)" "$poll" "$replay" "$parse" \
+	"$(ir "$work/cg.vm")" "$(ir "$work/cg.pm")" "$changed" "$stream" "$cat_ir"
 live=$(awk -v a="$poll" -v b="$stream" -v c="$replay" 'BEGIN { printf "%.0f", a + b + c }')
 live_changed=$(awk -v a="$changed" -v b="$stream" -v c="$replay" 'BEGIN { printf "%.0f", a + b + c }')
 
@@ -254,6 +278,13 @@ if command -v tmux >/dev/null 2>&1; then
 	until tmux -S "$sock" capture-pane -p -t bench | grep '^Refresh' >/dev/null; do
 		[ "$(date +%s)" -le $((end + 120)) ] || break
 	done
+	# no process or no frame: the view did not run, and its CPU is no measurement
+	if [ -z "$pid" ] || [ ! -r "/proc/$pid/stat" ] ||
+		! tmux -S "$sock" capture-pane -p -t bench | grep '^Refresh' >/dev/null; then
+		tmux -S "$sock" kill-server >/dev/null 2>&1 || true
+		echo "   NOT met: the interactive view showed no frame (did not run)"
+		exit 1
+	fi
 	hz=$(getconf CLK_TCK)
 	t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
 	w0=$(date +%s.%N)
@@ -285,6 +316,7 @@ for i in 1 2 3; do
 		awk '/^cpu per refresh/ { print $4 }'
 done | sort -n | sed -n 2p >"$work/stream-cpu"
 stream_cpu=$(cat "$work/stream-cpu")
+need "live stream CPU time" "$stream_cpu"
 awk -v s="$stream_cpu" -v si="$stream" -v mi="$replay" -v idle="$idle_pct" 'BEGIN {
 	sp = 100 * s / 1.5; mp = sp * mi / si
 	printf "   live stream: %.4f s of CPU a refresh: %.2f%% of a core\n", s, sp

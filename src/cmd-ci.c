@@ -1406,6 +1406,8 @@ static int read_trace(struct run *x, char *line, size_t len)
 		r = ledger_summarize(x->ledger, &sum);
 	if (r >= 0 && t->ok)
 		r = cost_compute(x->ledger, &t->k, collect_cost_module, &lk, &cost);
+	if (t->ok)
+		collect_note_layouts(t->cat);
 	if (r >= 0)
 		r = ci_trace(x->ci, x->ledger, sum, cost, x->lines, x->n_lines);
 out:

@@ -638,7 +638,8 @@ struct replay {
 	double *done_ts;
 	double speed, t;
 	bool started;
-	size_t cur_done, cur_req, cur_klog, cur_tl, cur_snap, cur_lost;
+	size_t cur_done, cur_req, cur_klog, cur_tl, cur_snap, cur_lost, cur_step;
+	unsigned int idle; /* refreshes in a row in which nothing happened */
 	uint64_t lost;
 	struct top_modstate *mods; /* one per history name */
 	size_t n_mods;
@@ -1007,17 +1008,71 @@ fail:
 	return r < 0 ? r : -EINVAL;
 }
 
+/*
+ * Idle refreshes a replay shows in a row before it jumps over the rest of the idle
+ * stretch: one trace line at 999999 s must not cost 666,665 frames.
+ */
+#define REPLAY_IDLE_REFRESHES 5
+
+/* The capture time of the next thing the replay shows after rp->t; t_end at the latest. */
+static double replay_next_ts(const struct replay *rp)
+{
+	const struct ledger *l = rp->h.ledger;
+	double next = rp->h.t_end;
+
+#define NEXT_AT(ts)                                  \
+	do {                                         \
+		double ts_ = (ts);                   \
+		if (ts_ > rp->t && ts_ < next)       \
+			next = ts_;                  \
+	} while (0)
+	if (rp->cur_done < rp->n_done_all)
+		NEXT_AT(rp->done_ts[rp->done[rp->cur_done]]);
+	if (rp->cur_tl < rp->h.n_tl)
+		NEXT_AT(rp->h.tl[rp->cur_tl].ts);
+	if (rp->cur_snap < rp->n_snaps)
+		NEXT_AT(rp->snaps[rp->cur_snap].ts);
+	if (rp->cur_lost < rp->h.n_lost)
+		NEXT_AT(rp->h.lost_ts[rp->cur_lost]);
+	if (l && rp->cur_req < l->n_requests)
+		NEXT_AT(l->requests[rp->cur_req].ts);
+	/* a finding without a clock comes at the end: t_end */
+	if (l && rp->cur_klog < l->n_klog && !isnan(l->klog[rp->cur_klog].ts))
+		NEXT_AT(l->klog[rp->cur_klog].ts);
+	if (l && rp->cur_step < l->n_steps)
+		NEXT_AT(l->steps[rp->cur_step].ts);
+#undef NEXT_AT
+	return next;
+}
+
 static int replay_sample(void *userdata, double dt, const struct top_sample **ret)
 {
 	struct replay *rp = userdata;
 	const struct ledger *l = rp->h.ledger;
 	struct top_sample *s = &rp->s;
 	const struct snapshot *vm = NULL;
+	size_t before = rp->cur_done + rp->cur_req + rp->cur_klog + rp->cur_tl +
+			rp->cur_snap + rp->cur_lost + rp->cur_step;
+	double step = dt * rp->speed;
 
-	if (rp->speed <= 0)
+	s->skipped = 0;
+	if (rp->speed <= 0) {
 		rp->t = rp->h.t_end;
-	else
-		rp->t += dt * rp->speed;
+	} else {
+		double next = replay_next_ts(rp);
+
+		/*
+		 * After a few idle refreshes, whole refreshes up to the one that shows the
+		 * next event are skipped: the clock stays on its grid of steps.
+		 */
+		if (rp->idle >= REPLAY_IDLE_REFRESHES && step > 0 && next > rp->t + step) {
+			double k = ceil((next - rp->t) / step) - 1;
+
+			s->skipped = k * step;
+			rp->t += s->skipped;
+		}
+		rp->t += step;
+	}
 	if (rp->t >= rp->h.t_end)
 		rp->t = rp->h.t_end;
 	s->finished = rp->t >= rp->h.t_end;
@@ -1038,9 +1093,9 @@ static int replay_sample(void *userdata, double dt, const struct top_sample **re
 			rp->cur_klog++;
 		s->n_requests = rp->cur_req;
 		s->n_klog = rp->cur_klog;
-		s->step = NULL;
-		for (size_t i = 0; i < l->n_steps && l->steps[i].ts <= rp->t; i++)
-			s->step = l->steps[i].name;
+		while (rp->cur_step < l->n_steps && l->steps[rp->cur_step].ts <= rp->t)
+			rp->cur_step++;
+		s->step = rp->cur_step ? l->steps[rp->cur_step - 1].name : NULL;
 	}
 	while (rp->cur_lost < rp->h.n_lost && rp->h.lost_ts[rp->cur_lost] <= rp->t)
 		rp->lost += rp->h.lost_n[rp->cur_lost++];
@@ -1080,6 +1135,12 @@ static int replay_sample(void *userdata, double dt, const struct top_sample **re
 			 final ? "proc/vmallocinfo" : vm->name);
 		s->vmalloc_from = rp->vm_from;
 	}
+	if (rp->cur_done + rp->cur_req + rp->cur_klog + rp->cur_tl + rp->cur_snap +
+		    rp->cur_lost + rp->cur_step ==
+	    before)
+		rp->idle++;
+	else
+		rp->idle = 0;
 	*ret = s;
 	return 0;
 }
@@ -1659,7 +1720,12 @@ static int poll_new(struct top_static *st, bool measure, struct poll **ret)
 	p->s.decompress = st->decompress;
 	p->s.module_info = module_info;
 	p->s.userdata = &p->ic;
-	p->s.start = monotonic_now();
+	/*
+	 * The first sample comes at once, with what was there before it (a captured
+	 * root's history, a live collection's setup): a rate over that near-zero interval
+	 * would be absurd, so it has none.
+	 */
+	p->s.start = NAN;
 	*ret = p;
 	return 0;
 fail:

@@ -149,18 +149,27 @@ void collect_ledger_ops(struct collect_lookup *lk, struct ledger_ops *ret)
 	};
 }
 
+/* @e's file for the model, its layout checked against the module's loaded size */
+static const struct cost_module *entry_module(struct collect_lookup *lk,
+					      struct catalog_entry *e)
+{
+	const struct proc_module *pm = e && lk->pm ? proc_modules_find(lk->pm, e->name) : NULL;
+
+	return catalog_cost_module_loaded(lk->cat, e, pm ? pm->size : 0);
+}
+
 const struct cost_module *collect_cost_module(void *userdata, const char *name)
 {
 	struct collect_lookup *lk = userdata;
 
-	return lk->cat ? catalog_cost_module(lk->cat, catalog_find(lk->cat, name)) : NULL;
+	return lk->cat ? entry_module(lk, catalog_find(lk->cat, name)) : NULL;
 }
 
 /* What the model charges @a with module file @e; false when @e cannot be modelled */
 static bool cost_with(struct collect_lookup *lk, const struct cost_kernel *k,
 		      const struct attempt *a, struct catalog_entry *e, uint64_t *ret)
 {
-	const struct cost_module *m = catalog_cost_module(lk->cat, e);
+	const struct cost_module *m = entry_module(lk, e);
 	uint64_t b[_VMAP_MAX], t = 0;
 
 	if (!m || !cost_estimate_attempt(k, a, m, b))
@@ -249,6 +258,26 @@ void collect_note_cache(const struct catalog *cat)
 	else
 		log_info("module-file cache off: %s",
 			 why ? why : strerror(-modfile_cache_error(cat->cache)));
+}
+
+void collect_note_layouts(struct catalog *cat)
+{
+	for (size_t i = 0; cat && i < cat->n; i++) {
+		struct catalog_entry *e = &cat->e[i];
+		double mib = (double)e->layout_doubt_bytes / (1 << 20);
+
+		if (!e->layout_doubt || e->layout_doubt_noted)
+			continue;
+		e->layout_doubt_noted = true;
+		if (e->layout_doubt == -EFBIG)
+			log_warn("'%s': its section headers lay the module out in %.0f MiB, more "
+				 "than the module area (%llu MiB): not estimated",
+				 e->path, mib, COST_MODULES_LEN >> 20);
+		else
+			log_warn("'%s': its section headers lay the module's core out in %.1f MiB, "
+				 "far from the %.1f MiB proc/modules has loaded: not estimated",
+				 e->path, mib, (double)e->layout_doubt_loaded / (1 << 20));
+	}
 }
 
 void collect_modindex_new(const struct kt_root *root, const char *moduledir,
@@ -414,6 +443,7 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 	if (r >= 0 && lk->k && !in->ledger_only)
 		r = cost_compute_bounded(ret->ledger, lk->k, collect_cost_module,
 					 collect_cost_max, lk, &ret->cost);
+	collect_note_layouts(lk->cat);
 	if (r < 0)
 		log_error("building load attempts: %s", strerror(-r));
 	return r;

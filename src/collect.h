@@ -63,6 +63,12 @@ int collect_cost_max(void *userdata, const struct cost_kernel *k, const struct a
 void collect_note_cache(const struct catalog *cat);
 
 /*
+ * Module files whose layout the cost model did not believe (catalog_entry.layout_doubt):
+ * a warning naming each file and why, once a file.
+ */
+void collect_note_layouts(struct catalog *cat);
+
+/*
  * modindex_new() with what a caller says when it fails: a warning when the root's
  * binary module indexes are damaged (-EBADMSG), nothing for a tree without them.
  * *ret is NULL then: no aliases or dependencies.

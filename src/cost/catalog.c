@@ -130,6 +130,19 @@ struct catalog_entry *catalog_find(struct catalog *c, const char *name)
 	return bsearch(&key, c->e, c->n, sizeof(*c->e), entry_cmp);
 }
 
+static void doubt_layout(struct catalog_entry *e, uint64_t loaded_size)
+{
+	uint64_t bytes;
+	int r = cost_layout_check(&e->cm, loaded_size, &bytes);
+
+	if (r == 0)
+		return;
+	e->cm.has_layout = false;
+	e->layout_doubt = r;
+	e->layout_doubt_bytes = bytes;
+	e->layout_doubt_loaded = loaded_size;
+}
+
 static void fill_cost_module(struct catalog_entry *e)
 {
 	const struct modfile_info *i = &e->info;
@@ -149,6 +162,9 @@ static void fill_cost_module(struct catalog_entry *e)
 		m->mem[t] = i->layout.mem[t];
 	m->core_size = i->layout.core_size;
 	m->init_size = i->layout.init_size;
+	/* lying section headers: a layout no module area holds is no estimate */
+	if (m->has_layout)
+		doubt_layout(e, 0);
 }
 
 int catalog_analyze(struct catalog *c, struct catalog_entry *e, unsigned int flags)
@@ -174,4 +190,17 @@ const struct cost_module *catalog_cost_module(struct catalog *c, struct catalog_
 	if (!e || catalog_analyze(c, e, MODFILE_LAYOUT) < 0)
 		return NULL;
 	return &e->cm;
+}
+
+const struct cost_module *catalog_cost_module_loaded(struct catalog *c, struct catalog_entry *e,
+						     uint64_t loaded_size)
+{
+	const struct cost_module *m = catalog_cost_module(c, e);
+
+	if (m && loaded_size && !e->loaded_checked) {
+		e->loaded_checked = true;
+		if (e->cm.has_layout)
+			doubt_layout(e, loaded_size);
+	}
+	return m;
 }

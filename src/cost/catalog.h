@@ -20,6 +20,13 @@ struct catalog_entry {
 	int err;			/* analysis error, 0 when fine */
 	struct modfile_info info;
 	struct cost_module cm;
+	/*
+	 * A layout not believed (cost_layout_check()): cm.has_layout is then false, its
+	 * attempts unestimated. 0 or its error, and the bytes the check compared.
+	 */
+	int layout_doubt;
+	uint64_t layout_doubt_bytes, layout_doubt_loaded;
+	bool loaded_checked, layout_doubt_noted;
 };
 
 struct catalog {
@@ -42,4 +49,10 @@ struct catalog_entry *catalog_find(struct catalog *c, const char *name);
 int catalog_analyze(struct catalog *c, struct catalog_entry *e, unsigned int flags);
 /* The model's view of @e's file, or NULL when it could not be analysed. */
 const struct cost_module *catalog_cost_module(struct catalog *c, struct catalog_entry *e);
+/*
+ * The same, with the layout checked against the loaded module's size @loaded_size
+ * (0: not loaded) the first time one is given.
+ */
+const struct cost_module *catalog_cost_module_loaded(struct catalog *c, struct catalog_entry *e,
+						     uint64_t loaded_size);
 void catalog_normalize(char *name);

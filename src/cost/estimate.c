@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <string.h>
 
 #include "estimate.h"
@@ -118,4 +119,37 @@ bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
 		ret_bytes[VMAP_LAYOUT] = cost_layout(k, m);
 	}
 	return true;
+}
+
+int cost_layout_check(const struct cost_module *m, uint64_t loaded_size, uint64_t *ret_bytes)
+{
+	uint64_t total = 0, per_type = 0, core = 0, lo, hi;
+
+	/* both generations' sums, saturating: a lying sh_size reaches 2^64 */
+	for (int t = 0; t < 7; t++) {
+		per_type = per_type + m->mem[t] < per_type ? UINT64_MAX : per_type + m->mem[t];
+		if (t < 4)
+			core = core + m->mem[t] < core ? UINT64_MAX : core + m->mem[t];
+	}
+	total = m->core_size + m->init_size < m->core_size ? UINT64_MAX
+							   : m->core_size + m->init_size;
+	if (per_type > total)
+		total = per_type;
+	if (m->core_size > core)
+		core = m->core_size;
+	if (total > COST_MODULES_LEN) {
+		*ret_bytes = total;
+		return -EFBIG;
+	}
+	/* what /proc/modules shows once init memory is freed: the core */
+	if (loaded_size) {
+		lo = core < loaded_size ? core : loaded_size;
+		hi = core < loaded_size ? loaded_size : core;
+		if (hi / 4 > lo && hi - lo > (1u << 20)) {
+			*ret_bytes = core;
+			return -ERANGE;
+		}
+	}
+	*ret_bytes = total;
+	return 0;
 }

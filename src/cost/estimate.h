@@ -51,3 +51,17 @@ uint64_t cost_layout(const struct cost_kernel *k, const struct cost_module *m);
 
 bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
 			   const struct cost_module *m, uint64_t ret_bytes[_VMAP_MAX]);
+
+/*
+ * The x86-64 module area with KASLR, as Debian builds it: MODULES_END - MODULES_VADDR
+ * (0xffffffffff000000 - 0xffffffffc0000000). Every module's layout is allocated in it.
+ */
+#define COST_MODULES_LEN 0x3f000000ull
+
+/*
+ * Is @m's layout one the kernel could have allocated (section headers can lie)? 0, or
+ * -EFBIG when it is larger than the module area, -ERANGE when @loaded_size (the loaded
+ * module's size, /proc/modules; 0: not loaded) and the layout's core differ by more
+ * than 4 times and 1 MiB. *ret_bytes: the layout's bytes that were compared.
+ */
+int cost_layout_check(const struct cost_module *m, uint64_t loaded_size, uint64_t *ret_bytes);

@@ -78,4 +78,28 @@ done
 ts_run --root "$FIXTURES/debian-6.12-xz" report --cpus 0
 ts_expect_rc 2 "--cpus 0"
 
+# layout_from_lying_section_headers: xfs.ko of the same size with 32 fixed pseudo-random
+# bytes over its second section header (from sh_size on) is laid out in gigabytes, more
+# than the module area: a warning names the file, and no attempt is priced by it
+r=$TS_TMP/lying-headers
+cp -a "$FIXTURES/debian-6.1-plain" "$r"
+ko=$(find "$r/lib/modules" -name xfs.ko)
+size=$(wc -c <"$ko")
+shoff=$(od -An -t u8 -j 40 -N 8 "$ko" | tr -d ' ')
+printf '\136\301\052\207\063\011\324\153\221\360\034\172\110\276\005\342\155\077\250\024\307\122\233\016\366\041\214\107\263\152\320\031' |
+	dd of="$ko" bs=1 seek=$((shoff + 64 + 32)) conv=notrunc status=none
+[ "$(wc -c <"$ko")" = "$size" ] || ts_fail "the corrupted xfs.ko changed size"
+cmp -s "$ko" "$FIXTURES/debian-6.1-plain/${ko#"$r"/}" && ts_fail "xfs.ko was not corrupted"
+ts_run --root "$r" report -j --no-cache
+ts_expect_rc 0 "report of a module with lying section headers"
+grep -F "'$ko': its section headers lay the module out in" "$TS_TMP/err" | grep 'not estimated' >/dev/null ||
+	ts_fail "no warning naming the module file with lying section headers: $(cat "$TS_TMP/err")"
+area=1056964608
+bad=$(jq --argjson area "$area" '[.attempts[] | select(.module == "xfs" and
+	(.estimated.source == "model" or .estimated.layout > $area))] | length' "$TS_TMP/out")
+[ "$bad" = 0 ] || ts_fail "$bad xfs attempts priced by a layout larger than the module area"
+peak=$(jq '.load_attempts.wasted_vmap.peak_concurrent' "$TS_TMP/out")
+[ "$peak" -le "$area" ] || ts_fail "peak held at once $peak, more than the module area"
+ts_ok
+
 ts_finalize

@@ -146,4 +146,40 @@ fi
 grep -F 'ev\x1b]0;owned\x07il' "$TS_TMP/out" >/dev/null || ts_fail "the module name is not shown escaped"
 ts_ok
 
+# replay_skips_idle_stretches: one trace line far after the others costs a few frames,
+# not one per refresh across the gap (666,665 at 999999 s, 6.7e8 at 999999999 s)
+for far in 999999 999999999; do
+	g=$TS_TMP/gap-$far
+	mkdir -p "$g/proc/sys/kernel" "$g/sys/kernel/tracing"
+	echo "6.12.0-test" >"$g/proc/sys/kernel/osrelease"
+	{
+		echo "# tracer: nop"
+		echo "        modprobe-157     [000] .....     4.500000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)"
+		echo "        modprobe-157     [000] .....     4.600000: module_load: gapmod"
+		echo "        modprobe-157     [000] .....     4.700000: sys_finit_module -> 0x0"
+		echo "        modprobe-158     [000] .....     $far.000000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)"
+	} >"$g/sys/kernel/tracing/trace"
+	timeout 60 "$KMODTOP" top --replay "$g" --batch --size 120x24 >"$TS_TMP/out" 2>"$TS_TMP/err"
+	rc=$?
+	[ "$rc" = 0 ] || ts_fail "replay with a line at $far s: exit status $rc (124: still printing frames)"
+	frames=$(grep -c '^Replay' "$TS_TMP/out")
+	[ "$frames" -le 20 ] || ts_fail "replay with a line at $far s: $frames frames, want a few"
+	grep "^Replay *$far.00 / $far.00 s.*idle skipped.*(end of capture)" "$TS_TMP/out" >/dev/null ||
+		ts_fail "replay with a line at $far s: no last frame at its end saying the idle time was skipped"
+	grep '^Attempts 1 ' "$TS_TMP/out" >/dev/null || ts_fail "replay with a line at $far s: the attempt before the gap is not shown"
+done
+ts_ok
+
+# first_frame_has_no_rate: --root without --replay reads the captured history before
+# its first refresh; a rate over that near-zero interval (4,245,104 attempts/s) is none
+ts_run --root "$fx" top --batch --iterations 2 --delay 1 --size 120x40
+ts_expect_rc 0 "--root polling, two refreshes"
+awk '/^Attempts/ { n++; if (n == 1) print }' "$TS_TMP/out" | grep '^Attempts [1-9][0-9]* (-/s)' >/dev/null ||
+	ts_fail "the first --root frame has a rate: $(grep -m1 '^Attempts' "$TS_TMP/out")"
+awk '/^Wasted/ { n++; if (n == 1) print }' "$TS_TMP/out" | grep 'est\. [^ ]* (-/s)' >/dev/null ||
+	ts_fail "the first --root frame has a byte rate: $(grep -m1 '^Wasted' "$TS_TMP/out")"
+awk '/^Attempts/ { n++; if (n == 2) print }' "$TS_TMP/out" | grep '^Attempts [1-9][0-9]* (0\.0/s)' >/dev/null ||
+	ts_fail "the second --root frame is not a rate of 0: $(awk '/^Attempts/ { n++; if (n == 2) print }' "$TS_TMP/out")"
+ts_ok
+
 ts_finalize

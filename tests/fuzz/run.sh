@@ -6,8 +6,12 @@
 # cache packs $KMODTOP writes for them, when set) and the crashes kept in
 # tests/fuzz/regressions/NAME/. Exits non-zero when any target crashes,
 # leaks or times out; the input is kept in OUTDIR/artifacts/ (OUTDIR: see build.sh).
+# Ends with a table of every target: its result, executions, and libFuzzer's final
+# coverage (cov: edges, ft: features). With FUZZ_SAVE=1 (make fuzz-long) each input a
+# target failed on is also copied to tests/fuzz/regressions/NAME/ as a regression file.
 #
 #	tests/fuzz/run.sh [SECONDS [TARGET...]]	or: make fuzz [FUZZ_SECONDS=N]
+#	make fuzz-long [FUZZ_SECONDS=900] [FUZZ_JOBS=2] [FUZZ_TARGETS="kmsg dmesg"]
 #
 # Reproduce a crash:	OUTDIR/fuzz-NAME OUTDIR/artifacts/fuzz-NAME-crash-...
 # or without clang:	make tests/fuzz/regress-NAME && tests/fuzz/regress-NAME FILE
@@ -29,16 +33,39 @@ if [ "${1:-}" = --one ]; then
 	fuzz-vmallocinfo | fuzz-ci-input | fuzz-stream | fuzz-modfile) max_len=65536 ;;
 	esac
 	log="$out/$t.log"
-	if "$out/$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+	# the artifacts of this run only: those left by an earlier one are not saved again
+	mkdir -p "$out/summary" "$out/artifacts"
+	before=$(ls "$out/artifacts" | grep -F -- "$t-" || true)
+	rc=0
+	"$out/$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
 		-max_len="$max_len" -print_final_stats=1 \
-		-artifact_prefix="$out/artifacts/$t-" "$work/$t" >"$log" 2>&1; then
-		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-		cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
-		printf '%-20s %ss ok (%s runs, %s)\n' "$t" "$secs" "${execs:-?}" "${cov:-cov: ?}"
+		-artifact_prefix="$out/artifacts/$t-" "$work/$t" >"$log" 2>&1 || rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	# the last status line's coverage: "#N ... cov: C ft: F corp: ..."
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
+	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | sed 's/ft: //')
+	result=ok
+	[ $rc = 0 ] || result=FAILED
+	printf '%s %s %s %s %s %s\n' "$t" "$secs" "$result" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
+		>"$out/summary/$t"
+	if [ $rc = 0 ]; then
+		printf '%-20s %ss ok (%s runs, cov: %s, ft: %s)\n' "$t" "$secs" "${execs:-?}" \
+			"${cov:-?}" "${ft:-?}"
 		exit 0
 	fi
 	printf '%-20s %ss FAILED, see %s\n' "$t" "$secs" "$log"
 	grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$log" | head -n 5
+	if [ "${FUZZ_SAVE:-0}" = 1 ]; then
+		reg="$here/regressions/${t#fuzz-}"
+		found=$(ls "$out/artifacts" | grep -F -- "$t-" | grep -vxF -- "$before" || true)
+		[ -n "$found" ] || echo "$t: no new input saved by libFuzzer (see $log)"
+		for a in $found; do
+			mkdir -p "$reg"
+			# crash-SHA1, leak-SHA1, timeout-SHA1, oom-SHA1: the kind and the input's hash
+			cp "$out/artifacts/$a" "$reg/${a#"$t"-}"
+			echo "$t: saved $reg/${a#"$t"-}"
+		done
+	fi
 	exit 1
 fi
 
@@ -169,6 +196,24 @@ for t in $targets; do
 	mkdir -p "$work/$t"
 done
 echo "fuzzing $(echo $targets | wc -w) targets for ${secs}s each, $jobs at a time"
+rm -rf "$out/summary"
+mkdir -p "$out/summary"
 # xargs exits 123 when any run failed; every target still runs
+rc=0
 printf 'fuzz-%s\n' $(for t in $targets; do echo "${t#fuzz-}"; done) |
-	KMODTOP_FUZZ_OUT=$out xargs -P "$jobs" -I{} "$0" --one {} "$secs" "$work"
+	KMODTOP_FUZZ_OUT=$out xargs -P "$jobs" -I{} "$0" --one {} "$secs" "$work" || rc=$?
+
+# the table: a target with no row did not run to the end (killed, or not started)
+echo
+printf '%-20s %8s %-7s %12s %8s %8s\n' TARGET SECONDS RESULT EXECS COV FT
+for t in $targets; do
+	t=fuzz-${t#fuzz-}
+	if [ -f "$out/summary/$t" ]; then
+		read -r name s result execs cov ft <"$out/summary/$t"
+		printf '%-20s %8s %-7s %12s %8s %8s\n' "$name" "$s" "$result" "$execs" "$cov" "$ft"
+	else
+		printf '%-20s %8s %-7s %12s %8s %8s\n' "$t" "$secs" "NO-RUN" - - -
+		rc=1
+	fi
+done
+exit $rc

@@ -5,10 +5,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cost/estimate.h"
+#include "cost/modfile.h"
 #include "ledger/ledger.h"
 #include "ledger/proctab.h"
 #include "sources/tracefs-events.h"
@@ -449,10 +451,67 @@ static void test_probe_layout(void **state)
 	}
 }
 
+/*
+ * cost_layout_check(): section headers that lie (a 2 GiB sh_size, an sh_size of 2^64 - 1)
+ * give a layout no module area holds, or one far from the size the module has loaded
+ */
+static void test_layout_check_lying_headers(void **state)
+{
+	struct cost_module m = { .has_layout = true };
+	uint64_t b;
+
+	(void)state;
+	/* xfs, as laid out: believed, loaded or not */
+	m.mem[MEMT_TEXT] = 802816;
+	m.mem[MEMT_DATA] = 729088;
+	m.mem[MEMT_RODATA] = 425984;
+	m.mem[MEMT_RO_AFTER_INIT] = 12288;
+	m.mem[MEMT_INIT_TEXT] = 4096;
+	m.mem[MEMT_INIT_DATA] = 446464;
+	m.core_size = 1970176;
+	m.init_size = 454656;
+	assert_int_equal(cost_layout_check(&m, 0, &b), 0);
+	assert_int_equal(cost_layout_check(&m, 1970176, &b), 0);
+	/* a page-rounding apart from what it loaded is no lie */
+	assert_int_equal(cost_layout_check(&m, 1970176 + 3 * 4096, &b), 0);
+	/* loaded at a quarter of the file's core, or less: the file is not what was loaded */
+	assert_int_equal(cost_layout_check(&m, 1970176 / 8, &b), -ERANGE);
+	assert_int_equal(b, 1970176);
+	assert_int_equal(cost_layout_check(&m, 1970176ull * 8, &b), -ERANGE);
+	/* small modules: page rounding is no lie either */
+	{
+		struct cost_module s = { .has_layout = true, .core_size = 4096 };
+
+		s.mem[MEMT_TEXT] = 4096;
+		assert_int_equal(cost_layout_check(&s, 5 * 4096, &b), 0);
+	}
+	/* rodata of 2.11 GiB: larger than the module area, whatever was loaded */
+	m.mem[MEMT_RODATA] = 2268151808ull;
+	m.core_size = 2270220288ull;
+	assert_int_equal(cost_layout_check(&m, 0, &b), -EFBIG);
+	assert_true(b > COST_MODULES_LEN);
+	assert_int_equal(cost_layout_check(&m, 1970176, &b), -EFBIG);
+	/* sums that would wrap */
+	m.mem[MEMT_RODATA] = UINT64_MAX - 4095;
+	m.core_size = UINT64_MAX - 4095;
+	m.init_size = 454656;
+	assert_int_equal(cost_layout_check(&m, 0, &b), -EFBIG);
+	assert_int_equal(b, UINT64_MAX);
+	/* the largest believable layout: the module area itself */
+	memset(&m, 0, sizeof(m));
+	m.has_layout = true;
+	m.mem[MEMT_TEXT] = COST_MODULES_LEN;
+	m.core_size = COST_MODULES_LEN;
+	assert_int_equal(cost_layout_check(&m, 0, &b), 0);
+	m.mem[MEMT_DATA] = 4096;
+	assert_int_equal(cost_layout_check(&m, 0, &b), -EFBIG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_from_rename),
+		cmocka_unit_test(test_layout_check_lying_headers),
 		cmocka_unit_test(test_names_without_rename),
 		cmocka_unit_test(test_waiters),
 		cmocka_unit_test(test_needless),

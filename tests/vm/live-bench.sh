@@ -46,18 +46,38 @@ ticks() {
 	echo "$u $k"
 }
 
-# run NAME RUN COMMAND...: start it, let it settle, storm, measure, stop it
+# run NAME RUN COMMAND...: start it, let it settle, storm, measure, stop it. A command
+# that is not there or has already exited measures 0 ticks: its line says -1 ticks
+# (did not run), which bench/live-vm.sh takes as no result, never as a cheap one.
 run() {
 	name=$1 n=$2
 	shift 2
+	if [ ! -x "$1" ]; then
+		log "$name run $n: $1 not found: did not run"
+		echo "$name $n -1 $HZ 0 0 0 0" >>"$O/result.txt"
+		return
+	fi
 	"$@" >/dev/null 2>"$O/$name-$n.err" &
 	P=$!
 	sleep 5
+	if ! kill -0 $P 2>/dev/null; then
+		wait $P 2>/dev/null
+		log "$name run $n: exited (status $?) before the storm: did not run: $(head -c 300 "$O/$name-$n.err")"
+		echo "$name $n -1 $HZ 0 0 0 0" >>"$O/result.txt"
+		return
+	fi
 	set -- $(ticks)
 	u0=$1 k0=$2
 	out=$(/bin/kmt-initstorm "$RATE" "$SECS")
 	set -- $(ticks)
 	u=$(($1 - u0)) k=$(($2 - k0))
+	# still there at the end of the storm, or what it did is not the whole storm
+	if ! kill -0 $P 2>/dev/null; then
+		wait $P 2>/dev/null
+		log "$name run $n: exited (status $?) during the storm: did not run: $(head -c 300 "$O/$name-$n.err")"
+		echo "$name $n -1 $HZ 0 0 0 0" >>"$O/result.txt"
+		return
+	fi
 	kill -INT $P 2>/dev/null
 	sleep 2
 	kill -TERM $P 2>/dev/null

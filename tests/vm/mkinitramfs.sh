@@ -102,6 +102,12 @@ copy_libs bin/kmod
 
 # ---- kmodtop (optional) ----------------------------------------------------------
 KMODTOP=${KMODTOP-auto}
+# named but not there: the guest would run without it, and every kmodtop check with it
+# (they run when /bin/kmodtop is in the guest) would pass by not running
+case $KMODTOP in
+auto | none | '') ;;
+*) [ -x "$KMODTOP" ] || die "KMODTOP=$KMODTOP is not an executable (build it, or KMODTOP=none)" ;;
+esac
 if [ "$KMODTOP" = auto ]; then
 	KMODTOP=
 	for k in "$top/src/kmodtop" "$top/build/src/kmodtop"; do

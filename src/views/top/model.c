@@ -1146,7 +1146,7 @@ int top_model_update(struct top_model *m, const struct top_sample *s)
 
 	/* rates over the last refresh, in the sample's clock */
 	if (!m->have_prev) {
-		m->prev_now = s->start;
+		m->prev_now = isnan(s->start) ? s->now : s->start;
 		m->have_prev = true;
 	}
 	dt = s->now - m->prev_now;

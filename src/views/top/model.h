@@ -64,7 +64,12 @@ struct top_module_info {
 
 struct top_sample {
 	double now;			/* sample clock, seconds (trace clock in replay) */
-	double start;			/* where the clock started: rates of the first sample */
+	/*
+	 * Where the clock started: the rates of the first sample are over now - start.
+	 * NAN: the first sample has no rate (what it holds was there before the clock
+	 * started, as a captured root's history read at once).
+	 */
+	double start;
 
 	/* header */
 	const char *release;		/* NULL: unknown */
@@ -80,6 +85,7 @@ struct top_sample {
 	bool replay;
 	double replay_start, replay_end, speed;
 	bool finished;			/* replay: nothing more will come */
+	double skipped;			/* replay: idle seconds jumped over before this sample */
 	bool measured;			/* vmap allocations traced: WASTED (meas.) is real */
 	const char *measured_why;	/* !measured: why not ("no vmap events in the trace") */
 

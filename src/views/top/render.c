@@ -248,6 +248,10 @@ static void draw_meters(struct canvas *c, const struct top_model *m,
 			x = put_label(c, y, x, "  step ");
 			x = put_val(c, y, x, ST_VALUE, e ? e : "-");
 		}
+		if (s->skipped > 0) {
+			snprintf(b4, sizeof(b4), "  (%.0f s idle skipped)", s->skipped);
+			x = put_val(c, y, x, ST_DIM, b4);
+		}
 		if (s->finished)
 			put_val(c, y, x, ST_DIM, "  (end of capture)");
 	} else {
