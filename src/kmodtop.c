@@ -5,6 +5,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+#include <json-c/json.h>
+#include <lzma.h>
+#include <ncurses.h>
+#include <zlib.h>
+#include <zstd.h>
+
 #include "util/log.h"
 #include "cmd.h"
 
@@ -47,6 +54,30 @@ static void usage(FILE *f)
 	      "Exit status: 0 ok, 1 error, 2 usage error, 4 the kernel has no module support.\n"
 	      "See kmodtop(8).\n",
 	      f);
+}
+
+/*
+ * What a bug report needs: the version, the libraries as configure found them, and the
+ * ones loaded now where a library can say (a distribution may have updated them since).
+ */
+static void version(FILE *f)
+{
+	/* "v1.1" and "ncurses 6.4.20221231": the number alone, as pkg-config gives it */
+	const char *bpf_v = libbpf_version_string(), *curses_v = curses_version();
+
+	fprintf(f,
+		"kmodtop %s\n"
+		"Copyright (C) the kmodtop authors. License GPL-2.0-or-later: this is free\n"
+		"software; there is NO WARRANTY, to the extent permitted by law.\n"
+		"\n"
+		"built with: %s\n"
+		"running with: json-c-%s zlib-%s liblzma-%s libzstd-%s libbpf-%s ncursesw-%s\n"
+		"Report bugs to: %s\n"
+		"Home page: %s\n",
+		PACKAGE_VERSION, KMODTOP_BUILT_WITH, json_c_version(), zlibVersion(),
+		lzma_version_string(), ZSTD_versionString(), bpf_v + (*bpf_v == 'v'),
+		strchrnul(curses_v, ' ') + (strchr(curses_v, ' ') != NULL), PACKAGE_BUGREPORT,
+		PACKAGE_URL);
 }
 
 int global_opt_handle(struct global_opts *g, int opt, const char *arg)
@@ -100,7 +131,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case 'V':
-			printf("kmodtop %s\n", PACKAGE_VERSION);
+			version(stdout);
 			return EXIT_OK;
 		case '?':
 			fputs("Try 'kmodtop --help' for more information.\n", stderr);

@@ -18,6 +18,14 @@ ts_expect_rc 0 "-h"
 ts_run --version
 ts_expect_rc 0 "--version"
 grep -E '^kmodtop [0-9]+\.[0-9]+' "$TS_TMP/out" >/dev/null || ts_fail "--version output"
+# what a bug report needs: the libraries built against and loaded, and where to report
+for lib in libkmod libelf liblzma libzstd zlib json-c ncursesw libbpf libtracecmd libtraceevent libtracefs; do
+	grep -E "^built with: .*\b$lib-[0-9]" "$TS_TMP/out" >/dev/null ||
+		ts_fail "--version does not name $lib's version"
+done
+grep -E '^running with: json-c-[0-9].* zlib-[0-9].* libbpf-[0-9].* ncursesw-[0-9]' "$TS_TMP/out" >/dev/null ||
+	ts_fail "--version does not name the libraries loaded"
+grep -E '^Report bugs to: https?://' "$TS_TMP/out" >/dev/null || ts_fail "--version has no bug address"
 ts_run -V
 ts_expect_rc 0 "-V"
 ts_run report --help
