@@ -9,7 +9,6 @@
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
 #include <lzma.h>
-#include <ncurses.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -64,8 +63,8 @@ static void usage(FILE *f)
  */
 static void version(FILE *f)
 {
-	/* "v1.1" and "ncurses 6.4.20221231": the number alone, as pkg-config gives it */
-	const char *bpf_v = libbpf_version_string(), *curses_v = curses_version();
+	/* "v1.1": the number alone, as pkg-config gives it */
+	const char *bpf_v = libbpf_version_string();
 
 	fprintf(f,
 		"kmodtop %s\n"
@@ -73,13 +72,12 @@ static void version(FILE *f)
 		"software; there is NO WARRANTY, to the extent permitted by law.\n"
 		"\n"
 		"built with: %s\n"
-		"running with: json-c-%s zlib-%s liblzma-%s libzstd-%s libbpf-%s ncursesw-%s\n"
+		"running with: json-c-%s zlib-%s liblzma-%s libzstd-%s libbpf-%s\n"
 		"Report bugs to: %s\n"
 		"Home page: %s\n",
 		PACKAGE_VERSION, KMODTOP_BUILT_WITH, json_c_version(), zlibVersion(),
 		lzma_version_string(), ZSTD_versionString(), bpf_v + (*bpf_v == 'v'),
-		strchrnul(curses_v, ' ') + (strchr(curses_v, ' ') != NULL), PACKAGE_BUGREPORT,
-		PACKAGE_URL);
+		PACKAGE_BUGREPORT, PACKAGE_URL);
 }
 
 int global_opt_handle(struct global_opts *g, int opt, const char *arg)

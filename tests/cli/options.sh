@@ -23,7 +23,7 @@ for lib in libkmod libelf liblzma libzstd zlib json-c ncursesw libbpf libtracecm
 	grep -E "^built with: .*\b$lib-[0-9]" "$TS_TMP/out" >/dev/null ||
 		ts_fail "--version does not name $lib's version"
 done
-grep -E '^running with: json-c-[0-9].* zlib-[0-9].* libbpf-[0-9].* ncursesw-[0-9]' "$TS_TMP/out" >/dev/null ||
+grep -E '^running with: json-c-[0-9].* zlib-[0-9].* liblzma-[0-9].* libzstd-[0-9].* libbpf-[0-9]' "$TS_TMP/out" >/dev/null ||
 	ts_fail "--version does not name the libraries loaded"
 grep -E '^Report bugs to: https?://' "$TS_TMP/out" >/dev/null || ts_fail "--version has no bug address"
 ts_run -V
