@@ -331,7 +331,7 @@ int cmd_boot_setup(int argc, char **argv, struct global_opts *g)
 			boot_setup_usage(stdout);
 			return EXIT_OK;
 		case '?':
-			fputs("Try 'kmodtop boot-setup --help' for more information.\n", stderr);
+			cmd_usage_error("boot-setup", long_options, argv, optind);
 			return EXIT_USAGE;
 		default:
 			r = global_opt_handle(g, c, optarg);

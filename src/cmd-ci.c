@@ -1710,7 +1710,7 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 				ret = CI_EXIT_PASS;
 			goto out;
 		case '?':
-			fputs("Try 'kmodtop ci --help' for more information.\n", stderr);
+			cmd_usage_error("ci", long_options, argv, optind);
 			goto out;
 		case OPT_CONFIG:
 			if (set_path(&s.config, optarg) < 0)

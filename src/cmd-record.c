@@ -1647,7 +1647,11 @@ static void record_usage(FILE *f)
 	      "                      without kmodtop (with --measure: the vmap stacks too)\n"
 	      "      --instance NAME with --print-setup: its instance and buffer name\n"
 	      "                      (default kmodtop)\n"
-	      "  -h, --help          show this help\n",
+	      "  -h, --help          show this help\n"
+	      "\n"
+	      "The global options (--kernel-release) may also follow the command.\n"
+	      "Exit status: 0 the bundle written (also when ended by Ctrl-C), 1 an error,\n"
+	      "2 bad command line, 4 the kernel has no module support.\n",
 	      f);
 }
 
@@ -2308,7 +2312,7 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 			record_usage(stdout);
 			return EXIT_OK;
 		case '?':
-			fputs("Try 'kmodtop record --help' for more information.\n", stderr);
+			cmd_usage_error("record", long_options, argv, optind);
 			return EXIT_USAGE;
 		case 'o':
 			/* "" would be the bundle "./.partial" */

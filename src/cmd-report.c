@@ -94,7 +94,8 @@ static void report_usage(FILE *f)
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "The global options (--root, --kernel-release, --moduledir, -j, -p, --color) may\n"
-	      "also follow the command.\n",
+	      "also follow the command. Exit status: 0 done, 1 an error (the message names\n"
+	      "the file), 2 bad command line, 4 the kernel has no module support.\n",
 	      f);
 }
 
@@ -858,7 +859,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			goto out;
 		}
 		if (opt == '?') {
-			fputs("Try 'kmodtop report --help' for more information.\n", stderr);
+			cmd_usage_error("report", long_options, argv, optind);
 			ret = EXIT_USAGE;
 			goto out;
 		}

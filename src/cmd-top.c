@@ -88,7 +88,8 @@ static void top_usage(FILE *f)
 	      "Keys: F1 or ? help, / search, \\ filter, < > sort, I invert, Tab views, t tree,\n"
 	      "Enter detail, Z or space pause, Ctrl-L redraw, q quit.\n"
 	      "The global options (--root, --kernel-release, --moduledir, --color) may also\n"
-	      "follow the command.\n",
+	      "follow the command. Exit status: 0 done, 1 an error, 2 bad command line, 4 the\n"
+	      "kernel has no module support, 128+N ended by signal N.\n",
 	      f);
 }
 
@@ -1832,7 +1833,7 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 			top_usage(stdout);
 			return EXIT_OK;
 		case '?':
-			fputs("Try 'kmodtop top --help' for more information.\n", stderr);
+			cmd_usage_error("top", long_options, argv, optind);
 			return EXIT_USAGE;
 		case OPT_REPLAY:
 			arg_replay = optarg;

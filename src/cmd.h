@@ -23,6 +23,13 @@ struct global_opts {
 	enum color_when color;
 };
 
+struct option;
+/*
+ * After getopt_long() returned '?': "did you mean" for a misspelt long option (the word
+ * before argind), then "Try 'kmodtop CMD --help'" (cmd NULL: kmodtop's own options).
+ */
+void cmd_usage_error(const char *cmd, const struct option *opts, char *const *argv, int argind);
+
 /* Parses one global option (from the long option table below); 1 if it was one. */
 int global_opt_handle(struct global_opts *g, int opt, const char *arg);
 

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <json-c/json.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "util/escape.h"
 #include "util/io.h"
@@ -31,9 +38,10 @@ static void usage(FILE *f)
 	      "\n"
 	      "Commands:\n",
 	      f);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
-	fputs("\n"
+	fputs("  help        this help; 'help COMMAND' describes a command\n"
+	      "\n"
 	      "Options:\n"
 	      "      --root DIR            read every kernel file under DIR instead of /\n"
 	      "      --kernel-release R    kernel release (default: ROOT/proc/sys/kernel/osrelease)\n"
@@ -46,10 +54,33 @@ static void usage(FILE *f)
 	      "  -V, --version             show the version and exit\n"
 	      "\n"
 	      "With no command, kmodtop runs 'top' on a terminal and 'report' otherwise.\n"
-	      "'kmodtop COMMAND --help' describes a command.\n"
+	      "'kmodtop help COMMAND' or 'kmodtop COMMAND --help' describes a command.\n"
 	      "Exit status: 0 ok, 1 error, 2 usage error, 4 the kernel has no module support.\n"
 	      "See kmodtop(8).\n",
 	      f);
+}
+
+/*
+ * What a bug report needs: the version, the libraries as configure found them, and the
+ * ones loaded now where a library can say (a distribution may have updated them since).
+ */
+static void version(FILE *f)
+{
+	/* "v1.1": the number alone, as pkg-config gives it */
+	const char *bpf_v = libbpf_version_string();
+
+	fprintf(f,
+		"kmodtop %s\n"
+		"Copyright (C) the kmodtop authors. License GPL-2.0-or-later: this is free\n"
+		"software; there is NO WARRANTY, to the extent permitted by law.\n"
+		"\n"
+		"built with: %s\n"
+		"running with: json-c-%s zlib-%s liblzma-%s libzstd-%s libbpf-%s\n"
+		"Report bugs to: %s\n"
+		"Home page: %s\n",
+		PACKAGE_VERSION, KMODTOP_BUILT_WITH, json_c_version(), zlibVersion(),
+		lzma_version_string(), ZSTD_versionString(), bpf_v + (*bpf_v == 'v'),
+		PACKAGE_BUGREPORT, PACKAGE_URL);
 }
 
 int global_opt_handle(struct global_opts *g, int opt, const char *arg)
@@ -104,6 +135,165 @@ static int exit_status(int rc)
 	return rc;
 }
 
+/*
+ * The optimal string alignment distance (Levenshtein plus swapping two neighbours, the
+ * commonest typo: "reprot"), for "did you mean". Words longer than any name are far.
+ */
+#define EDIT_MAX 32
+static unsigned int edit_distance(const char *a, size_t la, const char *b)
+{
+	unsigned int d[EDIT_MAX + 1][EDIT_MAX + 1];
+	size_t lb = strlen(b);
+
+	if (la > EDIT_MAX || lb > EDIT_MAX)
+		return UINT_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned int cost = a[i - 1] != b[j - 1];
+			unsigned int v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* Two edits at most: further than that a suggestion is more often wrong than right. */
+#define SUGGEST_MAX 2
+
+static const char *suggest_command(const char *word)
+{
+	static const char *const extra[] = { "help" };
+	const char *best = NULL;
+	unsigned int best_d = SUGGEST_MAX + 1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands) + ARRAY_SIZE(extra); i++) {
+		const char *name = i < ARRAY_SIZE(commands) ? commands[i].name
+							    : extra[i - ARRAY_SIZE(commands)];
+		unsigned int dist = edit_distance(word, strlen(word), name);
+
+		if (dist < best_d) {
+			best_d = dist;
+			best = name;
+		}
+	}
+	return best;
+}
+
+void cmd_usage_error(const char *cmd, const struct option *opts, char *const *argv, int argind)
+{
+	/*
+	 * getopt_long() has said what was wrong; after an unknown or ambiguous long
+	 * option, optopt is 0 and the word is the one before optind
+	 */
+	const char *word = argind > 0 ? argv[argind - 1] : NULL;
+
+	if (optopt == 0 && word && word[0] == '-' && word[1] == '-' && word[2]) {
+		const char *name = word + 2, *best = NULL;
+		size_t len = strcspn(name, "=");
+		unsigned int best_d = SUGGEST_MAX + 1;
+
+		for (const struct option *o = opts; o->name; o++) {
+			unsigned int dist;
+
+			/* a prefix of an option is ambiguous, not misspelt: getopt listed them */
+			if (strncmp(o->name, name, len) == 0) {
+				best = NULL;
+				break;
+			}
+			dist = edit_distance(name, len, o->name);
+			if (dist < best_d) {
+				best_d = dist;
+				best = o->name;
+			}
+		}
+		if (best) {
+			if (cmd)
+				fprintf(stderr, "kmodtop %s: did you mean '--%s'?\n", cmd, best);
+			else
+				fprintf(stderr, "kmodtop: did you mean '--%s'?\n", best);
+		}
+	}
+	if (cmd)
+		fprintf(stderr, "Try 'kmodtop %s --help' for more information.\n", cmd);
+	else
+		fputs("Try 'kmodtop --help' for more information.\n", stderr);
+}
+
+static int unknown_command(const char *cmd)
+{
+	const char *best = suggest_command(cmd);
+
+	if (best)
+		log_error("unknown command '%s'; did you mean '%s'?", cmd, best);
+	else
+		log_error("unknown command '%s'", cmd);
+	fputs("Try 'kmodtop help' for the list of commands.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* "kmodtop COMMAND": getopt's messages name argv[0], the log its own prefix */
+static int run_command(size_t i, int argc, char **argv, struct global_opts *g)
+{
+	static char prog[64];
+
+	snprintf(prog, sizeof(prog), "kmodtop %s", commands[i].name);
+	argv[0] = prog;
+	log_set_command(commands[i].name);
+	optind = 0; /* reset getopt for the command's own options */
+	return commands[i].fn(argc, argv, g);
+}
+
+static int find_command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* kmodtop help [COMMAND] */
+static int help(int argc, char **argv, struct global_opts *g)
+{
+	char *help_argv[] = { NULL, (char *)"--help", NULL };
+	int i;
+
+	log_set_command("help");
+	if (argc > 2) {
+		log_error("one command at most ('%s' is one too many)", argv[2]);
+		fputs("Try 'kmodtop help' for the list of commands.\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		fputs("Usage: kmodtop help [COMMAND]\n"
+		      "\n"
+		      "Describe kmodtop and its commands, or COMMAND as 'kmodtop COMMAND --help' does.\n"
+		      "\n"
+		      "Exit status: 0 done, 2 no such command.\n",
+		      stdout);
+		return EXIT_OK;
+	}
+	if (argc < 2 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_ERROR;
+	}
+	i = find_command(argv[1]);
+	if (i < 0)
+		return unknown_command(argv[1]);
+	return run_command((size_t)i, 2, help_argv, g);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -113,9 +303,13 @@ int main(int argc, char **argv)
 		{}
 	};
 	struct global_opts g = { .color = COLOR_AUTO };
+	char *default_argv[] = { NULL, NULL };
 	const char *cmd;
-	int c;
+	int c, i;
 
+	/* getopt's messages start with argv[0]: "kmodtop", not the path it was run by */
+	if (argc > 0)
+		argv[0] = (char *)"kmodtop";
 	/* '+': stop at the command, whose own options follow it */
 	while ((c = getopt_long(argc, argv, "+" GLOBAL_SHORT_OPTIONS "hV", long_options, NULL)) !=
 	       -1) {
@@ -126,10 +320,10 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return exit_status(EXIT_OK);
 		case 'V':
-			printf("kmodtop %s\n", PACKAGE_VERSION);
+			version(stdout);
 			return exit_status(EXIT_OK);
 		case '?':
-			fputs("Try 'kmodtop --help' for more information.\n", stderr);
+			cmd_usage_error(NULL, long_options, argv, optind);
 			return EXIT_USAGE;
 		default:
 			r = global_opt_handle(&g, c, optarg);
@@ -139,21 +333,16 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
+	if (optind < argc && strcmp(argv[optind], "help") == 0)
+		return exit_status(help(argc - optind, argv + optind, &g));
 	/* a terminal gets the interactive view, a pipe or a file the report */
 	cmd = optind < argc ? argv[optind]
 	      : isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? "top"
 							      : "report";
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(cmd, commands[i].name) == 0) {
-			char *default_argv[] = { (char *)cmd, NULL };
-			char **sub_argv = optind < argc ? argv + optind : default_argv;
-			int sub_argc = optind < argc ? argc - optind : 1;
-
-			optind = 0; /* reset getopt for the command's own options */
-			return exit_status(commands[i].fn(sub_argc, sub_argv, &g));
-		}
-	}
-	log_error("unknown command '%s'", cmd);
-	fputs("Try 'kmodtop --help' for more information.\n", stderr);
-	return EXIT_USAGE;
+	i = find_command(cmd);
+	if (i < 0)
+		return unknown_command(cmd);
+	if (optind < argc)
+		return exit_status(run_command((size_t)i, argc - optind, argv + optind, &g));
+	return exit_status(run_command((size_t)i, 1, default_argv, &g));
 }

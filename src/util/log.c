@@ -9,6 +9,12 @@
 
 static unsigned int warn_count;
 static int quiet;
+static const char *command;
+
+void log_set_command(const char *cmd)
+{
+	command = cmd;
+}
 
 int log_set_quiet(int q)
 {
@@ -34,7 +40,17 @@ static void log_v(const char *prefix, const char *fmt, va_list ap)
 		return;
 	}
 	esc = escape_dup(msg, n);
-	fprintf(stderr, "kmodtop: %s%s\n", prefix, esc ? esc : "out of memory");
+	if (command) {
+		size_t len = strlen(command);
+		const char *text = esc ? esc : "out of memory";
+
+		/* messages written as "top: ..." before the prefix named the command */
+		if (strncmp(text, command, len) == 0 && text[len] == ':' && text[len + 1] == ' ')
+			text += len + 2;
+		fprintf(stderr, "kmodtop %s: %s%s\n", command, prefix, text);
+	} else {
+		fprintf(stderr, "kmodtop: %s%s\n", prefix, esc ? esc : "out of memory");
+	}
 	free(esc);
 	free(msg);
 }

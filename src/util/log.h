@@ -7,6 +7,8 @@
 #include "macro.h"
 
 /* The only writer to stderr. Messages are escaped: they may quote kernel text. */
+/* Messages start "kmodtop CMD: " from now on (a static string; NULL: "kmodtop: "). */
+void log_set_command(const char *cmd);
 void log_error(const char *fmt, ...) _printf_format_(1, 2);
 void log_warn(const char *fmt, ...) _printf_format_(1, 2);
 void log_info(const char *fmt, ...) _printf_format_(1, 2);

@@ -41,24 +41,25 @@ refused() {
 	name=$1 why=$2
 	dir=$C/$name/kmodtop
 	export XDG_CACHE_HOME="$C/$name"
-	note="kmodtop: module-file cache off: '$dir' $why"
+	# "kmodtop COMMAND: ..." (the one error form)
+	note="module-file cache off: '$dir' $why"
 
 	ts_run --root "$fx" report
 	ts_expect_rc 0 "$name: report"
 	cmp -s "$TS_TMP/out" "$C/ref.txt" || ts_fail "$name: report differs from --no-cache"
-	[ "$(cat "$TS_TMP/err")" = "$note" ] ||
+	[ "$(cat "$TS_TMP/err")" = "kmodtop report: $note" ] ||
 		ts_fail "$name: report: stderr is not the one note '$note': $(head -c 300 "$TS_TMP/err")"
 
 	ts_run --root "$fx" top --batch --iterations 1 --size 120x40
 	ts_expect_rc 0 "$name: top"
 	rates <"$TS_TMP/out" | cmp -s - "$C/ref.top" || ts_fail "$name: top differs from --no-cache"
-	[ "$(cat "$TS_TMP/err")" = "$note" ] ||
+	[ "$(cat "$TS_TMP/err")" = "kmodtop top: $note" ] ||
 		ts_fail "$name: top: stderr is not the one note: $(head -c 300 "$TS_TMP/err")"
 
 	# ci prices the attempts from the module files too; its findings may fail it (1)
 	ts_run --root "$fx" ci "$fx/capture/dmesg.txt" "$fx/sys/kernel/tracing/trace"
 	case $TS_RC in 0 | 1) ts_ok ;; *) ts_fail "$name: ci: exit status $TS_RC" ;; esac
-	[ "$(grep -c 'module-file cache off' "$TS_TMP/err")" = 1 ] && grep -qxF "$note" "$TS_TMP/err" ||
+	[ "$(grep -c 'module-file cache off' "$TS_TMP/err")" = 1 ] && grep -qxF "kmodtop ci: $note" "$TS_TMP/err" ||
 		ts_fail "$name: ci: not one note '$note': $(head -c 300 "$TS_TMP/err")"
 
 	# --no-cache: nothing to say

@@ -18,6 +18,14 @@ ts_expect_rc 0 "-h"
 ts_run --version
 ts_expect_rc 0 "--version"
 grep -E '^kmodtop [0-9]+\.[0-9]+' "$TS_TMP/out" >/dev/null || ts_fail "--version output"
+# what a bug report needs: the libraries built against and loaded, and where to report
+for lib in libkmod libelf liblzma libzstd zlib json-c ncursesw libbpf libtracecmd libtraceevent libtracefs; do
+	grep -E "^built with: .*\b$lib-[0-9]" "$TS_TMP/out" >/dev/null ||
+		ts_fail "--version does not name $lib's version"
+done
+grep -E '^running with: json-c-[0-9].* zlib-[0-9].* liblzma-[0-9].* libzstd-[0-9].* libbpf-[0-9]' "$TS_TMP/out" >/dev/null ||
+	ts_fail "--version does not name the libraries loaded"
+grep -E '^Report bugs to: https?://' "$TS_TMP/out" >/dev/null || ts_fail "--version has no bug address"
 ts_run -V
 ts_expect_rc 0 "-V"
 # output that cannot be written is a failure, said with the errno the write got
@@ -44,6 +52,76 @@ done
 ts_run --bogus
 ts_expect_rc 2 "unknown option"
 grep -- "--bogus" "$TS_TMP/err" >/dev/null || ts_fail "unknown option not named"
+
+# kmodtop help [COMMAND]: the usage, or the command's own --help
+ts_run help
+ts_expect_rc 0 "help"
+cmp -s "$TS_TMP/out" "$TS_TMP/help" || ts_fail "'kmodtop help' is not 'kmodtop --help'"
+grep -E "^  help " "$TS_TMP/help" >/dev/null || ts_fail "--help does not list 'help'"
+commands=$(sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' "$TS_TMP/help" | grep -vx help)
+[ -n "$commands" ] || ts_fail "no commands in --help"
+for c in $commands; do
+	"$KMODTOP" "$c" --help >"$TS_TMP/want" 2>&1
+	ts_run help "$c"
+	ts_expect_rc 0 "help $c"
+	cmp -s "$TS_TMP/out" "$TS_TMP/want" || ts_fail "'kmodtop help $c' is not '$c --help'"
+	# the same sections in every command's help
+	tr '\n' ' ' <"$TS_TMP/out" >"$TS_TMP/flat"
+	grep -q "^Usage: kmodtop .*$c" "$TS_TMP/out" || ts_fail "$c --help: no Usage line"
+	grep -q "The global options (--" "$TS_TMP/flat" || ts_fail "$c --help: no global-options line"
+	grep -q "Exit status: 0 " "$TS_TMP/flat" || ts_fail "$c --help: no exit-status line"
+done
+ts_run help reprot
+ts_expect_rc 2 "help reprot"
+grep -qF "kmodtop help: unknown command 'reprot'; did you mean 'report'?" "$TS_TMP/err" ||
+	ts_fail "help reprot: $(head -2 "$TS_TMP/err")"
+ts_run help report top
+ts_expect_rc 2 "help with two commands"
+
+# did you mean: commands and long options within two edits (a swap of neighbours is one)
+for typo in reprot:report rpeort:report tpo:top ic:ci recrod:record boot-stup:boot-setup bootsetup:boot-setup; do
+	ts_run "${typo%%:*}"
+	ts_expect_rc 2 "${typo%%:*}"
+	grep -qF "kmodtop: unknown command '${typo%%:*}'; did you mean '${typo#*:}'?" "$TS_TMP/err" ||
+		ts_fail "${typo%%:*}: no suggestion of ${typo#*:}: $(head -2 "$TS_TMP/err")"
+done
+ts_run frobnicate
+grep -q "did you mean" "$TS_TMP/err" && ts_fail "frobnicate: a suggestion too far: $(head -1 "$TS_TMP/err")"
+ts_run --rot "$fx" report
+ts_expect_rc 2 "--rot"
+grep -qxF "kmodtop: did you mean '--root'?" "$TS_TMP/err" || ts_fail "--rot: $(cat "$TS_TMP/err")"
+ts_run report --trce x
+ts_expect_rc 2 "report --trce"
+grep -qxF "kmodtop report: did you mean '--trace'?" "$TS_TMP/err" || ts_fail "report --trce: $(cat "$TS_TMP/err")"
+ts_run ci --fial-on=unknown-symbol x
+ts_expect_rc 2 "ci --fial-on="
+grep -qxF "kmodtop ci: did you mean '--fail-on'?" "$TS_TMP/err" || ts_fail "ci --fial-on=: $(cat "$TS_TMP/err")"
+ts_run top --bacth
+grep -qxF "kmodtop top: did you mean '--batch'?" "$TS_TMP/err" || ts_fail "top --bacth: $(cat "$TS_TMP/err")"
+
+# one error form: every line on stderr is "kmodtop COMMAND: message" or the "Try" line,
+# whether getopt, the command or a library check wrote it
+form() {
+	what=$1 cmd=$2
+	shift 2
+	ts_run "$@"
+	[ "$TS_RC" = 2 ] || [ "$TS_RC" = 1 ] || ts_fail "$what: exit status $TS_RC"
+	[ -s "$TS_TMP/err" ] || ts_fail "$what: no message"
+	grep -v -e "^kmodtop $cmd: " -e "^Try 'kmodtop $cmd --help' for more information\.\$" "$TS_TMP/err" >"$TS_TMP/odd" &&
+		ts_fail "$what: not in the form 'kmodtop $cmd: ...': $(head -2 "$TS_TMP/odd")"
+	grep -q "^kmodtop $cmd: " "$TS_TMP/err" || ts_fail "$what: no 'kmodtop $cmd:' line: $(head -2 "$TS_TMP/err")"
+}
+for c in report top ci record boot-setup; do
+	form "$c --no-such-option" "$c" "$c" --no-such-option
+	form "$c --color=sometimes" "$c" "$c" --color=sometimes
+done
+form "report -q" report report -q
+form "top -d" top top -d
+form "report extra" report report extra
+form "report --root missing" report --root "$TS_TMP/no-such-root" report
+form "ci with no input" ci ci
+form "top --replay missing" top top --replay "$TS_TMP/no-such-root" --batch
+ts_ok
 ts_run frobnicate
 ts_expect_rc 2 "unknown command"
 ts_run report extra

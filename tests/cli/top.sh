@@ -121,7 +121,7 @@ rc=$(cat "$TS_TMP/rc")
 [ "$rc" = 1 ] || ts_fail "top --batch | head -1: exit status $rc, expected 1 (141: killed by SIGPIPE, 124: hung)"
 [ $((t1 - t0)) -le 30 ] || ts_fail "top --batch | head -1 took $((t1 - t0)) s"
 grep '^kmodtop ' "$TS_TMP/out" >/dev/null || ts_fail "top --batch | head -1: no first frame line"
-printf 'kmodtop: top: writing standard output: Broken pipe\n' | cmp -s - "$TS_TMP/err" ||
+printf 'kmodtop top: writing standard output: Broken pipe\n' | cmp -s - "$TS_TMP/err" ||
 	{ ts_fail "top --batch | head -1: stderr is not the one line expected"; sed 's/^/  stderr: /' "$TS_TMP/err" | head -5; }
 ts_ok
 

@@ -42,6 +42,14 @@ int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 	return 0;
 }
 
+void cmd_usage_error(const char *cmd, const struct option *opts, char *const *argv, int argind)
+{
+	(void)cmd;
+	(void)opts;
+	(void)argv;
+	(void)argind;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct stream_needles *nd;
