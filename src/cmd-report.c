@@ -282,6 +282,7 @@ static void setup_module_tree(struct collected *c, const struct report_data *d)
 	if (catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
 		c->cat = NULL;
 	collect_note_cache(c->cat);
+	collect_catalog_warnings(c->cat);
 	if (c->cat && isatty(STDERR_FILENO))
 		c->cat->progress = on_progress;
 }

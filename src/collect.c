@@ -251,6 +251,18 @@ void collect_note_cache(const struct catalog *cat)
 			 why ? why : strerror(-modfile_cache_error(cat->cache)));
 }
 
+static void on_too_big(const char *path)
+{
+	log_warn("'%s': decompresses to more than %llu MiB, more than a module can be: "
+		 "left out of the estimate", path, MODFILE_MAX_IMAGE >> 20);
+}
+
+void collect_catalog_warnings(struct catalog *cat)
+{
+	if (cat)
+		cat->too_big = on_too_big;
+}
+
 void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			  struct modindex **ret)
 {

@@ -61,6 +61,8 @@ int collect_cost_max(void *userdata, const struct cost_kernel *k, const struct a
  * stderr saying the cache is off and why, once a process (the analyses still run).
  */
 void collect_note_cache(const struct catalog *cat);
+/* Warns about each module file the catalog refuses by its size. */
+void collect_catalog_warnings(struct catalog *cat);
 
 /*
  * modindex_new() with what a caller says when it fails: a warning when the root's

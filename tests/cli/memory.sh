@@ -1,0 +1,52 @@
+#!/bin/sh
+# Memory bounds on hostile or merely large inputs: a module file that decompresses to
+# more than a module can be is refused with a warning naming it, and one that is no ELF
+# file is not kept in memory while it is decompressed. Peak memory is read with
+# /usr/bin/time (skipped under the sanitizers, whose shadow memory dwarfs the figures).
+. "$TS_SRCDIR/lib/ts.sh"
+ts_init memory
+ts_need xz jq
+
+T=$TS_TMP
+export XDG_CACHE_HOME=$T/cache
+
+# maxrss_kb ARGS...: runs kmodtop like ts_run and sets RSS to its peak in KiB ("" if unknown)
+RSS=
+maxrss_run() {
+	RSS=
+	if [ -x /usr/bin/time ] && ! ldd "$KMODTOP" 2>/dev/null | grep -q 'lib[at]san'; then
+		/usr/bin/time -f %M -o "$T/rss" "$KMODTOP" "$@" >"$T/out" 2>"$T/err"
+		TS_RC=$?
+		RSS=$(tail -n 1 "$T/rss")
+	else
+		ts_run "$@"
+	fi
+}
+
+# --- module files: a size cap, and no copy of what is no ELF image ----------------------
+R=$T/bomb
+cp -r "$FIXTURES/debian-6.12-xz" "$R"
+chmod -R u+w "$R"
+mod=$(find "$R/lib/modules" -name libcrc32c.ko.xz)
+[ -n "$mod" ] || ts_fail "no libcrc32c.ko.xz in the fixture"
+
+# 300 MiB of zeros in 45 KB: over the cap, refused by its xz index, named in a warning
+head -c 300M /dev/zero | xz -0 -T1 >"$mod"
+ts_run --root "$R" report -j
+ts_expect_rc 0 "report with a module bomb over the cap"
+ts_check "a module file over the cap is named in a warning" \
+	grep -q "'$mod': decompresses to more than .* MiB.*left out of the estimate" "$T/err"
+ts_check "the refused file prices none of its attempts" \
+	jq -e '[.attempts[] | select(.module == "libcrc32c" and .estimated.source == "model")] | length == 0' "$T/out"
+
+# 200 MiB of zeros, under the cap: decompressed to be laid out, but never kept
+head -c 200M /dev/zero | xz -0 -T1 >"$mod"
+maxrss_run --root "$R" report -j
+ts_expect_rc 0 "report with a module bomb under the cap"
+ts_check "no warning for a file under the cap" sh -c "! grep -q 'decompresses to more' '$T/err'"
+if [ -n "$RSS" ]; then
+	ts_check "a 200 MiB image of zeros costs less than 64 MiB (peak $RSS KiB)" \
+		test "$RSS" -lt 65536
+fi
+
+ts_finalize
