@@ -10,7 +10,12 @@ ts_need xz jq
 T=$TS_TMP
 export XDG_CACHE_HOME=$T/cache
 
-# maxrss_kb ARGS...: runs kmodtop like ts_run and sets RSS to its peak in KiB ("" if unknown)
+# jq_true ARGS...: jq -e, its output discarded
+jq_true() {
+	jq -e "$@" >/dev/null
+}
+
+# maxrss_run ARGS...: runs kmodtop like ts_run and sets RSS to its peak in KiB ("" if unknown)
 RSS=
 maxrss_run() {
 	RSS=
@@ -37,7 +42,7 @@ ts_expect_rc 0 "report with a module bomb over the cap"
 ts_check "a module file over the cap is named in a warning" \
 	grep -q "'$mod': decompresses to more than .* MiB.*left out of the estimate" "$T/err"
 ts_check "the refused file prices none of its attempts" \
-	jq -e '[.attempts[] | select(.module == "libcrc32c" and .estimated.source == "model")] | length == 0' "$T/out"
+	jq_true '[.attempts[] | select(.module == "libcrc32c" and .estimated.source == "model")] | length == 0' "$T/out"
 
 # 200 MiB of zeros, under the cap: decompressed to be laid out, but never kept
 head -c 200M /dev/zero | xz -0 -T1 >"$mod"
@@ -47,6 +52,42 @@ ts_check "no warning for a file under the cap" sh -c "! grep -q 'decompresses to
 if [ -n "$RSS" ]; then
 	ts_check "a 200 MiB image of zeros costs less than 64 MiB (peak $RSS KiB)" \
 		test "$RSS" -lt 65536
+fi
+
+# --- report -j: 64 MiB plus 2 KiB an attempt, whatever the input ------------------------
+# gen_root DIR N: a root whose trace has N finit_module() calls, every other one failing
+gen_root() {
+	mkdir -p "$1/proc/sys/kernel" "$1/sys/kernel/tracing" "$1/capture"
+	echo "6.12.0-memory" >"$1/proc/sys/kernel/osrelease"
+	echo 0 >"$1/proc/sys/kernel/tainted"
+	echo "mod0 4096 0 - Live 0xffffffffc0000000" >"$1/proc/modules"
+	: >"$1/proc/vmallocinfo"
+	awk -v n="$2" 'BEGIN {
+		print "# tracer: nop"
+		t = 100.0
+		for (i = 0; i < n; i++) {
+			task = sprintf("        modprobe-%d", 100000 + i)
+			printf "%s     [%03d] .....  %13.6f: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)\n", task, i % 64, t
+			if (i % 2 == 0) {
+				printf "%s     [%03d] .....  %13.6f: module_load: mod%07d\n", task, i % 64, t + 0.00001, i
+				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0x0\n", task, i % 64, t + 0.00002
+			} else {
+				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0xfffffffffffffffe\n", task, i % 64, t + 0.00002
+			}
+			t += 0.0001
+		}
+	}' >"$1/sys/kernel/tracing/trace"
+}
+
+n=20000
+gen_root "$T/attempts" $n
+maxrss_run --root "$T/attempts" report -j --no-cache
+ts_expect_rc 0 "report -j over $n attempts"
+ts_check "report -j lists all $n attempts" \
+	jq_true --argjson n $n '.attempts | length == $n' "$T/out"
+if [ -n "$RSS" ]; then
+	ts_check "report -j over $n attempts within 64 MiB + 2 KiB an attempt (peak $RSS KiB)" \
+		test "$RSS" -le $((65536 + 2 * n))
 fi
 
 ts_finalize
