@@ -390,6 +390,7 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 	if (r < 0)
 		return r;
 	c.ledger = ret->ledger;
+	ret->ledger->klog_runs = in->klog_runs;
 	if (in->log) {
 		struct klog_parser_ops kops = { .record = on_klog_record, .bad_line = on_bad_line };
 

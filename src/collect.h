@@ -89,6 +89,7 @@ struct collect_input {
 	int (*on_event)(void *userdata, const struct tracefs_event *ev);
 	void *userdata;
 	bool ledger_only;		/* no cost model: only the attempts are wanted */
+	bool klog_runs;			/* struct ledger.klog_runs */
 };
 
 struct collect_result {

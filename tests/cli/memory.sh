@@ -90,4 +90,20 @@ if [ -n "$RSS" ]; then
 		test "$RSS" -le $((65536 + 2 * n))
 fi
 
+# a million equal kernel log lines: one finding, counted, not a million kept
+n=1000000
+mkdir -p "$T/loglines"
+gen_root "$T/loglines" 0
+awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "[%13.6f] mod0: Unknown symbol sym0 (err -2)\n", 100 + i * 0.0001 }' \
+	>"$T/loglines/capture/dmesg.txt"
+maxrss_run --root "$T/loglines" report -j --no-cache
+ts_expect_rc 0 "report -j over $n equal log lines"
+ts_check "report -j counts all $n equal log lines" \
+	jq_true --argjson n $n '.findings | length == 1 and .[0].count == $n' "$T/out"
+if [ -n "$RSS" ]; then
+	ts_check "report -j over $n equal log lines within 64 MiB (peak $RSS KiB)" \
+		test "$RSS" -le 65536
+fi
+rm -rf "$T/loglines"
+
 ts_finalize
