@@ -106,4 +106,33 @@ if [ -n "$RSS" ]; then
 fi
 rm -rf "$T/loglines"
 
+# --- ci: within 32 MiB whatever the boot count ------------------------------------------
+# 300,000 boots: the first are listed, all counted; the note says so
+n=300000
+awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) {
+	printf "[    0.000000] Linux version 6.12.0-%d (b@h) (gcc) #1 SMP\n", i % 7
+	printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i % 5 } }' >"$T/boots.log"
+maxrss_run ci -j "$T/boots.log"
+ts_expect_rc 0 "ci -j over $n boots"
+ts_check "ci -j counts all $n boots and their findings" \
+	jq_true --argjson n $n '.totals.boots == $n and ([.findings[].count] | add) == $n' "$T/out"
+ts_check "ci -j says that not every boot is listed" \
+	jq_true --argjson n $n '(.boots | length) < $n and any(.notes[]; test("only the first"))' "$T/out"
+if [ -n "$RSS" ]; then
+	ts_check "ci -j over $n boots within 32 MiB (peak $RSS KiB)" test "$RSS" -le 32768
+fi
+rm -f "$T/boots.log"
+
+# a gate's worst boot among those not listed is still found and named
+awk 'BEGIN { for (i = 1; i <= 1500; i++) {
+	printf "[    0.000000] Linux version 6.12.0 (b@h) (gcc) #1 SMP\n"
+	printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i % 5
+	if (i == 1200)
+		for (k = 0; k < 3; k++)
+			printf "[    1.000000] modx%d: Unknown symbol sym0 (err -2)\n", k } }' >"$T/boots.log"
+ts_run ci -j --max-failures 2 "$T/boots.log"
+ts_expect_rc 1 "ci --max-failures over 1500 boots"
+ts_check "the worst boot past the listed ones fails the gate, named" \
+	jq_true '.gates[0].value == 4 and (.gates[0].detail | test(":2399 \\(boot 1200\\)"))' "$T/out"
+
 ts_finalize
