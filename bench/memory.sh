@@ -13,7 +13,7 @@
 #   report-vmalloc N    an N-line vmallocinfo: report -j
 #   ci-attempts N       the same traces: ci -j
 #   ci-forks N          N sched_process_fork events (and exits): ci -j
-#   ci-boots N          N boot banners in one log: ci -j
+#   ci-boots N          N boot banners in one log, a finding each: ci -j
 #
 # Targets: report within 64 MiB plus 2 KiB per attempt, ci within 32 MiB. Each case
 # prints its RSS, the bytes per attempt where it has attempts, and "met" or "NOT met";
@@ -140,10 +140,10 @@ gen_trace "$work/forks.trace" "$n" 1
 measure ci-forks "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
 rm -f "$work/forks.trace"
 
-n=$((300000 * SCALE))
+n=$((1000000 * SCALE))
 awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
-	printf "[    0.000000] Linux version 6.12.0-%d (b@h) (gcc) #1 SMP\n", i
-	printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i } }' >"$work/boots.log"
+	printf "[    0.000000] Linux version 6.12.0-%d (b@h) (gcc) #1 SMP\n", i % 7
+	printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i % 5 } }' >"$work/boots.log"
 measure ci-boots "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/boots.log"
 rm -f "$work/boots.log"
 
