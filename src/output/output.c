@@ -36,6 +36,7 @@ struct out {
 		int level;	/* json-c's level of the array, -1 until serialised */
 	} *tables;
 	size_t n_tables;
+	const struct table *pending;	/* out_table_rows() began it: tables[n_tables - 1] */
 };
 
 int out_new(enum out_format fmt, bool pretty, FILE *f, struct out **ret)
@@ -450,43 +451,37 @@ static void placeholder_free(json_object *jso, void *userdata)
 	free(userdata);
 }
 
-/*
- * A JSON table, its rows serialised one at a time into the spill file: the document
- * keeps a placeholder, so a table of a million rows costs no memory but its own.
- */
-static void table_spill(struct out *o, const char *key, const struct table *t)
+static bool spill_open(struct out *o)
 {
-	struct placeholder *p = NULL;
-	struct spilled *ns;
-	json_object *ph = NULL;
-	int flags = json_flags(o);
-	off_t off;
-
 	if (!o->spill && !o->no_spill) {
 		o->spill = tmpfile();
 		o->no_spill = !o->spill;
 	}
-	if (!o->spill || !key) {
-		table_json(o, key, t);
-		return;
-	}
-	off = ftello(o->spill);
+	return o->spill;
+}
+
+/* A new spilled table: its rows go to the spill file from here on */
+static int spill_begin(struct out *o)
+{
+	struct spilled *ns;
+	off_t off = ftello(o->spill);
+
+	if (off < 0)
+		return -errno;
 	ns = realloc(o->tables, (o->n_tables + 1) * sizeof(*ns));
-	if (ns)
-		o->tables = ns;
-	if (ns && off >= 0) {
-		p = malloc(sizeof(*p));
-		ph = json_object_new_array();
-	}
-	if (!p || !ph) {
-		free(p);
-		json_object_put(ph);
-		o->err = o->err ? o->err : off < 0 ? -errno : -ENOMEM;
-		return;
-	}
-	*p = (struct placeholder){ o, o->n_tables };
-	json_object_set_serializer(ph, placeholder_to_json, p, placeholder_free);
-	o->tables[o->n_tables++] = (struct spilled){ .off = off, .nrows = t->nrows, .level = -1 };
+	if (!ns)
+		return -ENOMEM;
+	o->tables = ns;
+	o->tables[o->n_tables++] = (struct spilled){ .off = off, .level = -1 };
+	return 0;
+}
+
+/* @t's rows, serialised one at a time at the end of the spill file */
+static void spill_rows(struct out *o, const struct table *t)
+{
+	int flags = json_flags(o);
+
+	o->tables[o->n_tables - 1].nrows += t->nrows;
 	for (size_t r = 0; r < t->nrows; r++) {
 		json_object *row = row_json(t, r);
 		const char *js = row ? json_object_to_json_string_ext(row, flags) : NULL;
@@ -501,6 +496,67 @@ static void table_spill(struct out *o, const char *key, const struct table *t)
 	}
 	if (ferror(o->spill))
 		o->err = o->err ? o->err : -EIO;
+}
+
+void out_table_rows(struct out *o, struct table *t)
+{
+	int r;
+
+	if (o->fmt != OUT_JSON || o->err || !spill_open(o))
+		return;
+	if (o->pending != t) {
+		if (o->pending) {
+			o->err = -EBUSY;	/* rows of two tables would interleave */
+			return;
+		}
+		r = spill_begin(o);
+		if (r < 0) {
+			o->err = r;
+			return;
+		}
+		o->pending = t;
+	}
+	spill_rows(o, t);
+	table_clear_rows(t);
+}
+
+/*
+ * A JSON table, its rows serialised one at a time into the spill file: the document
+ * keeps a placeholder, so a table of a million rows costs no memory but its own.
+ */
+static void table_spill(struct out *o, const char *key, const struct table *t)
+{
+	struct placeholder *p;
+	json_object *ph;
+	int r;
+
+	if (o->pending && o->pending != t) {
+		o->err = o->err ? o->err : -EBUSY;
+		return;
+	}
+	if (!o->pending && (!key || !spill_open(o))) {
+		table_json(o, key, t);
+		return;
+	}
+	if (!o->pending) {
+		r = spill_begin(o);
+		if (r < 0) {
+			o->err = o->err ? o->err : r;
+			return;
+		}
+	}
+	o->pending = NULL;
+	p = malloc(sizeof(*p));
+	ph = json_object_new_array();
+	if (!p || !ph) {
+		free(p);
+		json_object_put(ph);
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	*p = (struct placeholder){ o, o->n_tables - 1 };
+	json_object_set_serializer(ph, placeholder_to_json, p, placeholder_free);
+	spill_rows(o, t);
 	json_add(o, key, ph);
 }
 
