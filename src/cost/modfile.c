@@ -1153,6 +1153,8 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 
 	switch (comp) {
 	case MODFILE_PLAIN:
+		if (in->size > max_image)
+			return -EFBIG;
 		ret->decompressed_size = in->size;
 		if (layout) {
 			img = (uint8_t *)in->mem;	/* analyze_path() reads plain files whole */
@@ -1301,6 +1303,8 @@ static int analyze_fd(int fd, const struct stat *st, const char *path, unsigned 
 
 	name_from_path(path, info.name);
 	info.name_source = MODFILE_NAME_FILE;
+	if (comp == MODFILE_PLAIN && in.size > MODFILE_MAX_IMAGE)
+		return -EFBIG;	/* not read whole, as a compressed one is not decompressed */
 	if ((flags & MODFILE_LAYOUT) || comp == MODFILE_GZIP) {
 		/* it will be read whole anyway: once, then from memory */
 		err = read_whole(fd, in.size, &whole);
