@@ -445,6 +445,7 @@ static void tree_init(struct cost_ctx *x, struct tree *t, const char *release)
 		return;
 	}
 	collect_note_cache(t->cat);
+	collect_catalog_warnings(t->cat);
 	loadpath_from_release(release, &t->k.lp);
 	t->k.page_size = 4096;
 	/* what the captured kernel says; without a root, what its release can do */

@@ -284,6 +284,7 @@ static void setup_module_tree(struct collected *c, const struct report_data *d)
 	if (catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
 		c->cat = NULL;
 	collect_note_cache(c->cat);
+	collect_catalog_warnings(c->cat);
 	if (c->cat && isatty(STDERR_FILENO))
 		c->cat->progress = on_progress;
 }
@@ -512,7 +513,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	*lk = (struct collect_lookup){ .idx = c->idx, .pm = c->pm, .cat = c->cat, .k = &c->k };
 	c->lookup = lk;
 	in = (struct collect_input){ .trace = tf, .log = lf, .trace_path = c->trace_path,
-				     .log_path = c->log_path };
+				     .log_path = c->log_path, .klog_runs = true };
 	r = collect_read(lk, d->lp.idempotent_finit, &in, &res);
 	c->ledger = res.ledger;
 	c->cost = res.cost;

@@ -216,6 +216,7 @@ static int top_static_collect(struct top_static *st, const char *dir,
 		    catalog_new(st->moduledir, st->use_cache, NULL, &st->cat) < 0)
 			st->cat = NULL;
 		collect_note_cache(st->cat);
+		collect_catalog_warnings(st->cat);
 	}
 	st->modstats = root_exists(st->root, "sys/kernel/debug/modules/stats");
 

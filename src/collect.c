@@ -280,6 +280,18 @@ void collect_note_layouts(struct catalog *cat)
 	}
 }
 
+static void on_too_big(const char *path)
+{
+	log_warn("'%s': decompresses to more than %llu MiB, more than a module can be: "
+		 "left out of the estimate", path, MODFILE_MAX_IMAGE >> 20);
+}
+
+void collect_catalog_warnings(struct catalog *cat)
+{
+	if (cat)
+		cat->too_big = on_too_big;
+}
+
 void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			  struct modindex **ret)
 {
@@ -407,6 +419,7 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 	if (r < 0)
 		return r;
 	c.ledger = ret->ledger;
+	ret->ledger->klog_runs = in->klog_runs;
 	if (in->log) {
 		struct klog_parser_ops kops = { .record = on_klog_record, .bad_line = on_bad_line };
 

@@ -61,6 +61,8 @@ int collect_cost_max(void *userdata, const struct cost_kernel *k, const struct a
  * stderr saying the cache is off and why, once a process (the analyses still run).
  */
 void collect_note_cache(const struct catalog *cat);
+/* Warns about each module file the catalog refuses by its size. */
+void collect_catalog_warnings(struct catalog *cat);
 
 /*
  * Module files whose layout the cost model did not believe (catalog_entry.layout_doubt):
@@ -93,6 +95,7 @@ struct collect_input {
 	int (*on_event)(void *userdata, const struct tracefs_event *ev);
 	void *userdata;
 	bool ledger_only;		/* no cost model: only the attempts are wanted */
+	bool klog_runs;			/* struct ledger.klog_runs */
 };
 
 struct collect_result {

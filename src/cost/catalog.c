@@ -182,6 +182,8 @@ int catalog_analyze(struct catalog *c, struct catalog_entry *e, unsigned int fla
 			  : modfile_analyze_flags(e->path, flags, &e->info);
 	if (e->err == 0)
 		fill_cost_module(e);
+	else if (e->err == -EFBIG && c->too_big)
+		c->too_big(e->path);
 	return e->err;
 }
 

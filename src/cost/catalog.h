@@ -37,6 +37,8 @@ struct catalog {
 	/* called now and then while analysing; optional (a terminal shows progress) */
 	void (*progress)(void *userdata, size_t done, size_t total);
 	void *progress_userdata;
+	/* called once for a file refused by its size (-EFBIG); optional */
+	void (*too_big)(const char *path);
 };
 
 /* @cache_dir NULL: the default ($XDG_CACHE_HOME/kmodtop); @use_cache false: none. */

@@ -160,12 +160,16 @@ static int read_whole(int fd, uint64_t size, uint8_t **ret)
 
 /* ---- output: keep the decompressed image, or only count it -------------------------- */
 
+static const uint8_t elf_magic[] = { 0x7f, 'E', 'L', 'F' };
+
 struct sink {
 	bool keep;
+	bool not_elf;		/* kept, but no ELF magic: only counted from then on */
 	uint8_t *p;		/* keep: the image so far; count: CHUNK bytes of scratch */
 	size_t cap;
 	uint64_t n;		/* bytes produced */
 	uint64_t max;
+	uint64_t hint;		/* the size expected, allocated once the magic is seen */
 };
 
 static int sink_init(struct sink *s, bool keep, uint64_t hint, uint64_t max)
@@ -173,13 +177,11 @@ static int sink_init(struct sink *s, bool keep, uint64_t hint, uint64_t max)
 	memset(s, 0, sizeof(*s));
 	s->keep = keep;
 	s->max = max;
-	if (!keep) {
-		s->cap = CHUNK;
-	} else {
-		s->cap = hint && hint <= max ? (size_t)hint : 256u * 1024u;
-		if (s->cap > max + 1)
-			s->cap = (size_t)max + 1;
-	}
+	s->hint = hint <= max ? hint : 0;
+	/* a keeping sink starts small: an image that is no ELF file is never kept */
+	s->cap = CHUNK;
+	if (keep && s->cap > max + 1)
+		s->cap = (size_t)max + 1;
 	s->p = malloc(s->cap ? s->cap : 1);
 	return s->p ? 0 : -ENOMEM;
 }
@@ -204,6 +206,8 @@ static int sink_room(struct sink *s, uint8_t **ret_at, size_t *ret_room)
 
 		if (s->n > s->max)
 			return -EFBIG;
+		if (ncap < s->hint)
+			ncap = (size_t)s->hint;
 		if (ncap > s->max + 1)
 			ncap = (size_t)s->max + 1;
 		np = realloc(s->p, ncap);
@@ -219,8 +223,27 @@ static int sink_room(struct sink *s, uint8_t **ret_at, size_t *ret_room)
 
 static int sink_add(struct sink *s, size_t produced)
 {
+	uint64_t before = s->n;
+
 	s->n += produced;
-	return s->n > s->max ? -EFBIG : 0;
+	if (s->n > s->max)
+		return -EFBIG;
+	/*
+	 * No layout without the ELF magic (-ENOEXEC): the rest is only counted, so a bomb
+	 * of zeros costs CHUNK bytes, not its size.
+	 */
+	if (s->keep && before < sizeof(elf_magic) && s->n >= sizeof(elf_magic) &&
+	    memcmp(s->p, elf_magic, sizeof(elf_magic)) != 0) {
+		uint8_t *np = realloc(s->p, CHUNK);
+
+		if (!np)
+			return -ENOMEM;
+		s->p = np;
+		s->cap = CHUNK;
+		s->keep = false;
+		s->not_elf = true;
+	}
+	return 0;
 }
 
 /* ---- format detection -------------------------------------------------------------- */
@@ -415,26 +438,61 @@ out:
 	return err;
 }
 
-/* Decodes the first stream into exactly @size bytes (the index's promise). */
-static int xz_decode(const uint8_t *in, size_t len, uint64_t size, uint8_t **ret)
+/*
+ * Streams the first stream (module_xz_decompress() stops at its end) into @s, whose
+ * max is the index's size: more output than the index promised is corrupt data.
+ */
+static int xz_stream(const struct input *in, struct sink *s)
 {
-	uint64_t memlimit = XZ_DECODE_MEMLIMIT;
-	size_t in_pos = 0, out_pos = 0;
-	uint8_t *out;
-	lzma_ret lr;
+	lzma_stream strm = LZMA_STREAM_INIT;
+	struct reader r;
+	lzma_ret lr = LZMA_OK;
+	int err;
 
-	out = malloc(size ? (size_t)size : 1);
-	if (!out)
-		return -ENOMEM;
-	lr = lzma_stream_buffer_decode(&memlimit, 0, NULL, in, &in_pos, len, out, &out_pos,
-				       (size_t)size);
-	if (lr != LZMA_OK || out_pos != size) {
-		free(out);
-		/* LZMA_BUF_ERROR: more output than the index said, or truncated input */
-		return lr == LZMA_OK ? -EBADMSG : lzma_errno(lr);
+	err = reader_init(&r, in, 0);
+	if (err < 0)
+		return err;
+	lr = lzma_stream_decoder(&strm, XZ_DECODE_MEMLIMIT, 0);
+	if (lr != LZMA_OK) {
+		reader_done(&r);
+		return lzma_errno(lr);
 	}
-	*ret = out;
-	return 0;
+	while (lr != LZMA_STREAM_END) {
+		lzma_action action = LZMA_RUN;
+		uint8_t *at;
+		size_t room;
+
+		if (strm.avail_in == 0) {
+			const uint8_t *p = NULL;
+			size_t n;
+
+			err = reader_next(&r, &p, &n);
+			if (err < 0)
+				goto out;
+			if (n == 0)
+				action = LZMA_FINISH;
+			strm.next_in = p;
+			strm.avail_in = n;
+		}
+		err = sink_room(s, &at, &room);
+		if (err < 0)
+			goto out;
+		strm.next_out = at;
+		strm.avail_out = room;
+		lr = lzma_code(&strm, action);
+		if (lr != LZMA_OK && lr != LZMA_STREAM_END) {
+			/* LZMA_BUF_ERROR: truncated input */
+			err = lzma_errno(lr);
+			goto out;
+		}
+		err = sink_add(s, room - strm.avail_out);
+		if (err < 0)
+			goto out;
+	}
+out:
+	lzma_end(&strm);
+	reader_done(&r);
+	return err == -EFBIG ? -EBADMSG : err;
 }
 
 /* ---- zstd ---------------------------------------------------------------------------- */
@@ -523,27 +581,6 @@ out:
 	ZSTD_freeDCtx(dctx);
 	reader_done(&r);
 	return err;
-}
-
-/* The first frame of a buffer whose header promised @size bytes. */
-static int zstd_decode(const uint8_t *in, size_t len, uint64_t size, uint8_t **ret)
-{
-	size_t csize, zr;
-	uint8_t *out;
-
-	csize = ZSTD_findFrameCompressedSize(in, len);
-	if (ZSTD_isError(csize))
-		return -EBADMSG;
-	out = malloc(size ? (size_t)size : 1);
-	if (!out)
-		return -ENOMEM;
-	zr = ZSTD_decompress(out, (size_t)size, in, csize);
-	if (ZSTD_isError(zr) || zr != size) {
-		free(out);
-		return ZSTD_isError(zr) ? zstd_errno(zr) : -EBADMSG;
-	}
-	*ret = out;
-	return 0;
 }
 
 /* ---- gzip ---------------------------------------------------------------------------- */
@@ -1107,7 +1144,7 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 	bool layout = flags & MODFILE_LAYOUT;
 	uint8_t *img = NULL;
 	size_t img_len = 0;
-	bool own_img = false;
+	bool own_img = false, not_elf = false, have_sink = false;
 	struct sink s;
 	int err = 0;
 
@@ -1117,6 +1154,8 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 
 	switch (comp) {
 	case MODFILE_PLAIN:
+		if (in->size > max_image)
+			return -EFBIG;
 		ret->decompressed_size = in->size;
 		if (layout) {
 			img = (uint8_t *)in->mem;	/* analyze_path() reads plain files whole */
@@ -1129,51 +1168,48 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 			return err;
 		if (ret->decompressed_size > max_image)
 			return -EFBIG;
-		if (layout) {
-			err = xz_decode(in->mem, (size_t)in->size, ret->decompressed_size, &img);
-			if (err < 0)
-				return err;
-			img_len = (size_t)ret->decompressed_size;
-			own_img = true;
+		if (!layout)
+			break;
+		err = sink_init(&s, true, ret->decompressed_size, ret->decompressed_size);
+		if (err == 0)
+			err = xz_stream(in, &s);
+		if (err == 0 && s.n != ret->decompressed_size)
+			err = -EBADMSG;	/* less than the index said */
+		if (err < 0) {
+			sink_done(&s);
+			return err;
 		}
+		have_sink = true;
 		break;
 	case MODFILE_ZSTD: {
 		ZSTD_frameHeader zfh;
+		bool known;
 
 		err = zstd_header(in, &zfh);
 		if (err < 0)
 			return err;
 		ret->zstd_window_size = zfh.windowSize;
-		if (zfh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) {
+		known = zfh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN;
+		if (known) {
 			if (zfh.frameContentSize > max_image)
 				return -EFBIG;
 			ret->decompressed_size = zfh.frameContentSize;
-			if (layout) {
-				err = zstd_decode(in->mem, (size_t)in->size, zfh.frameContentSize,
-						  &img);
-				if (err < 0)
-					return err;
-				img_len = (size_t)zfh.frameContentSize;
-				own_img = true;
-			}
-			break;
+			if (!layout)
+				break;
 		}
 		/* no content size in the header: stream the frame and count */
-		err = sink_init(&s, layout, 4 * in->size, max_image);
+		err = sink_init(&s, layout, known ? zfh.frameContentSize : 4 * in->size,
+				known ? zfh.frameContentSize : max_image);
 		if (err == 0)
 			err = zstd_stream(in, &s);
+		if (known && (err == -EFBIG || (err == 0 && s.n != zfh.frameContentSize)))
+			err = -EBADMSG;	/* not the size the header promised */
 		if (err < 0) {
 			sink_done(&s);
 			return err;
 		}
 		ret->decompressed_size = s.n;
-		if (layout) {
-			img = s.p;
-			img_len = (size_t)s.n;
-			own_img = true;
-		} else {
-			sink_done(&s);
-		}
+		have_sink = true;
 		break;
 	}
 	case MODFILE_GZIP:
@@ -1185,19 +1221,23 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 			return err;
 		}
 		ret->decompressed_size = s.n;
-		if (layout) {
-			img = s.p;
-			img_len = (size_t)s.n;
-			own_img = true;
-		} else {
-			sink_done(&s);
-		}
+		have_sink = true;
 		break;
 	default:
 		return -EINVAL;
 	}
+	if (have_sink && layout) {
+		not_elf = s.not_elf;
+		img = s.p;
+		img_len = (size_t)s.n;
+		own_img = true;
+	} else if (have_sink) {
+		sink_done(&s);
+	}
 
-	if (layout) {
+	if (layout && not_elf) {
+		ret->layout_err = -ENOEXEC;
+	} else if (layout) {
 		enum modfile_name_source src = MODFILE_NAME_FILE;
 		char name[64] = { 0 };
 
@@ -1264,6 +1304,8 @@ static int analyze_fd(int fd, const struct stat *st, const char *path, unsigned 
 
 	name_from_path(path, info.name);
 	info.name_source = MODFILE_NAME_FILE;
+	if (comp == MODFILE_PLAIN && in.size > MODFILE_MAX_IMAGE)
+		return -EFBIG;	/* not read whole, as a compressed one is not decompressed */
 	if ((flags & MODFILE_LAYOUT) || comp == MODFILE_GZIP) {
 		/* it will be read whole anyway: once, then from memory */
 		err = read_whole(fd, in.size, &whole);
@@ -1945,6 +1987,8 @@ int modfile_cache_analyze_stat(struct modfile_cache *c, const char *path,
 	if (r && S_ISREG(st->st_mode)) {
 		if (!key_eq(&r->k, &k)) {
 			status = MODFILE_CACHE_STALE;
+		} else if (r->info.decompressed_size > MODFILE_MAX_IMAGE) {
+			return -EFBIG;	/* recorded under a larger cap */
 		} else if (!(flags & MODFILE_LAYOUT) || (r->flags & MODFILE_LAYOUT)) {
 			*ret = r->info;
 			if (ret_status)

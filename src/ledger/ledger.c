@@ -29,6 +29,8 @@
 #define WAITER_EXIT_SLACK_MEASURED 0.100
 /* A log line belongs to a call if printed inside it (plus printk/trace clock skew). */
 #define KLOG_SLACK 0.002
+/* The longest run of equal log lines one entry holds (struct ledger.klog_runs) */
+#define KLOG_RUN_SPAN 1.0
 /* kmod's fallback: init_module right after its finit_module failed with ENOEXEC */
 #define FALLBACK_GAP 2.0
 /* The kernel starts modprobe for a request at once; allow a loaded machine */
@@ -893,17 +895,48 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 	}
 }
 
+/*
+ * Whether a line adds to entry @g's run: the same line, and no further from the
+ * run's last line than the narrowest window a call looks at (KLOG_SLACK on either
+ * side), so that a call's window meets the run exactly when it holds one of its lines.
+ * A run spans at most KLOG_RUN_SPAN, so that calls look back a bounded time.
+ */
+static bool klog_continues(const struct ledger_klog *g, double ts, const char *module,
+			   size_t module_len, int kind, int err, const char *msg, size_t msg_len)
+{
+	if (g->kind != kind || g->err != err || (!g->module != !module) ||
+	    strlen(g->msg) != msg_len || memcmp(g->msg, msg, msg_len) != 0)
+		return false;
+	if (module && (strlen(g->module) != module_len || memcmp(g->module, module, module_len)))
+		return false;
+	if (isnan(ts) || isnan(g->ts))
+		return isnan(ts) && isnan(g->ts);
+	return ts >= g->last_ts && ts - g->last_ts <= 2 * KLOG_SLACK &&
+	       ts - g->ts <= KLOG_RUN_SPAN;
+}
+
 int ledger_add_klog(struct ledger *l, double ts, const char *module, size_t module_len,
 		    int kind, int err, const char *msg, size_t msg_len)
 {
 	struct priv *p = l->priv;
 	struct ledger_klog *g;
-	int r = array_grow((void **)&l->klog, l->n_klog, &p->cap_klog, sizeof(*l->klog));
+	int r;
 
+	if (l->klog_runs && l->n_klog &&
+	    klog_continues(&l->klog[l->n_klog - 1], ts, module, module_len, kind, err, msg,
+			   msg_len)) {
+		g = &l->klog[l->n_klog - 1];
+		g->count++;
+		if (!isnan(ts))
+			g->last_ts = ts;
+		return 0;
+	}
+	r = array_grow((void **)&l->klog, l->n_klog, &p->cap_klog, sizeof(*l->klog));
 	if (r < 0)
 		return r;
 	g = &l->klog[l->n_klog];
-	g->ts = ts;
+	g->ts = g->last_ts = ts;
+	g->count = 1;
 	g->module = module ? strndup(module, module_len) : NULL;
 	g->msg = strndup(msg, msg_len);
 	if ((module && !g->module) || !g->msg) {
@@ -1359,7 +1392,7 @@ static int names_from_klog(struct ledger *l, size_t from)
 
 		/* the log of the calls still open to change, and the calls they overlap */
 		klo = l->n_klog;
-		while (klo > 0 && !(l->klog[klo - 1].ts < t - KLOG_SLACK - ORDER_SLACK))
+		while (klo > 0 && !(l->klog[klo - 1].last_ts < t - KLOG_SLACK - ORDER_SLACK))
 			klo--;
 		lo = look_back(l, from, t - 2 * longest - 1.0);
 	} else if (from >= l->n_attempts) {
@@ -1397,12 +1430,16 @@ static int names_from_klog(struct ledger *l, size_t from)
 		if (a->module || !a->complete || !a->err)
 			continue;
 		/* the order does not matter: one module or ambiguous */
-		lo_k = isnan(a->start) ? 0 : by_ts_count(lines, n_lines, a->start - KLOG_SLACK, false);
+		/* a run (klog_runs) starts up to KLOG_RUN_SPAN before its last line */
+		lo_k = isnan(a->start) ? 0
+				       : by_ts_count(lines, n_lines,
+						     a->start - KLOG_SLACK - (l->klog_runs ? KLOG_RUN_SPAN : 0),
+						     false);
 		hi_k = isnan(a->end) ? n_lines : by_ts_count(lines, n_lines, a->end + KLOG_SLACK, true);
 		for (size_t k = lo_k; k < hi_k; k++) {
 			const struct ledger_klog *g = &l->klog[lines[k].i];
 
-			if (g->ts < a->start - KLOG_SLACK || g->ts > a->end + KLOG_SLACK)
+			if (g->last_ts < a->start - KLOG_SLACK || g->ts > a->end + KLOG_SLACK)
 				continue;
 			if (g->err && g->err != a->err)
 				continue;

@@ -123,6 +123,8 @@ struct ledger_step {
 /* Kernel log findings are recorded by the caller with ledger_add_klog(). */
 struct ledger_klog {
 	double ts;			/* seconds since boot; NAN when the log has no clock */
+	double last_ts;			/* of the last line of a run (klog_runs), else ts */
+	uint64_t count;			/* lines: 1, or more in a run */
 	char *module;			/* NULL when the line names none */
 	int kind;			/* enum klog_finding_kind */
 	int err;			/* positive errno the line reports, 0 if none */
@@ -177,6 +179,13 @@ struct ledger {
 	size_t n_klog;
 	struct ledger_stats stats;
 	bool idempotent_kernel;		/* set by the caller: kernel merges concurrent finits */
+	/*
+	 * Set by the caller: a line equal to the previous one (and close enough in time
+	 * to name the same calls) adds to its entry's count instead of an entry of its
+	 * own, so a log repeating one line costs no memory per line. Top replays lines
+	 * one by one and leaves it off.
+	 */
+	bool klog_runs;
 	bool saw_vmap_events;
 	bool saw_kread_probe;		/* kmodtop_kread (or the marker enabling it) seen */
 	bool saw_name_probe;

@@ -425,9 +425,10 @@ static int summarize_findings(const struct ledger *l, struct ledger_summary *s,
 			f->module = g->module;
 			f->first_ts = g->ts;
 		}
-		f->count++;
-		f->last_ts = g->ts;
-		if (f->n_samples < FINDING_SAMPLES)
+		f->count += g->count;
+		f->last_ts = g->last_ts;
+		/* each line of a run is a sample, as each line is without runs */
+		for (uint64_t k = 0; k < g->count && f->n_samples < FINDING_SAMPLES; k++)
 			f->samples[f->n_samples++] = g->msg;
 	}
 	return 0;

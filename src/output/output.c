@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,20 @@ struct out {
 	int depth;
 	json_object *stack[MAX_DEPTH + 1];
 	bool first_section;
+	/*
+	 * JSON tables: their rows are serialised as the table is given and kept in
+	 * @spill, not in the document; the document holds a placeholder for each,
+	 * replaced by the rows as it is printed (see out_finish()).
+	 */
+	FILE *spill;
+	bool no_spill;		/* tmpfile() failed: tables go into the document */
+	struct spilled {
+		off_t off;	/* of the first row; rows end with '\0' */
+		size_t nrows;
+		int level;	/* json-c's level of the array, -1 until serialised */
+	} *tables;
+	size_t n_tables;
+	const struct table *pending;	/* out_table_rows() began it: tables[n_tables - 1] */
 };
 
 int out_new(enum out_format fmt, bool pretty, FILE *f, struct out **ret)
@@ -51,6 +66,9 @@ struct out *out_free(struct out *o)
 		return NULL;
 	if (o->fmt == OUT_JSON)
 		json_object_put(o->stack[0]);
+	if (o->spill)
+		fclose(o->spill);
+	free(o->tables);
 	free(o);
 	return NULL;
 }
@@ -343,6 +361,24 @@ static void json_put_dotted(json_object *obj, const char *key, json_object *v)
 	json_put_dotted(sub, dot + 1, v);
 }
 
+static void put_pad(FILE *f, int n);
+
+static json_object *row_json(const struct table *t, size_t r)
+{
+	json_object *row = json_object_new_object();
+
+	if (!row)
+		return NULL;
+	for (size_t c = 0; c < t->ncols; c++) {
+		const struct col_desc *d = &t->cols[c];
+
+		if (d->flags & COL_NOJSON)
+			continue;
+		json_put_dotted(row, d->json_key, cell_to_json(d, table_cell(t, r, c)));
+	}
+	return row;
+}
+
 static void table_json(struct out *o, const char *key, const struct table *t)
 {
 	json_object *arr = json_object_new_array();
@@ -352,22 +388,284 @@ static void table_json(struct out *o, const char *key, const struct table *t)
 		return;
 	}
 	for (size_t r = 0; r < t->nrows; r++) {
-		json_object *row = json_object_new_object();
+		json_object *row = row_json(t, r);
 
 		if (!row || json_object_array_add(arr, row) < 0) {
 			json_object_put(row);
 			o->err = o->err ? o->err : -ENOMEM;
 			break;
 		}
-		for (size_t c = 0; c < t->ncols; c++) {
-			const struct col_desc *d = &t->cols[c];
-
-			if (d->flags & COL_NOJSON)
-				continue;
-			json_put_dotted(row, d->json_key, cell_to_json(d, table_cell(t, r, c)));
-		}
 	}
 	json_add(o, key, arr);
+}
+
+static int json_flags(const struct out *o)
+{
+	return JSON_C_TO_STRING_NOSLASHESCAPE |
+	       (o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+			  : JSON_C_TO_STRING_PLAIN);
+}
+
+/* @len bytes of JSON text, bytes that are not UTF-8 as U+FFFD (see out_json_fputs()) */
+static int put_utf8(FILE *f, const char *s, size_t len)
+{
+	char *fixed;
+
+	if (utf8_valid(s, len)) {
+		fwrite(s, 1, len, f);
+		return 0;
+	}
+	fixed = utf8_repair_dup(s, len);
+	if (!fixed)
+		return -ENOMEM;
+	fputs(fixed, f);
+	free(fixed);
+	return 0;
+}
+
+/*
+ * A table's placeholder: serialised as '\1', the table's index and '\1' (json-c
+ * escapes every control character in strings, so the text has no other), noting the
+ * level json-c serialises the array at.
+ */
+struct placeholder {
+	struct out *o;
+	size_t idx;
+};
+
+static int placeholder_to_json(json_object *jso, struct printbuf *pb, int level, int flags)
+{
+	struct placeholder *p = json_object_get_userdata(jso);
+	char buf[32];
+	int n;
+
+	(void)flags;
+	p->o->tables[p->idx].level = level;
+	n = snprintf(buf, sizeof(buf), "\001%zu\001", p->idx);
+	return printbuf_memappend(pb, buf, n) < 0 ? -1 : 0;
+}
+
+static void placeholder_free(json_object *jso, void *userdata)
+{
+	(void)jso;
+	free(userdata);
+}
+
+static bool spill_open(struct out *o)
+{
+	if (!o->spill && !o->no_spill) {
+		o->spill = tmpfile();
+		o->no_spill = !o->spill;
+	}
+	return o->spill;
+}
+
+/* A new spilled table: its rows go to the spill file from here on */
+static int spill_begin(struct out *o)
+{
+	struct spilled *ns;
+	off_t off = ftello(o->spill);
+
+	if (off < 0)
+		return -errno;
+	ns = realloc(o->tables, (o->n_tables + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	o->tables = ns;
+	o->tables[o->n_tables++] = (struct spilled){ .off = off, .level = -1 };
+	return 0;
+}
+
+/* @t's rows, serialised one at a time at the end of the spill file */
+static void spill_rows(struct out *o, const struct table *t)
+{
+	int flags = json_flags(o);
+
+	o->tables[o->n_tables - 1].nrows += t->nrows;
+	for (size_t r = 0; r < t->nrows; r++) {
+		json_object *row = row_json(t, r);
+		const char *js = row ? json_object_to_json_string_ext(row, flags) : NULL;
+
+		if (!js || put_utf8(o->spill, js, strlen(js)) < 0) {
+			json_object_put(row);
+			o->err = o->err ? o->err : -ENOMEM;
+			break;
+		}
+		fputc('\0', o->spill);
+		json_object_put(row);
+	}
+	if (ferror(o->spill))
+		o->err = o->err ? o->err : -EIO;
+}
+
+void out_table_rows(struct out *o, struct table *t)
+{
+	int r;
+
+	if (o->fmt != OUT_JSON || o->err || !spill_open(o))
+		return;
+	if (o->pending != t) {
+		if (o->pending) {
+			o->err = -EBUSY;	/* rows of two tables would interleave */
+			return;
+		}
+		r = spill_begin(o);
+		if (r < 0) {
+			o->err = r;
+			return;
+		}
+		o->pending = t;
+	}
+	spill_rows(o, t);
+	table_clear_rows(t);
+}
+
+/*
+ * A JSON table, its rows serialised one at a time into the spill file: the document
+ * keeps a placeholder, so a table of a million rows costs no memory but its own.
+ */
+static void table_spill(struct out *o, const char *key, const struct table *t)
+{
+	struct placeholder *p;
+	json_object *ph;
+	int r;
+
+	if (o->pending && o->pending != t) {
+		o->err = o->err ? o->err : -EBUSY;
+		return;
+	}
+	if (!o->pending && (!key || !spill_open(o))) {
+		table_json(o, key, t);
+		return;
+	}
+	if (!o->pending) {
+		r = spill_begin(o);
+		if (r < 0) {
+			o->err = o->err ? o->err : r;
+			return;
+		}
+	}
+	o->pending = NULL;
+	p = malloc(sizeof(*p));
+	ph = json_object_new_array();
+	if (!p || !ph) {
+		free(p);
+		json_object_put(ph);
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	*p = (struct placeholder){ o, o->n_tables - 1 };
+	json_object_set_serializer(ph, placeholder_to_json, p, placeholder_free);
+	spill_rows(o, t);
+	json_add(o, key, ph);
+}
+
+/* @s with @extra levels more indentation after each newline (json-c's indent()) */
+static void put_indented(FILE *f, const char *s, size_t len, int extra)
+{
+	const char *end = s + len, *nl;
+
+	while ((nl = memchr(s, '\n', (size_t)(end - s)))) {
+		fwrite(s, 1, (size_t)(nl + 1 - s), f);
+		put_pad(f, 2 * extra);
+		s = nl + 1;
+	}
+	fwrite(s, 1, (size_t)(end - s), f);
+}
+
+static int mark_to_json(json_object *jso, struct printbuf *pb, int level, int flags)
+{
+	(void)jso;
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, "\002", 1) < 0 ? -1 : 0;
+}
+
+/*
+ * A spilled table's array as json-c would have printed it at its level: the frame
+ * (brackets, separators, indentation) taken from json-c's own text of a two-element
+ * array at level 0, every line of frame and rows indented to the level.
+ */
+static int spill_print(struct out *o, const struct spilled *sp)
+{
+	json_object *a = json_object_new_array();
+	const char *frame, *m1, *m2;
+	char *row = NULL;
+	size_t cap = 0;
+	int r = 0;
+
+	if (!a)
+		return -ENOMEM;
+	for (int i = 0; sp->nrows && i < 2; i++) {
+		json_object *m = json_object_new_int(0);
+
+		if (!m || json_object_array_add(a, m) < 0) {
+			json_object_put(m);
+			json_object_put(a);
+			return -ENOMEM;
+		}
+		json_object_set_serializer(m, mark_to_json, NULL, NULL);
+	}
+	frame = json_object_to_json_string_ext(a, json_flags(o));
+	if (!frame) {
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	if (!sp->nrows) {
+		put_indented(o->f, frame, strlen(frame), sp->level);
+		goto out;
+	}
+	m1 = strchr(frame, '\002');
+	m2 = strchr(m1 + 1, '\002');
+	put_indented(o->f, frame, (size_t)(m1 - frame), sp->level);
+	if (fseeko(o->spill, sp->off, SEEK_SET) < 0) {
+		r = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < sp->nrows; i++) {
+		ssize_t n = getdelim(&row, &cap, '\0', o->spill);
+
+		if (n <= 0) {
+			r = ferror(o->spill) ? -EIO : -ENODATA;
+			goto out;
+		}
+		if (i)
+			put_indented(o->f, m1 + 1, (size_t)(m2 - m1 - 1), sp->level);
+		put_indented(o->f, row, (size_t)n - 1, sp->level + 1);
+	}
+	put_indented(o->f, m2 + 1, strlen(m2 + 1), sp->level);
+out:
+	free(row);
+	json_object_put(a);
+	return r;
+}
+
+/* The document @s, each placeholder replaced by its table's rows, and a newline. */
+static int doc_print(struct out *o, const char *s)
+{
+	const char *m;
+	int r;
+
+	while ((m = strchr(s, '\001'))) {
+		char *end;
+		unsigned long long idx;
+
+		r = put_utf8(o->f, s, (size_t)(m - s));
+		if (r < 0)
+			return r;
+		idx = strtoull(m + 1, &end, 10);
+		if (*end != '\001' || idx >= o->n_tables || o->tables[idx].level < 0)
+			return -EINVAL;
+		r = spill_print(o, &o->tables[idx]);
+		if (r < 0)
+			return r;
+		s = end + 1;
+	}
+	r = put_utf8(o->f, s, strlen(s));
+	if (r < 0)
+		return r;
+	fputc('\n', o->f);
+	return 0;
 }
 
 /* @n spaces (none if @n <= 0), without a format to parse: tables pad every cell */
@@ -472,7 +770,7 @@ void out_table(struct out *o, const char *key, const char *title, const struct t
 
 	if (o->fmt == OUT_JSON) {
 		if (key)
-			table_json(o, key, t);
+			table_spill(o, key, t);
 		return;
 	}
 	cols = calloc(t->ncols ? t->ncols : 1, sizeof(size_t));
@@ -510,13 +808,14 @@ int out_json_fputs(const char *s, FILE *f)
 int out_finish(struct out *o)
 {
 	if (o->fmt == OUT_JSON && !o->err) {
-		int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
-			    (o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-				       : JSON_C_TO_STRING_PLAIN);
-		const char *s = json_object_to_json_string_ext(o->stack[0], flags);
+		const char *s = json_object_to_json_string_ext(o->stack[0], json_flags(o));
+		int r;
 
-		if (!s || out_json_fputs(s, o->f) < 0)
+		if (!s)
 			return -ENOMEM;
+		r = doc_print(o, s);
+		if (r < 0)
+			return r;
 	}
 	errno = 0;
 	/* EPIPE: the reader went away (SIGPIPE is ignored in live mode) */

@@ -42,6 +42,12 @@ void out_note(struct out *o, const char *text);
 void out_table(struct out *o, const char *key, const char *title, const struct table *t);
 
 /*
+ * JSON: writes the rows of @t so far out of memory and empties @t, whose out_table()
+ * then adds the rest, so that a long table never is in memory whole; one table at a
+ * time. Text: nothing (a text table needs all its rows for its column widths).
+ */
+void out_table_rows(struct out *o, struct table *t);
+/*
  * Text only: the columns @cols of the rows @rows selects (NULL: every row), so that one
  * table can be shown as several. Nothing in JSON.
  */

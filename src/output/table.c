@@ -47,6 +47,14 @@ struct table *table_free(struct table *t)
 	return NULL;
 }
 
+void table_clear_rows(struct table *t)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++)
+			cell_clear(&t->cols[c], &t->cells[r * t->ncols + c]);
+	t->nrows = 0;
+}
+
 int table_add_row(struct table *t, size_t *ret_row)
 {
 	if (t->nrows == t->cap) {

@@ -59,6 +59,8 @@ struct table {
 
 int table_new(const struct col_desc *cols, size_t ncols, struct table **ret);
 struct table *table_free(struct table *t);
+/* Removes every row (the columns and the memory for rows stay). */
+void table_clear_rows(struct table *t);
 /* Appends an empty row; every cell unset (printed "-" / null). */
 int table_add_row(struct table *t, size_t *ret_row);
 /* Copies @s (NULL leaves the cell unset). */

@@ -18,6 +18,11 @@
 /* Distinct names and (input, class, module) rows kept; the rest go to "(other)". */
 #define MAX_NAMES 65536
 #define MAX_AGGS 65536
+/*
+ * Boots listed one by one; later ones are counted, and for each gate the worst of
+ * them kept, so that a log of a million boots takes no memory per boot.
+ */
+#define MAX_BOOTS 1000
 #define OTHER_NAME "(other)"
 /* Bytes of the first evidence line kept per finding */
 #define SAMPLE_MAX 160
@@ -275,6 +280,7 @@ struct agg {
 };
 
 struct boot {
+	uint64_t number;		/* 1, 2, ... in the run */
 	uint32_t input;
 	uint64_t line, end_line;
 	bool banner;
@@ -345,8 +351,14 @@ struct ci {
 	size_t n_aggs, cap_aggs;
 	uint32_t *agg_slots;
 	size_t n_agg_slots;
-	struct boot *boots;
+	struct boot *boots;		/* the first MAX_BOOTS */
 	size_t n_boots, cap_boots;
+	uint64_t all_boots;		/* listed or not */
+	struct boot spare;		/* the current boot past MAX_BOOTS */
+	bool in_spare;
+	/* past MAX_BOOTS: the first boot with the most duplicates, failures, waste */
+	struct boot worst[3];
+	bool have_worst;
 	struct input *inputs;
 	size_t n_inputs, cap_inputs;
 	size_t *touched;		/* aggs counted in the current boot */
@@ -617,7 +629,35 @@ static void add_requester(struct agg *a, uint32_t comm, uint32_t site, uint64_t 
 
 static struct boot *cur_boot(struct ci *c)
 {
-	return c->in_boot ? &c->boots[c->n_boots - 1] : NULL;
+	if (!c->in_boot)
+		return NULL;
+	return c->in_spare ? &c->spare : &c->boots[c->n_boots - 1];
+}
+
+/* Boot @i of the gates: one listed, or past them one of the worst unlisted */
+static const struct boot *boot_at(const struct ci *c, long i)
+{
+	return (size_t)i < c->n_boots ? &c->boots[i] : &c->worst[(size_t)i - c->n_boots];
+}
+
+/* The gates' figure of @b: 0 duplicates, 1 failures, 2 waste */
+static uint64_t boot_metric(const struct boot *b, int m)
+{
+	return m == 0 ? b->duplicates : m == 1 ? b->failures : b->wasted;
+}
+
+/* An unlisted boot, closed: kept where it is the worst so far */
+static void boot_fold(struct ci *c)
+{
+	struct boot *b = &c->spare;
+
+	free(b->summary);
+	b->summary = NULL;
+	for (int m = 0; m < 3; m++)
+		if (!c->have_worst || boot_metric(b, m) > boot_metric(&c->worst[m], m))
+			c->worst[m] = *b;
+	c->have_worst = true;
+	c->in_spare = false;
 }
 
 static int boot_open(struct ci *c, uint64_t line)
@@ -626,18 +666,24 @@ static int boot_open(struct ci *c, uint64_t line)
 	struct boot *b;
 	int r;
 
-	r = grow((void **)&c->boots, &c->cap_boots, c->n_boots + 1, sizeof(*c->boots));
-	if (r < 0)
-		return r;
-	b = &c->boots[c->n_boots++];
+	if (c->n_boots < MAX_BOOTS) {
+		r = grow((void **)&c->boots, &c->cap_boots, c->n_boots + 1, sizeof(*c->boots));
+		if (r < 0)
+			return r;
+		b = &c->boots[c->n_boots++];
+	} else {
+		b = &c->spare;
+		c->in_spare = true;
+	}
 	memset(b, 0, sizeof(*b));
+	b->number = ++c->all_boots;
 	b->input = (uint32_t)(c->n_inputs - 1);
 	b->line = line;
 	b->end_line = line;
 	if (in->release)
 		snprintf(b->release, sizeof(b->release), "%s", in->release);
 	if (!in->n_boots)
-		in->first_boot = c->n_boots - 1;
+		in->first_boot = (size_t)b->number - 1;
 	in->n_boots++;
 	c->in_boot = true;
 	return 0;
@@ -665,8 +711,8 @@ static int agg_add_n(struct ci *c, struct agg *a, const struct evidence *ev, uin
 		a->last_line = last;
 	a->count += n;
 	a->from_trace = ev->trace;
-	if (a->last_boot != c->n_boots) {
-		a->last_boot = c->n_boots;
+	if (a->last_boot != c->all_boots) {
+		a->last_boot = c->all_boots;
 		a->boot_count = 0;
 		a->boot_wasted = 0;
 		a->boots++;
@@ -825,6 +871,8 @@ static int boot_close(struct ci *c)
 	}
 	c->n_touched = 0;
 	c->in_boot = false;
+	if (c->in_spare)
+		boot_fold(c);
 	return 0;
 }
 
@@ -1320,9 +1368,9 @@ static const char *boot_where(const struct ci *c, long boot, char *buf, size_t s
 		snprintf(buf, size, "-");
 		return buf;
 	}
-	b = &c->boots[boot];
-	snprintf(buf, size, "%s:%" PRIu64 " (boot %ld)", c->inputs[b->input].path, b->line,
-		 boot + 1);
+	b = boot_at(c, boot);
+	snprintf(buf, size, "%s:%" PRIu64 " (boot %" PRIu64 ")", c->inputs[b->input].path,
+		 b->line, b->number);
 	return buf;
 }
 
@@ -1330,24 +1378,29 @@ static int count_gate(struct ci *c, enum gate_id id, int64_t limit, enum ci_grou
 {
 	struct gate *g = &c->gates[id];
 	char where[300];
+	int m;
 
 	g->enabled = true;
 	g->limit = limit;
 	g->boot = -1;
 	g->agg = -1;
+	m = id == GATE_MAX_WASTED ? 2 : group == CI_GROUP_DUPLICATE ? 0 : 1;
 	for (size_t i = 0; i < c->n_boots; i++) {
-		uint64_t v = id == GATE_MAX_WASTED	    ? c->boots[i].wasted
-			     : group == CI_GROUP_DUPLICATE ? c->boots[i].duplicates
-							   : c->boots[i].failures;
+		uint64_t v = boot_metric(&c->boots[i], m);
 
 		if (g->boot < 0 || v > g->value) {
 			g->value = v;
 			g->boot = (long)i;
 		}
 	}
+	/* the unlisted boots come after the listed ones: the first worst stays first */
+	if (c->have_worst && (g->boot < 0 || boot_metric(&c->worst[m], m) > g->value)) {
+		g->value = boot_metric(&c->worst[m], m);
+		g->boot = (long)(c->n_boots + (size_t)m);
+	}
 	g->passed = g->value <= (uint64_t)limit;
 	if (!g->passed) {
-		uint32_t worst_input = c->boots[g->boot].input;
+		uint32_t worst_input = boot_at(c, g->boot)->input;
 
 		for (size_t i = 0; i < c->n_aggs; i++) {
 			struct agg *a = &c->aggs[i];
@@ -1370,7 +1423,7 @@ static int count_gate(struct ci *c, enum gate_id id, int64_t limit, enum ci_grou
 		format_bytes(g->value, v, sizeof(v));
 		format_bytes((uint64_t)limit, lim, sizeof(lim));
 		return gate_detail(g, "%s%s wasted in the worst boot, %s, limit %s",
-				   g->boot >= 0 && c->boots[g->boot].waste_lower_bound ? "at least " : "",
+				   g->boot >= 0 && boot_at(c, g->boot)->waste_lower_bound ? "at least " : "",
 				   v, where, lim);
 	}
 	return gate_detail(g, "%" PRIu64 " %s in the worst boot, %s, limit %" PRId64, g->value,
@@ -1617,7 +1670,7 @@ void ci_finding_get(const struct ci *c, size_t i, struct ci_finding_info *ret)
 
 size_t ci_boot_count(const struct ci *c)
 {
-	return c->n_boots;
+	return (size_t)c->all_boots;
 }
 
 const char *ci_boot_release(const struct ci *c, size_t i)
@@ -2179,7 +2232,7 @@ int ci_render(const struct ci *c, struct out *o)
 
 	out_section_begin(o, "totals", NULL);
 	out_u64(o, "inputs", "inputs", c->n_inputs);
-	out_u64(o, "boots", "boots", c->n_boots);
+	out_u64(o, "boots", "boots", c->all_boots);
 	out_u64(o, "findings", "findings", c->n_aggs);
 	out_u64(o, "evidence", "evidence lines and attempts", evidence);
 	out_u64(o, "modules", "modules with findings", modules);
@@ -2201,6 +2254,14 @@ int ci_render(const struct ci *c, struct out *o)
 			    "module and boot is counted");
 	if (c->capped)
 		out_note(o, "too many distinct names: the rest are counted under \"(other)\"");
+	if (c->all_boots > c->n_boots) {
+		char note[160];
+
+		snprintf(note, sizeof(note),
+			 "%" PRIu64 " boots: only the first %zu are listed; the others are counted "
+			 "in the findings and the gates", c->all_boots, c->n_boots);
+		out_note(o, note);
+	}
 
 	r = render_inputs(c, o);
 	if (r >= 0)

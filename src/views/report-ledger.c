@@ -620,6 +620,9 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 			if (!d->cost->att[i].hi_unbounded)
 				table_set_u64(t, row, TCOL_EST_MAX, d->cost->att[i].hi);
 		}
+		/* JSON: a thousand rows at a time, not one an attempt kept to the end */
+		if (r >= 0 && t->nrows >= 1024)
+			out_table_rows(o, t);
 	}
 	if (r >= 0 && (out_format(o) == OUT_JSON || d->ledger->saw_vmap_events)) {
 		out_table(o, "attempts", "Attempts", t);

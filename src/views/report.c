@@ -421,7 +421,12 @@ out:
 	return r;
 }
 
-static int area_table(const struct report_data *d, bool module_class, struct table **ret)
+/* Rows a view keeps before out_table_rows() writes them out (JSON) */
+#define ROWS_KEPT 1024
+
+/* @o: JSON rows written out as they come (see out_table_rows()); NULL: all kept */
+static int area_table(const struct report_data *d, bool module_class, struct out *o,
+		      struct table **ret)
 {
 	static const char *const flag_names[] = { "ioremap", "vmalloc", "vmap", "user", "vpages",
 						  "sparse", "dma-coherent", "vm_map_ram",
@@ -462,6 +467,8 @@ static int area_table(const struct report_data *d, bool module_class, struct tab
 			r = table_set_strv(t, row, ACOL_OPTIONS, opts, n);
 		if (r < 0)
 			break;
+		if (o && t->nrows >= ROWS_KEPT)
+			out_table_rows(o, t);
 	}
 	if (r < 0) {
 		table_free(t);
@@ -573,7 +580,7 @@ static int render_module_memory(const struct report_data *d, struct out *o)
 		break;
 	}
 
-	r = area_table(d, true, &t);
+	r = area_table(d, true, o, &t);
 	if (r < 0)
 		return r;
 	out_table(o, "areas", "Module areas", t);
@@ -588,7 +595,7 @@ static int render_module_memory(const struct report_data *d, struct out *o)
 			 mm->n_leftover, format_bytes(mm->leftover_bytes, b1, sizeof(b1)));
 		out_note(o, buf);
 	}
-	r = area_table(d, false, &t);
+	r = area_table(d, false, NULL, &t);
 	if (r < 0)
 		return r;
 	if (out_format(o) == OUT_JSON || t->nrows)

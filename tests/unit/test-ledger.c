@@ -6,12 +6,16 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cost/estimate.h"
 #include "cost/modfile.h"
+#include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
+#include "ledger/summary.h"
 #include "ledger/proctab.h"
 #include "sources/tracefs-events.h"
 #include "util/macro.h"
@@ -507,6 +511,89 @@ static void test_layout_check_lying_headers(void **state)
 	assert_int_equal(cost_layout_check(&m, 0, &b), -EFBIG);
 }
 
+
+/*
+ * struct ledger.klog_runs: a log repeating one line keeps one entry for the run, and
+ * names the same calls and gives the same findings as one entry a line. The calls:
+ * one inside the run's time (named by it), one after it (not), one in a second run.
+ */
+static const char *const runs_trace[] = {
+	"        modprobe-200     [000] .....     9.700000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)",
+	"        modprobe-200     [000] .....     9.700100: sys_finit_module -> 0xfffffffffffffffe",
+	"        modprobe-201     [000] .....    10.200000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)",
+	"        modprobe-201     [000] .....    10.200100: sys_finit_module -> 0xfffffffffffffffe",
+	"        modprobe-202     [000] .....    12.000000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)",
+	"        modprobe-202     [000] .....    12.000100: sys_finit_module -> 0xfffffffffffffffe",
+	NULL
+};
+
+static struct ledger *runs_ledger(bool runs)
+{
+	struct tracefs_parser_ops ops = { .event = feed };
+	struct tracefs_parser *p = NULL;
+	struct ledger *l = NULL;
+
+	assert_int_equal(ledger_new(&(struct ledger_ops){ 0 }, true, &l), 0);
+	l->klog_runs = runs;
+	for (int i = 0; i < 3000; i++) {
+		/* 9.4 s to 10.0 s every 1 ms, then 11.9 s to 12.1 s every 0.1 ms */
+		const char *mod = i < 600 ? "mod0" : "mod1";
+		double ts = i < 600 ? 9.4 + i * 0.001 : 11.9 + (i - 600) * 0.0001;
+		struct klog_finding f;
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "%s: Unknown symbol sym0 (err -2)", mod);
+		assert_int_equal(klog_classify(msg, strlen(msg), &f), 1);
+		assert_int_equal(ledger_add_klog(l, ts, f.module, f.module_len, f.kind, f.err, msg,
+						 strlen(msg)), 0);
+	}
+	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
+	for (size_t i = 0; runs_trace[i]; i++)
+		assert_int_equal(tracefs_parser_feed(p, runs_trace[i], strlen(runs_trace[i])), 0);
+	assert_int_equal(tracefs_parser_finish(p), 0);
+	tracefs_parser_free(p);
+	assert_int_equal(ledger_finish(l), 0);
+	return l;
+}
+
+static void test_klog_runs(void **state)
+{
+	struct ledger *each = runs_ledger(false), *runs = runs_ledger(true);
+	struct ledger_summary *se = NULL, *sr = NULL;
+
+	(void)state;
+	assert_int_equal(each->n_klog, 3000);
+	/* a run spans at most a second: the second run is one entry, the first one too */
+	assert_true(runs->n_klog <= 4);
+	assert_int_equal(runs->n_attempts, 3);
+	assert_int_equal(each->n_attempts, 3);
+	assert_string_equal(each->attempts[0].module, "mod0");
+	assert_null(each->attempts[1].module);
+	assert_string_equal(each->attempts[2].module, "mod1");
+	for (size_t i = 0; i < 3; i++) {
+		const char *a = each->attempts[i].module, *b = runs->attempts[i].module;
+
+		assert_true((!a && !b) || (a && b && strcmp(a, b) == 0));
+	}
+	assert_int_equal(ledger_summarize(each, &se), 0);
+	assert_int_equal(ledger_summarize(runs, &sr), 0);
+	assert_int_equal(se->n_findings, sr->n_findings);
+	for (size_t i = 0; i < se->n_findings; i++) {
+		assert_int_equal(se->findings[i].kind, sr->findings[i].kind);
+		assert_string_equal(se->findings[i].module, sr->findings[i].module);
+		assert_int_equal(se->findings[i].count, sr->findings[i].count);
+		assert_true(se->findings[i].first_ts == sr->findings[i].first_ts);
+		assert_true(se->findings[i].last_ts == sr->findings[i].last_ts);
+		assert_int_equal(se->findings[i].n_samples, sr->findings[i].n_samples);
+		for (size_t k = 0; k < se->findings[i].n_samples; k++)
+			assert_string_equal(se->findings[i].samples[k], sr->findings[i].samples[k]);
+	}
+	ledger_summary_free(se);
+	ledger_summary_free(sr);
+	ledger_free(each);
+	ledger_free(runs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -518,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_probes_late),
 		cmocka_unit_test(test_probe_layout),
+		cmocka_unit_test(test_klog_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

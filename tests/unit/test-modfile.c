@@ -1363,6 +1363,47 @@ static void test_names(void **state)
 	assert_string_equal(modfile_mem_type_name(MEMT_RO_AFTER_INIT), "ro_after_init");
 }
 
+
+/*
+ * The size cap (max_image) and images that are no ELF file: past the cap an error,
+ * whatever the format, and from the size records alone where the format has them;
+ * under it, an image of zeros is sized exactly but not laid out.
+ */
+static void test_image_cap(void **state)
+{
+	size_t n = 1u << 20, zl;
+	uint8_t *zeros = calloc(1, n), *z;
+	struct modfile_info mi;
+
+	(void)state;
+	assert_non_null(zeros);
+	assert_int_equal(modfile_analyze_buffer(zeros, n, MODFILE_LAYOUT, n - 1, &mi), -EFBIG);
+	z = gzip_compress(zeros, n, &zl);
+	assert_int_equal(modfile_analyze_buffer(z, zl, MODFILE_LAYOUT, n - 1, &mi), -EFBIG);
+	assert_int_equal(modfile_analyze_buffer(z, zl, MODFILE_LAYOUT, n, &mi), 0);
+	assert_int_equal(mi.decompressed_size, n);
+	assert_false(mi.has_layout);
+	assert_int_equal(mi.layout_err, -ENOEXEC);
+	free(z);
+	for (int cs = 0; cs <= 1; cs++) {
+		z = zstd_compress(zeros, n, cs, &zl);
+		assert_int_equal(modfile_analyze_buffer(z, zl, MODFILE_LAYOUT, n - 1, &mi), -EFBIG);
+		assert_int_equal(modfile_analyze_buffer(z, zl, MODFILE_LAYOUT, n, &mi), 0);
+		assert_int_equal(mi.decompressed_size, n);
+		assert_int_equal(mi.layout_err, -ENOEXEC);
+		free(z);
+	}
+	z = xz_compress_dict(zeros, n, 1u << 20, &zl);
+	assert_int_equal(modfile_analyze_buffer(z, zl, MODFILE_SIZES, n - 1, &mi), -EFBIG);
+	assert_int_equal(modfile_analyze_buffer(z, zl, MODFILE_LAYOUT, n, &mi), 0);
+	assert_int_equal(mi.decompressed_size, n);
+	assert_int_equal(mi.layout_err, -ENOEXEC);
+	free(z);
+	free(zeros);
+	/* the default cap: what no module is */
+	assert_true(MODFILE_MAX_IMAGE <= (256ull << 20));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1380,6 +1421,7 @@ int main(void)
 		cmocka_unit_test(test_cache_symlinks),
 		cmocka_unit_test(test_cache_default_dir),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_image_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/memory.sh - does kmodtop's memory stay within its targets whatever the input?
+#
+#	bench/memory.sh [SCALE]		SCALE (default 1) multiplies every input size
+#
+# Generates synthetic inputs of growing size in $BENCH_DIR (default a temporary
+# directory) and measures the max RSS of one kmodtop run each with GNU time:
+#
+#   report-attempts N   a root whose trace has N finit_module() attempts: report -j
+#   report-loglines N   N identical kernel log lines: report -j
+#   report-vmalloc N    an N-line vmallocinfo: report -j
+#   ci-attempts N       the same traces: ci -j
+#   ci-forks N          N sched_process_fork events (and exits): ci -j
+#   ci-boots N          N boot banners in one log, a finding each: ci -j
+#
+# Targets: report within 64 MiB plus 2 KiB per attempt, ci within 32 MiB. Each case
+# prints its RSS, the bytes per attempt where it has attempts, and "met" or "NOT met";
+# a run that exits non-zero or prints no valid JSON is "did not run". Exit status 0 when
+# every case is met, 1 otherwise, 77 without GNU time or jq.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+BUILDDIR=${BUILDDIR:-$top}
+KMODTOP=${KMODTOP:-$BUILDDIR/src/kmodtop}
+SCALE=${1:-1}
+
+[ -x /usr/bin/time ] || { echo "SKIP: no GNU time at /usr/bin/time"; exit 77; }
+command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
+[ -x "$KMODTOP" ] || { echo "FAIL: no $KMODTOP (build first, or set KMODTOP)"; exit 1; }
+
+if [ -n "${BENCH_DIR:-}" ]; then
+	work=$BENCH_DIR
+	mkdir -p "$work"
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/kmodtop-memory.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+fi
+export XDG_CACHE_HOME=$work/cache
+status=0
+
+# base_root DIR: a root with what report needs besides the input under test
+base_root() {
+	rm -rf "$1"
+	mkdir -p "$1/proc/sys/kernel" "$1/sys/kernel/tracing" "$1/capture"
+	echo "6.12.0-memory" >"$1/proc/sys/kernel/osrelease"
+	echo 0 >"$1/proc/sys/kernel/tainted"
+	printf 'MemTotal:       263000000 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:      8 kB\nVmallocChunk:          0 kB\n' >"$1/proc/meminfo"
+	echo "mod0 4096 0 - Live 0xffffffffc0000000" >"$1/proc/modules"
+	: >"$1/proc/vmallocinfo"
+}
+
+# gen_trace FILE N: N finit_module() calls, every other one loads (module_load), the
+# others fail; forks FILE N: N forks and exits of modprobe processes around each call
+gen_trace() {
+	awk -v n="$2" -v forks="${3:-0}" 'BEGIN {
+		print "# tracer: nop"
+		print "#"
+		t = 100.0
+		for (i = 0; i < n; i++) {
+			pid = 100000 + i % 4000000
+			if (forks) {
+				printf "         systemd-1       [000] .....  %13.6f: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=%d\n", t, pid
+				printf "        modprobe-%d     [000] .....  %13.6f: sched_process_exit: comm=modprobe pid=%d prio=120\n", pid, t + 0.00005, pid
+				t += 0.0001
+				continue
+			}
+			task = sprintf("        modprobe-%d", pid)
+			printf "%s     [%03d] .....  %13.6f: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)\n", task, i % 64, t
+			if (i % 2 == 0) {
+				printf "%s     [%03d] .....  %13.6f: module_load: mod%07d\n", task, i % 64, t + 0.000010, i
+				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0x0\n", task, i % 64, t + 0.000020
+			} else {
+				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0xfffffffffffffffe\n", task, i % 64, t + 0.000020
+			}
+			t += 0.0001
+		}
+	}' >"$1"
+}
+
+# measure NAME N TARGET_KIB PER_ATTEMPT_BYTES COMMAND...: one case
+measure() {
+	name=$1 n=$2 target=$3 per=$4
+	shift 4
+	out=$work/$name.$n.out
+	if ! /usr/bin/time -f '%M %e' -o "$work/$name.$n.time" "$@" >"$out" 2>"$work/$name.$n.err" ||
+	   ! [ -s "$out" ] || ! jq -e . "$out" >/dev/null 2>&1; then
+		printf '   %-16s %9d: did not run (exit status or no JSON):\n' "$name" "$n"
+		tail -3 "$work/$name.$n.err" | sed 's/^/      /'
+		status=1
+		return 0
+	fi
+	set -- $(cat "$work/$name.$n.time" | tail -n 1)
+	rss=$1 secs=$2
+	limit=$((target + per * n / 1024))
+	verdict=met
+	[ "$rss" -le "$limit" ] || { verdict="NOT met"; status=1; }
+	if [ "$per" -gt 0 ]; then
+		printf '   %-16s %9d: %8d KiB max RSS, %6d B/attempt, %6.1f s  %s (<= %d KiB)\n' \
+			"$name" "$n" "$rss" $((rss * 1024 / n)) "$secs" "$verdict" "$limit"
+	else
+		printf '   %-16s %9d: %8d KiB max RSS, %6.1f s  %s (<= %d KiB)\n' \
+			"$name" "$n" "$rss" "$secs" "$verdict" "$limit"
+	fi
+}
+
+REPORT_KIB=65536	# 64 MiB, plus 2 KiB an attempt
+CI_KIB=32768		# 32 MiB
+
+for n in $((10000 * SCALE)) $((100000 * SCALE)) $((300000 * SCALE)); do
+	r=$work/attempts-$n
+	base_root "$r"
+	gen_trace "$r/sys/kernel/tracing/trace" "$n"
+	measure report-attempts "$n" $REPORT_KIB 2048 "$KMODTOP" --root "$r" report -j --no-cache
+	measure ci-attempts "$n" $CI_KIB 0 "$KMODTOP" ci -j "$r/sys/kernel/tracing/trace"
+	rm -rf "$r"
+done
+
+n=$((1000000 * SCALE))
+r=$work/loglines
+base_root "$r"
+awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "[%13.6f] mod0: Unknown symbol sym0 (err -2)\n", 100 + i * 0.0001 }' >"$r/capture/dmesg.txt"
+measure report-loglines "$n" $REPORT_KIB 0 "$KMODTOP" --root "$r" report -j --no-cache
+rm -rf "$r"
+
+n=$((1000000 * SCALE))
+r=$work/vmalloc
+base_root "$r"
+awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
+	# 8 KiB areas; printf %x stops at 32 bits: the address in two parts
+	printf "0xffffc9%06x%04x-0xffffc9%06x%04x    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n",
+		int(i / 8), (i % 8) * 8192, int((i + 1) / 8), ((i + 1) % 8) * 8192 } }' >"$r/proc/vmallocinfo"
+measure report-vmalloc "$n" $REPORT_KIB 0 "$KMODTOP" --root "$r" report -j --no-cache
+rm -rf "$r"
+
+n=$((1000000 * SCALE))
+gen_trace "$work/forks.trace" "$n" 1
+measure ci-forks "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
+rm -f "$work/forks.trace"
+
+n=$((1000000 * SCALE))
+awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
+	printf "[    0.000000] Linux version 6.12.0-%d (b@h) (gcc) #1 SMP\n", i % 7
+	printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i % 5 } }' >"$work/boots.log"
+measure ci-boots "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/boots.log"
+rm -f "$work/boots.log"
+
+[ "$status" = 0 ] && echo "== all met" || echo "== NOT met"
+exit $status
