@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/root.h"
 #include "cmd.h"
 
 static const struct {
@@ -78,6 +79,17 @@ int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 	return 0;
 }
 
+/* A root's file refused before it was read: a warning naming it */
+static void root_refusal(const char *dir, const char *relpath, int err)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	log_warn("'%.*s%s%s': %s", (int)n, dir, dir[n - 1] == '/' ? "" : "/", relpath,
+		 root_refusal_text(err));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -90,6 +102,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int c;
 
+	root_set_refusal_handler(root_refusal);
 	/* '+': stop at the command, whose own options follow it */
 	while ((c = getopt_long(argc, argv, "+" GLOBAL_SHORT_OPTIONS "hV", long_options, NULL)) !=
 	       -1) {

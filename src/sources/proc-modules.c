@@ -260,7 +260,7 @@ int proc_modules_read(const struct kt_root *root, struct proc_modules **ret_list
 	_cleanup_fclose_ FILE *f = NULL;
 	int r;
 
-	r = root_fopen(root, PROC_MODULES, &f);
+	r = root_fopen_max(root, PROC_MODULES, ROOT_TABLE_MAX, &f);
 	if (r < 0) {
 		kt_err_set(reterr, PROC_MODULES, 0, NULL);
 		return r;

@@ -420,7 +420,7 @@ int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 	_cleanup_fclose_ FILE *f = NULL;
 	int r;
 
-	r = root_fopen(root, PROC_VMALLOCINFO, &f);
+	r = root_fopen_max(root, PROC_VMALLOCINFO, ROOT_TABLE_MAX, &f);
 	if (r < 0) {
 		kt_err_set(reterr, PROC_VMALLOCINFO, 0, NULL);
 		return r;
