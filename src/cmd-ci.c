@@ -30,6 +30,7 @@
 #include "sources/tracefs-events.h"
 #include "util/linecache.h"
 #include "util/linereader.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
@@ -1409,20 +1410,15 @@ out:
 
 static int open_input(const char *path, int *ret_fd)
 {
-	struct stat st;
 	int fd;
 
 	if (strcmp(path, "-") == 0) {
 		*ret_fd = STDIN_FILENO;
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = input_open(path, ROOT_STREAM_MAX);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return -EISDIR;
-	}
+		return fd;
 	*ret_fd = fd;
 	return 0;
 }

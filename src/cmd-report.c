@@ -33,6 +33,7 @@
 #include "sources/tainted.h"
 #include "sources/tracefs-events.h"
 #include "sources/vmallocinfo.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
@@ -432,11 +433,9 @@ static int open_input(struct collected *c, const char *arg, const char *const *d
 	int r;
 
 	if (arg) {
-		FILE *f = fopen(arg, "re");
-
-		if (!f)
-			return -errno;
-		*ret_f = f;
+		r = input_fopen(arg, ROOT_STREAM_MAX, ret_f);
+		if (r < 0)
+			return r;
 		*ret_path = strdup(arg);
 		return *ret_path ? 0 : -ENOMEM;
 	}
@@ -447,8 +446,12 @@ static int open_input(struct collected *c, const char *arg, const char *const *d
 		r = root_fopen(c->root, defaults[i], ret_f);
 		if (r == -ENOENT)
 			continue;
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			/* a default is an optional source: one that cannot be read is a warning */
+			if (!root_refusal_text(r))
+				log_warn("'%s': %s, ignoring", defaults[i], strerror(-r));
+			continue;
+		}
 		*ret_path = strdup(defaults[i]);
 		return *ret_path ? 0 : -ENOMEM;
 	}
