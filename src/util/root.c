@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -382,6 +383,48 @@ int root_abspath(const struct kt_root *root, const char *relpath, char **ret_pat
 		return -ENOMEM;
 	*ret_path = p;
 	return 0;
+}
+
+int root_check_dir(const struct kt_root *root, const char *relpath)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd, r = 0;
+
+	if (root->live)
+		return 0;
+	fd = open_beneath(root, relpath, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		refused(root, relpath, fd);
+		return fd;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *rel = NULL;
+		int efd;
+
+		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+			continue;
+		if (asprintf(&rel, "%s/%s", relpath, de->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		efd = open_beneath(root, rel, O_PATH);
+		if (efd >= 0) {
+			close(efd);
+		} else if (efd == -EXDEV || efd == -ELOOP) {
+			refused(root, rel, efd);
+			r = efd;
+			break;
+		}
+	}
+	closedir(d);
+	return r;
 }
 
 int root_read_file(const struct kt_root *root, const char *relpath, size_t max,

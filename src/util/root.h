@@ -61,6 +61,12 @@ bool root_exists(const struct kt_root *root, const char *relpath);
 int root_abspath(const struct kt_root *root, const char *relpath, char **ret_path);
 
 /*
+ * For a directory a library reads by path: -EXDEV or -ELOOP (and a warning) when an
+ * entry of it is a symlink out of the root. 0 on the live system.
+ */
+int root_check_dir(const struct kt_root *root, const char *relpath);
+
+/*
  * The fallback of kernels without openat2(): @relpath opened below @dirfd one component
  * at a time, each symlink read and followed by hand. Absolute targets and ".." above
  * @dirfd are -EXDEV, more than 40 symlinks -ELOOP. A file descriptor, or -errno.

@@ -88,6 +88,21 @@ warned "capture/kmsg.raw -> outside" "capture/kmsg.raw': a symlink leads out of 
 run "capture/kmsg.raw -> outside: top --replay" top --replay "$R" --batch --speed 0 --size 160x40
 no_leak "capture/kmsg.raw -> outside: top --replay" "$T/out" "$T/err"
 
+# libkmod reads etc/modprobe.d and the module tree's indexes by path: a symlink out in
+# either is not handed to it
+printf 'alias %s-alias dummy\n%s bad line\n' "$SECRET" "$SECRET" >"$T/outside/evil.conf"
+mkroot modprobe-out
+mkdir -p "$R/etc/modprobe.d" "$R/lib/modules/6.12.0-test"
+ln -s "$T/outside/evil.conf" "$R/etc/modprobe.d/evil.conf"
+run "modprobe.d/evil.conf -> outside" --root "$R" report -j
+no_leak "modprobe.d/evil.conf -> outside" "$T/out" "$T/err"
+warned "modprobe.d/evil.conf -> outside" "etc/modprobe.d/evil.conf': a symlink leads out of the root"
+rm "$R/etc/modprobe.d/evil.conf"
+ln -s ../../../../outside/evil.conf "$R/lib/modules/6.12.0-test/modules.alias"
+run "modules.alias -> outside" --root "$R" report -j
+no_leak "modules.alias -> outside" "$T/out" "$T/err"
+warned "modules.alias -> outside" "6.12.0-test/modules.alias': a symlink leads out of the root"
+
 # a symlinked directory that climbs out, and one that stays inside (captured trees have
 # them): the first refused, the second read
 mkroot dir-out
