@@ -956,6 +956,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			log_error("--boot=%d: %s", (int)arg_boot_n, why ? why : strerror(-r));
 			goto out;
 		}
+		if (bc.journal_err)
+			log_warn("journalctl -k -b %s: %s: this boot's kernel log is not read",
+				 bc.boot_id[0] ? bc.boot_id : "?",
+				 bc.journal_what ? bc.journal_what : strerror(-bc.journal_err));
 		if (bc.bundle)
 			g->root = bc.bundle;
 		c.pre_trace_fd = bc.trace_fd;
