@@ -1604,7 +1604,7 @@ static int setup_release(struct cost_ctx *cx, const struct global_opts *g)
 	cx->release = g->release;
 	if (!cx->release && cx->root &&
 	    root_read_file(cx->root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		while (len && buf[len - 1] && strchr("\n\r \t", buf[len - 1]))
 			buf[--len] = '\0';
 		if (len && !strchr(buf, '/') && !memchr(buf, '\n', len)) {
 			snprintf(cx->root_release, sizeof(cx->root_release), "%s", buf);

@@ -248,7 +248,7 @@ static int resolve_release(struct collected *c, const struct global_opts *g,
 	}
 	r = root_read_file(c->root, "proc/sys/kernel/osrelease", 255, &buf, &len);
 	if (r == 0) {
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		while (len && buf[len - 1] && strchr("\n\r \t", buf[len - 1]))
 			buf[--len] = '\0';
 		if (len && !memchr(buf, '\0', len) && !strchr(buf, '/') && !strchr(buf, '\n')) {
 			snprintf(c->release, sizeof(c->release), "%s", buf);

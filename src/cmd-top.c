@@ -141,7 +141,7 @@ static int read_release(struct top_static *st, const struct global_opts *g)
 		return 0;
 	}
 	if (root_read_file(st->root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		while (len && buf[len - 1] && strchr("\n\r \t", buf[len - 1]))
 			buf[--len] = '\0';
 		if (len && !memchr(buf, '\0', len) && !strchr(buf, '/')) {
 			snprintf(st->release, sizeof(st->release), "%s", buf);

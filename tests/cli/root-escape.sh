@@ -5,7 +5,7 @@
 # unreadable or directory default trace or kernel log is a warning, not a failure.
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init root-escape
-ts_need timeout mkfifo truncate
+ts_need timeout mkfifo truncate python3
 
 T=$TS_TMP
 SECRET=kmodtop-secret-d41d8cd9
@@ -176,5 +176,20 @@ if [ "$(id -u)" != 0 ]; then
 	warned "unreadable default trace" "sys/kernel/tracing/trace': Permission denied"
 	warned "unreadable default log" "capture/kmsg.raw': Permission denied"
 fi
+
+# --- a root copied through a system with CRLF line ends ----------------------------------
+mkroot crlf
+mkdir -p "$R/boot"
+printf '6.12.0-test\r\n' >"$R/proc/sys/kernel/osrelease"
+printf '0\r\n' >"$R/proc/sys/kernel/tainted"
+printf 'CONFIG_MODULES=y\n' >"$R/boot/config-6.12.0-test"
+run "CRLF osrelease" --root "$R" report -j
+ts_ok
+python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1]))["kernel"]
+sys.exit(0 if k["release"] == "6.12.0-test" and k["config"] == "boot/config-6.12.0-test" else 1)
+' "$T/out" || ts_fail "CRLF osrelease: release or config not found: $(head -c 300 "$T/out")"
+grep -F tainted "$T/err" >/dev/null && ts_fail "CRLF tainted: $(cat "$T/err")"
 
 ts_finalize
