@@ -1766,6 +1766,9 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 			collect_modindex_new(cx.root ? cx.root : x.idx_root, moddir, &x.idx);
 		if (g->root && proc_modules_read(cx.root, &x.pm, &e) < 0)
 			x.pm = NULL;
+		if (x.pm)
+			collect_warn_repeated("proc/modules", x.pm->n_repeated,
+					      x.pm->repeated_line);
 	}
 
 	for (int i = optind; i < argc; i++)

@@ -1014,6 +1014,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 	d.pm = c.pm;
+	collect_warn_repeated("proc/modules", c.pm->n_repeated, c.pm->repeated_line);
 	if (c.pm->addresses_hidden && c.pm->n && root_is_live_system(c.root))
 		log_warn("'proc/modules': every module address reads as 0 (kernel.kptr_restrict=2, "
 			 "or this user lacks CAP_SYSLOG): joining vmallocinfo areas to modules by "
@@ -1060,6 +1061,8 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	d.src[SRC_VMALLOCINFO].why = refused_why("proc/vmallocinfo", r);
 	if (r < 0)
 		warn_source("proc/vmallocinfo", r, &e);
+	else
+		collect_warn_repeated("proc/vmallocinfo", c.vi->n_repeated, c.vi->repeated_line);
 	d.vi = c.vi;
 
 	memset(&e, 0, sizeof(e));

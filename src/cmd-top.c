@@ -846,6 +846,9 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 		log_kt_err(&e, r);
 		goto fail;
 	}
+	if (r == 0)
+		collect_warn_repeated("proc/modules", rp->final_pm->n_repeated,
+				      rp->final_pm->repeated_line);
 	memset(&e, 0, sizeof(e));
 	r = meminfo_read(st->root, &rp->mi, &e);
 	rp->has_mi = r == 0;
@@ -875,6 +878,8 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 		memset(&e, 0, sizeof(e));
 		r = vmallocinfo_read(st->root, &vi, &e);
 		if (r == 0) {
+			collect_warn_repeated("proc/vmallocinfo", vi->n_repeated,
+					      vi->repeated_line);
 			vm_figures_of(vi, &fin->vm);
 			fin->has_vm = true;
 		} else {
@@ -1611,6 +1616,9 @@ static int poll_new(struct top_static *st, bool measure, struct poll **ret)
 			log_kt_err(&e, r);
 			goto fail;
 		}
+		if (r == 0)
+			collect_warn_repeated("proc/modules", p->first_pm->n_repeated,
+					      p->first_pm->repeated_line);
 		p->lk.idx = st->idx;
 		p->lk.pm = p->first_pm;
 		r = history_read(&p->h, st, &p->lk);
