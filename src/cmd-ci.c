@@ -325,15 +325,16 @@ static char *trim(char *s)
 
 static int read_config(struct settings *s, const char *path)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_fclose_ FILE *f = NULL;
 	struct linereader lr;
 	char *line;
 	size_t len;
 	int r;
 
-	if (!f) {
-		log_error("--config '%s': %s", path, strerror(errno));
-		return -errno;
+	r = input_fopen(path, 1 << 20, &f);
+	if (r < 0) {
+		log_error("--config '%s': %s", path, strerror(-r));
+		return r;
 	}
 	linereader_init(&lr, f, 4096);
 	while ((r = linereader_next(&lr, &line, &len)) != 0) {
@@ -1513,10 +1514,10 @@ static int read_baseline(const char *path, struct ci_fmt_baseline **ret)
 	size_t len = 0, cap = 0;
 	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = input_open(path, ROOT_STREAM_MAX);
 	if (fd < 0) {
-		log_error("--baseline '%s': %s", path, strerror(errno));
-		return -errno;
+		log_error("--baseline '%s': %s", path, strerror(-fd));
+		return fd;
 	}
 	for (;;) {
 		ssize_t n;

@@ -412,6 +412,13 @@ static int history_on_event(void *userdata, const struct tracefs_event *ev)
 	return 0;
 }
 
+/* An optional source of a root that is there but cannot be read: said, then left out */
+static void warn_optional(const char *rel, int r)
+{
+	if (r != -ENOENT && !root_refusal_text(r))
+		log_warn("'%s': %s, ignoring", rel, strerror(-r));
+}
+
 /* Opens the root's trace and kernel log, as `report` does by default under --root. */
 static int history_read(struct history *h, struct top_static *st, struct collect_lookup *lk)
 {
@@ -425,12 +432,20 @@ static int history_read(struct history *h, struct top_static *st, struct collect
 	FILE *tf = NULL, *lf = NULL;
 	int r;
 
-	for (size_t i = 0; trace_files[i] && !tf; i++)
-		if (root_fopen(st->root, trace_files[i], &tf) == 0)
+	for (size_t i = 0; trace_files[i] && !tf; i++) {
+		r = root_fopen(st->root, trace_files[i], &tf);
+		if (r == 0)
 			h->trace_path = strdup(trace_files[i]);
-	for (size_t i = 0; log_files[i] && !lf; i++)
-		if (root_fopen(st->root, log_files[i], &lf) == 0)
+		else
+			warn_optional(trace_files[i], r);
+	}
+	for (size_t i = 0; log_files[i] && !lf; i++) {
+		r = root_fopen(st->root, log_files[i], &lf);
+		if (r == 0)
 			h->log_path = strdup(log_files[i]);
+		else
+			warn_optional(log_files[i], r);
+	}
 	if ((tf && !h->trace_path) || (lf && !h->log_path)) {
 		r = -ENOMEM;
 		goto out;
@@ -574,8 +589,8 @@ static int module_info(void *userdata, const char *module, struct top_module_inf
 		alias_file = NULL;
 		return 0;
 	}
-	f = fopen(alias_file, "re");
-	if (!f)
+	/* a FIFO or device in its place must not hang the refresh */
+	if (input_fopen(alias_file, ROOT_TABLE_MAX, &f) < 0)
 		return 0;
 	/* "alias PATTERN MODULE" */
 	while (getline(&line, &cap, f) > 0) {

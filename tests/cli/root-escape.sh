@@ -161,10 +161,26 @@ run "--trace /dev/zero" --root "$R" report --trace /dev/zero
 run "ci /dev/zero" ci /dev/zero
 [ "$TS_RC" = 2 ] || ts_fail "ci /dev/zero: exit $TS_RC, not 2"
 run "ci FIFO" ci "$T/fifo"
+run "ci --config FIFO" ci --config "$T/fifo" "$T/outside/kmsg"
+run "ci --baseline FIFO" ci --baseline "$T/fifo" "$T/outside/kmsg"
+run "ci --baseline /dev/zero" ci --baseline /dev/zero "$T/outside/kmsg"
+[ "$TS_RC" = 2 ] || ts_fail "ci --baseline /dev/zero: exit $TS_RC, not 2"
 run "boot-setup --vmlinuz FIFO" boot-setup --vmlinuz "$T/fifo" --kernel-release 6.12.0-test
 [ "$TS_RC" != 0 ] || ts_fail "boot-setup --vmlinuz FIFO: exit 0"
 
 # --- an unreadable default trace or kernel log is an optional source --------------------
+# (a file where the directory should be: not readable, for root too)
+mkroot notdir
+mkdir -p "$R/sys/kernel"
+echo x >"$R/sys/kernel/tracing"
+rm -rf "$R/capture"
+echo x >"$R/capture"
+run "trace and log under a file" --root "$R" report
+[ "$TS_RC" = 0 ] || ts_fail "trace and log under a file: exit $TS_RC, not 0"
+warned "trace under a file" "'sys/kernel/tracing/trace': Not a directory, ignoring"
+warned "log under a file" "'capture/kmsg.raw': Not a directory, ignoring"
+run "trace and log under a file: top --replay" top --replay "$R" --batch --speed 0 --size 160x40
+warned "top --replay: trace under a file" "'sys/kernel/tracing/trace': Not a directory, ignoring"
 if [ "$(id -u)" != 0 ]; then
 	mkroot unreadable
 	mkdir -p "$R/sys/kernel/tracing"
@@ -175,6 +191,9 @@ if [ "$(id -u)" != 0 ]; then
 	[ "$TS_RC" = 0 ] || ts_fail "unreadable default trace and log: exit $TS_RC, not 0"
 	warned "unreadable default trace" "sys/kernel/tracing/trace': Permission denied"
 	warned "unreadable default log" "capture/kmsg.raw': Permission denied"
+	run "unreadable default trace and log: top --replay" top --replay "$R" --batch --speed 0 \
+		--size 160x40
+	warned "top --replay: unreadable default trace" "sys/kernel/tracing/trace': Permission denied"
 fi
 
 # --- a root copied through a system with CRLF line ends ----------------------------------
