@@ -150,7 +150,8 @@ static bool kmsg_dump_complete(int fd)
 }
 
 /* journald's copy of boot @id's kernel log into a memfd; @dir NULL: the system's */
-static int dump_journal(const char *dir, const char *id, int *ret_fd, char **ret_name)
+static int dump_journal(const char *dir, const char *id, int *ret_fd, char **ret_name,
+			struct boot_capture *bc)
 {
 	const char *what = NULL;
 	uint64_t records;
@@ -160,6 +161,11 @@ static int dump_journal(const char *dir, const char *id, int *ret_fd, char **ret
 	if (fd < 0)
 		return -errno;
 	r = journal_klog_dump(getenv("KMODTOP_JOURNALCTL"), dir, id, fd, &records, &what);
+	/* a journal without that boot is no fault; no journalctl or one not understood is */
+	if (r < 0 && r != -ENODATA && r != -ENOMEM) {
+		bc->journal_err = r;
+		bc->journal_what = what;
+	}
 	if (r >= 0 && asprintf(ret_name, "journalctl -k -b %s", id) < 0)
 		r = -ENOMEM;
 	if (r < 0) {
@@ -184,7 +190,7 @@ static int boot_log(const struct kt_root *root, const char *id, struct boot_capt
 		r = root_abspath(root, "var/log/journal", &dir);
 		if (r < 0)
 			return r;
-		r = dump_journal(dir, id, &bc->log_fd, &bc->log_name);
+		r = dump_journal(dir, id, &bc->log_fd, &bc->log_name, bc);
 		free(dir);
 		return r == -ENOMEM ? r : 0;
 	}
@@ -198,7 +204,7 @@ static int boot_log(const struct kt_root *root, const char *id, struct boot_capt
 		int jfd = -1;
 		char *name = NULL;
 
-		if (dump_journal(NULL, id, &jfd, &name) == 0) {
+		if (dump_journal(NULL, id, &jfd, &name, bc) == 0) {
 			if (bc->log_fd >= 0)
 				close(bc->log_fd);
 			bc->log_fd = jfd;

@@ -38,6 +38,13 @@ struct boot_capture {
 	char *log_name;
 	bool log_partial;		/* /dev/kmsg without its first records, no journal */
 	/*
+	 * journalctl asked for the log and failed: -ENOENT when it cannot be run, -EBADMSG
+	 * for output not in the export format (@journal_what says how, static text). 0
+	 * when not asked or it had the log or no record of that boot.
+	 */
+	int journal_err;
+	const char *journal_what;
+	/*
 	 * Live: what of the command line's setup the global buffer has lost (events
 	 * disabled, overwrite on) since boot, when something has: someone may have
 	 * reset or reused it, and what it holds may not be the boot's. "" when none.

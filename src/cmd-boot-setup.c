@@ -17,6 +17,7 @@
 #include "output/output.h"
 #include "sources/vmlinuz.h"
 #include "util/atomic-file.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "cmd.h"
 #include "setup-plan.h"
@@ -77,7 +78,8 @@ static int read_image_btf(const struct global_opts *g, const char *file, const c
 
 	if (file) {
 		*ret_path = strdup(file);
-		fd = open(file, O_RDONLY | O_CLOEXEC);
+		fd = input_open(file, ROOT_STREAM_MAX);
+		errno = fd < 0 ? -fd : 0;
 	} else {
 		struct kt_root *root;
 

@@ -32,6 +32,7 @@
 #include "util/io.h"
 #include "util/linecache.h"
 #include "util/linereader.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
@@ -336,15 +337,16 @@ static char *trim(char *s)
 
 static int read_config(struct settings *s, const char *path)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_fclose_ FILE *f = NULL;
 	struct linereader lr;
 	char *line;
 	size_t len;
 	int r;
 
-	if (!f) {
-		log_error("--config '%s': %s", path, strerror(errno));
-		return -errno;
+	r = input_fopen(path, 1 << 20, &f);
+	if (r < 0) {
+		log_error("--config '%s': %s", path, strerror(-r));
+		return r;
 	}
 	linereader_init(&lr, f, 4096);
 	while ((r = linereader_next(&lr, &line, &len)) != 0) {
@@ -1424,20 +1426,15 @@ out:
 
 static int open_input(const char *path, int *ret_fd)
 {
-	struct stat st;
 	int fd;
 
 	if (strcmp(path, "-") == 0) {
 		*ret_fd = STDIN_FILENO;
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = input_open(path, ROOT_STREAM_MAX);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return -EISDIR;
-	}
+		return fd;
 	*ret_fd = fd;
 	return 0;
 }
@@ -1532,10 +1529,10 @@ static int read_baseline(const char *path, struct ci_fmt_baseline **ret)
 	size_t len = 0, cap = 0;
 	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = input_open(path, ROOT_STREAM_MAX);
 	if (fd < 0) {
-		log_error("--baseline '%s': %s", path, strerror(errno));
-		return -errno;
+		log_error("--baseline '%s': %s", path, strerror(-fd));
+		return fd;
 	}
 	for (;;) {
 		ssize_t n;
@@ -1655,7 +1652,7 @@ static int setup_release(struct cost_ctx *cx, const struct global_opts *g)
 	cx->release = g->release;
 	if (!cx->release && cx->root &&
 	    root_read_file(cx->root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		while (len && buf[len - 1] && strchr("\n\r \t", buf[len - 1]))
 			buf[--len] = '\0';
 		if (len && !strchr(buf, '/') && !memchr(buf, '\n', len)) {
 			snprintf(cx->root_release, sizeof(cx->root_release), "%s", buf);
@@ -1819,6 +1816,9 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 			collect_modindex_new(cx.root ? cx.root : x.idx_root, moddir, &x.idx);
 		if (g->root && proc_modules_read(cx.root, &x.pm, &e) < 0)
 			x.pm = NULL;
+		if (x.pm)
+			collect_warn_repeated("proc/modules", x.pm->n_repeated,
+					      x.pm->repeated_line);
 	}
 
 	for (int i = optind; i < argc; i++)

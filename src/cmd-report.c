@@ -33,6 +33,7 @@
 #include "sources/tainted.h"
 #include "sources/tracefs-events.h"
 #include "sources/vmallocinfo.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
@@ -249,7 +250,7 @@ static int resolve_release(struct collected *c, const struct global_opts *g,
 	}
 	r = root_read_file(c->root, "proc/sys/kernel/osrelease", 255, &buf, &len);
 	if (r == 0) {
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		while (len && buf[len - 1] && strchr("\n\r \t", buf[len - 1]))
 			buf[--len] = '\0';
 		if (len && !memchr(buf, '\0', len) && !strchr(buf, '/') && !strchr(buf, '\n')) {
 			snprintf(c->release, sizeof(c->release), "%s", buf);
@@ -435,11 +436,9 @@ static int open_input(struct collected *c, const char *arg, const char *const *d
 	int r;
 
 	if (arg) {
-		FILE *f = fopen(arg, "re");
-
-		if (!f)
-			return -errno;
-		*ret_f = f;
+		r = input_fopen(arg, ROOT_STREAM_MAX, ret_f);
+		if (r < 0)
+			return r;
 		*ret_path = strdup(arg);
 		return *ret_path ? 0 : -ENOMEM;
 	}
@@ -450,8 +449,12 @@ static int open_input(struct collected *c, const char *arg, const char *const *d
 		r = root_fopen(c->root, defaults[i], ret_f);
 		if (r == -ENOENT)
 			continue;
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			/* a default is an optional source: one that cannot be read is a warning */
+			if (!root_refusal_text(r))
+				log_warn("'%s': %s, ignoring", defaults[i], strerror(-r));
+			continue;
+		}
 		*ret_path = strdup(defaults[i]);
 		return *ret_path ? 0 : -ENOMEM;
 	}
@@ -982,6 +985,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			log_error("--boot=%d: %s", (int)arg_boot_n, why ? why : strerror(-r));
 			goto out;
 		}
+		if (bc.journal_err)
+			log_warn("journalctl -k -b %s: %s: this boot's kernel log is not read",
+				 bc.boot_id[0] ? bc.boot_id : "?",
+				 bc.journal_what ? bc.journal_what : strerror(-bc.journal_err));
 		if (bc.bundle)
 			g->root = bc.bundle;
 		c.pre_trace_fd = bc.trace_fd;
@@ -1036,6 +1043,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 	d.pm = c.pm;
+	collect_warn_repeated("proc/modules", c.pm->n_repeated, c.pm->repeated_line);
 	if (c.pm->addresses_hidden && c.pm->n && root_is_live_system(c.root))
 		log_warn("'proc/modules': every module address reads as 0 (kernel.kptr_restrict=2, "
 			 "or this user lacks CAP_SYSLOG): joining vmallocinfo areas to modules by "
@@ -1082,6 +1090,8 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	d.src[SRC_VMALLOCINFO].why = refused_why("proc/vmallocinfo", r);
 	if (r < 0)
 		warn_source("proc/vmallocinfo", r, &e);
+	else
+		collect_warn_repeated("proc/vmallocinfo", c.vi->n_repeated, c.vi->repeated_line);
 	d.vi = c.vi;
 
 	memset(&e, 0, sizeof(e));

@@ -142,7 +142,7 @@ static int read_release(struct top_static *st, const struct global_opts *g)
 		return 0;
 	}
 	if (root_read_file(st->root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		while (len && buf[len - 1] && strchr("\n\r \t", buf[len - 1]))
 			buf[--len] = '\0';
 		if (len && !memchr(buf, '\0', len) && !strchr(buf, '/')) {
 			snprintf(st->release, sizeof(st->release), "%s", buf);
@@ -414,6 +414,13 @@ static int history_on_event(void *userdata, const struct tracefs_event *ev)
 	return 0;
 }
 
+/* An optional source of a root that is there but cannot be read: said, then left out */
+static void warn_optional(const char *rel, int r)
+{
+	if (r != -ENOENT && !root_refusal_text(r))
+		log_warn("'%s': %s, ignoring", rel, strerror(-r));
+}
+
 /* Opens the root's trace and kernel log, as `report` does by default under --root. */
 static int history_read(struct history *h, struct top_static *st, struct collect_lookup *lk)
 {
@@ -427,12 +434,20 @@ static int history_read(struct history *h, struct top_static *st, struct collect
 	FILE *tf = NULL, *lf = NULL;
 	int r;
 
-	for (size_t i = 0; trace_files[i] && !tf; i++)
-		if (root_fopen(st->root, trace_files[i], &tf) == 0)
+	for (size_t i = 0; trace_files[i] && !tf; i++) {
+		r = root_fopen(st->root, trace_files[i], &tf);
+		if (r == 0)
 			h->trace_path = strdup(trace_files[i]);
-	for (size_t i = 0; log_files[i] && !lf; i++)
-		if (root_fopen(st->root, log_files[i], &lf) == 0)
+		else
+			warn_optional(trace_files[i], r);
+	}
+	for (size_t i = 0; log_files[i] && !lf; i++) {
+		r = root_fopen(st->root, log_files[i], &lf);
+		if (r == 0)
 			h->log_path = strdup(log_files[i]);
+		else
+			warn_optional(log_files[i], r);
+	}
 	if ((tf && !h->trace_path) || (lf && !h->log_path)) {
 		r = -ENOMEM;
 		goto out;
@@ -576,8 +591,8 @@ static int module_info(void *userdata, const char *module, struct top_module_inf
 		alias_file = NULL;
 		return 0;
 	}
-	f = fopen(alias_file, "re");
-	if (!f)
+	/* a FIFO or device in its place must not hang the refresh */
+	if (input_fopen(alias_file, ROOT_TABLE_MAX, &f) < 0)
 		return 0;
 	/* "alias PATTERN MODULE" */
 	while (getline(&line, &cap, f) > 0) {
@@ -849,6 +864,9 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 		log_kt_err(&e, r);
 		goto fail;
 	}
+	if (r == 0)
+		collect_warn_repeated("proc/modules", rp->final_pm->n_repeated,
+				      rp->final_pm->repeated_line);
 	memset(&e, 0, sizeof(e));
 	r = meminfo_read(st->root, &rp->mi, &e);
 	rp->has_mi = r == 0;
@@ -878,6 +896,8 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 		memset(&e, 0, sizeof(e));
 		r = vmallocinfo_read(st->root, &vi, &e);
 		if (r == 0) {
+			collect_warn_repeated("proc/vmallocinfo", vi->n_repeated,
+					      vi->repeated_line);
 			vm_figures_of(vi, &fin->vm);
 			fin->has_vm = true;
 		} else {
@@ -1674,6 +1694,9 @@ static int poll_new(struct top_static *st, bool measure, struct poll **ret)
 			log_kt_err(&e, r);
 			goto fail;
 		}
+		if (r == 0)
+			collect_warn_repeated("proc/modules", p->first_pm->n_repeated,
+					      p->first_pm->repeated_line);
 		p->lk.idx = st->idx;
 		p->lk.pm = p->first_pm;
 		r = history_read(&p->h, st, &p->lk);

@@ -304,6 +304,13 @@ void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			 "aliases and dependencies are not looked up", moduledir);
 }
 
+void collect_warn_repeated(const char *path, size_t n, unsigned int line)
+{
+	if (n)
+		log_warn("'%s':%u: listed before (%zu repeated line%s), counted once", path, line,
+			 n, n == 1 ? "" : "s");
+}
+
 bool collect_looks_like_kmsg(FILE *f)
 {
 	char buf[512];

@@ -78,6 +78,12 @@ void collect_note_layouts(struct catalog *cat);
 void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			  struct modindex **ret);
 
+/*
+ * A table of the root that listed a module or an address range again (@n lines, the
+ * first at @line): a warning that they were counted once. Nothing when @n is 0.
+ */
+void collect_warn_repeated(const char *path, size_t n, unsigned int line);
+
 /* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
 bool collect_looks_like_kmsg(FILE *f);
 

@@ -16,6 +16,7 @@
 #include "util/io.h"
 #include "util/log.h"
 #include "util/version.h"
+#include "util/root.h"
 #include "cmd.h"
 
 static const struct {
@@ -294,6 +295,17 @@ static int help(int argc, char **argv, struct global_opts *g)
 	return run_command((size_t)i, 2, help_argv, g);
 }
 
+/* A root's file refused before it was read: a warning naming it */
+static void root_refusal(const char *dir, const char *relpath, int err)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	log_warn("'%.*s%s%s': %s", (int)n, dir, dir[n - 1] == '/' ? "" : "/", relpath,
+		 root_refusal_text(err));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -310,6 +322,7 @@ int main(int argc, char **argv)
 	/* getopt's messages start with argv[0]: "kmodtop", not the path it was run by */
 	if (argc > 0)
 		argv[0] = (char *)"kmodtop";
+	root_set_refusal_handler(root_refusal);
 	/* '+': stop at the command, whose own options follow it */
 	while ((c = getopt_long(argc, argv, "+" GLOBAL_SHORT_OPTIONS "hV", long_options, NULL)) !=
 	       -1) {

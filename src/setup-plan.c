@@ -39,7 +39,7 @@ static char *plan_release(const struct kt_root *root, bool live, const char *giv
 	if (given)
 		return strdup(given);
 	if (root_read_file(root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
-		buf[strcspn(buf, "\n")] = '\0';
+		buf[strcspn(buf, "\r\n")] = '\0';
 		if (kver_release_ok(buf))
 			return buf;
 		free(buf);

@@ -1324,7 +1324,8 @@ static int analyze_fd(int fd, const struct stat *st, const char *path, unsigned 
 
 static int open_module(const char *path, int *ret_fd, struct stat *ret_st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO in the tree must not hang open(); refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0)
 		return -errno;

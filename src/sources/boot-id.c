@@ -12,6 +12,8 @@ int boot_id_parse(const char *s, size_t len, char ret[BOOT_ID_LEN + 1])
 {
 	if (len && s[len - 1] == '\n')
 		len--;
+	if (len && s[len - 1] == '\r')	/* a copy made on another system */
+		len--;
 	if (len != BOOT_ID_LEN)
 		return -EINVAL;
 	/* 8-4-4-4-12 hex digits, as the kernel prints a UUID */

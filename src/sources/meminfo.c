@@ -73,7 +73,7 @@ int meminfo_read(const struct kt_root *root, struct meminfo *ret, struct kt_err 
 	struct meminfo mi = {0};
 	int r;
 
-	r = root_fopen(root, PROC_MEMINFO, &f);
+	r = root_fopen_max(root, PROC_MEMINFO, ROOT_SMALL_MAX, &f);
 	if (r < 0) {
 		kt_err_set(reterr, PROC_MEMINFO, 0, NULL);
 		return r;

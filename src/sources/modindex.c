@@ -73,9 +73,28 @@ int modindex_new(const struct kt_root *root, const char *moduledir, struct modin
 
 	if (!idx)
 		return -ENOMEM;
+	/* the root's module tree (not a --moduledir elsewhere): its indexes stay inside */
+	if (!root_is_live_system(root)) {
+		_cleanup_free_ char *top = NULL;
+		size_t len;
+
+		if (root_abspath(root, "", &top) < 0) {
+			modindex_free(idx);
+			return -ENOMEM;
+		}
+		len = strlen(top);
+		if (strncmp(moduledir, top, len) == 0 && moduledir[len]) {
+			r = root_check_dir(root, moduledir + len);
+			if (r == -EXDEV || r == -ELOOP) {
+				modindex_free(idx);
+				return r;
+			}
+		}
+	}
 	/* only the root's modprobe.d: never the host's when reading a captured tree */
 	for (size_t i = 0; i < ARRAY_SIZE(config_dirs); i++) {
-		if (!root_exists(root, config_dirs[i]))
+		/* libkmod follows a symlink in it out of the root: such a directory is left out */
+		if (!root_exists(root, config_dirs[i]) || root_check_dir(root, config_dirs[i]) < 0)
 			continue;
 		if (root_abspath(root, config_dirs[i], &idx->config[n]) < 0) {
 			modindex_free(idx);

@@ -217,17 +217,35 @@ static bool name_is(size_t pos, const void *key, const void *userdata)
 	return strcmp(list->mods[pos].name, key) == 0;
 }
 
-/* 10^6 modules are looked up by name once per attempt: not a scan each */
+/*
+ * 10^6 modules are looked up by name once per attempt: not a scan each. The kernel
+ * lists a name once: a repeated line (a copy pasted twice) is dropped, not counted
+ * again, and the first one's line kept for a warning.
+ */
 static int index_names(struct proc_modules *list)
 {
 	int r = hindex_new(&list->by_name);
+	size_t i, k = 0;
 
-	for (size_t i = 0; r >= 0 && i < list->n; i++) {
+	for (i = 0; r >= 0 && i < list->n; i++) {
 		uint64_t h = hash_str(HASH_INIT, list->mods[i].name);
 
-		if (hindex_find(list->by_name, h, name_is, list->mods[i].name, list) == HINDEX_NONE)
-			r = hindex_add(list->by_name, h, i);
+		if (hindex_find(list->by_name, h, name_is, list->mods[i].name, list) !=
+		    HINDEX_NONE) {
+			/* each line is one module: line i + 1 */
+			if (!list->n_repeated++)
+				list->repeated_line = (unsigned int)(i + 1);
+			proc_module_done(&list->mods[i]);
+			continue;
+		}
+		if (k != i)
+			list->mods[k] = list->mods[i];
+		r = hindex_add(list->by_name, h, k++);
 	}
+	/* on failure, the entries not reached yet are freed here, the kept ones by the list's */
+	for (; i < list->n; i++)
+		proc_module_done(&list->mods[i]);
+	list->n = k;
 	return r;
 }
 
@@ -260,7 +278,7 @@ int proc_modules_read(const struct kt_root *root, struct proc_modules **ret_list
 	_cleanup_fclose_ FILE *f = NULL;
 	int r;
 
-	r = root_fopen(root, PROC_MODULES, &f);
+	r = root_fopen_max(root, PROC_MODULES, ROOT_TABLE_MAX, &f);
 	if (r < 0) {
 		kt_err_set(reterr, PROC_MODULES, 0, NULL);
 		return r;

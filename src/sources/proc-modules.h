@@ -34,6 +34,9 @@ struct proc_modules {
 	size_t n;
 	bool addresses_hidden;		/* every address read as 0 */
 	struct hindex *by_name;		/* mods by name, the first of each; built by the reader */
+	/* lines naming a module listed before, dropped by the reader; the first one's line */
+	size_t n_repeated;
+	unsigned int repeated_line;
 };
 
 const char *module_state_name(enum module_state s);

@@ -16,7 +16,7 @@ int tainted_parse(const char *s, uint64_t *ret)
 	char buf[32];
 	size_t n = strlen(s);
 
-	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
 		n--;
 	if (n == 0 || n >= sizeof(buf))
 		return -EINVAL;

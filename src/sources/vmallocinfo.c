@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/linereader.h"
+#include "util/hindex.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
 #include "vmallocinfo.h"
@@ -414,18 +415,71 @@ int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
 	return 0;
 }
 
+static bool area_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct vmallocinfo *vi = userdata;
+	const struct vmalloc_area *a = key;
+
+	return vi->areas[pos].start == a->start && vi->areas[pos].end == a->end;
+}
+
+/*
+ * The kernel lists an address range once: a repeated line (a copy pasted twice) is
+ * dropped rather than counted again. Zero addresses (kptr_restrict=2) say nothing.
+ */
+static int drop_repeats(struct vmallocinfo *vi)
+{
+	struct hindex *seen = NULL;
+	size_t i, k = 0;
+	int r = hindex_new(&seen);
+
+	for (i = 0; r >= 0 && i < vi->n; i++) {
+		struct vmalloc_area *a = &vi->areas[i];
+		uint64_t h = hash_bytes(hash_bytes(HASH_INIT, &a->start, sizeof(a->start)), &a->end,
+					sizeof(a->end));
+
+		if (a->start && hindex_find(seen, h, area_is, a, vi) != HINDEX_NONE) {
+			/* each line is one area: line i + 1 */
+			if (!vi->n_repeated++)
+				vi->repeated_line = (unsigned int)(i + 1);
+			vmalloc_area_done(a);
+			continue;
+		}
+		if (k != i)
+			vi->areas[k] = *a;
+		if (vi->areas[k].start)
+			r = hindex_add(seen, h, k);
+		k++;
+	}
+	for (; i < vi->n; i++)
+		vmalloc_area_done(&vi->areas[i]);
+	vi->n = k;
+	hindex_free(seen);
+	return r;
+}
+
 int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 		     struct kt_err *reterr)
 {
 	_cleanup_fclose_ FILE *f = NULL;
+	struct vmallocinfo *vi;
 	int r;
 
-	r = root_fopen(root, PROC_VMALLOCINFO, &f);
+	r = root_fopen_max(root, PROC_VMALLOCINFO, ROOT_TABLE_MAX, &f);
 	if (r < 0) {
 		kt_err_set(reterr, PROC_VMALLOCINFO, 0, NULL);
 		return r;
 	}
-	return vmallocinfo_read_file(f, PROC_VMALLOCINFO, ret, reterr);
+	r = vmallocinfo_read_file(f, PROC_VMALLOCINFO, &vi, reterr);
+	if (r < 0)
+		return r;
+	r = drop_repeats(vi);
+	if (r < 0) {
+		vmallocinfo_free(vi);
+		return r;
+	}
+	*ret = vi;
+	return 0;
 }
 
 /* --- incremental re-reading ------------------------------------------------------ */

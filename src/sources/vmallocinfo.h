@@ -58,6 +58,9 @@ struct vmallocinfo {
 	size_t text_len;
 	size_t *line_end;
 	size_t n_zero, n_high;	/* what addr_mode is decided by */
+	/* vmallocinfo_read() only: lines of an address range listed before, dropped */
+	size_t n_repeated;
+	unsigned int repeated_line;	/* the first of them */
 };
 
 /*
@@ -74,6 +77,7 @@ int vmallocinfo_parse_line(char *line, size_t len, struct vmalloc_area *ret_area
 			   const char **reterr_what);
 void vmalloc_area_done(struct vmalloc_area *a);
 
+/* A root's proc/vmallocinfo, a repeated address range dropped (n_repeated says) */
 int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 		     struct kt_err *reterr);
 int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,

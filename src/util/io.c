@@ -57,11 +57,63 @@ int dir_open_private(const char *dir, const char **reterr_why)
 	return r;
 }
 
+int input_open(const char *path, uint64_t max)
+{
+	struct stat st;
+	int fd, fl, r;
+
+	/* O_NONBLOCK: open() of a FIFO without a writer would wait for one forever */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	/* a device (/dev/zero) or socket never ends; a FIFO the user named does */
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		errno = ENXIO;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		goto fail;
+	return fd;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
+}
+
 int stream_flush(FILE *f)
 {
 	/* stdio keeps what a failed write() held: flushing again gives its errno */
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f))
 		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int input_fopen(const char *path, uint64_t max, FILE **ret_file)
+{
+	FILE *f;
+	int fd = input_open(path, max);
+
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "re");
+	if (!f) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret_file = f;
 	return 0;
 }

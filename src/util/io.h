@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Writes all of @p, going on after short writes and EINTR. 0 or -errno. */
@@ -20,3 +21,13 @@ int dir_open_private(const char *dir, const char **reterr_why);
  * write that failed (-ENOSPC on a full disk, -EPIPE), -EIO when it left none.
  */
 int stream_flush(FILE *f);
+
+/*
+ * A file named on the command line, opened for reading without hanging: a FIFO's
+ * open() does not wait for a writer (one without any reads as empty), a directory is
+ * -EISDIR, a device or socket (/dev/zero, read forever) -ENXIO, a regular file larger
+ * than @max -EFBIG. A file descriptor, or -errno.
+ */
+int input_open(const char *path, uint64_t max);
+/* input_open() as a stdio stream. 0 or -errno. */
+int input_fopen(const char *path, uint64_t max, FILE **ret_file);

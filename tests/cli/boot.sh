@@ -270,6 +270,14 @@ echo 01234567-89ab-cdef-0123-456789abcdef >"$J/proc/sys/kernel/random/boot_id"
 ts_run --root "$J" report --boot -j
 ts_expect_rc 0 "report --boot, journalctl prints no export"
 jq -e '.boot.log == null' "$TS_TMP/out" >/dev/null || ts_fail "garbage journal: a log named"
+grep -F "journalctl -k -b 01234567-89ab-cdef-0123-456789abcdef: not the journal's export format" \
+	"$TS_TMP/err" >/dev/null || ts_fail "garbage journal: no warning: $(cat "$TS_TMP/err")"
+# no journalctl at all: said, not "kernel log: none" alone
+export KMODTOP_JOURNALCTL="$TS_TMP/no-such-journalctl"
+ts_run --root "$J" report --boot
+ts_expect_rc 0 "report --boot, no journalctl"
+grep -F "journalctl -k -b 01234567-89ab-cdef-0123-456789abcdef: No such file or directory: this boot's kernel log is not read" \
+	"$TS_TMP/err" >/dev/null || ts_fail "no journalctl: no warning: $(cat "$TS_TMP/err")"
 unset KMODTOP_JOURNALCTL
 # --- the buffer's setup changed since boot: said -----------------------------------------
 mkdir -p "$J/sys/kernel/tracing/events/module/module_load"

@@ -37,7 +37,9 @@ while [ $i -lt 50 ]; do
 	# host, as a capture made by hand has none); the module tree is the fixture's
 	root=$T/bundles/$h
 	mkdir -p "$root" && cp -R "$FIXTURES/$fx/proc" "$root/" || exit 99
-	for e in boot capture lib sys; do ln -s "$FIXTURES/$fx/$e" "$root/$e" || exit 99; done
+	# hard links to one copy, not symlinks: a root is read beneath itself
+	[ -d "$T/fx/$fx" ] || { mkdir -p "$T/fx" && cp -R "$FIXTURES/$fx" "$T/fx/"; } || exit 99
+	for e in boot capture lib sys; do cp -al "$T/fx/$fx/$e" "$root/$e" || exit 99; done
 	if [ $((i % 7)) != 6 ]; then
 		mkdir -p "$root/proc/sys/kernel/random" || exit 99
 		printf '%08x-%04x-4000-8000-%012x\n' $((i * 2654435761 % 4294967296)) $i $i |

@@ -34,6 +34,10 @@ case $test in
 	;;
 esac
 for f in "$logs"/vg.*; do
+	[ -e "$f" ] || continue
+	# valgrind before 3.20 does not know openat2() (437): kmodtop gets ENOSYS and walks
+	# a root by hand, as on kernels before 5.6; that note is no error
+	sed -i '/WARNING: unhandled [a-z0-9_]*-linux syscall: 437$/,/valgrind.org\/support\/bug_reports.html\.$/d' "$f"
 	[ -s "$f" ] || continue
 	echo "valgrind found errors (process ${f##*.}):"
 	cat "$f"

@@ -405,6 +405,28 @@ static void test_read_file_many(void **state)
 	free(text);
 }
 
+/* a module listed twice (a copy pasted twice) is read once, the repeat's line kept */
+static void test_read_file_repeated_module(void **state)
+{
+	static const char text[] = "dummy 16384 0 - Live 0xffffffffc0000000\n"
+				   "xfs 8192 1 - Live 0xffffffffc0010000\n"
+				   "dummy 16384 0 - Live 0xffffffffc0000000\n"
+				   "ext4 4096 0 - Live 0xffffffffc0020000\n"
+				   "xfs 8192 1 - Live 0xffffffffc0010000\n";
+	struct proc_modules *list;
+	struct kt_err e;
+
+	assert_int_equal(read_text(text, sizeof(text) - 1, &list, &e), 0);
+	assert_int_equal(list->n, 3);
+	assert_string_equal(list->mods[0].name, "dummy");
+	assert_string_equal(list->mods[1].name, "xfs");
+	assert_string_equal(list->mods[2].name, "ext4");
+	assert_int_equal(list->n_repeated, 2);
+	assert_int_equal(list->repeated_line, 3);
+	assert_ptr_equal(proc_modules_find(list, "ext4"), &list->mods[2]);
+	proc_modules_free(list);
+}
+
 static void test_read_file_errors(void **state)
 {
 	static const char truncated[] = "vfat 24576 0 - Live 0x0\nfat 90112 1 vf";
@@ -529,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_read_file_fixture_text),
 		cmocka_unit_test(test_read_file_hidden_addresses),
 		cmocka_unit_test(test_read_file_many),
+		cmocka_unit_test(test_read_file_repeated_module),
 		cmocka_unit_test(test_read_file_errors),
 		cmocka_unit_test(test_read_root),
 		cmocka_unit_test(test_read_fixtures),

@@ -740,6 +740,146 @@ static void test_root_abspath_slash(void **state)
 	root_free(root);
 }
 
+/* the file's first bytes through @fd, or "" */
+static void assert_fd_reads(int fd, const char *want)
+{
+	char buf[64];
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+	close(fd);
+}
+
+static int walk_at(const char *dir, const char *rel, int flags)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+
+	assert_true(dfd >= 0);
+	fd = root_walk_open(dfd, rel, flags);
+	close(dfd);
+	return fd;
+}
+
+/*
+ * A root is read beneath itself, by openat2() and by the walk of kernels without it
+ * alike: symlinks inside it work, ones that climb out or are absolute are -EXDEV.
+ */
+static void test_root_beneath(void **state)
+{
+	static const struct {
+		const char *rel;
+		int err;	/* 0: reads "in" */
+	} cases[] = {
+		{ "f", 0 },
+		{ "up", 0 },		/* sub/up -> ../f, seen from the top */
+		{ "sub/up", 0 },
+		{ "dlink/up", 0 },	/* a symlinked directory inside */
+		{ "sub/../f", 0 },
+		{ "sub/chain", 0 },	/* chain -> up -> ../f */
+		{ "out", -EXDEV },	/* ../outside/secret */
+		{ "sub/out2", -EXDEV },	/* ../../outside/secret */
+		{ "abs", -EXDEV },	/* an absolute target */
+		{ "../outside/secret", -EXDEV },
+		{ "sub/../../outside/secret", -EXDEV },
+		{ "outdir/secret", -EXDEV },	/* a directory symlink out */
+		{ "loop", -ELOOP },	/* loop -> loop2 -> loop */
+		{ "nope", -ENOENT },
+		{ "f/x", -ENOTDIR },
+	};
+	struct kt_root *root = NULL;
+	char *top = make_tmpdir(), *dir, *p = NULL;
+
+	assert_true(asprintf(&dir, "%s/root", top) > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_true(asprintf(&p, "%s/outside", top) > 0);
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+	p = NULL;
+	write_file(top, "outside/secret", "leak", 4);
+	write_file(dir, "f", "in", 2);
+	assert_int_equal(root_new(dir, &root), 0);
+	{
+		int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		char abs[PATH_MAX];
+
+		assert_true(dfd >= 0);
+		assert_int_equal(mkdirat(dfd, "sub", 0755), 0);
+		snprintf(abs, sizeof(abs), "%s/outside/secret", top);
+		assert_int_equal(symlinkat("../f", dfd, "sub/up"), 0);
+		assert_int_equal(symlinkat("sub/up", dfd, "up"), 0);
+		assert_int_equal(symlinkat("sub", dfd, "dlink"), 0);
+		assert_int_equal(symlinkat("up", dfd, "sub/chain"), 0);
+		assert_int_equal(symlinkat("../outside/secret", dfd, "out"), 0);
+		assert_int_equal(symlinkat("../../outside/secret", dfd, "sub/out2"), 0);
+		assert_int_equal(symlinkat(abs, dfd, "abs"), 0);
+		assert_int_equal(symlinkat("../outside", dfd, "outdir"), 0);
+		assert_int_equal(symlinkat("loop2", dfd, "loop"), 0);
+		assert_int_equal(symlinkat("loop", dfd, "loop2"), 0);
+		close(dfd);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int a = root_open(root, cases[i].rel, O_RDONLY);
+		int b = walk_at(dir, cases[i].rel, O_RDONLY);
+
+		if (cases[i].err) {
+			if (a != cases[i].err || b != cases[i].err)
+				fail_msg("%s: %d and %d, not %d", cases[i].rel, a, b, cases[i].err);
+			assert_false(root_exists(root, cases[i].rel) && cases[i].err != -ENOTDIR);
+		} else {
+			assert_fd_reads(a, "in");
+			assert_fd_reads(b, "in");
+			assert_true(root_exists(root, cases[i].rel));
+		}
+	}
+	/* a library given the path would follow the symlink out */
+	assert_int_equal(root_abspath(root, "out", &p), -EXDEV);
+	assert_int_equal(root_abspath(root, "sub/up", &p), 0);
+	free(p);
+	root_free(root);
+	free(dir);
+	remove_tree(top);
+}
+
+/* only regular files are read; a FIFO's open() must not wait for a writer */
+static void test_root_not_regular(void **state)
+{
+	struct kt_root *root = NULL;
+	char *dir = make_tmpdir(), *fifo, *buf = NULL;
+	FILE *f = NULL;
+	size_t len;
+	int fd;
+
+	assert_true(asprintf(&fifo, "%s/fifo", dir) > 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(root_new(dir, &root), 0);
+	fd = root_open(root, ".", O_PATH | O_DIRECTORY);
+	assert_int_equal(symlinkat("/dev/zero", fd, "zero"), 0);
+	close(fd);
+	assert_int_equal(root_open(root, "fifo", O_RDONLY), -ENXIO);
+	assert_int_equal(root_fopen(root, "fifo", &f), -ENXIO);
+	assert_int_equal(root_read_file(root, "fifo", 64, &buf, &len), -ENXIO);
+	/* an absolute symlink is refused before /dev/zero is reached */
+	assert_int_equal(root_open(root, "zero", O_RDONLY), -EXDEV);
+	assert_int_equal(root_open(root, ".", O_RDONLY), -EISDIR);
+	fd = root_open(root, ".", O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	close(fd);
+	root_free(root);
+
+	/* the live root: the same refusals, no symlink rules */
+	assert_int_equal(root_new("/", &root), 0);
+	assert_int_equal(root_open(root, fifo + 1, O_RDONLY), -ENXIO);
+	assert_int_equal(root_open(root, "dev/zero", O_RDONLY), -ENXIO);
+	assert_int_equal(root_open(root, "tmp", O_RDONLY), -EISDIR);
+	root_free(root);
+	free(fifo);
+	remove_tree(dir);
+}
+
 static void test_root_read_file(void **state)
 {
 	struct kt_root *root = NULL;
@@ -1149,6 +1289,8 @@ int main(void)
 		cmocka_unit_test(test_kver_parse),
 		cmocka_unit_test(test_root_open),
 		cmocka_unit_test(test_root_abspath_slash),
+		cmocka_unit_test(test_root_beneath),
+		cmocka_unit_test(test_root_not_regular),
 		cmocka_unit_test(test_root_read_file),
 		cmocka_unit_test(test_root_live),
 	};
