@@ -370,4 +370,17 @@ if mine; then
 	grep -F 'ti\x1b]0;owned' "$T/out" >/dev/null || ts_fail "replay with a log: comm not shown escaped"
 fi
 
+# --- the escaping of what no table row reaches --------------------------------------
+
+# an unknown counter in a root's modules/stats: its name is a label of the report text
+if mine; then
+	mkroot modstats-label
+	mkdir -p "$R/sys/kernel/debug/modules"
+	printf '         Mods ever loaded\t6\n%s\t7\n' "$OSC52" >"$R/sys/kernel/debug/modules/stats"
+	hrun --root "$R" report --no-log --no-trace
+	expect_run "modstats label: report" 0 '*'
+	clean "$T/out" || ts_fail "modstats label: report text not escaped"
+	grep -F 'ev\x1b]52;c;aGk=\x07il:' "$T/out" >/dev/null || ts_fail "modstats label: label not shown escaped"
+fi
+
 ts_finalize
