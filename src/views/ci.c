@@ -2337,24 +2337,28 @@ static char *module_text(const struct ci *c, const size_t *idx, uint32_t module,
 	*ret_gated = false;
 	for (size_t i = 0; i < c->n_aggs; i++) {
 		const struct agg *a = &c->aggs[idx[i]];
-		char *line;
+		char *raw, *line;
 		size_t n;
 
 		if (a->module != module || !is_offending(c, a))
 			continue;
 		*ret_gated |= a->gated;
-		line = fmt_dup("%s: %" PRIu64 " at %s:%" PRIu64 "-%" PRIu64 "%s%s\n",
-			       classes[a->cls].name, a->count, c->inputs[a->input].path,
-			       a->first_line, a->last_line, a->sample ? ": " : "",
-			       a->sample ? a->sample : "");
-		if (!line || grow((void **)&s, &cap, len + strlen(line) + 1, 1) < 0) {
+		raw = fmt_dup("%s: %" PRIu64 " at %s:%" PRIu64 "-%" PRIu64 "%s%s",
+			      classes[a->cls].name, a->count, c->inputs[a->input].path,
+			      a->first_line, a->last_line, a->sample ? ": " : "",
+			      a->sample ? a->sample : "");
+		/* escaped here: a newline inside a log line must not start a line of its own */
+		line = raw ? escape_dup(raw, strlen(raw)) : NULL;
+		free(raw);
+		if (!line || grow((void **)&s, &cap, len + strlen(line) + 2, 1) < 0) {
 			free(line);
 			free(s);
 			return NULL;
 		}
 		n = strlen(line);
-		memcpy(s + len, line, n + 1);
-		len += n;
+		memcpy(s + len, line, n);
+		memcpy(s + len + n, "\n", 2);
+		len += n + 1;
 		free(line);
 	}
 	return s;
@@ -2383,7 +2387,10 @@ int ci_write_junit(const struct ci *c, FILE *f)
 		}
 		t->classname = "kmodtop.ci.gates";
 		t->name = gate_names[i];
-		t->system_out = g->detail;
+		t->system_out = strs_add(&keep, g->detail ? escape_dup(g->detail, strlen(g->detail))
+							  : NULL);
+		if (g->detail && !t->system_out)
+			goto out;
 		if (g->unknown) {
 			t->skipped_message = g->detail;
 		} else if (!g->passed) {
