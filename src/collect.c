@@ -261,6 +261,26 @@ void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 	if (r == -EBADMSG)
 		log_warn("'%s/modules.*.bin': damaged (libkmod cannot read them), ignoring: "
 			 "aliases and dependencies are not looked up", moduledir);
+	if (r >= 0)
+		collect_modindex_config_warn(*ret);
+}
+
+void collect_modindex_config_warn(const struct modindex *idx)
+{
+	size_t n, shown = 0;
+	const char *p = modindex_config_log(idx, &n);
+
+	/* log_warn() escapes: a bad line's bytes are shown as \xNN */
+	while (p && *p && shown < 5) {
+		const char *nl = strchr(p, '\n');
+		int len = (int)(nl ? (size_t)(nl - p) : strlen(p));
+
+		log_warn("modprobe.d: %.*s", len, p);
+		shown++;
+		p = nl ? nl + 1 : p + len;
+	}
+	if (n > shown)
+		log_warn("modprobe.d: %zu more messages from libkmod not shown", n - shown);
 }
 
 bool collect_looks_like_kmsg(FILE *f)

@@ -69,6 +69,8 @@ void collect_note_cache(const struct catalog *cat);
  */
 void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			  struct modindex **ret);
+/* A warning for each of the first messages libkmod had about the root's modprobe.d */
+void collect_modindex_config_warn(const struct modindex *idx);
 
 /* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
 bool collect_looks_like_kmsg(FILE *f);

@@ -383,4 +383,19 @@ if mine; then
 	grep -F 'ev\x1b]52;c;aGk=\x07il:' "$T/out" >/dev/null || ts_fail "modstats label: label not shown escaped"
 fi
 
+# a bad line in a root's modprobe.d: libkmod's message about it, escaped, naming the file
+if mine; then
+	mkroot modprobe-conf
+	mkdir -p "$R/etc/modprobe.d" "$R/lib/modules/6.12.0-test/kernel"
+	printf 'alias foo bar\n%s line\n' "$OSC52" >"$R/etc/modprobe.d/bad.conf"
+	gen_log kmsg good "$R/capture/kmsg.raw"
+	for cmd in "--root $R report --no-trace" "ci --root $R $R/capture/kmsg.raw" \
+		"top --replay $R --batch --speed 0 --size 160x40"; do
+		# shellcheck disable=SC2086
+		hrun $cmd
+		expect_run "modprobe.d: $cmd" 0 \
+			"bad.conf line 2: ignoring bad line starting with 'ev\x1b]52;c;aGk=\x07il'"
+	done
+fi
+
 ts_finalize
