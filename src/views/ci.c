@@ -922,6 +922,16 @@ void ci_input_set_format(struct ci *c, const char *format, const char *compressi
 		snprintf(in->compression, sizeof(in->compression), "%s", compression);
 }
 
+/*
+ * A boot ends on the line before the next one starts, not on its last line parsed:
+ * the filter skips lines, and the boots must not depend on it.
+ */
+static void boot_end_before(struct boot *b, uint64_t next_line)
+{
+	if (b && next_line > 1 && next_line - 1 > b->end_line)
+		b->end_line = next_line - 1;
+}
+
 /* "Linux version 6.12.118+deb12-amd64 (debian-kernel@...) ..." starts a boot. */
 static int boot_banner(struct ci *c, uint64_t line, const char *rel, size_t len)
 {
@@ -931,6 +941,7 @@ static int boot_banner(struct ci *c, uint64_t line, const char *rel, size_t len)
 
 	/* a marker just before, or the lines before the first banner with no finding */
 	if (!b || b->banner || b->findings || c->n_touched) {
+		boot_end_before(b, line);
 		r = boot_close(c);
 		if (r < 0)
 			return r;
@@ -963,6 +974,7 @@ int ci_boot_mark(struct ci *c, uint64_t line, const char *boot_id)
 	if (b && !b->banner && !b->findings && !c->n_touched && !b->boot_id[0]) {
 		/* nothing seen yet in this boot: the marker names it */
 	} else {
+		boot_end_before(b, line);
 		r = boot_close(c);
 		if (r < 0)
 			return r;
@@ -1776,7 +1788,8 @@ static const struct col_desc boot_cols[_BC_MAX] = {
 	[BC_INDEX] = { "BOOT", "index", COL_U64, COL_RIGHT, "1-based, over all inputs" },
 	[BC_FILE] = { "FILE", "path", COL_STR, 0, "the input" },
 	[BC_LINE] = { "LINE", "line", COL_U64, COL_RIGHT, "its banner, marker or first line" },
-	[BC_END] = { "END", "end_line", COL_U64, COL_RIGHT | COL_NOTEXT, "its last line seen" },
+	[BC_END] = { "END", "end_line", COL_U64, COL_RIGHT | COL_NOTEXT,
+		     "its last line: before the next boot's first" },
 	[BC_RELEASE] = { "RELEASE", "release", COL_STR, 0, "from the Linux version banner" },
 	[BC_BOOT_ID] = { "BOOT ID", "boot_id", COL_STR, COL_NOTEXT, "journal boot id" },
 	[BC_DUPS] = { "DUP", "duplicates", COL_U64, COL_RIGHT, "duplicate-group evidence" },
