@@ -1207,27 +1207,73 @@ static int read_dmesg(struct run *x, char *line, size_t len)
 	return r;
 }
 
+/* kmsg records through kmsg.c's parser, which joins a line's continuation records */
+struct kmsg_read {
+	struct run *x;
+	uint64_t line;		/* the line being fed */
+	uint64_t pending;	/* the line of the record the parser holds */
+};
+
+static int on_kmsg_record(void *userdata, const struct klog_rec *rec)
+{
+	struct kmsg_read *k = userdata;
+
+	k->x->st.records++;
+	return ci_klog(k->x->ci, k->pending, rec);
+}
+
+static void on_kmsg_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct kmsg_read *k = userdata;
+
+	/* the parser reports the line it was fed last */
+	bad_line(k->x, k->line, e->what ? e->what : "malformed");
+}
+
+/*
+ * Every line is parsed, the filter is not used: a continuation record is joined to the
+ * record before it, which may hold no needle while the line they make does.
+ */
 static int read_kmsg(struct run *x, char *line, size_t len)
 {
+	struct klog_parser_ops ops = { .record = on_kmsg_record, .bad_line = on_kmsg_bad_line };
+	struct kmsg_read k = { .x = x };
+	struct kmsg_parser *p;
 	int r;
 
-	do {
-		struct klog_rec rec;
-		const char *what = NULL;
-		uint64_t lineno = stream_lineno(x->s);
+	r = kmsg_parser_new(x->path, &ops, &k, &p);
+	if (r < 0)
+		return r;
+	for (;;) {
+		const struct kmsg_stats *st = kmsg_parser_stats(p);
+		uint64_t joined = st->joined, dict = st->dict_lines, bad = st->malformed;
 
-		r = len && line[0] == ' ' ? 1 : kmsg_parse_line(line, len, &rec, &what);
-		if (r == 0) {
-			x->st.records++;
-			r = ci_klog(x->ci, lineno, &rec);
-			if (r < 0)
+		k.line = stream_lineno(x->s);
+		r = kmsg_parser_feed(p, line, len);
+		if (r < 0)
+			break;
+		/* a record line that starts a record of its own: the one the parser holds */
+		if (st->joined == joined && st->dict_lines == dict && st->malformed == bad &&
+		    !(len && line[0] == ' '))
+			k.pending = k.line;
+		for (;;) {
+			r = stream_next_line(x->s, &line, &len);
+			if (r != -E2BIG)
 				break;
-		} else if (r < 0) {
-			bad_line(x, lineno, what ? what : "malformed");
+			k.line = stream_lineno(x->s);
+			r = kmsg_parser_skip_line(p, "line too long");
+			if (r < 0)
+				goto out;
 		}
-		x->st.filtered = x->filter && x->st.records > 0;
-		r = next_line(x, x->st.filtered, &line, &len);
-	} while (r > 0);
+		if (r < 0)
+			log_stream_error(x, r);
+		if (r <= 0)
+			break;
+	}
+	if (r == 0)
+		r = kmsg_parser_finish(p);
+out:
+	kmsg_parser_free(p);
 	return r;
 }
 
