@@ -19,7 +19,7 @@
 SHARD_K=${HOSTILE_SHARD%/*} SHARD_N=${HOSTILE_SHARD#*/}
 [ -n "${HOSTILE_SHARD:-}" ] || SHARD_K=0 SHARD_N=1
 ts_init "hostile-logs${HOSTILE_SHARD:+-$SHARD_K}"
-ts_need python3 xmllint timeout iconv
+ts_need python3 xmllint timeout iconv xz gzip zstd bzip2
 ts_need_py jsonschema python3-jsonschema
 
 . "$TS_SRCDIR/lib/hostile.sh"
@@ -396,6 +396,30 @@ if mine; then
 		expect_run "modprobe.d: $cmd" 0 \
 			"bad.conf line 2: ignoring bad line starting with 'ev\x1b]52;c;aGk=\x07il'"
 	done
+fi
+
+# report reads a compressed log or trace as ci does: the same records as the plain file;
+# a compression it has no library for refused by name
+if mine; then
+	mkroot compressed
+	gen_log kmsg good "$T/c.kmsg"
+	gen_log dmesg good "$T/c.dmesg"
+	gen_trace tracefs good "$T/c.trace"
+	xz -c "$T/c.kmsg" >"$T/c.kmsg.xz"
+	gzip -c "$T/c.dmesg" >"$T/c.dmesg.gz"
+	zstd -qc "$T/c.trace" >"$T/c.trace.zst"
+	for f in c.kmsg.xz c.dmesg.gz; do
+		hrun --root "$R" report --no-trace --log "$T/$f" -j
+		expect_run "compressed: report --log $f" 0 -
+		py json "$T/out" 'K(d) == KB() and d["load_attempts"]["inputs"]["kernel_log_records"] == 8' ||
+			ts_fail "compressed: report --log $f"
+	done
+	hrun --root "$R" report --no-log --trace "$T/c.trace.zst" -j
+	expect_run "compressed: report --trace" 0 -
+	py json "$T/out" 'A(d) == BA' || ts_fail "compressed: report --trace c.trace.zst"
+	bzip2 -c "$T/c.kmsg" >"$T/c.kmsg.bz2"
+	hrun --root "$R" report --no-trace --log "$T/c.kmsg.bz2"
+	expect_run "compressed: report --log bzip2" 1 "c.kmsg.bz2': bzip2 compressed input is not supported"
 fi
 
 ts_finalize
