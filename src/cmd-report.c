@@ -33,6 +33,7 @@
 #include "sources/sys-module.h"
 #include "sources/tainted.h"
 #include "sources/tracefs-events.h"
+#include "sources/tracefs-order.h"
 #include "sources/vmallocinfo.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -507,6 +508,17 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		if (r < 0 && (arg_trace || r != -ENOENT)) {
 			open_error("trace", arg_trace ? arg_trace : trace_defaults[0], r, comp);
 			return r;
+		}
+		if (r >= 0 && !c->live && c->pre_trace_fd < 0) {
+			struct tracefs_order ord;
+
+			r = tracefs_order_fwrap(&tf, &ord);
+			if (r < 0) {
+				log_error("trace '%s': %s", c->trace_path, strerror(-r));
+				fclose(tf);
+				return r;
+			}
+			collect_trace_order_warn(c->trace_path, &ord);
 		}
 	}
 	if (want_log) {

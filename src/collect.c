@@ -15,6 +15,7 @@
 #include "sources/kmsg.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
+#include "sources/tracefs-order.h"
 #include "util/array.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -281,6 +282,16 @@ void collect_modindex_config_warn(const struct modindex *idx)
 	}
 	if (n > shown)
 		log_warn("modprobe.d: %zu more messages from libkmod not shown", n - shown);
+}
+
+void collect_trace_order_warn(const char *path, const struct tracefs_order *ord)
+{
+	if (ord->sorted)
+		log_warn("'%s':%llu: the trace goes back in time here, %llu time(s) in all "
+			 "(per-CPU trace files one after another?): read sorted by time; line "
+			 "numbers below are of that order", path,
+			 (unsigned long long)ord->first_line,
+			 (unsigned long long)ord->back_steps);
 }
 
 bool collect_looks_like_kmsg(FILE *f)

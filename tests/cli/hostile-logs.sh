@@ -181,7 +181,7 @@ tracefs|time|trace':25: not a trace line|trace':25: not a trace line||A(d) == BA
 tracefs|neg|trace':25: syscall argument is not a hex number && trace':26: malformed alloc_vmap_area fields|trace':25: syscall argument is not a hex number && trace':26: malformed alloc_vmap_area fields||A(d) == BA[1:]|F(d) == [("init-failed", "crc32c_intel", 1, 126, 201)]
 tracefs|negpid|-|-||A(d) == BA and d["attempts"][0]["comm"] == "modprobe-" and d["attempts"][0]["pid"] == 157|F(d) == f2((25, 40), (126, 201))
 tracefs|stack|-|-||A(d) == BA|F(d) == f2((25, 40), (229, 304))
-tracefs|sum|-|-||A(d) == BA and d["attempts"][0]["wasted_vmap"] == 2**64 - 1 and d["load_attempts"]["wasted_vmap"]["measured"] == 2**64 - 1|F(d) == f2((25, 3927), (4013, 4088)) and d["totals"]["wasted"] == 2**64 - 1
+tracefs|sum|trace':39: the trace goes back in time here, 299 time(s) in all|-||A(d) == BA and d["attempts"][0]["wasted_vmap"] == 2**64 - 1 and d["load_attempts"]["wasted_vmap"]["measured"] == 2**64 - 1|F(d) == f2((25, 3927), (4013, 4088)) and d["totals"]["wasted"] == 2**64 - 1
 tracecmd|good|-|-||A(d) == BA|F(d) == f2((14, 29), (115, 190))
 tracecmd|nul|trace':98: line contains a NUL byte, skipping|trace':98: line contains a NUL byte, skipping||A(d) == rn(BA, None)|F(d) == f2((14, 29), (115, 190), None)
 tracecmd|long|trace':98: line too long, skipping|trace':98: line too long, skipping||A(d) == BA|F(d) == f2((14, 29), (116, 191))
@@ -420,6 +420,28 @@ if mine; then
 	bzip2 -c "$T/c.kmsg" >"$T/c.kmsg.bz2"
 	hrun --root "$R" report --no-trace --log "$T/c.kmsg.bz2"
 	expect_run "compressed: report --log bzip2" 1 "c.kmsg.bz2': bzip2 compressed input is not supported"
+fi
+
+# a trace out of time order: the capture's trace cut by CPU, CPU 0's events (with their
+# stack frames) then CPU 1's, as per-CPU trace files put one after another. Read sorted
+# by time with a warning naming the first place: the attempts, failures and waste of
+# the trace as captured
+if mine; then
+	ft=$FIX/sys/kernel/tracing/trace
+	awk -v dir="$T" '/^#/ && !n { next } { n = 1 }
+		/^ *[^ ].*\[[0-9]+\] / && !/^ =>/ { cpu = $0; sub(/^[^[]*\[/, "", cpu); sub(/\].*/, "", cpu) }
+		{ print > (dir "/cpu" (cpu + 0) ".part") }' "$ft"
+	{ sed -n '/^#/p' "$ft" | head -12; cat "$T/cpu0.part" "$T/cpu1.part"; } >"$T/percpu.trace"
+	[ "$(wc -l <"$T/percpu.trace")" = "$(wc -l <"$ft")" ] || ts_fail "per-CPU trace: lines lost in the split"
+	sum='(len(d["attempts"]), sum(a["outcome"] != "loaded" for a in d["attempts"]), d["load_attempts"]["wasted_vmap"]["measured"])'
+	hrun --root "$FIX" report --no-log --trace "$ft" -j
+	expect_run "per-CPU trace: report of the trace" 0 '*'
+	cp "$T/out" "$T/inorder.json"
+	hrun --root "$FIX" report --no-log --trace "$T/percpu.trace" -j
+	expect_run "per-CPU trace: report" 0 "percpu.trace':$(($(wc -l <"$T/cpu0.part") + 13)): the trace goes back in time here, 1 time(s) in all"
+	want=$(py show "$T/inorder.json" "$sum")
+	got=$(py show "$T/out" "$sum")
+	[ "$got" = "$want" ] || ts_fail "per-CPU trace: attempts, failed, waste $got, in time order $want"
 fi
 
 ts_finalize
