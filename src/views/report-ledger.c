@@ -394,8 +394,8 @@ static const struct col_desc finding_cols[] = {
 	{ "FINDING", "kind", COL_STR, 0, "what the kernel log says" },
 	{ "MODULE", "module", COL_STR, 0, "module it names" },
 	{ "COUNT", "count", COL_U64, COL_RIGHT, "lines" },
-	{ "FIRST", "first", COL_FLOAT, COL_RIGHT, "seconds since boot of the first line" },
-	{ "LAST", "last", COL_FLOAT, COL_NOTEXT, "of the last" },
+	{ "FIRST", "first", COL_FLOAT, COL_RIGHT, "seconds since boot of the earliest line" },
+	{ "LAST", "last", COL_FLOAT, COL_NOTEXT, "of the latest" },
 	{ "EXAMPLE", "lines", COL_STRV, 0, "the lines it rests on (first few)" },
 };
 

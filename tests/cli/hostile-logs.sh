@@ -444,4 +444,16 @@ if mine; then
 	[ "$got" = "$want" ] || ts_fail "per-CPU trace: attempts, failed, waste $got, in time order $want"
 fi
 
+# a kmsg time of 2^64 - 1 us on the first of nfs's unknown symbols: a finding's first
+# time is still no later than its last
+if mine; then
+	mkroot kmsg-time-max
+	gen_log kmsg good "$T/tmax.kmsg"
+	sed -i "5s/,11700013,/,$MAX,/" "$T/tmax.kmsg"
+	hrun --root "$R" report --no-trace --log "$T/tmax.kmsg" -j
+	expect_run "kmsg time 2^64-1: report" 0 -
+	py json "$T/out" 'K(d) == KB() and all(f["first"] <= f["last"] for f in d["findings"])' ||
+		ts_fail "kmsg time 2^64-1: a finding's first time after its last"
+fi
+
 ts_finalize
