@@ -1823,7 +1823,7 @@ static const struct col_desc finding_cols[_FC_MAX] = {
 	[FC_CLASS] = { "CLASS", "class", COL_STR, 0, "finding class (man page: CI FINDINGS)" },
 	[FC_GROUP] = { "GROUP", "group", COL_STR, COL_NOTEXT, "duplicates, failures, ..." },
 	[FC_LEVEL] = { "LEVEL", "level", COL_STR, COL_NOTEXT, "error, warning, note" },
-	[FC_MODULE] = { "MODULE", "module", COL_STR, 0, "module, alias or driver; - none" },
+	[FC_MODULE] = { "MODULE", "module", COL_STR, COL_NAME, "module, alias or driver; - none" },
 	[FC_COUNT] = { "COUNT", "count", COL_U64, COL_RIGHT, "evidence lines or attempts" },
 	[FC_BOOTS] = { "BOOTS", "boots", COL_U64, COL_RIGHT, "boots it occurs in" },
 	[FC_REQUESTER] = { "REQUESTER", "requester_text", COL_STR, COL_NOJSON,
@@ -1874,7 +1874,7 @@ enum {
 
 static const struct col_desc delta_cols[_DC_MAX] = {
 	[DC_CLASS] = { "CLASS", "class", COL_STR, 0, "" },
-	[DC_MODULE] = { "MODULE", "module", COL_STR, 0, "" },
+	[DC_MODULE] = { "MODULE", "module", COL_STR, COL_NAME, "" },
 	[DC_OLD] = { "BASELINE", "baseline", COL_U64, COL_RIGHT, "count in the baseline" },
 	[DC_NEW] = { "NOW", "count", COL_U64, COL_RIGHT, "count now" },
 	[DC_DELTA] = { "DELTA", "delta", COL_I64, COL_RIGHT, "" },

@@ -456,4 +456,23 @@ if mine; then
 		ts_fail "kmsg time 2^64-1: a finding's first time after its last"
 fi
 
+# modules legally named "-" and "(unnamed)": text shows them as themselves, escaped, not
+# as the unnamed row nor as no module; JSON has the names as they are
+for nm in - '(unnamed)'; do
+	mine || continue
+	case $nm in -) esc='\x2d' r=dash ;; *) esc='\x28unnamed)' r=unnamed ;; esac
+	mkroot "name-$r"
+	mkdir -p "$R/sys/kernel/tracing"
+	sed -n '1,12p; 72,364p' "$FIX/sys/kernel/tracing/trace" | sed "109s/module_load: libcrc32c/module_load: $nm/" >"$R/sys/kernel/tracing/trace"
+	hrun --root "$R" report --no-log
+	expect_run "module named $nm: report" 0 -
+	grep -F -- "$esc " "$T/out" >/dev/null || ts_fail "module named $nm: report text lacks '$esc'"
+	hrun --root "$R" report --no-log -j
+	expect_run "module named $nm: report -j" 0 -
+	py json "$T/out" "A(d) == rn(BA, '$nm')" || ts_fail "module named $nm: report -j"
+	hrun top --replay "$R" --batch --speed 0 --size 160x40
+	expect_run "module named $nm: top --replay" 0 -
+	grep -F -- "$esc" "$T/out" >/dev/null || ts_fail "module named $nm: top frame lacks '$esc'"
+done
+
 ts_finalize
