@@ -538,6 +538,7 @@ struct run {
 	uint64_t lineno;
 	const struct klog_finding *classified;
 	/* trace inputs */
+	uint64_t trace_last_ns, trace_back_steps, trace_back_line;
 	struct ledger *ledger;
 	struct ci_event_line *lines;
 	size_t n_lines, cap_lines;
@@ -1358,6 +1359,12 @@ static int on_trace_event(void *userdata, const struct tracefs_event *ev)
 	struct run *x = userdata;
 
 	x->st.records++;
+	/* the ledger pairs events in time order: a trace that goes back is counted */
+	if (ev->kind != TRACEFS_EV_LOST) {
+		if (ev->ts_ns < x->trace_last_ns && !x->trace_back_steps++)
+			x->trace_back_line = stream_lineno(x->s);
+		x->trace_last_ns = ev->ts_ns;
+	}
 	return ledger_feed_trace(x->ledger, ev);
 }
 
@@ -1423,6 +1430,7 @@ static int read_trace(struct run *x, char *line, size_t len)
 	r = tracefs_parser_new(x->path, &ops, x, &p);
 	if (r < 0)
 		goto out;
+	x->trace_last_ns = x->trace_back_steps = x->trace_back_line = 0;
 	do {
 		r = note_event_line(x, line, len);
 		if (r >= 0)
@@ -1434,6 +1442,12 @@ static int read_trace(struct run *x, char *line, size_t len)
 	if (r < 0)
 		goto out;
 	r = tracefs_parser_finish(p);
+	if (r >= 0 && x->trace_back_steps)
+		log_warn("'%s':%llu: the trace goes back in time near here, %llu time(s) in all "
+			 "(per-CPU trace files one after another?): load attempts paired in the "
+			 "file's order may be wrong; kmodtop report reads such a file sorted",
+			 x->path, (unsigned long long)x->trace_back_line,
+			 (unsigned long long)x->trace_back_steps);
 	if (r >= 0)
 		r = ledger_finish(x->ledger);
 	if (r >= 0)

@@ -442,6 +442,11 @@ if mine; then
 	want=$(py show "$T/inorder.json" "$sum")
 	got=$(py show "$T/out" "$sum")
 	[ "$got" = "$want" ] || ts_fail "per-CPU trace: attempts, failed, waste $got, in time order $want"
+	# ci reads it as it comes (its evidence lines are the file's): a warning
+	hrun ci "$T/percpu.trace"
+	expect_run "per-CPU trace: ci" 0 "percpu.trace':"
+	grep -F "the trace goes back in time near here, 1 time(s) in all" "$T/err" >/dev/null ||
+		ts_fail "per-CPU trace: ci does not warn"
 fi
 
 # a kmsg time of 2^64 - 1 us on the first of nfs's unknown symbols: a finding's first
