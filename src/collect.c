@@ -339,6 +339,7 @@ struct read_ctx {
 	unsigned int bad_lines;
 	uint64_t records;
 	struct collect_window *trace_window, *log_window;	/* NULL: none kept */
+	uint64_t trace_last_ns, trace_back_steps;
 };
 
 /* min and max, not first and last: a trace interleaves CPUs, a log may be spliced */
@@ -368,6 +369,10 @@ static int on_trace_event(void *userdata, const struct tracefs_event *ev)
 	if (c->trace_window && ev->ts_digits && ev->kind != TRACEFS_EV_LOST &&
 	    isfinite(ev->ts))
 		window_add(c->trace_window, ev->ts);
+	if (ev->kind != TRACEFS_EV_LOST) {
+		c->trace_back_steps += ev->ts_ns < c->trace_last_ns;
+		c->trace_last_ns = ev->ts_ns;
+	}
 	if (c->in->on_event) {
 		int r = c->in->on_event(c->in->userdata, ev);
 
@@ -440,6 +445,12 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 			log_error("trace '%s': %s", in->trace_path, strerror(-r));
 			return r;
 		}
+		/* one tracefs_order_fwrap() could not sort: compressed, a pipe, too big */
+		if (c.trace_back_steps)
+			log_warn("'%s': the trace goes back in time %llu time(s) (per-CPU trace "
+				 "files one after another?) and was read in its order: load "
+				 "attempts may be paired wrong", in->trace_path,
+				 (unsigned long long)c.trace_back_steps);
 	}
 	r = ledger_finish(ret->ledger);
 	if (r >= 0 && lk->k && !in->ledger_only)

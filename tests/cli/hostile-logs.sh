@@ -442,6 +442,11 @@ if mine; then
 	want=$(py show "$T/inorder.json" "$sum")
 	got=$(py show "$T/out" "$sum")
 	[ "$got" = "$want" ] || ts_fail "per-CPU trace: attempts, failed, waste $got, in time order $want"
+	# compressed it cannot be sorted before reading: a warning all the same
+	zstd -qc "$T/percpu.trace" >"$T/percpu.trace.zst"
+	hrun --root "$FIX" report --no-log --trace "$T/percpu.trace.zst" -j
+	expect_run "per-CPU trace, compressed: report" 0 \
+		"percpu.trace.zst': the trace goes back in time 1 time(s)"
 	# ci reads it as it comes (its evidence lines are the file's): a warning
 	hrun ci "$T/percpu.trace"
 	expect_run "per-CPU trace: ci" 0 "percpu.trace':"
