@@ -553,6 +553,7 @@ struct run {
 	uint64_t lineno;
 	const struct klog_finding *classified;
 	/* trace inputs */
+	uint64_t trace_last_ns, trace_back_steps, trace_back_line;
 	struct ledger *ledger;
 	struct ci_event_line *lines;
 	size_t n_lines, cap_lines;
@@ -1222,27 +1223,73 @@ static int read_dmesg(struct run *x, char *line, size_t len)
 	return r;
 }
 
+/* kmsg records through kmsg.c's parser, which joins a line's continuation records */
+struct kmsg_read {
+	struct run *x;
+	uint64_t line;		/* the line being fed */
+	uint64_t pending;	/* the line of the record the parser holds */
+};
+
+static int on_kmsg_record(void *userdata, const struct klog_rec *rec)
+{
+	struct kmsg_read *k = userdata;
+
+	k->x->st.records++;
+	return ci_klog(k->x->ci, k->pending, rec);
+}
+
+static void on_kmsg_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct kmsg_read *k = userdata;
+
+	/* the parser reports the line it was fed last */
+	bad_line(k->x, k->line, e->what ? e->what : "malformed");
+}
+
+/*
+ * Every line is parsed, the filter is not used: a continuation record is joined to the
+ * record before it, which may hold no needle while the line they make does.
+ */
 static int read_kmsg(struct run *x, char *line, size_t len)
 {
+	struct klog_parser_ops ops = { .record = on_kmsg_record, .bad_line = on_kmsg_bad_line };
+	struct kmsg_read k = { .x = x };
+	struct kmsg_parser *p;
 	int r;
 
-	do {
-		struct klog_rec rec;
-		const char *what = NULL;
-		uint64_t lineno = stream_lineno(x->s);
+	r = kmsg_parser_new(x->path, &ops, &k, &p);
+	if (r < 0)
+		return r;
+	for (;;) {
+		const struct kmsg_stats *st = kmsg_parser_stats(p);
+		uint64_t joined = st->joined, dict = st->dict_lines, bad = st->malformed;
 
-		r = len && line[0] == ' ' ? 1 : kmsg_parse_line(line, len, &rec, &what);
-		if (r == 0) {
-			x->st.records++;
-			r = ci_klog(x->ci, lineno, &rec);
-			if (r < 0)
+		k.line = stream_lineno(x->s);
+		r = kmsg_parser_feed(p, line, len);
+		if (r < 0)
+			break;
+		/* a record line that starts a record of its own: the one the parser holds */
+		if (st->joined == joined && st->dict_lines == dict && st->malformed == bad &&
+		    !(len && line[0] == ' '))
+			k.pending = k.line;
+		for (;;) {
+			r = stream_next_line(x->s, &line, &len);
+			if (r != -E2BIG)
 				break;
-		} else if (r < 0) {
-			bad_line(x, lineno, what ? what : "malformed");
+			k.line = stream_lineno(x->s);
+			r = kmsg_parser_skip_line(p, "line too long");
+			if (r < 0)
+				goto out;
 		}
-		x->st.filtered = x->filter && x->st.records > 0;
-		r = next_line(x, x->st.filtered, &line, &len);
-	} while (r > 0);
+		if (r < 0)
+			log_stream_error(x, r);
+		if (r <= 0)
+			break;
+	}
+	if (r == 0)
+		r = kmsg_parser_finish(p);
+out:
+	kmsg_parser_free(p);
 	return r;
 }
 
@@ -1327,6 +1374,12 @@ static int on_trace_event(void *userdata, const struct tracefs_event *ev)
 	struct run *x = userdata;
 
 	x->st.records++;
+	/* the ledger pairs events in time order: a trace that goes back is counted */
+	if (ev->kind != TRACEFS_EV_LOST) {
+		if (ev->ts_ns < x->trace_last_ns && !x->trace_back_steps++)
+			x->trace_back_line = stream_lineno(x->s);
+		x->trace_last_ns = ev->ts_ns;
+	}
 	return ledger_feed_trace(x->ledger, ev);
 }
 
@@ -1392,6 +1445,7 @@ static int read_trace(struct run *x, char *line, size_t len)
 	r = tracefs_parser_new(x->path, &ops, x, &p);
 	if (r < 0)
 		goto out;
+	x->trace_last_ns = x->trace_back_steps = x->trace_back_line = 0;
 	do {
 		r = note_event_line(x, line, len);
 		if (r >= 0)
@@ -1403,6 +1457,12 @@ static int read_trace(struct run *x, char *line, size_t len)
 	if (r < 0)
 		goto out;
 	r = tracefs_parser_finish(p);
+	if (r >= 0 && x->trace_back_steps)
+		log_warn("'%s':%llu: the trace goes back in time near here, %llu time(s) in all "
+			 "(per-CPU trace files one after another?): load attempts paired in the "
+			 "file's order may be wrong; kmodtop report reads such a file sorted",
+			 x->path, (unsigned long long)x->trace_back_line,
+			 (unsigned long long)x->trace_back_steps);
 	if (r >= 0)
 		r = ledger_finish(x->ledger);
 	if (r >= 0)

@@ -2046,6 +2046,8 @@ static void bundle_module_files(struct bundle *b, const char *release, int trace
 	snprintf(moduledir, sizeof(moduledir), "/lib/modules/%s", release);
 	if (modindex_new(b->src, moduledir, &nm.idx) < 0)
 		nm.idx = NULL;
+	if (nm.idx)
+		collect_modindex_config_warn(nm.idx);
 	names_from_ledger(b, &nm, release, trace_fd, kmsg_fd);
 	/* modprobe loads the dependencies first: their attempts are in the trace too */
 	for (size_t i = 0; nm.idx && i < nm.n && i < 4096; i++) {

@@ -29,9 +29,11 @@
 #include "sources/moduledir.h"
 #include "sources/modstats.h"
 #include "sources/proc-modules.h"
+#include "sources/stream.h"
 #include "sources/sys-module.h"
 #include "sources/tainted.h"
 #include "sources/tracefs-events.h"
+#include "sources/tracefs-order.h"
 #include "sources/vmallocinfo.h"
 #include "util/io.h"
 #include "util/log.h"
@@ -429,36 +431,64 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 	return 0;
 }
 
-/* A file named on the command line, or the root's default when it has one */
+/*
+ * A file named on the command line, or the root's default when it has one; its text
+ * decompressed when it is gzip, xz or zstd, as ci reads it (-EPROTONOSUPPORT with
+ * *ret_what naming another compression)
+ */
 static int open_input(struct collected *c, const char *arg, const char *const *defaults,
-		      FILE **ret_f, char **ret_path)
+		      FILE **ret_f, char **ret_path, const char **ret_what)
 {
+	const char *path = NULL;
+	FILE *f = NULL;
 	int r;
 
 	if (arg) {
-		r = input_fopen(arg, ROOT_STREAM_MAX, ret_f);
+		r = input_fopen(arg, ROOT_STREAM_MAX, &f);
 		if (r < 0)
 			return r;
-		*ret_path = strdup(arg);
-		return *ret_path ? 0 : -ENOMEM;
-	}
-	/* the live system's global trace buffer and log are not ours to read as history */
-	if (root_is_live_system(c->root))
+		path = arg;
+	} else if (root_is_live_system(c->root)) {
+		/* the live system's global trace buffer and log are not ours to read as history */
 		return -ENOENT;
-	for (size_t i = 0; defaults[i]; i++) {
-		r = root_fopen(c->root, defaults[i], ret_f);
-		if (r == -ENOENT)
-			continue;
-		if (r < 0) {
-			/* a default is an optional source: one that cannot be read is a warning */
-			if (!root_refusal_text(r))
-				log_warn("'%s': %s, ignoring", defaults[i], strerror(-r));
-			continue;
+	} else {
+		for (size_t i = 0; defaults[i] && !f; i++) {
+			r = root_fopen(c->root, defaults[i], &f);
+			if (r == -ENOENT)
+				continue;
+			if (r < 0) {
+				/* a default is an optional source: one that cannot be read is a warning */
+				if (!root_refusal_text(r))
+					log_warn("'%s': %s, ignoring", defaults[i], strerror(-r));
+				f = NULL;
+				continue;
+			}
+			path = defaults[i];
 		}
-		*ret_path = strdup(defaults[i]);
-		return *ret_path ? 0 : -ENOMEM;
+		if (!f)
+			return -ENOENT;
 	}
-	return -ENOENT;
+	r = stream_fwrap(&f, ret_what);
+	if (r >= 0) {
+		*ret_path = strdup(path);
+		r = *ret_path ? 0 : -ENOMEM;
+	}
+	if (r < 0) {
+		fclose(f);
+		return r;
+	}
+	*ret_f = f;
+	return 0;
+}
+
+/* An input that could not be opened, said once */
+static void open_error(const char *what, const char *path, int r, const char *comp)
+{
+	if (r == -EPROTONOSUPPORT)
+		log_error("%s '%s': %s compressed input is not supported (gzip, xz, zstd are)",
+			  what, path, comp ? comp : "this");
+	else
+		log_error("%s '%s': %s", what, path, strerror(-r));
 }
 
 static int read_attempts(struct collected *c, struct report_data *d, const char *arg_trace,
@@ -472,6 +502,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 	struct collect_result res;
 	struct collect_lookup *lk;
 	FILE *tf = NULL, *lf = NULL;
+	const char *comp = NULL;
 	int r;
 
 	if (want_trace) {
@@ -482,11 +513,21 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 			r = collect_open_spool(c->pre_trace_fd, c->pre_trace_name, &tf,
 					       &c->trace_path);
 		else
-			r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path);
+			r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path, &comp);
 		if (r < 0 && (arg_trace || r != -ENOENT)) {
-			log_error("trace '%s': %s", arg_trace ? arg_trace : trace_defaults[0],
-				  strerror(-r));
+			open_error("trace", arg_trace ? arg_trace : trace_defaults[0], r, comp);
 			return r;
+		}
+		if (r >= 0 && !c->live && c->pre_trace_fd < 0) {
+			struct tracefs_order ord;
+
+			r = tracefs_order_fwrap(&tf, &ord);
+			if (r < 0) {
+				log_error("trace '%s': %s", c->trace_path, strerror(-r));
+				fclose(tf);
+				return r;
+			}
+			collect_trace_order_warn(c->trace_path, &ord);
 		}
 	}
 	if (want_log) {
@@ -495,10 +536,9 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		else if (c->pre_log_fd >= 0)
 			r = collect_open_spool(c->pre_log_fd, c->pre_log_name, &lf, &c->log_path);
 		else
-			r = open_input(c, arg_log, log_defaults, &lf, &c->log_path);
+			r = open_input(c, arg_log, log_defaults, &lf, &c->log_path, &comp);
 		if (r < 0 && (arg_log || r != -ENOENT)) {
-			log_error("kernel log '%s': %s", arg_log ? arg_log : log_defaults[0],
-				  strerror(-r));
+			open_error("kernel log", arg_log ? arg_log : log_defaults[0], r, comp);
 			if (tf)
 				fclose(tf);
 			return r;

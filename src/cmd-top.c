@@ -34,6 +34,7 @@
 #include "sources/proc-modules.h"
 #include "sources/sys-module.h"
 #include "sources/tracefs-events.h"
+#include "sources/tracefs-order.h"
 #include "sources/vmallocinfo.h"
 #include "util/array.h"
 #include "util/io.h"
@@ -451,6 +452,15 @@ static int history_read(struct history *h, struct top_static *st, struct collect
 	if ((tf && !h->trace_path) || (lf && !h->log_path)) {
 		r = -ENOMEM;
 		goto out;
+	}
+	if (tf) {
+		struct tracefs_order ord;
+
+		/* read sorted when its time goes back, as report reads it */
+		r = tracefs_order_fwrap(&tf, &ord);
+		if (r < 0)
+			goto out;
+		collect_trace_order_warn(h->trace_path, &ord);
 	}
 	lk->cat = st->cat;
 	lk->k = &st->k;

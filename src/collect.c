@@ -15,6 +15,7 @@
 #include "sources/kmsg.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
+#include "sources/tracefs-order.h"
 #include "util/array.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -302,6 +303,36 @@ void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 	if (r == -EBADMSG)
 		log_warn("'%s/modules.*.bin': damaged (libkmod cannot read them), ignoring: "
 			 "aliases and dependencies are not looked up", moduledir);
+	if (r >= 0)
+		collect_modindex_config_warn(*ret);
+}
+
+void collect_modindex_config_warn(const struct modindex *idx)
+{
+	size_t n, shown = 0;
+	const char *p = modindex_config_log(idx, &n);
+
+	/* log_warn() escapes: a bad line's bytes are shown as \xNN */
+	while (p && *p && shown < 5) {
+		const char *nl = strchr(p, '\n');
+		int len = (int)(nl ? (size_t)(nl - p) : strlen(p));
+
+		log_warn("modprobe.d: %.*s", len, p);
+		shown++;
+		p = nl ? nl + 1 : p + len;
+	}
+	if (n > shown)
+		log_warn("modprobe.d: %zu more messages from libkmod not shown", n - shown);
+}
+
+void collect_trace_order_warn(const char *path, const struct tracefs_order *ord)
+{
+	if (ord->sorted)
+		log_warn("'%s':%llu: the trace goes back in time here, %llu time(s) in all "
+			 "(per-CPU trace files one after another?): read sorted by time; line "
+			 "numbers below are of that order", path,
+			 (unsigned long long)ord->first_line,
+			 (unsigned long long)ord->back_steps);
 }
 
 void collect_warn_repeated(const char *path, size_t n, unsigned int line)
@@ -356,6 +387,7 @@ struct read_ctx {
 	unsigned int bad_lines;
 	uint64_t records;
 	struct collect_window *trace_window, *log_window;	/* NULL: none kept */
+	uint64_t trace_last_ns, trace_back_steps;
 };
 
 /* min and max, not first and last: a trace interleaves CPUs, a log may be spliced */
@@ -385,6 +417,10 @@ static int on_trace_event(void *userdata, const struct tracefs_event *ev)
 	if (c->trace_window && ev->ts_digits && ev->kind != TRACEFS_EV_LOST &&
 	    isfinite(ev->ts))
 		window_add(c->trace_window, ev->ts);
+	if (ev->kind != TRACEFS_EV_LOST) {
+		c->trace_back_steps += ev->ts_ns < c->trace_last_ns;
+		c->trace_last_ns = ev->ts_ns;
+	}
 	if (c->in->on_event) {
 		int r = c->in->on_event(c->in->userdata, ev);
 
@@ -458,6 +494,12 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 			log_error("trace '%s': %s", in->trace_path, strerror(-r));
 			return r;
 		}
+		/* one tracefs_order_fwrap() could not sort: compressed, a pipe, too big */
+		if (c.trace_back_steps)
+			log_warn("'%s': the trace goes back in time %llu time(s) (per-CPU trace "
+				 "files one after another?) and was read in its order: load "
+				 "attempts may be paired wrong", in->trace_path,
+				 (unsigned long long)c.trace_back_steps);
 	}
 	r = ledger_finish(ret->ledger);
 	if (r >= 0 && lk->k && !in->ledger_only)

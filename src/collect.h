@@ -77,6 +77,11 @@ void collect_note_layouts(struct catalog *cat);
  */
 void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			  struct modindex **ret);
+/* A warning for each of the first messages libkmod had about the root's modprobe.d */
+void collect_modindex_config_warn(const struct modindex *idx);
+/* The warning for a trace tracefs_order_fwrap() read sorted; nothing for another */
+struct tracefs_order;
+void collect_trace_order_warn(const char *path, const struct tracefs_order *ord);
 
 /*
  * A table of the root that listed a module or an address range again (@n lines, the

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -423,10 +424,14 @@ static int summarize_findings(const struct ledger *l, struct ledger_summary *s,
 			f = &s->findings[s->n_findings++];
 			f->kind = g->kind;
 			f->module = g->module;
-			f->first_ts = g->ts;
+			f->first_ts = f->last_ts = g->ts;
 		}
 		f->count += g->count;
-		f->last_ts = g->last_ts;
+		/* the earliest and latest: a log's times need not go forward (a bad record) */
+		if (!isnan(g->ts) && (isnan(f->first_ts) || g->ts < f->first_ts))
+			f->first_ts = g->ts;
+		if (!isnan(g->last_ts) && (isnan(f->last_ts) || g->last_ts > f->last_ts))
+			f->last_ts = g->last_ts;
 		/* each line of a run is a sample, as each line is without runs */
 		for (uint64_t k = 0; k < g->count && f->n_samples < FINDING_SAMPLES; k++)
 			f->samples[f->n_samples++] = g->msg;

@@ -115,34 +115,13 @@ char *ci_xml_escape(const char *s, size_t len)
 	return sb_done(&b);
 }
 
-/* @v with control characters as \xNN (as text output shows them), its newlines kept */
-static char *escape_lines_dup(const char *v)
-{
-	struct sbuf b = {0};
-
-	for (;;) {
-		const char *nl = strchr(v, '\n');
-		size_t n = nl ? (size_t)(nl - v) : strlen(v);
-		char *e = escape_dup(v, n);
-
-		if (!e) {
-			free(sb_done(&b));
-			return NULL;
-		}
-		sb_str(&b, e);
-		free(e);
-		if (!nl)
-			break;
-		sb_add(&b, "\n", 1);
-		v = nl + 1;
-	}
-	return sb_done(&b);
-}
-
-/* JUnit is read by people: control characters shown as \xNN first, as in text output */
+/*
+ * JUnit is read by people: control characters shown as \xNN first, as in text output.
+ * An attribute is one line: a newline in it is content, escaped as well.
+ */
 static char *junit_escape(const char *v)
 {
-	char *t = escape_lines_dup(v), *e;
+	char *t = escape_dup(v, strlen(v)), *e;
 
 	if (!t)
 		return NULL;
@@ -162,9 +141,10 @@ static int xml_attr(FILE *f, const char *name, const char *v)
 	return 0;
 }
 
+/* element text: lines the caller escaped, joined by the newlines that are its own */
 static int xml_text(FILE *f, const char *v)
 {
-	char *e = junit_escape(v);
+	char *e = ci_xml_escape(v, strlen(v));
 
 	if (!e)
 		return -ENOMEM;
@@ -372,12 +352,14 @@ static json_object *sarif_result(const struct ci_fmt_rule *rules, const struct c
 {
 	json_object *o = json_object_new_object(), *locs = json_object_new_array();
 	json_object *props = json_object_new_object();
-	bool ok = o && locs && props;
+	/* the message is shown to people, as text output shows it; properties keep names exact */
+	char *msg = escape_dup(r->message, strlen(r->message));
+	bool ok = o && locs && props && msg;
 
 	ok = ok && jadd(o, "ruleId", json_object_new_string(rules[r->rule].id));
 	ok = ok && jadd(o, "ruleIndex", json_object_new_uint64(r->rule));
 	ok = ok && jadd(o, "level", json_object_new_string(level_name(r->level)));
-	ok = ok && jadd(o, "message", jtext(r->message));
+	ok = ok && jadd(o, "message", jtext(msg));
 	if (ok) {
 		json_object *l = sarif_location(&r->first, -1, NULL);
 
@@ -405,6 +387,7 @@ static json_object *sarif_result(const struct ci_fmt_rule *rules, const struct c
 	ok = ok && jadd(o, "properties", json_object_get(props));
 	json_object_put(locs);
 	json_object_put(props);
+	free(msg);
 	if (!ok) {
 		json_object_put(o);
 		return NULL;
@@ -479,8 +462,11 @@ int ci_sarif_write(FILE *f, const char *version, bool pretty, const struct ci_fm
  */
 static int gh_escape(FILE *f, const char *v, bool property)
 {
-	/* annotations end up on a log page: control characters as \xNN, as in text */
-	char *e = v ? escape_lines_dup(v) : NULL;
+	/*
+	 * annotations end up on a log page: control characters as \xNN, as in text; every
+	 * field is one line, so a newline in it is content and escaped too
+	 */
+	char *e = v ? escape_dup(v, strlen(v)) : NULL;
 
 	if (v && !e)
 		return -ENOMEM;

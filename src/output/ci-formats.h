@@ -33,9 +33,13 @@ struct ci_fmt_testcase {
 	/* a failed check: both set; NULL when it passed */
 	const char *failure_type;
 	const char *failure_message;
-	const char *failure_text;	/* element content, may be NULL */
+	/*
+	 * element content: lines the caller escaped (escape_dup()), each ending in a
+	 * newline, so that only the caller's newlines start a line; may be NULL
+	 */
+	const char *failure_text;
 	const char *skipped_message;	/* a check that could not run, or NULL */
-	const char *system_out;		/* what it looked at, may be NULL */
+	const char *system_out;		/* what it looked at, escaped as failure_text; may be NULL */
 };
 
 struct ci_fmt_suite {

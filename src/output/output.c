@@ -103,16 +103,21 @@ static void json_add(struct out *o, const char *key, json_object *v)
 static void text_field(struct out *o, const char *label, const char *value)
 {
 	int indent = o->depth > 0 ? 2 : 0;
-	char *esc;
+	char *esc, *esc_label;
 
 	if (!label)
 		return;
+	/* labels are escaped too: some carry names read from the input (modstats counters) */
+	esc_label = escape_dup(label, strlen(label));
 	esc = escape_dup(value, strlen(value));
-	if (!esc) {
+	if (!esc || !esc_label) {
+		free(esc_label);
+		free(esc);
 		o->err = o->err ? o->err : -ENOMEM;
 		return;
 	}
-	fprintf(o->f, "%*s%-*s %s\n", indent, "", LABEL_WIDTH - indent, label, esc);
+	fprintf(o->f, "%*s%-*s %s\n", indent, "", LABEL_WIDTH - indent, esc_label, esc);
+	free(esc_label);
 	free(esc);
 }
 

@@ -171,6 +171,12 @@ const struct cell *table_cell(const struct table *t, size_t row, size_t col)
 	return &t->cells[row * t->ncols + col];
 }
 
+/* A name cell whose text would read as no name: cell_to_text() writes it */
+static bool name_placeholder(const struct col_desc *d, const struct cell *c)
+{
+	return (d->flags & COL_NAME) && escape_name_is_placeholder(c->s, strlen(c->s));
+}
+
 /* "%" PRIu64 into @buf (21 bytes or more): tables print thousands of them */
 static void u64_text(uint64_t v, char *buf)
 {
@@ -191,7 +197,7 @@ int cell_text_width(const struct col_desc *d, const struct cell *c, size_t *ret_
 	char buf[21], *s;
 	size_t w = 0;
 
-	if (c->set && d->kind == COL_STR) {
+	if (c->set && d->kind == COL_STR && !name_placeholder(d, c)) {
 		*ret_width = escape_width(c->s, strlen(c->s));
 		return 0;
 	}
@@ -215,7 +221,7 @@ int cell_fputs(const struct col_desc *d, const struct cell *c, FILE *f)
 {
 	char buf[21], *s;
 
-	if (c->set && d->kind == COL_STR) {
+	if (c->set && d->kind == COL_STR && !name_placeholder(d, c)) {
 		escape_fputs(c->s, strlen(c->s), f);
 		return 0;
 	}
@@ -241,6 +247,8 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 		return strdup("-");
 	switch (d->kind) {
 	case COL_STR:
+		if (d->flags & COL_NAME)
+			return escape_name_dup(c->s, strlen(c->s));
 		return escape_dup(c->s, strlen(c->s));
 	case COL_U64:
 		u64_text(c->u, buf);

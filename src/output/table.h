@@ -28,6 +28,8 @@ enum {
 	COL_RIGHT = 1u << 0,
 	COL_NOTEXT = 1u << 1,	/* JSON only */
 	COL_NOJSON = 1u << 2,	/* text only */
+	/* a name (COL_STR): one that reads as "-" (none) or "(unnamed)" is written escaped */
+	COL_NAME = 1u << 3,
 };
 
 struct col_desc {

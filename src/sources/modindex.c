@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +16,11 @@
 struct modindex {
 	struct kmod_ctx *ctx;
 	char *config[5];
+	char *config_log;	/* the first CONFIG_LOG_MAX bytes of what kmod_new() said */
+	size_t config_log_lines;
 };
+
+#define CONFIG_LOG_MAX 4096
 
 static const char *const config_dirs[] = {
 	"etc/modprobe.d", "run/modprobe.d", "usr/lib/modprobe.d", "lib/modprobe.d",
@@ -64,6 +69,76 @@ static int indexes_check(struct modindex *idx)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EBADMSG;
 }
 
+/* The first CONFIG_LOG_MAX bytes of @fd (from its start), and how many lines it has */
+static int log_read(struct modindex *idx, int fd)
+{
+	char buf[4096];
+	size_t kept = 0;
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	idx->config_log = calloc(1, CONFIG_LOG_MAX + 1);
+	if (!idx->config_log)
+		return -ENOMEM;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		size_t k;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			idx->config_log_lines += buf[i] == '\n';
+		k = (size_t)n < CONFIG_LOG_MAX - kept ? (size_t)n : CONFIG_LOG_MAX - kept;
+		memcpy(idx->config_log + kept, buf, k);
+		kept += k;
+	}
+	return 0;
+}
+
+/*
+ * kmod_new() parses modprobe.d before a log function can be set, and the one it starts
+ * with writes to stderr: a root's bad config line would reach the terminal raw. For
+ * that call fd 2 is a memfd (/dev/null if there is none); what libkmod said is kept
+ * for the caller to show, escaped.
+ */
+static int kmod_new_quiet(struct modindex *idx, const char *moduledir)
+{
+	int saved, fd, r = 0;
+
+	fd = memfd_create("kmodtop-libkmod", MFD_CLOEXEC);
+	if (fd < 0)
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (saved < 0 || (fflush(stderr), dup2(fd, STDERR_FILENO)) < 0) {
+		r = -errno;
+		if (saved >= 0)
+			close(saved);
+		close(fd);
+		return r;
+	}
+	idx->ctx = kmod_new(moduledir, (const char *const *)idx->config);
+	if (dup2(saved, STDERR_FILENO) < 0)
+		r = -errno;
+	close(saved);
+	if (r == 0 && idx->ctx)
+		(void)log_read(idx, fd);
+	close(fd);
+	if (r == 0 && !idx->ctx)
+		r = -ENOMEM;
+	return r;
+}
+
+const char *modindex_config_log(const struct modindex *idx, size_t *ret_lines)
+{
+	*ret_lines = idx->config_log && idx->config_log[0] ? idx->config_log_lines : 0;
+	return *ret_lines ? idx->config_log : NULL;
+}
+
 int modindex_new(const struct kt_root *root, const char *moduledir, struct modindex **ret)
 {
 	int r;
@@ -102,10 +177,10 @@ int modindex_new(const struct kt_root *root, const char *moduledir, struct modin
 		}
 		n++;
 	}
-	idx->ctx = kmod_new(moduledir, (const char *const *)idx->config);
-	if (!idx->ctx) {
+	r = kmod_new_quiet(idx, moduledir);
+	if (r < 0) {
 		modindex_free(idx);
-		return -ENOMEM;
+		return r;
 	}
 	kmod_set_log_fn(idx->ctx, silent_log, NULL);
 	/*
@@ -133,6 +208,7 @@ struct modindex *modindex_free(struct modindex *idx)
 	kmod_unref(idx->ctx);
 	for (size_t i = 0; i < ARRAY_SIZE(idx->config); i++)
 		free(idx->config[i]);
+	free(idx->config_log);
 	free(idx);
 	return NULL;
 }

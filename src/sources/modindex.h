@@ -21,6 +21,12 @@ struct modindex;
  */
 int modindex_new(const struct kt_root *root, const char *moduledir, struct modindex **ret);
 struct modindex *modindex_free(struct modindex *idx);
+/*
+ * What libkmod said while it read the root's modprobe.d (bad lines, one message a
+ * line, raw as the files hold them: escape before showing), at most 4 KiB of it, and
+ * in *ret_lines how many lines it said in all; NULL and 0 when it said nothing.
+ */
+const char *modindex_config_log(const struct modindex *idx, size_t *ret_lines);
 
 /*
  * Modules an alias (or a module name) resolves to, as modprobe would: 0 with

@@ -1632,3 +1632,129 @@ out_free:
 	free(threads);
 	return r;
 }
+
+/* --- the text as a FILE ---------------------------------------------------------------- */
+
+/* bytes handed out that a rewind can go back into */
+#define STREAM_REWIND_MAX (64 * 1024)
+
+struct stream_cookie {
+	struct stream *s;
+	char *head;		/* the first bytes handed out, for a rewind */
+	size_t head_len;
+	uint64_t pos;		/* of the next byte to hand out */
+	uint64_t out;		/* bytes taken from the stream */
+};
+
+static ssize_t cookie_read(void *cookie, char *buf, size_t size)
+{
+	struct stream_cookie *k = cookie;
+	struct stream *s = k->s;
+	size_t n;
+
+	/* after a rewind: the copy first */
+	if (k->pos < k->out) {
+		n = MIN_SIZE(size, (size_t)(k->out - k->pos));
+		memcpy(buf, k->head + k->pos, n);
+		k->pos += n;
+		return (ssize_t)n;
+	}
+	while (s->start == s->end && !s->eof && !s->err) {
+		s->start = s->end = 0;
+		(void)refill(s);
+	}
+	if (s->err) {
+		errno = -s->err;
+		return -1;
+	}
+	n = MIN_SIZE(size, s->end - s->start);
+	memcpy(buf, s->buf + s->start, n);
+	s->start += n;
+	if (k->out < STREAM_REWIND_MAX) {
+		size_t keep = MIN_SIZE(n, (size_t)(STREAM_REWIND_MAX - k->out));
+
+		memcpy(k->head + k->out, buf, keep);
+	}
+	k->out += n;
+	k->pos = k->out;
+	return (ssize_t)n;
+}
+
+static int cookie_seek(void *cookie, off64_t *offset, int whence)
+{
+	struct stream_cookie *k = cookie;
+	int64_t to;
+
+	if (whence == SEEK_SET)
+		to = *offset;
+	else if (whence == SEEK_CUR)
+		to = (int64_t)k->pos + *offset;
+	else
+		to = -1;
+	/* only back into what the copy holds, or where it is */
+	if (to < 0 || (uint64_t)to > k->out ||
+	    ((uint64_t)to != k->out && k->out > STREAM_REWIND_MAX)) {
+		errno = ESPIPE;
+		return -1;
+	}
+	k->pos = (uint64_t)to;
+	*offset = to;
+	return 0;
+}
+
+static int cookie_close(void *cookie)
+{
+	struct stream_cookie *k = cookie;
+
+	stream_free(k->s);
+	free(k->head);
+	free(k);
+	return 0;
+}
+
+int stream_fwrap(FILE **f, const char **reterr_what)
+{
+	static const cookie_io_functions_t io = { .read = cookie_read, .seek = cookie_seek,
+						  .close = cookie_close };
+	uint8_t head[SNIFF_LEN];
+	struct stream_cookie *k;
+	ssize_t n;
+	FILE *nf;
+	int fd = fileno(*f), r;
+
+	if (fd < 0)
+		return 0;
+	/* a file as it is when it is plain: its fd, offset and pread() stay a file's */
+	n = pread(fd, head, sizeof(head), 0);
+	if (n >= 0) {
+		bool plain = true;
+
+		for (size_t i = 0; i < ARRAY_SIZE(magics) && plain; i++)
+			plain = !magic_matches(i, head, (size_t)n);
+		if (plain)
+			return 0;
+	}
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->head = malloc(STREAM_REWIND_MAX))) {
+		free(k);
+		close(fd);
+		return -ENOMEM;
+	}
+	r = stream_new(fd, 0, &k->s, reterr_what);
+	if (r < 0) {
+		free(k->head);
+		free(k);
+		return r;
+	}
+	nf = fopencookie(k, "r", io);
+	if (!nf) {
+		cookie_close(k);
+		return -ENOMEM;
+	}
+	fclose(*f);
+	*f = nf;
+	return 0;
+}

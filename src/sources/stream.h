@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Saved logs as a stream of lines: plain, or compressed with gzip, xz or zstd, told apart
@@ -85,6 +86,16 @@ int stream_next_line(struct stream *s, char **ret_line, size_t *ret_len);
  */
 int stream_next_match(struct stream *s, const struct stream_needles *nd, char **ret_line,
 		      size_t *ret_len);
+
+/*
+ * *@f's text for readers of a FILE: when it is gzip, xz or zstd, or not a file pread()
+ * can look into (a pipe), *@f is closed and replaced by a FILE that reads its text
+ * through a stream; a plain file is left as it is. The new FILE can be rewound into its
+ * first 64 KiB while no more has been read (fseek() fails with ESPIPE after); it has no
+ * fileno(). 0, -EPROTONOSUPPORT (*reterr_what names the compression; *@f is left),
+ * -ENOMEM, -errno.
+ */
+int stream_fwrap(FILE **f, const char **reterr_what);
 
 /* 1-based number of the line last returned or refused; 0 before the first. */
 uint64_t stream_lineno(const struct stream *s);

@@ -209,3 +209,21 @@ bool utf8_valid(const char *s, size_t len)
 	}
 	return true;
 }
+
+bool escape_name_is_placeholder(const char *s, size_t len)
+{
+	return (len == 1 && s[0] == '-') || (len == 9 && memcmp(s, "(unnamed)", 9) == 0);
+}
+
+char *escape_name_dup(const char *s, size_t len)
+{
+	char *rest, *out;
+
+	if (!escape_name_is_placeholder(s, len))
+		return escape_dup(s, len);
+	rest = escape_dup(s + 1, len - 1);
+	if (!rest || asprintf(&out, "\\x%02x%s", (unsigned char)s[0], rest) < 0)
+		out = NULL;
+	free(rest);
+	return out;
+}

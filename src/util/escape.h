@@ -13,6 +13,13 @@
  * printable UTF-8 passes through. Returns a new string or NULL on ENOMEM.
  */
 char *escape_dup(const char *s, size_t len);
+/*
+ * escape_dup() for a name shown where "-" or "(unnamed)" stand for no name: a name that
+ * is one of those has its first byte written as \xNN, so that it reads as itself.
+ */
+char *escape_name_dup(const char *s, size_t len);
+/* True for a name escape_name_dup() writes otherwise than escape_dup() */
+bool escape_name_is_placeholder(const char *s, size_t len);
 /* True if escape_dup() would change @s. */
 bool escape_needed(const char *s, size_t len);
 /* The columns escape_dup()'s text of @s takes on a terminal: one a character */

@@ -970,6 +970,16 @@ void ci_input_set_format(struct ci *c, const char *format, const char *compressi
 		snprintf(in->compression, sizeof(in->compression), "%s", compression);
 }
 
+/*
+ * A boot ends on the line before the next one starts, not on its last line parsed:
+ * the filter skips lines, and the boots must not depend on it.
+ */
+static void boot_end_before(struct boot *b, uint64_t next_line)
+{
+	if (b && next_line > 1 && next_line - 1 > b->end_line)
+		b->end_line = next_line - 1;
+}
+
 /* "Linux version 6.12.118+deb12-amd64 (debian-kernel@...) ..." starts a boot. */
 static int boot_banner(struct ci *c, uint64_t line, const char *rel, size_t len)
 {
@@ -979,6 +989,7 @@ static int boot_banner(struct ci *c, uint64_t line, const char *rel, size_t len)
 
 	/* a marker just before, or the lines before the first banner with no finding */
 	if (!b || b->banner || b->findings || c->n_touched) {
+		boot_end_before(b, line);
 		r = boot_close(c);
 		if (r < 0)
 			return r;
@@ -1011,6 +1022,7 @@ int ci_boot_mark(struct ci *c, uint64_t line, const char *boot_id)
 	if (b && !b->banner && !b->findings && !c->n_touched && !b->boot_id[0]) {
 		/* nothing seen yet in this boot: the marker names it */
 	} else {
+		boot_end_before(b, line);
 		r = boot_close(c);
 		if (r < 0)
 			return r;
@@ -1829,7 +1841,8 @@ static const struct col_desc boot_cols[_BC_MAX] = {
 	[BC_INDEX] = { "BOOT", "index", COL_U64, COL_RIGHT, "1-based, over all inputs" },
 	[BC_FILE] = { "FILE", "path", COL_STR, 0, "the input" },
 	[BC_LINE] = { "LINE", "line", COL_U64, COL_RIGHT, "its banner, marker or first line" },
-	[BC_END] = { "END", "end_line", COL_U64, COL_RIGHT | COL_NOTEXT, "its last line seen" },
+	[BC_END] = { "END", "end_line", COL_U64, COL_RIGHT | COL_NOTEXT,
+		     "its last line: before the next boot's first" },
 	[BC_RELEASE] = { "RELEASE", "release", COL_STR, 0, "from the Linux version banner" },
 	[BC_BOOT_ID] = { "BOOT ID", "boot_id", COL_STR, COL_NOTEXT, "journal boot id" },
 	[BC_DUPS] = { "DUP", "duplicates", COL_U64, COL_RIGHT, "duplicate-group evidence" },
@@ -1863,7 +1876,7 @@ static const struct col_desc finding_cols[_FC_MAX] = {
 	[FC_CLASS] = { "CLASS", "class", COL_STR, 0, "finding class (man page: CI FINDINGS)" },
 	[FC_GROUP] = { "GROUP", "group", COL_STR, COL_NOTEXT, "duplicates, failures, ..." },
 	[FC_LEVEL] = { "LEVEL", "level", COL_STR, COL_NOTEXT, "error, warning, note" },
-	[FC_MODULE] = { "MODULE", "module", COL_STR, 0, "module, alias or driver; - none" },
+	[FC_MODULE] = { "MODULE", "module", COL_STR, COL_NAME, "module, alias or driver; - none" },
 	[FC_COUNT] = { "COUNT", "count", COL_U64, COL_RIGHT, "evidence lines or attempts" },
 	[FC_BOOTS] = { "BOOTS", "boots", COL_U64, COL_RIGHT, "boots it occurs in" },
 	[FC_REQUESTER] = { "REQUESTER", "requester_text", COL_STR, COL_NOJSON,
@@ -1914,7 +1927,7 @@ enum {
 
 static const struct col_desc delta_cols[_DC_MAX] = {
 	[DC_CLASS] = { "CLASS", "class", COL_STR, 0, "" },
-	[DC_MODULE] = { "MODULE", "module", COL_STR, 0, "" },
+	[DC_MODULE] = { "MODULE", "module", COL_STR, COL_NAME, "" },
 	[DC_OLD] = { "BASELINE", "baseline", COL_U64, COL_RIGHT, "count in the baseline" },
 	[DC_NEW] = { "NOW", "count", COL_U64, COL_RIGHT, "count now" },
 	[DC_DELTA] = { "DELTA", "delta", COL_I64, COL_RIGHT, "" },
@@ -2398,24 +2411,28 @@ static char *module_text(const struct ci *c, const size_t *idx, uint32_t module,
 	*ret_gated = false;
 	for (size_t i = 0; i < c->n_aggs; i++) {
 		const struct agg *a = &c->aggs[idx[i]];
-		char *line;
+		char *raw, *line;
 		size_t n;
 
 		if (a->module != module || !is_offending(c, a))
 			continue;
 		*ret_gated |= a->gated;
-		line = fmt_dup("%s: %" PRIu64 " at %s:%" PRIu64 "-%" PRIu64 "%s%s\n",
-			       classes[a->cls].name, a->count, c->inputs[a->input].path,
-			       a->first_line, a->last_line, a->sample ? ": " : "",
-			       a->sample ? a->sample : "");
-		if (!line || grow((void **)&s, &cap, len + strlen(line) + 1, 1) < 0) {
+		raw = fmt_dup("%s: %" PRIu64 " at %s:%" PRIu64 "-%" PRIu64 "%s%s",
+			      classes[a->cls].name, a->count, c->inputs[a->input].path,
+			      a->first_line, a->last_line, a->sample ? ": " : "",
+			      a->sample ? a->sample : "");
+		/* escaped here: a newline inside a log line must not start a line of its own */
+		line = raw ? escape_dup(raw, strlen(raw)) : NULL;
+		free(raw);
+		if (!line || grow((void **)&s, &cap, len + strlen(line) + 2, 1) < 0) {
 			free(line);
 			free(s);
 			return NULL;
 		}
 		n = strlen(line);
-		memcpy(s + len, line, n + 1);
-		len += n;
+		memcpy(s + len, line, n);
+		memcpy(s + len + n, "\n", 2);
+		len += n + 1;
 		free(line);
 	}
 	return s;
@@ -2444,7 +2461,10 @@ int ci_write_junit(const struct ci *c, FILE *f)
 		}
 		t->classname = "kmodtop.ci.gates";
 		t->name = gate_names[i];
-		t->system_out = g->detail;
+		t->system_out = strs_add(&keep, g->detail ? escape_dup(g->detail, strlen(g->detail))
+							  : NULL);
+		if (g->detail && !t->system_out)
+			goto out;
 		if (g->unknown) {
 			t->skipped_message = g->detail;
 		} else if (!g->passed) {

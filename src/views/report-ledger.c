@@ -250,7 +250,7 @@ static const struct col_desc autoload_cols[] = {
 	{ "CALL SITE", "call_site", COL_STR, 0, "the kernel function that asked" },
 	{ "TASK", "task", COL_STR, 0, "the task it ran in" },
 	{ "TASKS", "tasks", COL_U64, COL_RIGHT, "distinct pids" },
-	{ "MODULE", "module", COL_STR, 0, "what the alias resolves to (libkmod); - for none" },
+	{ "MODULE", "module", COL_STR, COL_NAME, "what the alias resolves to (libkmod); - for none" },
 	{ "REQUESTS", "requests", COL_U64, COL_RIGHT, "request_module() calls" },
 	{ "NEEDLESS", "needless", COL_U64, COL_RIGHT, "made while the module was Live" },
 	{ "MODPROBES", "modprobes", COL_U64, COL_RIGHT, "modprobe runs that made syscalls" },
@@ -392,10 +392,10 @@ static int render_steps(const struct report_data *d, struct out *o)
 
 static const struct col_desc finding_cols[] = {
 	{ "FINDING", "kind", COL_STR, 0, "what the kernel log says" },
-	{ "MODULE", "module", COL_STR, 0, "module it names" },
+	{ "MODULE", "module", COL_STR, COL_NAME, "module it names" },
 	{ "COUNT", "count", COL_U64, COL_RIGHT, "lines" },
-	{ "FIRST", "first", COL_FLOAT, COL_RIGHT, "seconds since boot of the first line" },
-	{ "LAST", "last", COL_FLOAT, COL_NOTEXT, "of the last" },
+	{ "FIRST", "first", COL_FLOAT, COL_RIGHT, "seconds since boot of the earliest line" },
+	{ "LAST", "last", COL_FLOAT, COL_NOTEXT, "of the latest" },
 	{ "EXAMPLE", "lines", COL_STRV, 0, "the lines it rests on (first few)" },
 };
 
@@ -478,7 +478,7 @@ enum {
 };
 
 static const struct col_desc attempt_cols[_TCOL_MAX] = {
-	[TCOL_MODULE] = { "MODULE", "module", COL_STR, 0, "module, null when unnamed" },
+	[TCOL_MODULE] = { "MODULE", "module", COL_STR, COL_NAME, "module, null when unnamed" },
 	[TCOL_NAMESRC] = { "NAMED BY", "name_source", COL_STR, COL_NOTEXT, "evidence for the name" },
 	[TCOL_SYSCALL] = { "SYSCALL", "syscall", COL_STR, 0, "finit_module or init_module" },
 	[TCOL_COMM] = { "COMM", "comm", COL_STR, 0, "thread that made the call" },

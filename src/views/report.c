@@ -50,7 +50,7 @@ enum {
 
 /* jc's proc_modules names where they exist (used, used_by, status, location) */
 static const struct col_desc module_cols[_MCOL_MAX] = {
-	[MCOL_NAME] = { "MODULE", "name", COL_STR, 0, "module name" },
+	[MCOL_NAME] = { "MODULE", "name", COL_STR, COL_NAME, "module name" },
 	[MCOL_STATE] = { "STATE", "status", COL_STR, 0, "Live, Loading or Unloading" },
 	[MCOL_SIZE] = { "SIZE", "size", COL_BYTES, COL_RIGHT, "size in proc/modules" },
 	[MCOL_CORE] = { "CORE", "coresize", COL_BYTES, COL_RIGHT, "sys/module/NAME/coresize" },
@@ -142,7 +142,7 @@ static const struct col_desc area_cols[_ACOL_MAX] = {
 	[ACOL_CALLER] = { "CALLER", "caller", COL_STR, 0, "allocating function" },
 	[ACOL_CLASS] = { "CLASS", "class", COL_STR, 0,
 			 "module, kread, user-copy or decompress" },
-	[ACOL_MODULE] = { "MODULE", "module", COL_STR, 0, "module the area belongs to" },
+	[ACOL_MODULE] = { "MODULE", "module", COL_STR, COL_NAME, "module the area belongs to" },
 	[ACOL_BASE] = { "BASE", "is_base", COL_BOOL, 0, "starts at the module's base address" },
 	[ACOL_OPTIONS] = { "OPTIONS", "options", COL_STRV, COL_NOTEXT, "kind flags" },
 };
@@ -725,7 +725,7 @@ static void render_boot(const struct report_boot *b, struct out *o)
 	out_section_end(o);
 	if (out_format(o) == OUT_JSON && b->n_untraced) {
 		static const struct col_desc cols[] = {
-			{ "MODULE", "module", COL_STR, 0, "a Live module loaded before the capture" },
+			{ "MODULE", "module", COL_STR, COL_NAME, "a Live module loaded before the capture" },
 		};
 		struct table *t = NULL;
 		size_t row;

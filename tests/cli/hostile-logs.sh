@@ -19,7 +19,7 @@
 SHARD_K=${HOSTILE_SHARD%/*} SHARD_N=${HOSTILE_SHARD#*/}
 [ -n "${HOSTILE_SHARD:-}" ] || SHARD_K=0 SHARD_N=1
 ts_init "hostile-logs${HOSTILE_SHARD:+-$SHARD_K}"
-ts_need python3 xmllint timeout iconv
+ts_need python3 xmllint timeout iconv xz gzip zstd bzip2
 ts_need_py jsonschema python3-jsonschema
 
 . "$TS_SRCDIR/lib/hostile.sh"
@@ -181,7 +181,7 @@ tracefs|time|trace':25: not a trace line|trace':25: not a trace line||A(d) == BA
 tracefs|neg|trace':25: syscall argument is not a hex number && trace':26: malformed alloc_vmap_area fields|trace':25: syscall argument is not a hex number && trace':26: malformed alloc_vmap_area fields||A(d) == BA[1:]|F(d) == [("init-failed", "crc32c_intel", 1, 126, 201)]
 tracefs|negpid|-|-||A(d) == BA and d["attempts"][0]["comm"] == "modprobe-" and d["attempts"][0]["pid"] == 157|F(d) == f2((25, 40), (126, 201))
 tracefs|stack|-|-||A(d) == BA|F(d) == f2((25, 40), (229, 304))
-tracefs|sum|-|-||A(d) == BA and d["attempts"][0]["wasted_vmap"] == 2**64 - 1 and d["load_attempts"]["wasted_vmap"]["measured"] == 2**64 - 1|F(d) == f2((25, 3927), (4013, 4088)) and d["totals"]["wasted"] == 2**64 - 1
+tracefs|sum|trace':39: the trace goes back in time here, 299 time(s) in all|-||A(d) == BA and d["attempts"][0]["wasted_vmap"] == 2**64 - 1 and d["load_attempts"]["wasted_vmap"]["measured"] == 2**64 - 1|F(d) == f2((25, 3927), (4013, 4088)) and d["totals"]["wasted"] == 2**64 - 1
 tracecmd|good|-|-||A(d) == BA|F(d) == f2((14, 29), (115, 190))
 tracecmd|nul|trace':98: line contains a NUL byte, skipping|trace':98: line contains a NUL byte, skipping||A(d) == rn(BA, None)|F(d) == f2((14, 29), (115, 190), None)
 tracecmd|long|trace':98: line too long, skipping|trace':98: line too long, skipping||A(d) == BA|F(d) == f2((14, 29), (116, 191))
@@ -369,5 +369,120 @@ if mine; then
 	clean "$T/out" || ts_fail "replay with a log: top frame not escaped"
 	grep -F 'ti\x1b]0;owned' "$T/out" >/dev/null || ts_fail "replay with a log: comm not shown escaped"
 fi
+
+# --- the escaping of what no table row reaches --------------------------------------
+
+# an unknown counter in a root's modules/stats: its name is a label of the report text
+if mine; then
+	mkroot modstats-label
+	mkdir -p "$R/sys/kernel/debug/modules"
+	printf '         Mods ever loaded\t6\n%s\t7\n' "$OSC52" >"$R/sys/kernel/debug/modules/stats"
+	hrun --root "$R" report --no-log --no-trace
+	expect_run "modstats label: report" 0 '*'
+	clean "$T/out" || ts_fail "modstats label: report text not escaped"
+	grep -F 'ev\x1b]52;c;aGk=\x07il:' "$T/out" >/dev/null || ts_fail "modstats label: label not shown escaped"
+fi
+
+# a bad line in a root's modprobe.d: libkmod's message about it, escaped, naming the file
+if mine; then
+	mkroot modprobe-conf
+	mkdir -p "$R/etc/modprobe.d" "$R/lib/modules/6.12.0-test/kernel"
+	printf 'alias foo bar\n%s line\n' "$OSC52" >"$R/etc/modprobe.d/bad.conf"
+	gen_log kmsg good "$R/capture/kmsg.raw"
+	for cmd in "--root $R report --no-trace" "ci --root $R $R/capture/kmsg.raw" \
+		"top --replay $R --batch --speed 0 --size 160x40"; do
+		# shellcheck disable=SC2086
+		hrun $cmd
+		expect_run "modprobe.d: $cmd" 0 \
+			"bad.conf line 2: ignoring bad line starting with 'ev\x1b]52;c;aGk=\x07il'"
+	done
+fi
+
+# report reads a compressed log or trace as ci does: the same records as the plain file;
+# a compression it has no library for refused by name
+if mine; then
+	mkroot compressed
+	gen_log kmsg good "$T/c.kmsg"
+	gen_log dmesg good "$T/c.dmesg"
+	gen_trace tracefs good "$T/c.trace"
+	xz -c "$T/c.kmsg" >"$T/c.kmsg.xz"
+	gzip -c "$T/c.dmesg" >"$T/c.dmesg.gz"
+	zstd -qc "$T/c.trace" >"$T/c.trace.zst"
+	for f in c.kmsg.xz c.dmesg.gz; do
+		hrun --root "$R" report --no-trace --log "$T/$f" -j
+		expect_run "compressed: report --log $f" 0 -
+		py json "$T/out" 'K(d) == KB() and d["load_attempts"]["inputs"]["kernel_log_records"] == 8' ||
+			ts_fail "compressed: report --log $f"
+	done
+	hrun --root "$R" report --no-log --trace "$T/c.trace.zst" -j
+	expect_run "compressed: report --trace" 0 -
+	py json "$T/out" 'A(d) == BA' || ts_fail "compressed: report --trace c.trace.zst"
+	bzip2 -c "$T/c.kmsg" >"$T/c.kmsg.bz2"
+	hrun --root "$R" report --no-trace --log "$T/c.kmsg.bz2"
+	expect_run "compressed: report --log bzip2" 1 "c.kmsg.bz2': bzip2 compressed input is not supported"
+fi
+
+# a trace out of time order: the capture's trace cut by CPU, CPU 0's events (with their
+# stack frames) then CPU 1's, as per-CPU trace files put one after another. Read sorted
+# by time with a warning naming the first place: the attempts, failures and waste of
+# the trace as captured
+if mine; then
+	ft=$FIX/sys/kernel/tracing/trace
+	awk -v dir="$T" '/^#/ && !n { next } { n = 1 }
+		/^ *[^ ].*\[[0-9]+\] / && !/^ =>/ { cpu = $0; sub(/^[^[]*\[/, "", cpu); sub(/\].*/, "", cpu) }
+		{ print > (dir "/cpu" (cpu + 0) ".part") }' "$ft"
+	{ sed -n '/^#/p' "$ft" | head -12; cat "$T/cpu0.part" "$T/cpu1.part"; } >"$T/percpu.trace"
+	[ "$(wc -l <"$T/percpu.trace")" = "$(wc -l <"$ft")" ] || ts_fail "per-CPU trace: lines lost in the split"
+	sum='(len(d["attempts"]), sum(a["outcome"] != "loaded" for a in d["attempts"]), d["load_attempts"]["wasted_vmap"]["measured"])'
+	hrun --root "$FIX" report --no-log --trace "$ft" -j
+	expect_run "per-CPU trace: report of the trace" 0 '*'
+	cp "$T/out" "$T/inorder.json"
+	hrun --root "$FIX" report --no-log --trace "$T/percpu.trace" -j
+	expect_run "per-CPU trace: report" 0 "percpu.trace':$(($(wc -l <"$T/cpu0.part") + 13)): the trace goes back in time here, 1 time(s) in all"
+	want=$(py show "$T/inorder.json" "$sum")
+	got=$(py show "$T/out" "$sum")
+	[ "$got" = "$want" ] || ts_fail "per-CPU trace: attempts, failed, waste $got, in time order $want"
+	# compressed it cannot be sorted before reading: a warning all the same
+	zstd -qc "$T/percpu.trace" >"$T/percpu.trace.zst"
+	hrun --root "$FIX" report --no-log --trace "$T/percpu.trace.zst" -j
+	expect_run "per-CPU trace, compressed: report" 0 \
+		"percpu.trace.zst': the trace goes back in time 1 time(s)"
+	# ci reads it as it comes (its evidence lines are the file's): a warning
+	hrun ci "$T/percpu.trace"
+	expect_run "per-CPU trace: ci" 0 "percpu.trace':"
+	grep -F "the trace goes back in time near here, 1 time(s) in all" "$T/err" >/dev/null ||
+		ts_fail "per-CPU trace: ci does not warn"
+fi
+
+# a kmsg time of 2^64 - 1 us on the first of nfs's unknown symbols: a finding's first
+# time is still no later than its last
+if mine; then
+	mkroot kmsg-time-max
+	gen_log kmsg good "$T/tmax.kmsg"
+	sed -i "5s/,11700013,/,$MAX,/" "$T/tmax.kmsg"
+	hrun --root "$R" report --no-trace --log "$T/tmax.kmsg" -j
+	expect_run "kmsg time 2^64-1: report" 0 -
+	py json "$T/out" 'K(d) == KB() and all(f["first"] <= f["last"] for f in d["findings"])' ||
+		ts_fail "kmsg time 2^64-1: a finding's first time after its last"
+fi
+
+# modules legally named "-" and "(unnamed)": text shows them as themselves, escaped, not
+# as the unnamed row nor as no module; JSON has the names as they are
+for nm in - '(unnamed)'; do
+	mine || continue
+	case $nm in -) esc='\x2d' r=dash ;; *) esc='\x28unnamed)' r=unnamed ;; esac
+	mkroot "name-$r"
+	mkdir -p "$R/sys/kernel/tracing"
+	sed -n '1,12p; 72,364p' "$FIX/sys/kernel/tracing/trace" | sed "109s/module_load: libcrc32c/module_load: $nm/" >"$R/sys/kernel/tracing/trace"
+	hrun --root "$R" report --no-log
+	expect_run "module named $nm: report" 0 -
+	grep -F -- "$esc " "$T/out" >/dev/null || ts_fail "module named $nm: report text lacks '$esc'"
+	hrun --root "$R" report --no-log -j
+	expect_run "module named $nm: report -j" 0 -
+	py json "$T/out" "A(d) == rn(BA, '$nm')" || ts_fail "module named $nm: report -j"
+	hrun top --replay "$R" --batch --speed 0 --size 160x40
+	expect_run "module named $nm: top --replay" 0 -
+	grep -F -- "$esc" "$T/out" >/dev/null || ts_fail "module named $nm: top frame lacks '$esc'"
+done
 
 ts_finalize

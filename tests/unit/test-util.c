@@ -471,6 +471,28 @@ static void test_escape_terminal_sequences(void **state)
 	CHECK_ESCAPE("\xc2\xa0", "\xc2\xa0");
 }
 
+/* A name that reads as "none" ("-") or as the unnamed row is shown escaped; no other */
+static void test_escape_name_placeholders(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} t[] = {
+		{ "-", "\\x2d" }, { "(unnamed)", "\\x28unnamed)" }, { "--", "--" },
+		{ "(unnamed", "(unnamed" }, { "xfs", "xfs" }, { "a\033b", "a\\x1bb" }, { "", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *e = escape_name_dup(t[i].in, strlen(t[i].in));
+
+		assert_non_null(e);
+		assert_string_equal(e, t[i].want);
+		assert_int_equal(escape_name_is_placeholder(t[i].in, strlen(t[i].in)),
+				 strcmp(t[i].in, "-") == 0 || strcmp(t[i].in, "(unnamed)") == 0);
+		free(e);
+	}
+}
+
 static void test_escape_invalid_utf8(void **state)
 {
 	CHECK_ESCAPE("\xff", "\\xff");
@@ -1282,6 +1304,7 @@ int main(void)
 		cmocka_unit_test(test_escape_terminal_sequences),
 		cmocka_unit_test(test_escape_invalid_utf8),
 		cmocka_unit_test(test_escape_bidi_backslash),
+		cmocka_unit_test(test_escape_name_placeholders),
 		cmocka_unit_test(test_escape_valid_utf8),
 		cmocka_unit_test(test_escape_every_byte),
 		cmocka_unit_test(test_cell_text_width),

@@ -739,7 +739,7 @@ static long mod_get(struct top_model *m, const char *name)
 	memset(a, 0, sizeof(*a));
 	a->last = -1;
 	a->name = name ? strdup(name) : NULL;
-	a->disp = name ? escape_str(name) : strdup("(unnamed)");
+	a->disp = name ? escape_name_dup(name, strlen(name)) : strdup("(unnamed)");
 	if ((name && !a->name) || !a->disp) {
 		free(a->name);
 		free(a->disp);
@@ -837,7 +837,7 @@ static long alias_get(struct top_model *m, const struct autoload_request *rq)
 	a->alias_disp = escape_str(alias);
 	a->site_disp = escape_str(rq->call_site ? rq->call_site : "-");
 	a->comm_disp = escape_str(rq->comm);
-	a->module_disp = mod ? escape_str(mod) : NULL;
+	a->module_disp = mod ? escape_name_dup(mod, strlen(mod)) : NULL;
 	a->resolved_none = !rq->resolve_failed && rq->n_resolved == 0;
 	a->unresolved = rq->resolve_failed;
 	if (!a->alias_disp || !a->site_disp || !a->comm_disp ||
@@ -1581,6 +1581,19 @@ static const char *esc_arena(void **arena, const char *s, size_t len)
 	return r;
 }
 
+/* A module's name where "(unnamed)" stands for none: escape_name_dup() */
+static const char *name_arena(void **arena, const char *name)
+{
+	char *e = escape_name_dup(name, strlen(name));
+	const char *r;
+
+	if (!e)
+		return "";
+	r = arena_printf(arena, "%s", e);
+	free(e);
+	return r;
+}
+
 static const char *attempt_bytes_text(void **arena, const struct attempt *a,
 				      const struct attempt_cost *c)
 {
@@ -1615,8 +1628,7 @@ static void build_events(struct top_model *m, const struct top_ui *ui, struct bu
 			const struct req_acc *ra = &m->reqs[m->att_req[e->idx]];
 			char eb[16];
 
-			module = a->module ? esc_arena(&b->t->arena, a->module,
-						       strlen(a->module))
+			module = a->module ? name_arena(&b->t->arena, a->module)
 					   : "(unnamed)";
 			req = ra->disp;
 			what = top_outcome_label(a->outcome);
@@ -1635,9 +1647,7 @@ static void build_events(struct top_model *m, const struct top_ui *ui, struct bu
 		case EV_REQUEST: {
 			const struct autoload_request *rq = &l->requests[e->idx];
 
-			module = rq->n_resolved ? esc_arena(&b->t->arena, rq->resolved[0],
-							    strlen(rq->resolved[0]))
-						: NULL;
+			module = rq->n_resolved ? name_arena(&b->t->arena, rq->resolved[0]) : NULL;
 			req = esc_arena(&b->t->arena, rq->comm, strlen(rq->comm));
 			what = rq->needless ? "request (live)" : "request";
 			style = rq->needless ? ST_WARN : 0;
@@ -1653,9 +1663,7 @@ static void build_events(struct top_model *m, const struct top_ui *ui, struct bu
 		case EV_KLOG: {
 			const struct ledger_klog *g = &l->klog[e->idx];
 
-			module = g->module ? esc_arena(&b->t->arena, g->module,
-						       strlen(g->module))
-					   : NULL;
+			module = g->module ? name_arena(&b->t->arena, g->module) : NULL;
 			what = klog_finding_kind_name(g->kind);
 			style = ST_BAD;
 			detail = g->msg ? esc_arena(&b->t->arena, g->msg, strlen(g->msg))
