@@ -36,6 +36,7 @@
 #include "sources/tracefs-events.h"
 #include "sources/vmallocinfo.h"
 #include "util/array.h"
+#include "util/escape.h"
 #include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -43,6 +44,7 @@
 #include "util/root.h"
 #include "views/top/loop.h"
 #include "views/top/model.h"
+#include "views/top/term-curses.h"
 #include "cmd.h"
 #include "collect.h"
 #include "boot-capture.h"
@@ -1924,6 +1926,21 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 	if (!arg_batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		log_error("top needs a terminal (or --batch)");
 		return EXIT_USAGE;
+	}
+	if (!arg_batch) {
+		const char *term = getenv("TERM");
+		_cleanup_free_ char *e = escape_dup(term ? term : "", term ? strlen(term) : 0);
+
+		/* curses would draw a dumb terminal's frames as one line of garbage */
+		r = term_check();
+		if (r < 0) {
+			log_error("top: TERM=%s: %s; use --batch for plain text frames",
+				  e ? e : "?",
+				  !term || !*term ? "not set"
+				  : r == -ENOENT ? "a terminal type terminfo does not know"
+						 : "this terminal cannot place the cursor");
+			return EXIT_USAGE;
+		}
 	}
 	if (arg_batch && !size_given && isatty(STDOUT_FILENO)) {
 		struct winsize ws;

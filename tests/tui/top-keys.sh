@@ -85,7 +85,7 @@ start() {
 	N=$((N + 1))
 	SOCK=$TS_TMP/tmux.$N.sock
 	rm -f "$TS_TMP/stty.before" "$TS_TMP/stty.after"
-	printf '%s\n' "cat '$TS_TMP/title'" "stty -g >'$TS_TMP/stty.before'" "'$KMODTOP' $*" \
+	printf '%s\n' "cat '$TS_TMP/title'" "stty -g >'$TS_TMP/stty.before'" "${PRE:-}'$KMODTOP' $*" \
 		"echo EXIT=\$?" "stty -g >'$TS_TMP/stty.after'" "exec cat" >"$TS_TMP/run.sh"
 	T -f "$TS_TMP/tmux.conf" new-session -d -s "$S" -x "$w" -y "$h" "sh '$TS_TMP/run.sh'" ||
 		ts_skip "tmux cannot start a session here"
@@ -250,6 +250,13 @@ key F4 x f s Enter
 wait_for_screen 'Filter: xfs( |$)' || ts_fail "F4 filter"
 key F10
 restored "no command" 0
+
+# --- a terminal curses cannot drive: refused with TERM named, no frame drawn -----------
+PRE='TERM=dumb ' start 80 24 top --replay "'$FIX'" --speed 0
+wait_for_screen '^EXIT=2$' || ts_fail "TERM=dumb: top did not refuse"
+wait_for_screen 'kmodtop top: TERM=dumb: .*--batch' || ts_fail "TERM=dumb: no message naming TERM and --batch"
+screen | grep -E 'MODULE|F10|Attempts' >/dev/null && ts_fail "TERM=dumb: a frame was drawn"
+ts_ok
 
 # --- module names with escape sequences reach the screen escaped ------------------------
 # a clipboard write (OSC 52), a screen clear (CSI 2J) and a title (OSC 2) in proc/modules:
