@@ -509,6 +509,77 @@ static void test_render_frames(void **state)
 	canvas_done(&c);
 }
 
+/* The text of the help screen at WxH scrolled to @scroll; what it says at the bottom. */
+static void help_lines(struct fixture *f, int w, int h, int scroll, char (*lines)[512])
+{
+	struct top_render_opts o = { .program = "kmodtop test", .delay = 1 };
+	struct top_hitmap hit;
+	struct top_table t;
+	struct canvas c;
+
+	assert_int_equal(canvas_init(&c, w, h, true), 0);
+	f->ui.help = true;
+	f->ui.help_scroll = scroll;
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	top_render(&c, f->m, &f->ui, &t, &o, &hit);
+	for (int y = 0; y < h; y++)
+		canvas_row_text(&c, y, lines[y], 512);
+	top_table_done(&t);
+	canvas_done(&c);
+}
+
+static bool lines_have(char (*lines)[512], int h, const char *s)
+{
+	for (int y = 0; y < h; y++)
+		if (strstr(lines[y], s))
+			return true;
+	return false;
+}
+
+/* At 80x24 the help does not fit: it scrolls to its last line, clamped, and says so. */
+static void test_help_scrolls(void **state)
+{
+	struct fixture *f = *state;
+	char lines[24][512];
+
+	help_lines(f, 80, 24, 0, lines);
+	assert_non_null(strstr(lines[2], "F1"));
+	assert_non_null(strstr(lines[0], "lines 1-21 of"));
+	assert_non_null(strstr(lines[23], "any other key returns"));
+	assert_non_null(strstr(lines[23], "scroll"));
+	assert_false(lines_have(lines, 24, "outcome      how the last attempt ended"));
+	/* scrolled past the end: clamped to show the last line on the last row */
+	help_lines(f, 80, 24, 1000, lines);
+	assert_non_null(strstr(lines[22], "outcome"));
+	assert_true(f->ui.help_scroll > 0 && f->ui.help_scroll < 1000);
+	assert_int_equal(f->ui.help_page, 21);
+	assert_null(strstr(lines[2], "F1 ? h"));
+	help_lines(f, 80, 24, -5, lines);
+	assert_int_equal(f->ui.help_scroll, 0);
+	f->ui.help = false;
+}
+
+/* Narrow or wide, the help wraps at blanks: no word is cut at the edge. */
+static void test_help_wraps_words(void **state)
+{
+	struct fixture *f = *state;
+	static char lines[100][512];
+	const char *words[] = { "previous)", "(a|b:", "either)", "modules,", "requesters,",
+				"autoload,", "events", "idempotent", "waiter",
+				"switch;", "scrolls." };
+
+	for (int w = 40; w <= 130; w += 3) {
+		help_lines(f, w, 100, 0, lines);
+		for (int y = 2; y < 99; y++)
+			assert_true(text_width(lines[y]) <= w);
+		/* each word whole on some line */
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!lines_have(lines, 99, words[i]))
+				fail_msg("at width %d the help cuts '%s'", w, words[i]);
+	}
+	f->ui.help = false;
+}
+
 static void test_canvas(void **state)
 {
 	struct canvas c;
@@ -649,6 +720,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_request_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_scrolls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_wraps_words, setup, teardown),
 		cmocka_unit_test(test_canvas),
 		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_fixture_totals),

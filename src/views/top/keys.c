@@ -281,12 +281,36 @@ enum top_action keys_handle(struct top_ui *ui, int key)
 	if (ui->input == TOP_INPUT_SORT)
 		return handle_menu(ui, key);
 	if (ui->help) {
-		/* any key leaves the help screen; q still quits */
-		ui->help = false;
-		if (key == 'q' || key == TK_F(10)) {
+		int page = ui->help_page > 1 ? ui->help_page - 1 : 1;
+
+		/* the help scrolls (the renderer clamps); F10 quits; any other key returns */
+		switch (key) {
+		case TK_UP:
+		case 'k':
+			ui->help_scroll--;
+			return ACT_NONE;
+		case TK_DOWN:
+		case 'j':
+			ui->help_scroll++;
+			return ACT_NONE;
+		case TK_PGUP:
+			ui->help_scroll -= page;
+			return ACT_NONE;
+		case TK_PGDN:
+			ui->help_scroll += page;
+			return ACT_NONE;
+		case TK_HOME:
+			ui->help_scroll = 0;
+			return ACT_NONE;
+		case TK_END:
+			ui->help_scroll = 1 << 20;
+			return ACT_NONE;
+		case TK_F(10):
+			ui->help = false;
 			ui->quit = true;
 			return ACT_QUIT;
 		}
+		ui->help = false;
 		return ACT_VIEW_CHANGED;
 	}
 
@@ -297,6 +321,7 @@ enum top_action keys_handle(struct top_ui *ui, int key)
 		return ACT_QUIT;
 	case ACT_HELP:
 		ui->help = true;
+		ui->help_scroll = 0;
 		return ACT_VIEW_CHANGED;
 	case ACT_SEARCH:
 		/* F3 with a search running finds the next match (htop) */

@@ -99,7 +99,13 @@ static void apply_mouse(struct top_model *m, struct top_ui *ui,
 	long row;
 
 	if (ui->help) {
-		ui->help = false;
+		/* the wheel scrolls the help, a click returns from it */
+		if (ms->button == TERM_BUTTON_WHEEL_UP)
+			ui->help_scroll -= 3;
+		else if (ms->button == TERM_BUTTON_WHEEL_DOWN)
+			ui->help_scroll += 3;
+		else
+			ui->help = false;
 		return;
 	}
 	if (ms->button == TERM_BUTTON_WHEEL_UP || ms->button == TERM_BUTTON_WHEEL_DOWN) {

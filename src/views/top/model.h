@@ -145,6 +145,8 @@ struct top_ui {
 	enum top_view view;
 	enum top_view tab;		/* the tab to return to from tree and detail */
 	bool help;			/* the help screen covers the view */
+	int help_scroll;		/* its first line shown; clamped by the renderer */
+	int help_page;			/* its lines on screen, set by the renderer */
 	int sort[_TOP_VIEW_MAX];	/* column index per view */
 	bool invert[_TOP_VIEW_MAX];
 	char filter[TOP_LINE_MAX];	/* '|'-separated, case-insensitive substrings */

@@ -570,36 +570,109 @@ static void draw_sort_menu(struct canvas *c, const struct top_ui *ui,
 		canvas_put(c, yy, w, 1, ST_DIM, "|");
 }
 
-static void draw_help(struct canvas *c, const struct top_render_opts *o, int y0)
+/* The help screen's lines, counted and drawn in one pass: line @n lands on screen
+ * when it is inside the scrolled window. */
+struct help_ctx {
+	struct canvas *c;
+	int n;			/* lines so far */
+	int first, rows, y0;	/* the window: lines [first, first + rows) at y0 */
+};
+
+static void help_put(struct help_ctx *hc, int x, uint8_t style, const char *s, size_t len)
+{
+	int y = hc->n - hc->first;
+
+	if (y >= 0 && y < hc->rows && len)
+		canvas_putn(hc->c, hc->y0 + y, x, -1, style, s, len);
+}
+
+/*
+ * @label at column 1, then @text from column @x wrapped at word boundaries to the
+ * width (a word wider than the line is cut where it must be).
+ */
+static void help_entry(struct help_ctx *hc, const char *label, uint8_t label_style,
+		       int x, const char *text)
+{
+	int room = hc->c->w - x;
+	const char *p = text;
+
+	if (label)
+		help_put(hc, 1, label_style, label, strlen(label));
+	if (room < 8) {
+		/* too narrow to wrap sensibly: the text on the next line, from column 3 */
+		if (label)
+			hc->n++;
+		x = 3;
+		room = hc->c->w - x;
+	}
+	do {
+		size_t fit = text_fit(p, room), len = fit;
+
+		if (p[fit]) {
+			/* back to the last blank that fits; none: cut the word */
+			while (len > 0 && p[len] != ' ')
+				len--;
+			if (len == 0)
+				len = fit;
+		}
+		help_put(hc, x, ST_NORMAL, p, len);
+		hc->n++;
+		p += len;
+		while (*p == ' ')
+			p++;
+	} while (*p);
+}
+
+static void draw_help(struct canvas *c, struct top_ui *ui, const struct top_render_opts *o)
 {
 	size_t n, nc;
 	const struct key_binding *b = keys_bindings(&n);
 	const struct top_column *cols = top_columns(TOP_VIEW_MODULES, &nc);
-	int y = y0, x2 = c->w >= 100 ? c->w / 2 : -1;
+	struct help_ctx hc = { .c = c, .y0 = 2, .rows = c->h - 3 };
+	char buf[96];
+	int total = 0;
 
-	canvas_printf(c, y++, 0, -1, ST_TITLE, "%s: keys",
-		      o->program ? o->program : "kmodtop");
-	y++;
-	for (size_t i = 0; i < n && y < c->h - 1; i++) {
-		if (!b[i].label)
-			continue;
-		canvas_put(c, y, 1, 12, ST_KEY, b[i].label);
-		canvas_put(c, y, 14, x2 > 0 ? x2 - 15 : -1, ST_NORMAL, b[i].help);
-		y++;
+	if (hc.rows < 1)
+		hc.rows = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		/* the first pass counts the lines, to clamp the scroll before drawing */
+		hc.first = pass ? ui->help_scroll : 1 << 30;
+		hc.n = 0;
+		for (size_t i = 0; i < n; i++)
+			if (b[i].label)
+				help_entry(&hc, b[i].label, ST_KEY, 14, b[i].help);
+		help_entry(&hc, NULL, 0, 1,
+			   "Mouse: click a column header to sort, a row to select, a tab to "
+			   "switch; the wheel scrolls.");
+		hc.n++;
+		help_put(&hc, 0, ST_BOLD, "Module columns (--sort-key)",
+			 strlen("Module columns (--sort-key)"));
+		hc.n++;
+		for (size_t i = 0; i < nc; i++)
+			help_entry(&hc, cols[i].key, ST_KEY, 14, cols[i].help);
+		if (pass)
+			break;
+		total = hc.n;
+		if (ui->help_scroll > total - hc.rows)
+			ui->help_scroll = total - hc.rows;
+		if (ui->help_scroll < 0)
+			ui->help_scroll = 0;
+		ui->help_page = hc.rows;
 	}
-	if (y < c->h - 1)
-		canvas_put(
-			c, y++, 1, -1, ST_NORMAL,
-			"Mouse: click a column header to sort, a row to select, a tab to switch.");
-	if (x2 > 0) {
-		y = y0 + 2;
-		canvas_put(c, y++, x2, -1, ST_BOLD, "Module columns (--sort-key)");
-		for (size_t i = 0; i < nc && y < c->h - 1; i++, y++) {
-			canvas_put(c, y, x2 + 1, 14, ST_KEY, cols[i].key);
-			canvas_put(c, y, x2 + 16, -1, ST_NORMAL, cols[i].help);
-		}
+
+	canvas_printf(c, 0, 0, -1, ST_TITLE, "%s: keys", o->program ? o->program : "kmodtop");
+	if (total > hc.rows) {
+		int last = ui->help_scroll + hc.rows;
+
+		snprintf(buf, sizeof(buf), "lines %d-%d of %d", ui->help_scroll + 1,
+			 last < total ? last : total, total);
+		canvas_put_right(c, 0, c->w / 2, c->w - c->w / 2, ST_DIM, buf);
 	}
-	canvas_put(c, c->h - 1, 0, -1, ST_DIM, "Press any key to return.");
+	canvas_fill(c, c->h - 1, 0, c->w, ' ', ST_KEY_LABEL);
+	canvas_put(c, c->h - 1, 0, -1, ST_KEY_LABEL,
+		   total > hc.rows
+			   ? "Up Down PgUp PgDn j k: scroll  F10: quit  any other key returns"
+			   : "F10: quit  any other key returns");
 }
 
 int top_render_page(int h, const struct top_table *t)
@@ -620,7 +693,7 @@ void top_render(struct canvas *c, const struct top_model *m, struct top_ui *ui,
 
 	canvas_clear(c);
 	if (ui->help) {
-		draw_help(c, o, 0);
+		draw_help(c, ui, o);
 		if (ret_hit)
 			*ret_hit = hit;
 		return;
