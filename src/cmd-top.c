@@ -80,7 +80,8 @@ static void top_usage(FILE *f)
 	      "  -U, --no-unicode      ASCII only: no Unicode sparklines and tree lines\n"
 	      "  -M, --no-mouse        leave the mouse to the terminal\n"
 	      "  -n, --iterations N    exit after N refreshes\n"
-	      "  -b, --batch           no terminal: print each refresh as text\n"
+	      "  -b, --batch           no terminal: print each refresh as text (with -j: one\n"
+	      "                        JSON line per refresh; --color=always: coloured)\n"
 	      "      --size WxH        the frame size of --batch (default 80x24, or the\n"
 	      "                        terminal's)\n"
 	      "      --no-cache        analyse module files afresh, without the cache in\n"
@@ -1923,6 +1924,10 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 			"--replay and --root name different trees; --replay DIR is the root");
 		return EXIT_USAGE;
 	}
+	if (g->json && !arg_batch) {
+		log_error("top: --json prints frames for --batch; add --batch");
+		return EXIT_USAGE;
+	}
 	if (!arg_batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		log_error("top needs a terminal (or --batch)");
 		return EXIT_USAGE;
@@ -1962,7 +1967,8 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 	setlocale(LC_CTYPE, "");
 	if (arg_no_color)
 		g->color = COLOR_NEVER;
-	color_init(g->color, !arg_batch && isatty(STDOUT_FILENO));
+	/* --batch colours too when asked (--color=always) or writing to a terminal */
+	color_init(g->color, isatty(STDOUT_FILENO));
 
 	st.use_cache = !arg_no_cache;
 	r = top_static_collect(&st, arg_replay ? arg_replay : g->root ? g->root : "/", g);
@@ -2028,6 +2034,7 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 		.width = width,
 		.height = height,
 		.color = color_enabled(),
+		.json = arg_batch && g->json,
 		.mouse = !arg_no_mouse,
 		.unicode = ui.unicode,
 		.program = program,
