@@ -23,6 +23,8 @@ static const struct key_binding bindings[] = {
 	{ 't', ACT_TREE, "t F5", "tree: requester > module > attempts" },
 	{ TK_F(5), ACT_TREE, NULL, NULL },
 	{ TK_ENTER, ACT_DETAIL, "Enter", "the selected module's detail" },
+	{ '+', ACT_EXPAND, "+",
+	  "tree: show the earlier attempts of a \"... N earlier\" row (also Enter, Right)" },
 	{ TK_ESC, ACT_BACK, "Esc Left",
 	  "back from detail or tree; in a tab, clear the filter" },
 	{ TK_LEFT, ACT_BACK, NULL, NULL },
@@ -79,6 +81,7 @@ const char *keys_action_name(enum top_action a)
 		[ACT_PREV_VIEW] = "prev-view",
 		[ACT_TREE] = "tree",
 		[ACT_DETAIL] = "detail",
+		[ACT_EXPAND] = "expand",
 		[ACT_BACK] = "back",
 		[ACT_UP] = "up",
 		[ACT_DOWN] = "down",
@@ -314,6 +317,9 @@ enum top_action keys_handle(struct top_ui *ui, int key)
 		return ACT_VIEW_CHANGED;
 	}
 
+	/* in the tree, Right opens a row as in a file manager, not the next tab */
+	if (ui->view == TOP_VIEW_TREE && key == TK_RIGHT)
+		return ACT_EXPAND;
 	a = keys_lookup(key);
 	switch (a) {
 	case ACT_QUIT:

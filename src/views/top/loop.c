@@ -44,6 +44,7 @@ static int apply_action(struct top_model *m, struct top_ui *ui, enum top_action 
 	case ACT_SEARCH_PREV:
 	case ACT_INPUT_CHANGED:
 	case ACT_DETAIL:
+	case ACT_EXPAND:
 		break;
 	default:
 		return 0;
@@ -83,6 +84,9 @@ static int apply_action(struct top_model *m, struct top_ui *ui, enum top_action 
 		break;
 	case ACT_DETAIL:
 		top_ui_open_detail(ui, &t);
+		break;
+	case ACT_EXPAND:
+		top_ui_expand(ui, &t);
 		break;
 	default:
 		break;
