@@ -37,6 +37,7 @@
 #include "sources/tracefs-order.h"
 #include "sources/vmallocinfo.h"
 #include "util/array.h"
+#include "util/escape.h"
 #include "util/io.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -44,6 +45,7 @@
 #include "util/root.h"
 #include "views/top/loop.h"
 #include "views/top/model.h"
+#include "views/top/term-curses.h"
 #include "cmd.h"
 #include "collect.h"
 #include "boot-capture.h"
@@ -79,7 +81,8 @@ static void top_usage(FILE *f)
 	      "  -U, --no-unicode      ASCII only: no Unicode sparklines and tree lines\n"
 	      "  -M, --no-mouse        leave the mouse to the terminal\n"
 	      "  -n, --iterations N    exit after N refreshes\n"
-	      "  -b, --batch           no terminal: print each refresh as text\n"
+	      "  -b, --batch           no terminal: print each refresh as text (with -j: one\n"
+	      "                        JSON line per refresh; --color=always: coloured)\n"
 	      "      --size WxH        the frame size of --batch (default 80x24, or the\n"
 	      "                        terminal's)\n"
 	      "      --no-cache        analyse module files afresh, without the cache in\n"
@@ -1955,9 +1958,28 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 			"--replay and --root name different trees; --replay DIR is the root");
 		return EXIT_USAGE;
 	}
+	if (g->json && !arg_batch) {
+		log_error("top: --json prints frames for --batch; add --batch");
+		return EXIT_USAGE;
+	}
 	if (!arg_batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		log_error("top needs a terminal (or --batch)");
 		return EXIT_USAGE;
+	}
+	if (!arg_batch) {
+		const char *term = getenv("TERM");
+		_cleanup_free_ char *e = escape_dup(term ? term : "", term ? strlen(term) : 0);
+
+		/* curses would draw a dumb terminal's frames as one line of garbage */
+		r = term_check();
+		if (r < 0) {
+			log_error("top: TERM=%s: %s; use --batch for plain text frames",
+				  e ? e : "?",
+				  !term || !*term ? "not set"
+				  : r == -ENOENT ? "a terminal type terminfo does not know"
+						 : "this terminal cannot place the cursor");
+			return EXIT_USAGE;
+		}
 	}
 	if (arg_batch && !size_given && isatty(STDOUT_FILENO)) {
 		struct winsize ws;
@@ -1979,7 +2001,8 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 	setlocale(LC_CTYPE, "");
 	if (arg_no_color)
 		g->color = COLOR_NEVER;
-	color_init(g->color, !arg_batch && isatty(STDOUT_FILENO));
+	/* --batch colours too when asked (--color=always) or writing to a terminal */
+	color_init(g->color, isatty(STDOUT_FILENO));
 
 	st.use_cache = !arg_no_cache;
 	r = top_static_collect(&st, arg_replay ? arg_replay : g->root ? g->root : "/", g);
@@ -2045,6 +2068,7 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 		.width = width,
 		.height = height,
 		.color = color_enabled(),
+		.json = arg_batch && g->json,
 		.mouse = !arg_no_mouse,
 		.unicode = ui.unicode,
 		.program = program,

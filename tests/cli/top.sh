@@ -182,4 +182,59 @@ awk '/^Attempts/ { n++; if (n == 2) print }' "$TS_TMP/out" | grep '^Attempts [1-
 	ts_fail "the second --root frame is not a rate of 0: $(awk '/^Attempts/ { n++; if (n == 2) print }' "$TS_TMP/out")"
 ts_ok
 
+# batch_frames_have_no_key_bar: nothing can be pressed in --batch, so no F-key bar
+ts_run top --replay "$fx" --batch --iterations 2 --size 100x30
+ts_expect_rc 0 "batch frames"
+grep -E 'F10Quit|F1Help' "$TS_TMP/out" >/dev/null && ts_fail "--batch frames carry the function-key bar"
+ts_ok
+
+# batch_json_lines: -j makes each frame one JSON line, with the text frame's numbers
+ts_run -j top --replay "$fx" --batch --delay 20 --size 120x40
+ts_expect_rc 0 "--batch -j"
+"$KMODTOP" top --replay "$fx" --batch --delay 20 --size 120x40 >"$TS_TMP/text" 2>/dev/null
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$TS_TMP/out" "$TS_TMP/text" <<'PY' || ts_fail "--batch -j is not JSON Lines with the text frames' numbers"
+import json, re, sys
+frames = [json.loads(line) for line in open(sys.argv[1])]
+text = open(sys.argv[2]).read()
+att = [int(m) for m in re.findall(r"^Attempts (\d+)", text, re.M)]
+fail = [int(m) for m in re.findall(r"  failed (\d+)", text, re.M)]
+dup = [int(m) for m in re.findall(r"  duplicates (\d+)", text, re.M)]
+assert len(frames) == len(att) > 2, (len(frames), len(att))
+assert [f["attempts"] for f in frames] == att
+assert [f["failed"] for f in frames] == fail
+assert [f["duplicates"] for f in frames] == dup
+last = frames[-1]
+assert last["replay"]["finished"] is True
+assert last["rows"][0]["module"] == "xfs", last["rows"][0]
+# the last text frame's rows: MODULE STATE SIZE ATTEMPTS DUP FAIL, as the JSON says
+rows = re.findall(r"^(\S+) +(?:live|-) +\S+ +(\d+) +(\d+) +(\d+) ", text.split("\nMODULE")[-1], re.M)
+assert len(rows) > 3, rows
+for (name, a, d, f), j in zip(rows, last["rows"]):
+    assert (name, int(a), int(d), int(f)) == (j["module"], j["attempts"], j["dup"], j["fail"]), (name, j)
+assert last["rows_total"] == len(last["rows"]) > 0
+PY
+fi
+ts_run -j top --replay "$fx" --iterations 1
+ts_expect_rc 2 "--json without --batch"
+grep 'kmodtop top: .*--batch' "$TS_TMP/err" >/dev/null || ts_fail "--json without --batch: no message naming --batch"
+ts_ok
+
+# batch_color: --color=always colours the frame (SGR), never and a pipe do not
+esc=$(printf '\033')
+ts_run --color=always top --replay "$fx" --batch --iterations 1 --speed 0 --size 100x30
+ts_expect_rc 0 "--batch --color=always"
+grep "$esc\[[0-9;]*m" "$TS_TMP/out" >/dev/null || ts_fail "--color=always: no SGR in the frame"
+[ "$(sed "s/$esc\[[0-9;]*m//g" "$TS_TMP/out" | grep -c "$esc")" = 0 ] || ts_fail "--color=always: an escape that is not SGR"
+sed "s/$esc\[[0-9;]*m//g; s/ *\$//" "$TS_TMP/out" >"$TS_TMP/plain"
+"$KMODTOP" top --replay "$fx" --batch --iterations 1 --speed 0 --size 100x30 >"$TS_TMP/nocolor" 2>/dev/null
+cmp -s "$TS_TMP/plain" "$TS_TMP/nocolor" || ts_fail "--color=always: the frame without its SGR is not the plain frame"
+for c in never auto; do
+	ts_run --color=$c top --replay "$fx" --batch --iterations 1 --speed 0 --size 100x30
+	grep "$esc" "$TS_TMP/out" >/dev/null && ts_fail "--color=$c to a pipe: escapes in the frame"
+done
+ts_run top --replay "$fx" --batch --iterations 1 --speed 0 --size 100x30 --color=always -C
+grep "$esc" "$TS_TMP/out" >/dev/null && ts_fail "-C after --color=always: escapes in the frame"
+ts_ok
+
 ts_finalize

@@ -85,7 +85,7 @@ start() {
 	N=$((N + 1))
 	SOCK=$TS_TMP/tmux.$N.sock
 	rm -f "$TS_TMP/stty.before" "$TS_TMP/stty.after"
-	printf '%s\n' "cat '$TS_TMP/title'" "stty -g >'$TS_TMP/stty.before'" "'$KMODTOP' $*" \
+	printf '%s\n' "cat '$TS_TMP/title'" "stty -g >'$TS_TMP/stty.before'" "${PRE:-}'$KMODTOP' $*" \
 		"echo EXIT=\$?" "stty -g >'$TS_TMP/stty.after'" "exec cat" >"$TS_TMP/run.sh"
 	T -f "$TS_TMP/tmux.conf" new-session -d -s "$S" -x "$w" -y "$h" "sh '$TS_TMP/run.sh'" ||
 		ts_skip "tmux cannot start a session here"
@@ -183,7 +183,7 @@ ts_ok
 
 # help, pause, redraw
 key '?'
-wait_for_screen 'Press any key to return' || ts_fail "? shows no help"
+wait_for_screen 'any other key returns' || ts_fail "? shows no help"
 wait_for_screen '^ F10 q +quit' || ts_fail "help lacks q"
 key x
 wait_for_screen '^MODULE +STATE' || ts_fail "a key did not leave the help"
@@ -209,6 +209,26 @@ wait_first_row af_key || ts_fail "rows lost after resize"
 wait_for_screen '^F1Help' || ts_fail "no function keys at 80x24"
 [ "$(screen | awk 'length($0) > 80' | wc -l)" = 0 ] || ts_fail "lines wider than 80 after resize"
 [ "$(screen | grep -n 'F10Quit' | cut -d: -f1)" = 24 ] || ts_fail "function keys not on the last line"
+ts_ok
+
+# the help at 80x24: it scrolls to its end and back, and q returns from it, not quits
+key '?'
+wait_for_screen '^ F1 \? h +this help' || ts_fail "80x24: help not shown from its top"
+wait_for_screen 'lines 1-21 of [0-9]+' || ts_fail "80x24: the help does not say it scrolls"
+screen | grep -E '^ outcome ' >/dev/null && ts_fail "80x24: the help's end shown before scrolling"
+key PageDown
+wait_gone '^ F1 \? h +this help' || ts_fail "80x24: PgDn did not scroll the help"
+key j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+wait_for_screen '^ outcome +how the last attempt ended' || ts_fail "80x24: j did not reach the help's end"
+[ "$(screen | grep -n 'any other key returns' | cut -d: -f1)" = 24 ] ||
+	ts_fail "80x24: the help's key line is not the last line"
+[ "$(screen | awk 'length($0) > 80' | wc -l)" = 0 ] || ts_fail "80x24: help lines wider than 80"
+key PageUp PageUp k
+wait_for_screen '^ F1 \? h +this help' || ts_fail "80x24: PgUp and k did not scroll back"
+key q
+wait_for_screen '^MODULE +ATTEMPTS' || ts_fail "80x24: q did not return from the help to the table"
+wait_for_screen '^F1Help' || ts_fail "80x24: no function keys after the help"
+screen | grep -E '^EXIT=' >/dev/null && ts_fail "80x24: q in the help quit top"
 ts_ok
 
 # q quits and restores the terminal
@@ -244,12 +264,19 @@ restored "F10" 0
 start 100 30 --root "'$FIX'"
 wait_for_screen '^ Modules [0-9]+ +Requesters' || ts_fail "kmodtop with no command on a terminal is not top"
 key F1
-wait_for_screen 'Press any key to return' || ts_fail "F1 shows no help"
+wait_for_screen 'any other key returns' || ts_fail "F1 shows no help"
 key Escape
 key F4 x f s Enter
 wait_for_screen 'Filter: xfs( |$)' || ts_fail "F4 filter"
 key F10
 restored "no command" 0
+
+# --- a terminal curses cannot drive: refused with TERM named, no frame drawn -----------
+PRE='TERM=dumb ' start 80 24 top --replay "'$FIX'" --speed 0
+wait_for_screen '^EXIT=2$' || ts_fail "TERM=dumb: top did not refuse"
+wait_for_screen 'kmodtop top: TERM=dumb: .*--batch' || ts_fail "TERM=dumb: no message naming TERM and --batch"
+screen | grep -E 'MODULE|F10|Attempts' >/dev/null && ts_fail "TERM=dumb: a frame was drawn"
+ts_ok
 
 # --- module names with escape sequences reach the screen escaped ------------------------
 # a clipboard write (OSC 52), a screen clear (CSI 2J) and a title (OSC 2) in proc/modules:

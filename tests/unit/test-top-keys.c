@@ -259,8 +259,25 @@ static void test_pause_help_quit(void **state)
 	assert_int_equal(keys_handle(&ui, 't'), ACT_VIEW_CHANGED);
 	assert_false(ui.help);
 	assert_int_equal(ui.view, TOP_VIEW_MODULES);
+	/* in the help, q returns as the screen says, the arrows scroll, F10 quits */
 	keys_handle(&ui, TK_F(1));
-	assert_int_equal(keys_handle(&ui, 'q'), ACT_QUIT);
+	assert_int_equal(keys_handle(&ui, 'q'), ACT_VIEW_CHANGED);
+	assert_false(ui.help);
+	assert_false(ui.quit);
+	keys_handle(&ui, '?');
+	assert_int_equal(ui.help_scroll, 0);
+	ui.help_page = 10;
+	assert_int_equal(keys_handle(&ui, TK_DOWN), ACT_NONE);
+	assert_int_equal(keys_handle(&ui, 'j'), ACT_NONE);
+	assert_int_equal(ui.help_scroll, 2);
+	keys_handle(&ui, 'k');
+	assert_int_equal(ui.help_scroll, 1);
+	keys_handle(&ui, TK_PGDN);
+	assert_int_equal(ui.help_scroll, 10);
+	keys_handle(&ui, TK_PGUP);
+	assert_int_equal(ui.help_scroll, 1);
+	assert_true(ui.help);
+	assert_int_equal(keys_handle(&ui, TK_F(10)), ACT_QUIT);
 	assert_true(ui.quit);
 
 	top_ui_init(&ui);

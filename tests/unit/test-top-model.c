@@ -13,6 +13,7 @@
 #include "ledger/ledger.h"
 #include "sources/tracefs-events.h"
 #include "views/top/canvas.h"
+#include "views/top/keys.h"
 #include "views/top/model.h"
 #include "views/top/render.h"
 
@@ -509,6 +510,77 @@ static void test_render_frames(void **state)
 	canvas_done(&c);
 }
 
+/* The text of the help screen at WxH scrolled to @scroll; what it says at the bottom. */
+static void help_lines(struct fixture *f, int w, int h, int scroll, char (*lines)[512])
+{
+	struct top_render_opts o = { .program = "kmodtop test", .delay = 1 };
+	struct top_hitmap hit;
+	struct top_table t;
+	struct canvas c;
+
+	assert_int_equal(canvas_init(&c, w, h, true), 0);
+	f->ui.help = true;
+	f->ui.help_scroll = scroll;
+	assert_int_equal(top_model_table(f->m, &f->ui, &t), 0);
+	top_render(&c, f->m, &f->ui, &t, &o, &hit);
+	for (int y = 0; y < h; y++)
+		canvas_row_text(&c, y, lines[y], 512);
+	top_table_done(&t);
+	canvas_done(&c);
+}
+
+static bool lines_have(char (*lines)[512], int h, const char *s)
+{
+	for (int y = 0; y < h; y++)
+		if (strstr(lines[y], s))
+			return true;
+	return false;
+}
+
+/* At 80x24 the help does not fit: it scrolls to its last line, clamped, and says so. */
+static void test_help_scrolls(void **state)
+{
+	struct fixture *f = *state;
+	char lines[24][512];
+
+	help_lines(f, 80, 24, 0, lines);
+	assert_non_null(strstr(lines[2], "F1"));
+	assert_non_null(strstr(lines[0], "lines 1-21 of"));
+	assert_non_null(strstr(lines[23], "any other key returns"));
+	assert_non_null(strstr(lines[23], "scroll"));
+	assert_false(lines_have(lines, 24, "outcome      how the last attempt ended"));
+	/* scrolled past the end: clamped to show the last line on the last row */
+	help_lines(f, 80, 24, 1000, lines);
+	assert_non_null(strstr(lines[22], "outcome"));
+	assert_true(f->ui.help_scroll > 0 && f->ui.help_scroll < 1000);
+	assert_int_equal(f->ui.help_page, 21);
+	assert_null(strstr(lines[2], "F1 ? h"));
+	help_lines(f, 80, 24, -5, lines);
+	assert_int_equal(f->ui.help_scroll, 0);
+	f->ui.help = false;
+}
+
+/* Narrow or wide, the help wraps at blanks: no word is cut at the edge. */
+static void test_help_wraps_words(void **state)
+{
+	struct fixture *f = *state;
+	static char lines[100][512];
+	const char *words[] = { "previous)", "(a|b:", "either)", "modules,", "requesters,",
+				"autoload,", "events", "idempotent", "waiter",
+				"switch;", "scrolls." };
+
+	for (int w = 40; w <= 130; w += 3) {
+		help_lines(f, w, 100, 0, lines);
+		for (int y = 2; y < 99; y++)
+			assert_true(text_width(lines[y]) <= w);
+		/* each word whole on some line */
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!lines_have(lines, 99, words[i]))
+				fail_msg("at width %d the help cuts '%s'", w, words[i]);
+	}
+	f->ui.help = false;
+}
+
 static void test_canvas(void **state)
 {
 	struct canvas c;
@@ -634,6 +706,112 @@ static void test_columns(void **state)
 	assert_int_equal(top_column_find(TOP_VIEW_MODULES, "bogus"), -1);
 }
 
+static int cmp_end(const void *pa, const void *pb, void *ctx)
+{
+	const struct ledger *l = ctx;
+	double a = l->attempts[*(const size_t *)pa].end, b = l->attempts[*(const size_t *)pb].end;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The start times of the attempt rows under the tree's first module row, in order. */
+static size_t tree_times(const struct top_table *t, double *ret, size_t max,
+			 const struct top_row **ret_earlier)
+{
+	size_t n = 0;
+
+	*ret_earlier = NULL;
+	for (size_t i = 0; i < t->n_rows; i++) {
+		const struct top_row *r = &t->rows[i];
+
+		if (strncmp(r->key, "e\t", 2) == 0)
+			*ret_earlier = r;
+		if (strncmp(r->key, "a\t", 2) == 0 && n < max)
+			ret[n++] = strtod(r->vals[0].s, NULL);
+	}
+	return n;
+}
+
+/*
+ * tree_expands_earlier_in_time_order: 40 attempts that end in the reverse of the order
+ * they began (the ledger hands them over as they end): the tree lists them by start,
+ * and Enter on "... 24 earlier" shows all 40.
+ */
+static void test_tree_expands_earlier_in_time_order(void **state)
+{
+	static char lines[81][160];
+	const char *ptrs[82];
+	struct ledger *l;
+	struct top_model *m = NULL;
+	struct top_sample s = { 0 };
+	struct top_table t;
+	struct top_ui ui;
+	const struct top_row *earlier;
+	size_t *done, n = 0;
+	double times[64];
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		snprintf(lines[n++], sizeof(lines[0]),
+			 "           storm-%d     [000] .....    %d.%06d: sys_finit_module(fd: 3, "
+			 "uargs: 5bfb41, flags: 0)",
+			 500 + i, 10 + i / 100, (i % 100) * 10000);
+	for (int i = 39; i >= 0; i--)
+		snprintf(lines[n++], sizeof(lines[0]),
+			 "           storm-%d     [000] .....    %d.%06d: sys_finit_module -> "
+			 "0xffffffffffffffef",
+			 500 + i, 20 + (39 - i) / 100, ((39 - i) % 100) * 10000);
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = lines[i];
+	ptrs[n] = NULL;
+	l = ledger_from_lines(ptrs);
+	assert_int_equal(l->n_attempts, 40);
+	name_attempts(l, "storm", "xfs");
+	done = calloc(l->n_attempts, sizeof(*done));
+	assert_non_null(done);
+	for (size_t i = 0; i < l->n_attempts; i++)
+		done[i] = i;
+	qsort_r(done, l->n_attempts, sizeof(*done), cmp_end, l);
+	s = (struct top_sample){ .ledger = l, .done = done, .n_done = l->n_attempts,
+				 .start = 9.0, .now = 30.0 };
+	assert_int_equal(top_model_new(&m), 0);
+	assert_int_equal(top_model_update(m, &s), 0);
+	top_ui_init(&ui);
+	ui.view = TOP_VIEW_TREE;
+
+	assert_int_equal(top_model_table(m, &ui, &t), 0);
+	n = tree_times(&t, times, 64, &earlier);
+	assert_int_equal(n, 16);
+	assert_non_null(earlier);
+	assert_string_equal(earlier->vals[0].s, "... 24 earlier");
+	for (size_t i = 1; i < n; i++)
+		if (times[i - 1] > times[i])
+			fail_msg("tree attempt %zu at %.6f after one at %.6f", i, times[i],
+				 times[i - 1]);
+	/* Enter on the "... 24 earlier" row: all 40, in time order, the row gone */
+	top_ui_select(&ui, &t, (size_t)(earlier - t.rows));
+	assert_true(top_ui_open_detail(&ui, &t));
+	assert_int_equal(ui.view, TOP_VIEW_TREE);
+	top_table_done(&t);
+	assert_int_equal(top_model_table(m, &ui, &t), 0);
+	n = tree_times(&t, times, 64, &earlier);
+	assert_int_equal(n, 40);
+	assert_null(earlier);
+	for (size_t i = 1; i < n; i++)
+		assert_true(times[i - 1] <= times[i]);
+	assert_true(times[0] < 10.001);
+	top_table_done(&t);
+	/* + and Right ask for the same in the tree; elsewhere Right is the next tab */
+	assert_int_equal(keys_handle(&ui, '+'), ACT_EXPAND);
+	assert_int_equal(keys_handle(&ui, TK_RIGHT), ACT_EXPAND);
+	ui.view = TOP_VIEW_MODULES;
+	assert_int_equal(keys_handle(&ui, TK_RIGHT), ACT_VIEW_CHANGED);
+
+	top_model_free(m);
+	ledger_free(l);
+	free(done);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,6 +827,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_request_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_scrolls, setup, teardown),
+		cmocka_unit_test(test_tree_expands_earlier_in_time_order),
+		cmocka_unit_test_setup_teardown(test_help_wraps_words, setup, teardown),
 		cmocka_unit_test(test_canvas),
 		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_fixture_totals),

@@ -295,3 +295,53 @@ int canvas_to_text(const struct canvas *c, FILE *f)
 	free(buf);
 	return ferror(f) ? -EIO : 0;
 }
+
+/* SGR parameters per style: the colours term-curses.c gives the same roles */
+static const char *const style_sgr[_ST_MAX] = {
+	[ST_NORMAL] = "",	    [ST_BOLD] = "1",	       [ST_DIM] = "1;34",
+	[ST_TITLE] = "1;36",	    [ST_LABEL] = "36",	       [ST_VALUE] = "1",
+	[ST_BAR] = "1;32",	    [ST_TAB] = "37;44",	       [ST_TAB_ACTIVE] = "1;30;46",
+	[ST_HEADER] = "30;42",	    [ST_HEADER_SORT] = "1;30;46", [ST_SELECTED] = "30;46",
+	[ST_CHANGED] = "1;35",	    [ST_WARN] = "1;33",	       [ST_BAD] = "1;31",
+	[ST_GOOD] = "32",	    [ST_KEY] = "1;37;40",      [ST_KEY_LABEL] = "30;46",
+	[ST_INPUT] = "30;43",	    [ST_MATCH] = "1;30;43",
+};
+
+static const char *sgr_of(uint8_t style)
+{
+	return style < _ST_MAX && style_sgr[style] ? style_sgr[style] : "";
+}
+
+int canvas_to_sgr_text(const struct canvas *c, FILE *f)
+{
+	for (int y = 0; y < c->h; y++) {
+		const struct canvas_cell *row = canvas_row(c, y);
+		const char *cur = "";
+		int end = c->w;
+
+		/* trailing blanks without a background go, as in canvas_to_text() */
+		while (end > 0 && (row[end - 1].ch == ' ' || !row[end - 1].ch) &&
+		       !*sgr_of(row[end - 1].style))
+			end--;
+		for (int x = 0; x < end; x++) {
+			const char *want = sgr_of(row[x].style);
+			char tmp[4];
+
+			if (!row[x].ch)
+				continue;
+			if (strcmp(want, cur) != 0) {
+				if (*cur)
+					fputs("\033[0m", f);
+				if (*want)
+					fprintf(f, "\033[%sm", want);
+				cur = want;
+			}
+			fwrite(tmp, 1, put_utf8(row[x].ch, tmp), f);
+		}
+		if (*cur)
+			fputs("\033[0m", f);
+		if (fputc('\n', f) == EOF)
+			return errno ? -errno : -EIO;
+	}
+	return ferror(f) ? -EIO : 0;
+}

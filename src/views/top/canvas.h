@@ -77,5 +77,7 @@ size_t text_fit(const char *s, int cols);
 
 /* One line per row, trailing blanks removed: golden frames, --batch. 0 or -errno. */
 int canvas_to_text(const struct canvas *c, FILE *f);
+/* As canvas_to_text(), each style as its SGR colour sequence (--batch --color). */
+int canvas_to_sgr_text(const struct canvas *c, FILE *f);
 /* The text of row @y into @buf (UTF-8), trailing blanks removed; for tests. */
 size_t canvas_row_text(const struct canvas *c, int y, char *buf, size_t bufsz);

@@ -23,6 +23,8 @@ static const struct key_binding bindings[] = {
 	{ 't', ACT_TREE, "t F5", "tree: requester > module > attempts" },
 	{ TK_F(5), ACT_TREE, NULL, NULL },
 	{ TK_ENTER, ACT_DETAIL, "Enter", "the selected module's detail" },
+	{ '+', ACT_EXPAND, "+",
+	  "tree: show the earlier attempts of a \"... N earlier\" row (also Enter, Right)" },
 	{ TK_ESC, ACT_BACK, "Esc Left",
 	  "back from detail or tree; in a tab, clear the filter" },
 	{ TK_LEFT, ACT_BACK, NULL, NULL },
@@ -79,6 +81,7 @@ const char *keys_action_name(enum top_action a)
 		[ACT_PREV_VIEW] = "prev-view",
 		[ACT_TREE] = "tree",
 		[ACT_DETAIL] = "detail",
+		[ACT_EXPAND] = "expand",
 		[ACT_BACK] = "back",
 		[ACT_UP] = "up",
 		[ACT_DOWN] = "down",
@@ -281,15 +284,42 @@ enum top_action keys_handle(struct top_ui *ui, int key)
 	if (ui->input == TOP_INPUT_SORT)
 		return handle_menu(ui, key);
 	if (ui->help) {
-		/* any key leaves the help screen; q still quits */
-		ui->help = false;
-		if (key == 'q' || key == TK_F(10)) {
+		int page = ui->help_page > 1 ? ui->help_page - 1 : 1;
+
+		/* the help scrolls (the renderer clamps); F10 quits; any other key returns */
+		switch (key) {
+		case TK_UP:
+		case 'k':
+			ui->help_scroll--;
+			return ACT_NONE;
+		case TK_DOWN:
+		case 'j':
+			ui->help_scroll++;
+			return ACT_NONE;
+		case TK_PGUP:
+			ui->help_scroll -= page;
+			return ACT_NONE;
+		case TK_PGDN:
+			ui->help_scroll += page;
+			return ACT_NONE;
+		case TK_HOME:
+			ui->help_scroll = 0;
+			return ACT_NONE;
+		case TK_END:
+			ui->help_scroll = 1 << 20;
+			return ACT_NONE;
+		case TK_F(10):
+			ui->help = false;
 			ui->quit = true;
 			return ACT_QUIT;
 		}
+		ui->help = false;
 		return ACT_VIEW_CHANGED;
 	}
 
+	/* in the tree, Right opens a row as in a file manager, not the next tab */
+	if (ui->view == TOP_VIEW_TREE && key == TK_RIGHT)
+		return ACT_EXPAND;
 	a = keys_lookup(key);
 	switch (a) {
 	case ACT_QUIT:
@@ -297,6 +327,7 @@ enum top_action keys_handle(struct top_ui *ui, int key)
 		return ACT_QUIT;
 	case ACT_HELP:
 		ui->help = true;
+		ui->help_scroll = 0;
 		return ACT_VIEW_CHANGED;
 	case ACT_SEARCH:
 		/* F3 with a search running finds the next match (htop) */

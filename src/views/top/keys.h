@@ -55,6 +55,7 @@ enum top_action {
 	ACT_PREV_VIEW,
 	ACT_TREE,
 	ACT_DETAIL,
+	ACT_EXPAND,		/* tree: the earlier attempts of a "... N earlier" row */
 	ACT_BACK,
 	ACT_UP,
 	ACT_DOWN,

@@ -44,6 +44,7 @@ static int apply_action(struct top_model *m, struct top_ui *ui, enum top_action 
 	case ACT_SEARCH_PREV:
 	case ACT_INPUT_CHANGED:
 	case ACT_DETAIL:
+	case ACT_EXPAND:
 		break;
 	default:
 		return 0;
@@ -84,6 +85,9 @@ static int apply_action(struct top_model *m, struct top_ui *ui, enum top_action 
 	case ACT_DETAIL:
 		top_ui_open_detail(ui, &t);
 		break;
+	case ACT_EXPAND:
+		top_ui_expand(ui, &t);
+		break;
 	default:
 		break;
 	}
@@ -99,7 +103,13 @@ static void apply_mouse(struct top_model *m, struct top_ui *ui,
 	long row;
 
 	if (ui->help) {
-		ui->help = false;
+		/* the wheel scrolls the help, a click returns from it */
+		if (ms->button == TERM_BUTTON_WHEEL_UP)
+			ui->help_scroll -= 3;
+		else if (ms->button == TERM_BUTTON_WHEEL_DOWN)
+			ui->help_scroll += 3;
+		else
+			ui->help = false;
 		return;
 	}
 	if (ms->button == TERM_BUTTON_WHEEL_UP || ms->button == TERM_BUTTON_WHEEL_DOWN) {
@@ -132,7 +142,8 @@ static void apply_mouse(struct top_model *m, struct top_ui *ui,
 static int draw(struct canvas *c, struct top_model *m, struct top_ui *ui,
 		const struct top_loop_opts *o, struct top_hitmap *hit)
 {
-	struct top_render_opts ro = { .program = o->program, .delay = o->delay };
+	struct top_render_opts ro = { .program = o->program, .delay = o->delay,
+				      .batch = o->batch };
 	struct top_table t;
 	int r = top_model_table(m, ui, &t);
 
@@ -158,12 +169,26 @@ int top_loop_batch_frame(const struct top_sampler *smp, struct top_model *m,
 	r = top_model_update(m, s);
 	if (r < 0)
 		return r;
+	if (o->json) {
+		struct top_render_opts ro = { .program = o->program, .delay = o->delay,
+					      .batch = true };
+		struct top_table t;
+
+		r = top_model_table(m, ui, &t);
+		if (r < 0)
+			return r;
+		r = top_render_json(o->out, m, ui, &t, &ro);
+		top_table_done(&t);
+		if (ret_sample)
+			*ret_sample = s;
+		return r;
+	}
 	r = canvas_init(&c, o->width, o->height, o->unicode);
 	if (r < 0)
 		return r;
 	r = draw(&c, m, ui, o, &hit);
 	if (r >= 0)
-		r = canvas_to_text(&c, o->out);
+		r = o->color ? canvas_to_sgr_text(&c, o->out) : canvas_to_text(&c, o->out);
 	canvas_done(&c);
 	if (ret_sample)
 		*ret_sample = s;

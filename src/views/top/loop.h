@@ -33,6 +33,7 @@ struct top_loop_opts {
 	bool batch;
 	int width, height;		/* --batch frame size */
 	bool color, mouse, unicode;
+	bool json;			/* --batch: each frame as one line of JSON */
 	const char *program;		/* title */
 	FILE *out;			/* --batch */
 };

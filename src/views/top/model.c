@@ -1739,6 +1739,8 @@ struct pair {
 	uint64_t attempts, dup, fail, est, meas;
 	size_t last[TREE_ATTEMPTS]; /* ring of the latest attempts */
 	size_t n_last, head;
+	bool expanded;		/* every attempt, in @all */
+	size_t *all, n_all, cap_all;
 };
 
 struct pair_key {
@@ -1769,6 +1771,35 @@ static int cmp_pairs(const void *pa, const void *pb, void *ctx)
 	if (a->attempts != b->attempts)
 		return a->attempts > b->attempts ? -1 : 1;
 	return strcmp(m->mods[a->mod].disp, m->mods[b->mod].disp);
+}
+
+/* Is the pair's "... N earlier" row (its key) one the user expanded? */
+static bool pair_expanded(const struct top_model *m, const struct top_ui *ui, size_t req,
+			  size_t mod)
+{
+	const struct req_acc *r = &m->reqs[req];
+	char key[TOP_KEY_MAX];
+
+	if (!ui->n_expanded)
+		return false;
+	snprintf(key, sizeof(key), "e\t%s\t%s\t%s", r->disp,
+		 r->site_disp ? r->site_disp : "", m->mods[mod].disp);
+	for (size_t i = 0; i < ui->n_expanded; i++)
+		if (strcmp(ui->expanded[i], key) == 0)
+			return true;
+	return false;
+}
+
+/* Attempts by start time: the ledger's completion order is not the order they began. */
+static int cmp_attempt_start(const void *pa, const void *pb, void *ctx)
+{
+	const struct ledger *l = ctx;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	double a = l->attempts[ia].start, b = l->attempts[ib].start;
+
+	if (a != b)
+		return a < b ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
 }
 
 /* Requester -> module -> attempts, one pass over the attempts seen. */
@@ -1806,10 +1837,18 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 				goto out;
 			}
 			pi = (long)n_pairs++;
-			pairs[pi].req = k.req;
-			pairs[pi].mod = k.mod;
+			pairs[pi] = (struct pair){ .req = k.req, .mod = k.mod };
+			pairs[pi].expanded = pair_expanded(m, ui, k.req, k.mod);
 		}
 		p = &pairs[pi];
+		if (p->expanded) {
+			if (array_grow((void **)&p->all, p->n_all, &p->cap_all,
+				       sizeof(*p->all)) < 0) {
+				b->err = -ENOMEM;
+				goto out;
+			}
+			p->all[p->n_all++] = ai;
+		}
 		p->attempts++;
 		p->dup += attempt_is_duplicate(a);
 		p->fail += attempt_is_failure(a);
@@ -1899,7 +1938,19 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 				set_bytes(&row->vals[TC_WASTED_EST], p->est);
 			if (s->measured)
 				set_bytes(&row->vals[TC_WASTED_MEAS], p->meas);
-			if (p->attempts > p->n_last) {
+			size_t shown[TREE_ATTEMPTS], *list = shown, n_list = p->n_last;
+
+			if (p->expanded) {
+				list = p->all;
+				n_list = p->n_all;
+			} else {
+				for (size_t q = 0; q < p->n_last; q++)
+					shown[q] = p->last[(p->head + q) % TREE_ATTEMPTS];
+			}
+			if (n_list > 1)
+				qsort_r(list, n_list, sizeof(*list), cmp_attempt_start,
+					(void *)l);
+			if (p->attempts > n_list) {
 				row = add_row(
 					b, arena_printf(&b->t->arena, "e\t%s\t%s\t%s",
 							r->disp,
@@ -1914,10 +1965,10 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 				set_str(&row->vals[TC_NAME],
 					arena_printf(&b->t->arena,
 						     "... %" PRIu64 " earlier",
-						     p->attempts - p->n_last));
+						     p->attempts - n_list));
 			}
-			for (size_t q = 0; q < p->n_last; q++) {
-				size_t ai = p->last[(p->head + q) % TREE_ATTEMPTS];
+			for (size_t q = 0; q < n_list; q++) {
+				size_t ai = list[q];
 				const struct attempt *a = &l->attempts[ai];
 
 				row = add_row(b,
@@ -1926,7 +1977,7 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 					break;
 				row->tree = arena_printf(
 					&b->t->arena, "%s%s", last_mod ? "   " : pipe,
-					q + 1 == p->n_last ? last_branch : branch);
+					q + 1 == n_list ? last_branch : branch);
 				row->indent = 2;
 				row->unnamed = !a->module;
 				row->module = ma->name ? ma->disp : NULL;
@@ -1947,6 +1998,8 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 	}
 out:
 	index_map_done(&map);
+	for (size_t i = 0; i < n_pairs; i++)
+		free(pairs[i].all);
 	free(pairs);
 	free(first);
 	free(order);
@@ -2271,6 +2324,28 @@ bool top_ui_search(struct top_ui *ui, const struct top_table *t, int dir,
 	return false;
 }
 
+bool top_ui_expand(struct top_ui *ui, const struct top_table *t)
+{
+	const struct top_row *r;
+
+	if (t->view != TOP_VIEW_TREE || !t->n_rows || ui->sel[t->view] >= t->n_rows)
+		return false;
+	r = &t->rows[ui->sel[t->view]];
+	if (strncmp(r->key, "e\t", 2) != 0)
+		return false;
+	for (size_t i = 0; i < ui->n_expanded; i++)
+		if (strcmp(ui->expanded[i], r->key) == 0)
+			return true;
+	/* the oldest expansion gives way */
+	if (ui->n_expanded == TOP_EXPANDED_MAX) {
+		memmove(ui->expanded[0], ui->expanded[1],
+			(TOP_EXPANDED_MAX - 1) * sizeof(ui->expanded[0]));
+		ui->n_expanded--;
+	}
+	snprintf(ui->expanded[ui->n_expanded++], TOP_KEY_MAX, "%s", r->key);
+	return true;
+}
+
 bool top_ui_open_detail(struct top_ui *ui, const struct top_table *t)
 {
 	const struct top_row *r;
@@ -2278,6 +2353,8 @@ bool top_ui_open_detail(struct top_ui *ui, const struct top_table *t)
 
 	if (!t->n_rows || ui->sel[t->view] >= t->n_rows)
 		return false;
+	if (top_ui_expand(ui, t))
+		return true;
 	r = &t->rows[ui->sel[t->view]];
 	switch (t->view) {
 	case TOP_VIEW_MODULES:

@@ -140,11 +140,14 @@ enum top_input {
 
 #define TOP_LINE_MAX 128
 #define TOP_KEY_MAX 160
+#define TOP_EXPANDED_MAX 16
 
 struct top_ui {
 	enum top_view view;
 	enum top_view tab;		/* the tab to return to from tree and detail */
 	bool help;			/* the help screen covers the view */
+	int help_scroll;		/* its first line shown; clamped by the renderer */
+	int help_page;			/* its lines on screen, set by the renderer */
 	int sort[_TOP_VIEW_MAX];	/* column index per view */
 	bool invert[_TOP_VIEW_MAX];
 	char filter[TOP_LINE_MAX];	/* '|'-separated, case-insensitive substrings */
@@ -161,6 +164,10 @@ struct top_ui {
 	char sel_key[_TOP_VIEW_MAX][TOP_KEY_MAX];
 	bool follow_selection[_TOP_VIEW_MAX];
 	char detail[TOP_KEY_MAX];	/* the module shown in TOP_VIEW_DETAIL */
+	/* tree: the (requester, module) pairs whose earlier attempts are shown, oldest
+	 * first (the row keys of their "... N earlier" rows) */
+	char expanded[TOP_EXPANDED_MAX][TOP_KEY_MAX];
+	size_t n_expanded;
 	bool detail_unnamed;
 	bool unicode;			/* tree lines and sparklines may use Unicode */
 	bool paused;
@@ -285,8 +292,13 @@ void top_ui_select(struct top_ui *ui, const struct top_table *t, size_t row);
  * selected row) whose name contains ui->search. False, and ui->search_failed, if none.
  */
 bool top_ui_search(struct top_ui *ui, const struct top_table *t, int dir, bool from_current);
-/* Enter: the selected module's detail (modules, tree, events views). */
+/*
+ * Enter: the selected module's detail (modules, tree, events views); on the tree's
+ * "... N earlier" row, top_ui_expand().
+ */
 bool top_ui_open_detail(struct top_ui *ui, const struct top_table *t);
+/* Shows every attempt of the selected "... N earlier" row's pair. False: not one. */
+bool top_ui_expand(struct top_ui *ui, const struct top_table *t);
 
 /* "512", "24.0K", "2.47M": at most five columns. Returns @buf. */
 char *top_format_bytes(uint64_t bytes, char *buf, size_t bufsz);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/output.h"
 #include "util/escape.h"
 #include "util/macro.h"
 #include "keys.h"
@@ -570,36 +572,109 @@ static void draw_sort_menu(struct canvas *c, const struct top_ui *ui,
 		canvas_put(c, yy, w, 1, ST_DIM, "|");
 }
 
-static void draw_help(struct canvas *c, const struct top_render_opts *o, int y0)
+/* The help screen's lines, counted and drawn in one pass: line @n lands on screen
+ * when it is inside the scrolled window. */
+struct help_ctx {
+	struct canvas *c;
+	int n;			/* lines so far */
+	int first, rows, y0;	/* the window: lines [first, first + rows) at y0 */
+};
+
+static void help_put(struct help_ctx *hc, int x, uint8_t style, const char *s, size_t len)
+{
+	int y = hc->n - hc->first;
+
+	if (y >= 0 && y < hc->rows && len)
+		canvas_putn(hc->c, hc->y0 + y, x, -1, style, s, len);
+}
+
+/*
+ * @label at column 1, then @text from column @x wrapped at word boundaries to the
+ * width (a word wider than the line is cut where it must be).
+ */
+static void help_entry(struct help_ctx *hc, const char *label, uint8_t label_style,
+		       int x, const char *text)
+{
+	int room = hc->c->w - x;
+	const char *p = text;
+
+	if (label)
+		help_put(hc, 1, label_style, label, strlen(label));
+	if (room < 8) {
+		/* too narrow to wrap sensibly: the text on the next line, from column 3 */
+		if (label)
+			hc->n++;
+		x = 3;
+		room = hc->c->w - x;
+	}
+	do {
+		size_t fit = text_fit(p, room), len = fit;
+
+		if (p[fit]) {
+			/* back to the last blank that fits; none: cut the word */
+			while (len > 0 && p[len] != ' ')
+				len--;
+			if (len == 0)
+				len = fit;
+		}
+		help_put(hc, x, ST_NORMAL, p, len);
+		hc->n++;
+		p += len;
+		while (*p == ' ')
+			p++;
+	} while (*p);
+}
+
+static void draw_help(struct canvas *c, struct top_ui *ui, const struct top_render_opts *o)
 {
 	size_t n, nc;
 	const struct key_binding *b = keys_bindings(&n);
 	const struct top_column *cols = top_columns(TOP_VIEW_MODULES, &nc);
-	int y = y0, x2 = c->w >= 100 ? c->w / 2 : -1;
+	struct help_ctx hc = { .c = c, .y0 = 2, .rows = c->h - 3 };
+	char buf[96];
+	int total = 0;
 
-	canvas_printf(c, y++, 0, -1, ST_TITLE, "%s: keys",
-		      o->program ? o->program : "kmodtop");
-	y++;
-	for (size_t i = 0; i < n && y < c->h - 1; i++) {
-		if (!b[i].label)
-			continue;
-		canvas_put(c, y, 1, 12, ST_KEY, b[i].label);
-		canvas_put(c, y, 14, x2 > 0 ? x2 - 15 : -1, ST_NORMAL, b[i].help);
-		y++;
+	if (hc.rows < 1)
+		hc.rows = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		/* the first pass counts the lines, to clamp the scroll before drawing */
+		hc.first = pass ? ui->help_scroll : 1 << 30;
+		hc.n = 0;
+		for (size_t i = 0; i < n; i++)
+			if (b[i].label)
+				help_entry(&hc, b[i].label, ST_KEY, 14, b[i].help);
+		help_entry(&hc, NULL, 0, 1,
+			   "Mouse: click a column header to sort, a row to select, a tab to "
+			   "switch; the wheel scrolls.");
+		hc.n++;
+		help_put(&hc, 0, ST_BOLD, "Module columns (--sort-key)",
+			 strlen("Module columns (--sort-key)"));
+		hc.n++;
+		for (size_t i = 0; i < nc; i++)
+			help_entry(&hc, cols[i].key, ST_KEY, 14, cols[i].help);
+		if (pass)
+			break;
+		total = hc.n;
+		if (ui->help_scroll > total - hc.rows)
+			ui->help_scroll = total - hc.rows;
+		if (ui->help_scroll < 0)
+			ui->help_scroll = 0;
+		ui->help_page = hc.rows;
 	}
-	if (y < c->h - 1)
-		canvas_put(
-			c, y++, 1, -1, ST_NORMAL,
-			"Mouse: click a column header to sort, a row to select, a tab to switch.");
-	if (x2 > 0) {
-		y = y0 + 2;
-		canvas_put(c, y++, x2, -1, ST_BOLD, "Module columns (--sort-key)");
-		for (size_t i = 0; i < nc && y < c->h - 1; i++, y++) {
-			canvas_put(c, y, x2 + 1, 14, ST_KEY, cols[i].key);
-			canvas_put(c, y, x2 + 16, -1, ST_NORMAL, cols[i].help);
-		}
+
+	canvas_printf(c, 0, 0, -1, ST_TITLE, "%s: keys", o->program ? o->program : "kmodtop");
+	if (total > hc.rows) {
+		int last = ui->help_scroll + hc.rows;
+
+		snprintf(buf, sizeof(buf), "lines %d-%d of %d", ui->help_scroll + 1,
+			 last < total ? last : total, total);
+		canvas_put_right(c, 0, c->w / 2, c->w - c->w / 2, ST_DIM, buf);
 	}
-	canvas_put(c, c->h - 1, 0, -1, ST_DIM, "Press any key to return.");
+	canvas_fill(c, c->h - 1, 0, c->w, ' ', ST_KEY_LABEL);
+	canvas_put(c, c->h - 1, 0, -1, ST_KEY_LABEL,
+		   total > hc.rows
+			   ? "Up Down PgUp PgDn j k: scroll  F10: quit  any other key returns"
+			   : "F10: quit  any other key returns");
 }
 
 int top_render_page(int h, const struct top_table *t)
@@ -616,11 +691,11 @@ void top_render(struct canvas *c, const struct top_model *m, struct top_ui *ui,
 {
 	struct top_hitmap hit = { .header_y = -1 };
 	const struct top_header *h = top_model_header(m);
-	int y, page;
+	int y, page, bottom;
 
 	canvas_clear(c);
 	if (ui->help) {
-		draw_help(c, o, 0);
+		draw_help(c, ui, o);
 		if (ret_hit)
 			*ret_hit = hit;
 		return;
@@ -635,10 +710,12 @@ void top_render(struct canvas *c, const struct top_model *m, struct top_ui *ui,
 		ui->page = page;
 		top_ui_scroll(ui, t);
 	}
-	draw_table(c, ui, t, h->s, y, c->h - 1, &hit);
+	bottom = o->batch ? c->h : c->h - 1;
+	draw_table(c, ui, t, h->s, y, bottom, &hit);
 	if (ui->input == TOP_INPUT_SORT)
-		draw_sort_menu(c, ui, t, y, c->h - 1);
-	draw_footer(c, ui, c->h - 1);
+		draw_sort_menu(c, ui, t, y, bottom);
+	if (!o->batch)
+		draw_footer(c, ui, c->h - 1);
 	if (ret_hit)
 		*ret_hit = hit;
 }
@@ -668,4 +745,146 @@ int top_hit_tab(const struct top_hitmap *h, int y, int x)
 		if (x >= h->tab_x[v] && x < h->tab_x[v + 1])
 			return v;
 	return -1;
+}
+
+/* A NaN or negative rate (unknown) is null, as "-" is in the text frame. */
+static void json_rate(struct out *j, const char *key, double v)
+{
+	if (v < 0 || isnan(v))
+		out_null(j, key, NULL, NULL);
+	else
+		out_f64(j, key, NULL, v);
+}
+
+static int json_rows(struct out *j, const struct top_table *t)
+{
+	_cleanup_free_ struct col_desc *cols = calloc(t->n_cols ? t->n_cols : 1, sizeof(*cols));
+	struct table *tab = NULL;
+	int r;
+
+	if (!cols)
+		return -ENOMEM;
+	/* a column's kind is its values'; a sparkline is a drawing, left out */
+	for (size_t k = 0; k < t->n_cols; k++) {
+		cols[k] = (struct col_desc){ .header = t->cols[k].header,
+					     .json_key = t->cols[k].key,
+					     .kind = COL_STR };
+		for (size_t i = 0; i < t->n_rows; i++) {
+			enum top_val_kind vk = t->rows[i].vals[k].kind;
+
+			if (vk == TV_NONE)
+				continue;
+			cols[k].kind = vk == TV_U64     ? COL_U64
+				       : vk == TV_BYTES ? COL_BYTES
+				       : vk == TV_TIME  ? COL_FLOAT
+							: COL_STR;
+			if (vk == TV_SPARK)
+				cols[k].flags = COL_NOJSON;
+			break;
+		}
+	}
+	r = table_new(cols, t->n_cols, &tab);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < t->n_rows && r >= 0; i++) {
+		size_t row;
+
+		r = table_add_row(tab, &row);
+		for (size_t k = 0; k < t->n_cols && r >= 0; k++) {
+			const struct top_val *v = &t->rows[i].vals[k];
+			char buf[64];
+
+			switch (v->kind) {
+			case TV_NONE:
+			case TV_SPARK:
+				break;
+			case TV_STR:
+				r = table_set_str(tab, row, k, v->s);
+				break;
+			case TV_U64:
+			case TV_BYTES:
+				if (cols[k].kind == COL_STR) {
+					snprintf(buf, sizeof(buf), "%" PRIu64, v->u);
+					r = table_set_str(tab, row, k, buf);
+				} else {
+					table_set_u64(tab, row, k, v->u);
+				}
+				break;
+			case TV_TIME:
+				if (cols[k].kind == COL_FLOAT)
+					table_set_float(tab, row, k, v->d);
+				else {
+					snprintf(buf, sizeof(buf), "%.6f", v->d);
+					r = table_set_str(tab, row, k, buf);
+				}
+				break;
+			}
+		}
+	}
+	if (r >= 0)
+		out_table(j, "rows", NULL, tab);
+	table_free(tab);
+	return r;
+}
+
+int top_render_json(FILE *f, const struct top_model *m, const struct top_ui *ui,
+		    const struct top_table *t, const struct top_render_opts *o)
+{
+	const struct top_header *h = top_model_header(m);
+	const struct top_sample *s = h->s;
+	struct out *j = NULL;
+	int r;
+
+	(void)o;
+	r = out_new(OUT_JSON, false, f, &j);
+	if (r < 0)
+		return r;
+	out_str(j, "kernel", NULL, s && s->release ? s->release : NULL);
+	out_f64(j, "time", NULL, s ? s->now : NAN);
+	if (s && s->replay) {
+		out_section_begin(j, "replay", NULL);
+		out_f64(j, "end", NULL, s->replay_end);
+		out_f64(j, "speed", NULL, s->speed);
+		out_str(j, "step", NULL, s->step);
+		out_f64(j, "idle_skipped", NULL, s->skipped);
+		out_bool(j, "finished", NULL, s->finished);
+		out_section_end(j);
+	}
+	out_u64(j, "attempts", NULL, h->attempts);
+	json_rate(j, "attempts_per_s", h->attempts_per_s);
+	out_u64(j, "failed", NULL, h->failed);
+	out_u64(j, "duplicates", NULL, h->duplicates);
+	out_u64(j, "unnamed", NULL, h->unnamed);
+	out_u64(j, "lost_events", NULL, s ? s->lost_events : 0);
+	if (h->has_est) {
+		out_u64(j, "wasted_est_bytes", NULL, h->wasted_est);
+		json_rate(j, "wasted_est_bytes_per_s", h->wasted_est_per_s);
+	} else {
+		out_null(j, "wasted_est_bytes", NULL, NULL);
+	}
+	if (s && s->measured) {
+		out_u64(j, "wasted_measured_bytes", NULL, h->wasted_meas);
+		json_rate(j, "wasted_measured_bytes_per_s", h->wasted_meas_per_s);
+	} else {
+		out_null(j, "wasted_measured_bytes", NULL, NULL);
+	}
+	if (s && s->has_vmalloc) {
+		out_section_begin(j, "vmalloc", NULL);
+		out_u64(j, "used_bytes", NULL, s->vmalloc_used);
+		out_u64(j, "total_bytes", NULL, s->vmalloc_total);
+		out_u64(j, "modules_bytes", NULL, s->vmalloc_modules);
+		out_str(j, "from", NULL, s->vmalloc_from);
+		out_section_end(j);
+	}
+	out_u64(j, "modules_loaded", NULL, h->n_present);
+	out_str(j, "view", NULL, top_view_name(ui->view));
+	out_u64(j, "rows_total", NULL, t->n_total);
+	r = json_rows(j, t);
+	if (r < 0) {
+		out_free(j);
+		return r;
+	}
+	r = out_finish(j);
+	out_free(j);
+	return r;
 }

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "canvas.h"
 #include "model.h"
@@ -26,6 +27,7 @@ struct top_hitmap {
 struct top_render_opts {
 	const char *program;		/* "kmodtop 0.1" */
 	double delay;			/* seconds between refreshes */
+	bool batch;			/* --batch: no keys, so no function-key bar */
 };
 
 /* Rows the table gets at @h lines for view @v with @n_lines lines above it. */
@@ -34,6 +36,13 @@ int top_render_page(int h, const struct top_table *t);
 void top_render(struct canvas *c, const struct top_model *m, struct top_ui *ui,
 		const struct top_table *t, const struct top_render_opts *o,
 		struct top_hitmap *ret_hit);
+
+/*
+ * The frame's numbers as one line of JSON (--batch --json): the header's counts and
+ * every row of @t (not only those a screen would show). 0 or -errno.
+ */
+int top_render_json(FILE *f, const struct top_model *m, const struct top_ui *ui,
+		    const struct top_table *t, const struct top_render_opts *o);
 
 /* The row index of a click at (y, x), -1 if none; the column index of a header click. */
 long top_hit_row(const struct top_hitmap *h, int y);

@@ -122,6 +122,20 @@ static void setup_styles(void)
 	}
 }
 
+int term_check(void)
+{
+	int err = 0;
+	bool ok;
+
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+		return -ENOENT;
+	/* a full-screen program needs to place the cursor and clear (dumb has neither) */
+	ok = tigetstr((char *)"cup") && tigetstr((char *)"cup") != (char *)-1 &&
+	     tigetstr((char *)"clear") && tigetstr((char *)"clear") != (char *)-1;
+	del_curterm(cur_term);
+	return ok ? 0 : -ENOTSUP;
+}
+
 int term_init(const struct term_opts *o)
 {
 	static bool handlers;

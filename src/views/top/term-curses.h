@@ -31,6 +31,11 @@ struct term_mouse {
 	bool double_click;
 };
 
+/*
+ * Can curses drive the terminal that TERM names? 0, -ENOENT when terminfo does not know
+ * it, -ENOTSUP when it cannot move the cursor or clear the screen (TERM=dumb).
+ */
+int term_check(void);
 /* Starts curses on the controlling terminal (stdin/stdout). 0 or -errno. */
 int term_init(const struct term_opts *o);
 /* Restores the terminal. Safe to call more than once. */
