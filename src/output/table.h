@@ -28,6 +28,8 @@ enum {
 	COL_RIGHT = 1u << 0,
 	COL_NOTEXT = 1u << 1,	/* JSON only */
 	COL_NOJSON = 1u << 2,	/* text only */
+	/* COL_COUNTS keyed by a return value ("-17"): text names the errno, "EEXIST" */
+	COL_ERRNO = 1u << 3,
 };
 
 struct col_desc {

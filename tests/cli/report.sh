@@ -175,4 +175,21 @@ case $hdr in
 *) ts_fail "--attempts without vmap events: header '$hdr'" ;;
 esac
 
+# errno names everywhere: the Steps table's RETURNS names the errno as the ERRNO column
+# does, and each name stands for the JSON's -errno key with the same count
+ts_run --root "$fx" report
+ts_expect_rc 0 "report for the Steps table"
+steps=$(sed -n '/^Steps (trace markers)$/,/^$/p' "$TS_TMP/out" | tail -n +3)
+[ -n "$steps" ] || ts_fail "no Steps table in the report"
+if printf '%s\n' "$steps" | grep -E '(^| |,)-[0-9]+:' >/dev/null; then
+	ts_fail "Steps RETURNS shows a -errno number: $(printf '%s\n' "$steps" | grep -E -- '-[0-9]+:' | head -1)"
+fi
+printf '%s\n' "$steps" | grep -E ' EEXIST:[0-9]+' >/dev/null ||
+	ts_fail "Steps RETURNS names no EEXIST"
+ts_run --root "$fx" report -j
+want=$(jq -r '.steps[] | select(.name == "storm-live-xfs") | .rets["-17"]' "$TS_TMP/out")
+got=$(printf '%s\n' "$steps" | awk '$1 == "storm-live-xfs" { print $3 }')
+[ "$got" = "EEXIST:$want" ] || ts_fail "Steps storm-live-xfs RETURNS: got '$got', want 'EEXIST:$want'"
+ts_ok
+
 ts_finalize
