@@ -192,4 +192,40 @@ got=$(printf '%s\n' "$steps" | awk '$1 == "storm-live-xfs" { print $3 }')
 [ "$got" = "EEXIST:$want" ] || ts_fail "Steps storm-live-xfs RETURNS: got '$got', want 'EEXIST:$want'"
 ts_ok
 
+# the summary opens the text report: its figures are the JSON's, its worst modules the
+# three whose failed calls the trace saw waste most, its hint one thing to do next
+for sfx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+	ts_run --root "$FIXTURES/$sfx" report
+	ts_expect_rc 0 "$sfx: report for the summary" || continue
+	cp "$TS_TMP/out" "$TS_TMP/sum.txt"
+	[ "$(head -1 "$TS_TMP/sum.txt")" = Summary ] || ts_fail "$sfx: the report does not open with Summary"
+	sum=$(sed -n '2,/^$/p' "$TS_TMP/sum.txt")
+	ts_run --root "$FIXTURES/$sfx" report -j
+	j=$TS_TMP/out
+	want=$(jq -r '"\(.load_attempts.total), \(.load_attempts.failed) failed, \([.modules[].attempts.duplicate // 0] | add) duplicates"' "$j")
+	got=$(printf '%s\n' "$sum" | sed -n 's/^  load attempts: *//p')
+	[ "$got" = "$want" ] || ts_fail "$sfx: summary attempts '$got', want '$want'"
+	want=$(sed -n 's/^  vmap wasted (measured): *//p' "$TS_TMP/sum.txt")
+	got=$(printf '%s\n' "$sum" | sed -n 's/^  vmap wasted: *\([^ ]* [^ ]*\) measured.*/\1/p')
+	[ -n "$want" ] && [ "$got" = "$want" ] || ts_fail "$sfx: summary waste '$got', want '$want'"
+	want=$(jq -r '[.modules[] | select(.wasted_vmap.measured > 0)] |
+		sort_by(-.wasted_vmap.measured) | .[:3] | map(.name // "(unnamed attempts)") | join(" ")' "$j")
+	got=$(printf '%s\n' "$sum" | sed -n 's/^  worst modules: *//p' | sed 's/ [0-9.]* [KMGT]*i*B//g; s/,//g')
+	[ "$got" = "$want" ] || ts_fail "$sfx: summary worst modules '$got', want '$want'"
+	printf '%s\n' "$sum" | grep '^  what next: .*duplicates.*(Requesters)' >/dev/null ||
+		ts_fail "$sfx: summary hint does not point at the duplicates' requester: $sum"
+	ts_ok
+done
+# without a trace, the hint says how to get one
+ts_run --root "$fx" report --no-trace
+grep "^  what next: .*kmodtop record --measure -o DIR" "$TS_TMP/out" >/dev/null ||
+	ts_fail "summary without a trace: no hint to record one: $(head -6 "$TS_TMP/out")"
+ts_run --root "$fx" report --no-trace --no-log
+head -4 "$TS_TMP/out" | grep "^  what next: .*neither a trace nor a kernel log.*kmodtop record" >/dev/null ||
+	ts_fail "summary without trace or log: no hint to record one: $(head -6 "$TS_TMP/out")"
+# the JSON has no summary object
+ts_run --root "$fx" report -j
+[ "$(jq 'has("summary")' "$TS_TMP/out")" = false ] || ts_fail "JSON grew a summary object"
+ts_ok
+
 ts_finalize
