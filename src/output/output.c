@@ -82,6 +82,23 @@ static void json_add(struct out *o, const char *key, json_object *v)
 	json_add_v(o, key, v, false);
 }
 
+/*
+ * Seconds as their sources give them, to the microsecond: 11.623710, not the double's
+ * 11.623709999999999. Not finite: null (json-c would write NaN, which is not JSON).
+ */
+static json_object *json_seconds(double v)
+{
+	char buf[40];
+
+	if (!isfinite(v))
+		return json_object_new_null();
+	/* beyond 2^53 there are no microseconds left to keep */
+	if (fabs(v) >= 9007199254.740992)
+		return json_object_new_double(v);
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	return json_object_new_double_s(v, buf);
+}
+
 static void text_field(struct out *o, const char *label, const char *value)
 {
 	int indent = o->depth > 0 ? 2 : 0;
@@ -192,7 +209,7 @@ void out_f64(struct out *o, const char *key, const char *label, double v)
 		return;
 	}
 	if (o->fmt == OUT_JSON) {
-		json_add(o, key, json_object_new_double(v));
+		json_add(o, key, json_seconds(v));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%.6f", v);
@@ -261,7 +278,7 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 	case COL_BOOL:
 		return json_object_new_boolean(c->b);
 	case COL_FLOAT:
-		return json_object_new_double(c->f);
+		return json_seconds(c->f);
 	case COL_HEX:
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64, c->u);
 		return json_object_new_string(buf);

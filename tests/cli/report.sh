@@ -228,4 +228,23 @@ ts_run --root "$fx" report -j
 [ "$(jq 'has("summary")' "$TS_TMP/out")" = false ] || ts_fail "JSON grew a summary object"
 ts_ok
 
+# JSON seconds keep their source's microseconds, not a double's binary noise
+# (11.623710, not 11.623709999999999), and say what the text says
+for sfx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+	ts_run --root "$FIXTURES/$sfx" report -j
+	ts_expect_rc 0 "$sfx: report -j for seconds" || continue
+	cp "$TS_TMP/out" "$TS_TMP/secs.json"
+	noisy=$(grep -oE '"[a-z_]+": *-?[0-9]+\.[0-9]{7,}' "$TS_TMP/secs.json" | head -3 | tr '\n' ' ')
+	[ -z "$noisy" ] || ts_fail "$sfx: JSON seconds with binary noise: $noisy"
+	n=$(grep -oE '"(start|end|first|last|trace_first|trace_last)": *[0-9]+\.[0-9]{6}[,}]' "$TS_TMP/secs.json" | wc -l)
+	[ "$n" -gt 0 ] || ts_fail "$sfx: no seconds with six decimals in the JSON"
+	ts_check "$sfx: seconds are JSON numbers" jq -e '.load_attempts.inputs.trace_first | type == "number"' "$TS_TMP/secs.json" >/dev/null
+	ts_run --root "$FIXTURES/$sfx" report
+	want=$(sed -n 's/^  trace time span: *\([0-9.]*\) - \([0-9.]*\) s$/\1 \2/p' "$TS_TMP/out")
+	got=$(printf '%s %s' "$(grep -oE '"trace_first": *[^,}]*' "$TS_TMP/secs.json" | sed 's/.*: *//')" \
+		"$(grep -oE '"trace_last": *[^,}]*' "$TS_TMP/secs.json" | sed 's/.*: *//')")
+	[ -n "$want" ] && [ "$got" = "$want" ] || ts_fail "$sfx: JSON trace span '$got', text '$want'"
+	ts_ok
+done
+
 ts_finalize
