@@ -247,4 +247,57 @@ for sfx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
 	ts_ok
 done
 
+# the text fits --width (else $COLUMNS, else the terminal's): labelled values and notes
+# wrapped at spaces with their words unchanged; a table that fits by cutting its text
+# columns has them cut with "...", never its first column or a number; one that cannot
+# fit is left whole; not a terminal and neither given: no limit (the golden files)
+W=80
+ts_run --root "$fx" report
+cp "$TS_TMP/out" "$TS_TMP/wide.txt"
+ts_run --root "$fx" report --width $W
+ts_expect_rc 0 "report --width $W"
+cp "$TS_TMP/out" "$TS_TMP/w80.txt"
+section() { sed -n "/^$1\$/,/^\$/p" "$2"; }
+words() { tr -s ' \n' '  '; }
+for s in Summary Kernel 'Load attempts'; do
+	long=$(section "$s" "$TS_TMP/w80.txt" | awk -v w=$W 'length > w' | head -1)
+	[ -z "$long" ] || ts_fail "--width $W: $s has a line of more than $W columns: $long"
+	[ "$(section "$s" "$TS_TMP/w80.txt" | words)" = "$(section "$s" "$TS_TMP/wide.txt" | words)" ] ||
+		ts_fail "--width $W: wrapping changed the words of $s"
+done
+[ "$(section Summary "$TS_TMP/w80.txt" | wc -l)" -gt "$(section Summary "$TS_TMP/wide.txt" | wc -l)" ] ||
+	ts_fail "--width $W: the summary's hint was not wrapped"
+# the findings' table: cut to fit, EXAMPLE ellipsized, COUNT and FIRST whole
+f80=$(section 'Kernel log findings' "$TS_TMP/w80.txt")
+fwide=$(section 'Kernel log findings' "$TS_TMP/wide.txt")
+[ -z "$(printf '%s\n' "$f80" | awk -v w=$W 'length > w')" ] || ts_fail "--width $W: findings wider than $W"
+printf '%s\n' "$f80" | grep -q '\.\.\.$' || ts_fail "--width $W: no findings example cut with ...: $f80"
+[ "$(printf '%s\n' "$f80" | awk 'NR > 2 && NF { print $1, $2, $3, $4 }')" = \
+  "$(printf '%s\n' "$fwide" | awk 'NR > 2 && NF { print $1, $2, $3, $4 }')" ] ||
+	ts_fail "--width $W: the findings' names or numbers changed"
+# the attempts by module hold more figures than fit: left whole, names not cut
+[ "$(section 'Load attempts by module (-: unnamed)' "$TS_TMP/w80.txt")" = \
+  "$(section 'Load attempts by module (-: unnamed)' "$TS_TMP/wide.txt")" ] ||
+	ts_fail "--width $W: a table that cannot fit was cut"
+# $COLUMNS is the default; --width 0 lifts it; JSON is never wrapped
+COLUMNS=$W "$KMODTOP" --root "$fx" report >"$TS_TMP/cols.txt" 2>/dev/null
+cmp -s "$TS_TMP/cols.txt" "$TS_TMP/w80.txt" || ts_fail "COLUMNS=$W differs from --width $W"
+COLUMNS=$W "$KMODTOP" --root "$fx" report --width 0 >"$TS_TMP/cols0.txt" 2>/dev/null
+cmp -s "$TS_TMP/cols0.txt" "$TS_TMP/wide.txt" || ts_fail "--width 0 under COLUMNS=$W is not unlimited"
+COLUMNS=$W "$KMODTOP" --root "$fx" report -j >"$TS_TMP/cols.json" 2>/dev/null
+"$KMODTOP" --root "$fx" report -j >"$TS_TMP/nocols.json" 2>/dev/null
+cmp -s "$TS_TMP/cols.json" "$TS_TMP/nocols.json" || ts_fail "COLUMNS changed the JSON"
+for bad in 30 abc -1; do
+	ts_run --root "$fx" report --width "$bad"
+	ts_expect_rc 2 "--width $bad"
+done
+# on a terminal, its width (script(1) gives the report a pty of 90 columns)
+if command -v script >/dev/null 2>&1; then
+	script -qec "stty cols 90 rows 50; env -u COLUMNS '$KMODTOP' --root '$fx' report --color=never 2>/dev/null" /dev/null \
+		</dev/null 2>/dev/null | tr -d '\r' >"$TS_TMP/tty.txt"
+	"$KMODTOP" --root "$fx" report --width 90 >"$TS_TMP/w90.txt"
+	cmp -s "$TS_TMP/tty.txt" "$TS_TMP/w90.txt" || ts_fail "on a 90-column terminal: not as --width 90: $(diff "$TS_TMP/w90.txt" "$TS_TMP/tty.txt" | head -5)"
+fi
+ts_ok
+
 ts_finalize
