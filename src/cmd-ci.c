@@ -27,6 +27,7 @@
 #include "sources/proc-modules.h"
 #include "sources/stream.h"
 #include "sources/sys-module.h"
+#include "sources/tracedat.h"
 #include "sources/tracefs-events.h"
 #include "util/atomic-file.h"
 #include "util/io.h"
@@ -518,6 +519,7 @@ enum input_format {
 	FMT_KMSG,
 	FMT_JOURNAL_JSON,
 	FMT_TRACE,
+	FMT_TRACE_DAT,			/* trace-cmd's binary trace.dat, by its magic */
 };
 
 static const char *const format_names[] = {
@@ -525,6 +527,7 @@ static const char *const format_names[] = {
 	[FMT_KMSG] = "kmsg",
 	[FMT_JOURNAL_JSON] = "journal-json",
 	[FMT_TRACE] = "trace",
+	[FMT_TRACE_DAT] = "trace-dat",
 };
 
 struct run {
@@ -557,6 +560,8 @@ struct run {
 	struct ledger *ledger;
 	struct ci_event_line *lines;
 	size_t n_lines, cap_lines;
+	/* a trace.dat: no lines, its events are numbered instead */
+	bool dat;
 };
 
 static void bad_line(struct run *x, uint64_t line, const char *what)
@@ -587,6 +592,8 @@ static enum input_format sniff(const char *line, size_t len)
 		p++;
 	if (p < line + len && *p == '{')
 		return FMT_JOURNAL_JSON;
+	if (tracedat_sniff(line, len))
+		return FMT_TRACE_DAT;
 	if (has_prefix(line, len, "# tracer:") || has_prefix(line, len, "cpus=") ||
 	    has_prefix(line, len, "version = ") || has_prefix(line, len, "CPU ") ||
 	    has_prefix(line, len, "# entries-in-buffer"))
@@ -1369,16 +1376,52 @@ static int read_journal_json(struct run *x, char *line, size_t len)
 	return r;
 }
 
+static int add_event_line(struct run *x, double ts, int pid, uint64_t line)
+{
+	if (x->n_lines == x->cap_lines) {
+		size_t cap = x->cap_lines ? x->cap_lines * 2 : 256;
+		struct ci_event_line *nl = realloc(x->lines, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		x->lines = nl;
+		x->cap_lines = cap;
+	}
+	x->lines[x->n_lines++] = (struct ci_event_line){ ts, pid, line };
+	return 0;
+}
+
+static bool is_line_event(enum tracefs_event_kind kind)
+{
+	switch (kind) {
+	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
+	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
+	case TRACEFS_EV_MODULE_REQUEST:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int on_trace_event(void *userdata, const struct tracefs_event *ev)
 {
 	struct run *x = userdata;
+	int r;
 
 	x->st.records++;
 	/* the ledger pairs events in time order: a trace that goes back is counted */
 	if (ev->kind != TRACEFS_EV_LOST) {
 		if (ev->ts_ns < x->trace_last_ns && !x->trace_back_steps++)
-			x->trace_back_line = stream_lineno(x->s);
+			x->trace_back_line = x->dat ? x->st.records : stream_lineno(x->s);
 		x->trace_last_ns = ev->ts_ns;
+	}
+	/* a trace.dat's findings point at the event's number, as a text's at its line */
+	if (x->dat && is_line_event(ev->kind)) {
+		r = add_event_line(x, ev->ts, ev->pid, x->st.records);
+		if (r < 0)
+			return r;
 	}
 	return ledger_feed_trace(x->ledger, ev);
 }
@@ -1387,7 +1430,8 @@ static void on_trace_bad_line(void *userdata, const struct kt_err *e)
 {
 	struct run *x = userdata;
 
-	bad_line(x, e->line ? e->line : stream_lineno(x->s), e->what ? e->what : "malformed");
+	bad_line(x, e->line ? e->line : x->s ? stream_lineno(x->s) : x->st.records,
+		 e->what ? e->what : "malformed");
 }
 
 /* The line of each syscall and request event: the ledger keeps times, CI wants lines. */
@@ -1398,32 +1442,17 @@ static int note_event_line(struct run *x, const char *line, size_t len)
 
 	if (!memmem(line, len, "init_module", 11) && !memmem(line, len, "module_request", 14))
 		return 0;
-	if (tracefs_parse_line(line, len, &tl, &what) < 0 || tl.kind != TRACEFS_LINE_EVENT)
+	if (tracefs_parse_line(line, len, &tl, &what) < 0 || tl.kind != TRACEFS_LINE_EVENT ||
+	    !is_line_event(tl.ev.kind))
 		return 0;
-	switch (tl.ev.kind) {
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
-	case TRACEFS_EV_MODULE_REQUEST:
-		break;
-	default:
-		return 0;
-	}
-	if (x->n_lines == x->cap_lines) {
-		size_t cap = x->cap_lines ? x->cap_lines * 2 : 256;
-		struct ci_event_line *nl = realloc(x->lines, cap * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		x->lines = nl;
-		x->cap_lines = cap;
-	}
-	x->lines[x->n_lines++] = (struct ci_event_line){ tl.ev.ts, tl.ev.pid, stream_lineno(x->s) };
-	return 0;
+	return add_event_line(x, tl.ev.ts, tl.ev.pid, stream_lineno(x->s));
 }
 
-static int read_trace(struct run *x, char *line, size_t len)
+/*
+ * A trace: text from @line on (the stream's next lines after it), or with @dat_fd >= 0
+ * the trace.dat open on it, read by libtracecmd as report reads one.
+ */
+static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 {
 	struct tracefs_parser_ops ops = { .event = on_trace_event, .bad_line = on_trace_bad_line };
 	struct tree *t = tree_get(x->cost, NULL);
@@ -1442,21 +1471,34 @@ static int read_trace(struct run *x, char *line, size_t len)
 	r = ledger_new(&lops, lp.idempotent_finit, &x->ledger);
 	if (r < 0)
 		return r;
-	r = tracefs_parser_new(x->path, &ops, x, &p);
-	if (r < 0)
-		goto out;
 	x->trace_last_ns = x->trace_back_steps = x->trace_back_line = 0;
-	do {
-		r = note_event_line(x, line, len);
-		if (r >= 0)
-			r = tracefs_parser_feed(p, line, len);
+	if (dat_fd >= 0) {
+		struct kt_err err = { 0 };
+
+		x->dat = true;
+		r = tracedat_read_fd(dat_fd, x->path, &ops, x, NULL, &err);
+		x->dat = false;
+		if (r < 0) {
+			if (r != -ENOMEM)
+				log_error("'%s': %s", x->path, err.what ? err.what : strerror(-r));
+			goto out;
+		}
+	} else {
+		r = tracefs_parser_new(x->path, &ops, x, &p);
 		if (r < 0)
 			goto out;
-		r = next_line(x, false, &line, &len);
-	} while (r > 0);
-	if (r < 0)
-		goto out;
-	r = tracefs_parser_finish(p);
+		do {
+			r = note_event_line(x, line, len);
+			if (r >= 0)
+				r = tracefs_parser_feed(p, line, len);
+			if (r < 0)
+				goto out;
+			r = next_line(x, false, &line, &len);
+		} while (r > 0);
+		if (r < 0)
+			goto out;
+		r = tracefs_parser_finish(p);
+	}
 	if (r >= 0 && x->trace_back_steps)
 		log_warn("'%s':%llu: the trace goes back in time near here, %llu time(s) in all "
 			 "(per-CPU trace files one after another?): load attempts paired in the "
@@ -1499,6 +1541,36 @@ static int open_input(const char *path, int *ret_fd)
 	return 0;
 }
 
+/* A trace.dat, told by its first bytes where they can be read without consuming them */
+static bool is_tracedat(int fd)
+{
+	char head[TRACEDAT_MAGIC_LEN];
+
+	return pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+	       tracedat_sniff(head, sizeof(head));
+}
+
+/* A trace.dat input, as read_input() reads the others; closes @fd. */
+static int read_tracedat_input(struct run *x, const char *path, int fd)
+{
+	int r;
+
+	r = ci_input_begin(x->ci, path, x->cost->release);
+	if (r >= 0) {
+		ci_input_set_format(x->ci, format_names[FMT_TRACE_DAT], NULL);
+		r = read_trace(x, NULL, 0, fd);
+	}
+	/* its "lines" are its events, as the evidence numbers them */
+	x->st.lines = x->st.records;
+	if (r >= 0)
+		r = ci_input_end(x->ci, &x->st);
+	if (r == -ENOMEM)
+		log_error("out of memory");
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return r;
+}
+
 /* One input, start to end. 0, or <0 after logging (exit 2). */
 static int read_input(struct run *x, const char *path)
 {
@@ -1517,6 +1589,8 @@ static int read_input(struct run *x, const char *path)
 		log_error("'%s': %s", path, strerror(-r));
 		return r;
 	}
+	if (is_tracedat(fd))
+		return read_tracedat_input(x, path, fd);
 	r = stream_new(fd, 0, &x->s, &what);
 	if (r < 0) {
 		if (r == -EPROTONOSUPPORT)
@@ -1540,7 +1614,13 @@ static int read_input(struct run *x, const char *path)
 				    stream_compression_name(stream_compression(x->s)));
 		switch (fmt) {
 		case FMT_TRACE:
-			r = read_trace(x, line, len);
+			r = read_trace(x, line, len, -1);
+			break;
+		case FMT_TRACE_DAT:
+			/* libtracecmd seeks: from a pipe or a decompressor it cannot read one */
+			log_error("'%s': a trace.dat is read from an uncompressed file, not %s",
+				  path, stream_compression(x->s) ? "a compressed one" : "a pipe");
+			r = -EINVAL;
 			break;
 		case FMT_KMSG:
 			r = read_kmsg(x, line, len);

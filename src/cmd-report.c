@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -83,6 +84,8 @@ static void report_usage(FILE *f)
 	      "      --no-trace      read no trace\n"
 	      "      --no-log        read no kernel log\n"
 	      "      --attempts      list every load attempt in the text output too\n"
+	      "      --width N       fit the text in N columns (0: no limit); default: $COLUMNS,\n"
+	      "                      else the terminal's, else (not a terminal) no limit\n"
 	      "      --no-cache      analyse module files afresh, without the cache in\n"
 	      "                      $XDG_CACHE_HOME/kmodtop\n"
 	      "      --cpus N        CPUs for the per-CPU alias risk (default: the root's)\n"
@@ -122,7 +125,30 @@ enum {
 	OPT_TEXTFILE,
 	OPT_LABEL,
 	OPT_BOOT,
+	OPT_WIDTH,
 };
+
+#define MIN_WIDTH 40
+#define MAX_WIDTH 100000
+
+/*
+ * The columns the text fits in: --width, else $COLUMNS, else the terminal's when stdout
+ * is one; else none (0), so that text piped to a file or a script is not cut.
+ */
+static unsigned int text_width(int64_t arg_width)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	uint32_t n;
+
+	if (arg_width >= 0)
+		return (unsigned int)arg_width;
+	if (env && parse_u32(env, 10, &n) == 0 && n >= MIN_WIDTH && n <= MAX_WIDTH)
+		return n;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col < MIN_WIDTH ? MIN_WIDTH : ws.ws_col;
+	return 0;
+}
 
 #define MAX_LABELS 16
 
@@ -874,12 +900,14 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "boot", optional_argument, NULL, OPT_BOOT },
+		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *arg_trace = NULL, *arg_log = NULL;
 	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false, arg_no_cache = false;
-	uint32_t arg_cpus = 0;
+	uint32_t arg_cpus = 0, width;
+	int64_t arg_width = -1;
 	struct collected c = { .pre_trace_fd = -1, .pre_log_fd = -1 };
 	struct boot_capture bc = { .trace_fd = -1, .log_fd = -1 };
 	struct report_boot rb = { 0 };
@@ -960,6 +988,16 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			continue;
 		case OPT_ATTEMPTS:
 			arg_attempts = true;
+			continue;
+		case OPT_WIDTH:
+			if (parse_u32(optarg, 10, &width) < 0 ||
+			    (width && (width < MIN_WIDTH || width > MAX_WIDTH))) {
+				log_error("--width: '%s' is not a width (0 for none, or %d-%d columns)",
+					  optarg, MIN_WIDTH, MAX_WIDTH);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			arg_width = width;
 			continue;
 		case OPT_NO_CACHE:
 			arg_no_cache = true;
@@ -1243,6 +1281,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			log_error("out of memory");
 			goto out;
 		}
+		out_set_width(o, text_width(arg_width));
 		r = report_render(&d, o);
 		if (r >= 0 && c.live)
 			live_render(c.live, o);

@@ -37,6 +37,7 @@ struct out {
 	} *tables;
 	size_t n_tables;
 	const struct table *pending;	/* out_table_rows() began it: tables[n_tables - 1] */
+	unsigned int width;	/* text: the columns to fit in; 0: no limit */
 };
 
 int out_new(enum out_format fmt, bool pretty, FILE *f, struct out **ret)
@@ -78,6 +79,71 @@ enum out_format out_format(const struct out *o)
 	return o->fmt;
 }
 
+void out_set_width(struct out *o, unsigned int width)
+{
+	o->width = width;
+}
+
+/* Columns of escaped (printable) text: one a character, so UTF-8 lead bytes */
+static size_t text_cols(const char *s, size_t len)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < len; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
+/*
+ * @s (escaped) from column @col on, broken at spaces to end before o->width, each
+ * further line indented by @indent. A word wider than the room is written whole: a
+ * path or a command cut in two would be worse than a long line.
+ */
+static void put_wrapped(struct out *o, const char *s, size_t col, size_t indent)
+{
+	size_t width = o->width;
+
+	/* too little room beside the label: the further lines hang under it */
+	if (width && indent + 20 > width)
+		indent = 4;
+	while (*s) {
+		const char *end = s, *brk = NULL;
+		size_t w = col;
+
+		if (!width) {
+			fputs(s, o->f);
+			return;
+		}
+		/* the longest run of words that fits; at least one word */
+		while (*end) {
+			const char *word = end;
+
+			while (*end && *end != ' ')
+				end++;
+			w += text_cols(word, (size_t)(end - word));
+			if (w > width && brk)
+				break;
+			brk = end;
+			if (w >= width)
+				break;
+			while (*end == ' ') {
+				end++;
+				w++;
+			}
+		}
+		for (end = brk; *end == ' '; end++)
+			;
+		if (!*end) {
+			fputs(s, o->f);
+			return;
+		}
+		fwrite(s, 1, (size_t)(brk - s), o->f);
+		fprintf(o->f, "\n%*s", (int)indent, "");
+		s = end;
+		col = indent;
+	}
+}
+
 /* json-c spells JSON null as a NULL object: only @is_null tells it from ENOMEM */
 static void json_add_v(struct out *o, const char *key, json_object *v, bool is_null)
 {
@@ -100,6 +166,23 @@ static void json_add(struct out *o, const char *key, json_object *v)
 	json_add_v(o, key, v, false);
 }
 
+/*
+ * Seconds as their sources give them, to the microsecond: 11.623710, not the double's
+ * 11.623709999999999. Not finite: null (json-c would write NaN, which is not JSON).
+ */
+static json_object *json_seconds(double v)
+{
+	char buf[40];
+
+	if (!isfinite(v))
+		return json_object_new_null();
+	/* beyond 2^53 there are no microseconds left to keep */
+	if (fabs(v) >= 9007199254.740992)
+		return json_object_new_double(v);
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	return json_object_new_double_s(v, buf);
+}
+
 static void text_field(struct out *o, const char *label, const char *value)
 {
 	int indent = o->depth > 0 ? 2 : 0;
@@ -116,7 +199,14 @@ static void text_field(struct out *o, const char *label, const char *value)
 		o->err = o->err ? o->err : -ENOMEM;
 		return;
 	}
-	fprintf(o->f, "%*s%-*s %s\n", indent, "", LABEL_WIDTH - indent, esc_label, esc);
+	fprintf(o->f, "%*s%-*s ", indent, "", LABEL_WIDTH - indent, esc_label);
+	{
+		size_t col = (size_t)indent + text_cols(esc_label, strlen(esc_label));
+
+		col = (col > LABEL_WIDTH ? col : LABEL_WIDTH) + 1;
+		put_wrapped(o, esc, col, LABEL_WIDTH + 1);
+	}
+	fputc('\n', o->f);
 	free(esc_label);
 	free(esc);
 }
@@ -215,7 +305,7 @@ void out_f64(struct out *o, const char *key, const char *label, double v)
 		return;
 	}
 	if (o->fmt == OUT_JSON) {
-		json_add(o, key, json_object_new_double(v));
+		json_add(o, key, json_seconds(v));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%.6f", v);
@@ -263,7 +353,10 @@ void out_note(struct out *o, const char *text)
 		o->err = o->err ? o->err : -ENOMEM;
 		return;
 	}
-	fprintf(o->f, "%*s%s%s%s\n", o->depth > 0 ? 2 : 0, "", color_warn(), esc, color_reset());
+	fprintf(o->f, "%*s%s", o->depth > 0 ? 2 : 0, "", color_warn());
+	/* a note's further lines hang under its first word */
+	put_wrapped(o, esc, o->depth > 0 ? 2 : 0, o->depth > 0 ? 4 : 2);
+	fprintf(o->f, "%s\n", color_reset());
 	free(esc);
 }
 
@@ -284,7 +377,7 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 	case COL_BOOL:
 		return json_object_new_boolean(c->b);
 	case COL_FLOAT:
-		return json_object_new_double(c->f);
+		return json_seconds(c->f);
 	case COL_HEX:
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64, c->u);
 		return json_object_new_string(buf);
@@ -686,6 +779,76 @@ static void put_pad(FILE *f, int n)
 	}
 }
 
+/* Text, not figures: what a table narrower than its text may cut */
+static bool col_cuttable(const struct col_desc *d)
+{
+	return d->kind == COL_STR || d->kind == COL_STRV || d->kind == COL_PROCS;
+}
+
+#define CUT_MIN 8
+
+static size_t cut_min(const struct col_desc *d)
+{
+	return strlen(d->header) > CUT_MIN ? strlen(d->header) : CUT_MIN;
+}
+
+/*
+ * Narrows the widest text columns, one column at a time, until the table fits o->width.
+ * The first column names the row and numbers are figures: neither is cut, and a table
+ * that would not fit even so is left whole, for cutting it would lose text for nothing.
+ */
+static void fit_widths(const struct out *o, const struct table *t, const size_t *cols,
+		       size_t n_cols, size_t indent, size_t *w)
+{
+	size_t total = indent, least;
+
+	if (!o->width)
+		return;
+	for (size_t c = 0; c < n_cols; c++)
+		total += w[c] + (c ? 2 : 0);
+	least = total;
+	for (size_t c = 1; c < n_cols; c++)
+		if (col_cuttable(&t->cols[cols[c]]) && w[c] > cut_min(&t->cols[cols[c]]))
+			least -= w[c] - cut_min(&t->cols[cols[c]]);
+	if (total <= o->width || least > o->width)
+		return;
+	while (total > o->width) {
+		size_t best = n_cols;
+
+		for (size_t c = 1; c < n_cols; c++) {
+			const struct col_desc *d = &t->cols[cols[c]];
+
+			if (col_cuttable(d) && w[c] > cut_min(d) && (best == n_cols || w[c] > w[best]))
+				best = c;
+		}
+		if (best == n_cols)
+			return;
+		w[best]--;
+		total--;
+	}
+}
+
+/* A cell wider than its column: as much as fits before "..." */
+static int put_cut(FILE *f, const struct col_desc *d, const struct cell *c, size_t width)
+{
+	char *s = cell_to_text(d, c);
+	size_t at = 0, cols = 0;
+
+	if (!s)
+		return -ENOMEM;
+	while (s[at] && cols < width - 3) {
+		at++;
+		/* whole UTF-8 characters only */
+		while (((unsigned char)s[at] & 0xc0) == 0x80)
+			at++;
+		cols++;
+	}
+	fwrite(s, 1, at, f);
+	fputs("...", f);
+	free(s);
+	return 0;
+}
+
 /*
  * Text of the columns @cols (n_cols of them) of the rows @rows selects (NULL: all).
  * Widths first, then the text, each cell's written as it is made, mostly without a
@@ -717,6 +880,7 @@ static void table_text(struct out *o, const char *title, const struct table *t,
 				w[c] = cw;
 		}
 	}
+	fit_widths(o, t, cols, n_cols, (size_t)indent, w);
 	if (!o->first_section)
 		fputc('\n', o->f);
 	o->first_section = false;
@@ -743,9 +907,17 @@ static void table_text(struct out *o, const char *title, const struct table *t,
 
 			if (c)
 				fputs("  ", o->f);
-			if ((right || !last) && cell_text_width(d, cell, &cw) < 0) {
+			if ((right || !last || o->width) && cell_text_width(d, cell, &cw) < 0) {
 				o->err = o->err ? o->err : -ENOMEM;
 				goto out;
+			}
+			if (cw > w[c]) {
+				/* only a column fit_widths() narrowed holds a wider cell */
+				if (put_cut(o->f, d, cell, w[c]) < 0) {
+					o->err = o->err ? o->err : -ENOMEM;
+					goto out;
+				}
+				continue;
 			}
 			if (right)
 				put_pad(o->f, (int)(w[c] - cw));

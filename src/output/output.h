@@ -23,6 +23,12 @@ struct out;
 int out_new(enum out_format fmt, bool pretty, FILE *f, struct out **ret);
 struct out *out_free(struct out *o);
 enum out_format out_format(const struct out *o);
+/*
+ * Text: fit @width columns (0, the default: no limit). Labelled values and notes are
+ * wrapped at spaces; a table wider than that has its widest text columns cut, with
+ * "...", never a number.
+ */
+void out_set_width(struct out *o, unsigned int width);
 
 void out_section_begin(struct out *o, const char *key, const char *title);
 void out_section_end(struct out *o);

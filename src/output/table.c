@@ -238,6 +238,25 @@ int cell_fputs(const struct col_desc *d, const struct cell *c, FILE *f)
 	return 0;
 }
 
+#define ERRNO_NAME_MAX 32
+
+/* "-17=48": EEXIST; NULL when the key is not a negative errno with a name */
+static const char *errno_key_name(const char *kv)
+{
+	const char *eq = strrchr(kv, '='), *name;
+	char *end;
+	long v;
+
+	if (!eq)
+		return NULL;
+	errno = 0;
+	v = strtol(kv, &end, 10);
+	if (errno || end != eq || v >= 0 || v < -4095)
+		return NULL;
+	name = strerrorname_np((int)-v);
+	return name && strlen(name) < ERRNO_NAME_MAX ? name : NULL;
+}
+
 char *cell_to_text(const struct col_desc *d, const struct cell *c)
 {
 	char buf[64];
@@ -301,7 +320,7 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 		char *p;
 
 		for (char **s = c->v; *s; s++)
-			len += strlen(*s) * 4 + 1;
+			len += strlen(*s) * 4 + 1 + ((d->flags & COL_ERRNO) ? ERRNO_NAME_MAX : 0);
 		if (!c->v[0])
 			return strdup("-");
 		out = malloc(len + 1);
@@ -309,7 +328,15 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 			return NULL;
 		p = out;
 		for (char **s = c->v; *s; s++) {
-			char *e = escape_dup(*s, strlen(*s));
+			const char *name = (d->flags & COL_ERRNO) ? errno_key_name(*s) : NULL;
+			char *e;
+
+			if (name) {
+				p += sprintf(p, "%s%s:%s", s == c->v ? "" : ",", name,
+					     strrchr(*s, '=') + 1);
+				continue;
+			}
+			e = escape_dup(*s, strlen(*s));
 
 			if (!e) {
 				free(out);

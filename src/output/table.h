@@ -30,6 +30,8 @@ enum {
 	COL_NOJSON = 1u << 2,	/* text only */
 	/* a name (COL_STR): one that reads as "-" (none) or "(unnamed)" is written escaped */
 	COL_NAME = 1u << 3,
+	/* COL_COUNTS keyed by a return value ("-17"): text names the errno, "EEXIST" */
+	COL_ERRNO = 1u << 4,
 };
 
 struct col_desc {

@@ -299,7 +299,8 @@ static int render_autoload(const struct report_data *d, struct out *o)
 static const struct col_desc step_cols[] = {
 	{ "STEP", "name", COL_STR, 0, "tracing_mark_write \"STEP name\" marker" },
 	{ "CALLS", "calls", COL_U64, COL_RIGHT, "finit/init_module calls started in the step" },
-	{ "RETURNS", "rets", COL_COUNTS, 0, "return values (0 or -errno) and how often" },
+	{ "RETURNS", "rets", COL_COUNTS, COL_ERRNO,
+	  "return values (0 or -errno; the errno's name in text) and how often" },
 	{ "WAITERS", "idempotent_waiters", COL_U64, COL_RIGHT, "idempotent waiters" },
 	{ "FALLBACKS", "fallbacks", COL_U64, COL_RIGHT, "userspace-decompression fallbacks" },
 	{ "KREAD", "vmap.kread", COL_BYTES, COL_RIGHT, "measured: kernel_read_file" },

@@ -740,11 +740,208 @@ static void render_boot(const struct report_boot *b, struct out *o)
 	}
 }
 
+/* What a module's failed calls wasted: measured when the trace saw vmap, else estimated */
+static uint64_t summary_waste(const struct report_data *d, const struct module_summary *ms)
+{
+	const struct module_cost *mc;
+
+	if (d->ledger->saw_vmap_events)
+		return ms->wasted_measured;
+	mc = ms->name ? cost_module_find(d->cost, ms->name) : NULL;
+	if (!ms->name && d->cost)
+		for (size_t i = 0; i < d->cost->n_mods && !mc; i++)
+			if (!d->cost->mods[i].name)
+				mc = &d->cost->mods[i];
+	return mc ? mc->wasted : 0;
+}
+
+/* "xfs 43.0 MiB, nfs 29.5 MiB, sctp 16.8 MiB": the (up to) three that wasted most */
+static void summary_worst(const struct report_data *d, char *buf, size_t size)
+{
+	const struct module_summary *top[3] = { NULL };
+	uint64_t w[3] = { 0 };
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->sum->n_modules; i++) {
+		const struct module_summary *ms = &d->sum->modules[i];
+		uint64_t v = summary_waste(d, ms);
+
+		for (size_t k = 0; k < 3; k++) {
+			if (v <= w[k])
+				continue;
+			memmove(&top[k + 1], &top[k], (2 - k) * sizeof(top[0]));
+			memmove(&w[k + 1], &w[k], (2 - k) * sizeof(w[0]));
+			top[k] = ms;
+			w[k] = v;
+			break;
+		}
+	}
+	for (size_t k = 0; k < 3 && top[k] && at < size; k++) {
+		char b[32];
+
+		at += (size_t)snprintf(buf + at, size - at, "%s%s %s", k ? ", " : "",
+				       top[k]->name ? top[k]->name : "(unnamed attempts)",
+				       format_bytes(w[k], b, sizeof(b)));
+	}
+}
+
+/* The requester that made the most failed calls, or NULL */
+static const struct requester_summary *summary_top_requester(const struct ledger_summary *s)
+{
+	const struct requester_summary *best = NULL;
+
+	for (size_t i = 0; i < s->n_requesters; i++)
+		if (!best || s->requesters[i].failed > best->failed)
+			best = &s->requesters[i];
+	return best && best->failed ? best : NULL;
+}
+
+/* The module whose failed calls wasted most, and its most frequent errno */
+static const struct module_summary *summary_worst_failing(const struct report_data *d,
+							  int *ret_err, uint64_t *ret_count)
+{
+	const struct module_summary *best = NULL;
+	uint64_t bw = 0;
+
+	for (size_t i = 0; i < d->sum->n_modules; i++) {
+		const struct module_summary *ms = &d->sum->modules[i];
+		uint64_t v = summary_waste(d, ms);
+
+		if (ms->failed && (!best || v > bw || (v == bw && ms->failed > best->failed))) {
+			best = ms;
+			bw = v;
+		}
+	}
+	*ret_err = 0;
+	*ret_count = 0;
+	for (size_t e = 0; best && e < best->n_errno; e++)
+		if (best->by_errno[e].err && best->by_errno[e].count > *ret_count) {
+			*ret_err = best->by_errno[e].err;
+			*ret_count = best->by_errno[e].count;
+		}
+	return best;
+}
+
+/* One thing to do next, from what the report found: the first that applies */
+static void summary_hint(const struct report_data *d, uint64_t dups, char *buf, size_t size)
+{
+	const struct ledger_summary *s = d->sum;
+	const struct requester_summary *q;
+	const struct module_summary *ms;
+	uint64_t count;
+	int err;
+
+	if (!d->ledger) {
+		snprintf(buf, size, "%s",
+			 d->live ? "no load attempts were watched: 'sudo kmodtop report --duration "
+				   "60 --measure' traces them while udev settles, 'sudo kmodtop "
+				   "boot-setup' shows how to trace a whole boot"
+				 : "this capture has neither a trace nor a kernel log: on the machine, "
+				   "'sudo kmodtop record --measure -o DIR' records one, 'sudo kmodtop "
+				   "boot-setup' shows how to trace a whole boot");
+		return;
+	}
+	if (!d->trace_path) {
+		snprintf(buf, size, "attempts are counted from the kernel log alone, which names "
+			 "few of them and sizes none: 'sudo kmodtop record --measure -o DIR' records "
+			 "a trace");
+		return;
+	}
+	if (!s->attempts) {
+		snprintf(buf, size, "the trace holds no module load: record while modules load "
+			 "(at boot: 'sudo kmodtop boot-setup')");
+		return;
+	}
+	if (!s->failed) {
+		snprintf(buf, size, "nothing: no load failed, no vmap space was wasted");
+		return;
+	}
+	q = summary_top_requester(s);
+	if (q && dups * 2 >= s->failed && q->n_pids > 1) {
+		bool udev = strstr(q->comm, "udev") != NULL;
+
+		snprintf(buf, size, "%" PRIu64 " of the %" PRIu64 " failed calls are duplicates; %s "
+			 "made %" PRIu64 " failed calls from %zu processes at once (Requesters)%s",
+			 dups, s->failed, q->comm, q->failed, q->n_pids,
+			 udev && d->n_percpu ? ": udev loads a module every CPU matches once per CPU "
+					       "(Per-CPU alias risk)"
+					     : ": they load what is loaded or loading already; "
+					       "one load per module saves most of the waste");
+		return;
+	}
+	ms = summary_worst_failing(d, &err, &count);
+	if (ms && err) {
+		snprintf(buf, size, "%s failed %" PRIu64 " times with %s: %s", ms->name ? ms->name
+			 : "unnamed attempts", count, strerrorname_np(err) ?: "E?",
+			 s->n_findings ? "the Kernel log findings say why" : "see Load attempts by module");
+		return;
+	}
+	snprintf(buf, size, "see Load attempts by module for the failed calls");
+}
+
+/*
+ * Text only: the answer first (attempts, failures, waste, the worst modules, what to do);
+ * the JSON has every one of these figures where the sections below put them.
+ */
+static void render_summary(const struct report_data *d, struct out *o)
+{
+	const struct ledger_summary *s = d->sum;
+	char buf[512], b1[32], b2[32], b3[32];
+	uint64_t dups = 0;
+
+	if (out_format(o) == OUT_JSON)
+		return;
+	out_section_begin(o, NULL, "Summary");
+	if (!d->ledger || !s) {
+		out_null(o, NULL, "load attempts:", "none read (no trace, no kernel log)");
+		summary_hint(d, 0, buf, sizeof(buf));
+		out_str(o, NULL, "what next:", buf);
+		out_section_end(o);
+		return;
+	}
+	for (size_t i = 0; i < s->n_modules; i++)
+		dups += s->modules[i].duplicate;
+	snprintf(buf, sizeof(buf), "%" PRIu64 ", %" PRIu64 " failed, %" PRIu64 " duplicates%s",
+		 s->attempts, s->failed, dups, d->trace_path ? "" : " (kernel log only)");
+	out_str(o, NULL, "load attempts:", buf);
+	if (d->cost && d->ledger->saw_vmap_events)
+		snprintf(buf, sizeof(buf), "%s measured, %s estimated", format_bytes(
+			 s->wasted_measured, b1, sizeof(b1)), format_bytes(d->cost->wasted, b2,
+			 sizeof(b2)));
+	else if (d->ledger->saw_vmap_events)
+		snprintf(buf, sizeof(buf), "%s measured", format_bytes(s->wasted_measured, b1,
+			 sizeof(b1)));
+	else if (d->cost)
+		snprintf(buf, sizeof(buf), "%s estimated", format_bytes(d->cost->wasted, b1,
+			 sizeof(b1)));
+	else
+		snprintf(buf, sizeof(buf), "unknown (no vmap events, no module files)");
+	if (!d->trace_path)
+		snprintf(buf, sizeof(buf), "unknown without a trace");
+	if (d->cost && d->cost->uncertain) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, sizeof(buf) - at, " (%s to %s)",
+			 format_bytes(d->cost->wasted_min, b1, sizeof(b1)),
+			 d->cost->max_unbounded ? "unbounded"
+						: format_bytes(d->cost->wasted_max, b3, sizeof(b3)));
+	}
+	out_str(o, NULL, "vmap wasted:", buf);
+	summary_worst(d, buf, sizeof(buf));
+	if (buf[0])
+		out_str(o, NULL, "worst modules:", buf);
+	summary_hint(d, dups, buf, sizeof(buf));
+	out_str(o, NULL, "what next:", buf);
+	out_section_end(o);
+}
+
 int report_render(const struct report_data *d, struct out *o)
 {
 	int r;
 
 	out_u64(o, "schema_version", NULL, 1);
+	render_summary(d, o);
 	if (d->boot)
 		render_boot(d->boot, o);
 	render_sources(d, o);

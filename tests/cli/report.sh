@@ -175,4 +175,129 @@ case $hdr in
 *) ts_fail "--attempts without vmap events: header '$hdr'" ;;
 esac
 
+# errno names everywhere: the Steps table's RETURNS names the errno as the ERRNO column
+# does, and each name stands for the JSON's -errno key with the same count
+ts_run --root "$fx" report
+ts_expect_rc 0 "report for the Steps table"
+steps=$(sed -n '/^Steps (trace markers)$/,/^$/p' "$TS_TMP/out" | tail -n +3)
+[ -n "$steps" ] || ts_fail "no Steps table in the report"
+if printf '%s\n' "$steps" | grep -E '(^| |,)-[0-9]+:' >/dev/null; then
+	ts_fail "Steps RETURNS shows a -errno number: $(printf '%s\n' "$steps" | grep -E -- '-[0-9]+:' | head -1)"
+fi
+printf '%s\n' "$steps" | grep -E ' EEXIST:[0-9]+' >/dev/null ||
+	ts_fail "Steps RETURNS names no EEXIST"
+ts_run --root "$fx" report -j
+want=$(jq -r '.steps[] | select(.name == "storm-live-xfs") | .rets["-17"]' "$TS_TMP/out")
+got=$(printf '%s\n' "$steps" | awk '$1 == "storm-live-xfs" { print $3 }')
+[ "$got" = "EEXIST:$want" ] || ts_fail "Steps storm-live-xfs RETURNS: got '$got', want 'EEXIST:$want'"
+ts_ok
+
+# the summary opens the text report: its figures are the JSON's, its worst modules the
+# three whose failed calls the trace saw waste most, its hint one thing to do next
+for sfx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+	ts_run --root "$FIXTURES/$sfx" report
+	ts_expect_rc 0 "$sfx: report for the summary" || continue
+	cp "$TS_TMP/out" "$TS_TMP/sum.txt"
+	[ "$(head -1 "$TS_TMP/sum.txt")" = Summary ] || ts_fail "$sfx: the report does not open with Summary"
+	sum=$(sed -n '2,/^$/p' "$TS_TMP/sum.txt")
+	ts_run --root "$FIXTURES/$sfx" report -j
+	j=$TS_TMP/out
+	want=$(jq -r '"\(.load_attempts.total), \(.load_attempts.failed) failed, \([.modules[].attempts.duplicate // 0] | add) duplicates"' "$j")
+	got=$(printf '%s\n' "$sum" | sed -n 's/^  load attempts: *//p')
+	[ "$got" = "$want" ] || ts_fail "$sfx: summary attempts '$got', want '$want'"
+	want=$(sed -n 's/^  vmap wasted (measured): *//p' "$TS_TMP/sum.txt")
+	got=$(printf '%s\n' "$sum" | sed -n 's/^  vmap wasted: *\([^ ]* [^ ]*\) measured.*/\1/p')
+	[ -n "$want" ] && [ "$got" = "$want" ] || ts_fail "$sfx: summary waste '$got', want '$want'"
+	want=$(jq -r '[.modules[] | select(.wasted_vmap.measured > 0)] |
+		sort_by(-.wasted_vmap.measured) | .[:3] | map(.name // "(unnamed attempts)") | join(" ")' "$j")
+	got=$(printf '%s\n' "$sum" | sed -n 's/^  worst modules: *//p' | sed 's/ [0-9.]* [KMGT]*i*B//g; s/,//g')
+	[ "$got" = "$want" ] || ts_fail "$sfx: summary worst modules '$got', want '$want'"
+	printf '%s\n' "$sum" | grep '^  what next: .*duplicates.*(Requesters)' >/dev/null ||
+		ts_fail "$sfx: summary hint does not point at the duplicates' requester: $sum"
+	ts_ok
+done
+# without a trace, the hint says how to get one
+ts_run --root "$fx" report --no-trace
+grep "^  what next: .*kmodtop record --measure -o DIR" "$TS_TMP/out" >/dev/null ||
+	ts_fail "summary without a trace: no hint to record one: $(head -6 "$TS_TMP/out")"
+ts_run --root "$fx" report --no-trace --no-log
+head -4 "$TS_TMP/out" | grep "^  what next: .*neither a trace nor a kernel log.*kmodtop record" >/dev/null ||
+	ts_fail "summary without trace or log: no hint to record one: $(head -6 "$TS_TMP/out")"
+# the JSON has no summary object
+ts_run --root "$fx" report -j
+[ "$(jq 'has("summary")' "$TS_TMP/out")" = false ] || ts_fail "JSON grew a summary object"
+ts_ok
+
+# JSON seconds keep their source's microseconds, not a double's binary noise
+# (11.623710, not 11.623709999999999), and say what the text says
+for sfx in debian-6.1-plain debian-6.12-xz custom-6.12-modstats; do
+	ts_run --root "$FIXTURES/$sfx" report -j
+	ts_expect_rc 0 "$sfx: report -j for seconds" || continue
+	cp "$TS_TMP/out" "$TS_TMP/secs.json"
+	noisy=$(grep -oE '"[a-z_]+": *-?[0-9]+\.[0-9]{7,}' "$TS_TMP/secs.json" | head -3 | tr '\n' ' ')
+	[ -z "$noisy" ] || ts_fail "$sfx: JSON seconds with binary noise: $noisy"
+	n=$(grep -oE '"(start|end|first|last|trace_first|trace_last)": *[0-9]+\.[0-9]{6}[,}]' "$TS_TMP/secs.json" | wc -l)
+	[ "$n" -gt 0 ] || ts_fail "$sfx: no seconds with six decimals in the JSON"
+	ts_check "$sfx: seconds are JSON numbers" jq -e '.load_attempts.inputs.trace_first | type == "number"' "$TS_TMP/secs.json" >/dev/null
+	ts_run --root "$FIXTURES/$sfx" report
+	want=$(sed -n 's/^  trace time span: *\([0-9.]*\) - \([0-9.]*\) s$/\1 \2/p' "$TS_TMP/out")
+	got=$(printf '%s %s' "$(grep -oE '"trace_first": *[^,}]*' "$TS_TMP/secs.json" | sed 's/.*: *//')" \
+		"$(grep -oE '"trace_last": *[^,}]*' "$TS_TMP/secs.json" | sed 's/.*: *//')")
+	[ -n "$want" ] && [ "$got" = "$want" ] || ts_fail "$sfx: JSON trace span '$got', text '$want'"
+	ts_ok
+done
+
+# the text fits --width (else $COLUMNS, else the terminal's): labelled values and notes
+# wrapped at spaces with their words unchanged; a table that fits by cutting its text
+# columns has them cut with "...", never its first column or a number; one that cannot
+# fit is left whole; not a terminal and neither given: no limit (the golden files)
+W=80
+ts_run --root "$fx" report
+cp "$TS_TMP/out" "$TS_TMP/wide.txt"
+ts_run --root "$fx" report --width $W
+ts_expect_rc 0 "report --width $W"
+cp "$TS_TMP/out" "$TS_TMP/w80.txt"
+section() { sed -n "/^$1\$/,/^\$/p" "$2"; }
+words() { tr -s ' \n' '  '; }
+for s in Summary Kernel 'Load attempts'; do
+	long=$(section "$s" "$TS_TMP/w80.txt" | awk -v w=$W 'length > w' | head -1)
+	[ -z "$long" ] || ts_fail "--width $W: $s has a line of more than $W columns: $long"
+	[ "$(section "$s" "$TS_TMP/w80.txt" | words)" = "$(section "$s" "$TS_TMP/wide.txt" | words)" ] ||
+		ts_fail "--width $W: wrapping changed the words of $s"
+done
+[ "$(section Summary "$TS_TMP/w80.txt" | wc -l)" -gt "$(section Summary "$TS_TMP/wide.txt" | wc -l)" ] ||
+	ts_fail "--width $W: the summary's hint was not wrapped"
+# the findings' table: cut to fit, EXAMPLE ellipsized, COUNT and FIRST whole
+f80=$(section 'Kernel log findings' "$TS_TMP/w80.txt")
+fwide=$(section 'Kernel log findings' "$TS_TMP/wide.txt")
+[ -z "$(printf '%s\n' "$f80" | awk -v w=$W 'length > w')" ] || ts_fail "--width $W: findings wider than $W"
+printf '%s\n' "$f80" | grep -q '\.\.\.$' || ts_fail "--width $W: no findings example cut with ...: $f80"
+[ "$(printf '%s\n' "$f80" | awk 'NR > 2 && NF { print $1, $2, $3, $4 }')" = \
+  "$(printf '%s\n' "$fwide" | awk 'NR > 2 && NF { print $1, $2, $3, $4 }')" ] ||
+	ts_fail "--width $W: the findings' names or numbers changed"
+# the attempts by module hold more figures than fit: left whole, names not cut
+[ "$(section 'Load attempts by module (-: unnamed)' "$TS_TMP/w80.txt")" = \
+  "$(section 'Load attempts by module (-: unnamed)' "$TS_TMP/wide.txt")" ] ||
+	ts_fail "--width $W: a table that cannot fit was cut"
+# $COLUMNS is the default; --width 0 lifts it; JSON is never wrapped
+COLUMNS=$W "$KMODTOP" --root "$fx" report >"$TS_TMP/cols.txt" 2>/dev/null
+cmp -s "$TS_TMP/cols.txt" "$TS_TMP/w80.txt" || ts_fail "COLUMNS=$W differs from --width $W"
+COLUMNS=$W "$KMODTOP" --root "$fx" report --width 0 >"$TS_TMP/cols0.txt" 2>/dev/null
+cmp -s "$TS_TMP/cols0.txt" "$TS_TMP/wide.txt" || ts_fail "--width 0 under COLUMNS=$W is not unlimited"
+COLUMNS=$W "$KMODTOP" --root "$fx" report -j >"$TS_TMP/cols.json" 2>/dev/null
+"$KMODTOP" --root "$fx" report -j >"$TS_TMP/nocols.json" 2>/dev/null
+cmp -s "$TS_TMP/cols.json" "$TS_TMP/nocols.json" || ts_fail "COLUMNS changed the JSON"
+for bad in 30 abc -1; do
+	ts_run --root "$fx" report --width "$bad"
+	ts_expect_rc 2 "--width $bad"
+done
+# on a terminal, its width (script(1) gives the report a pty of 90 columns)
+if command -v script >/dev/null 2>&1; then
+	script -qec "stty cols 90 rows 50; env -u COLUMNS '$KMODTOP' --root '$fx' report --color=never 2>/dev/null" /dev/null \
+		</dev/null 2>/dev/null | tr -d '\r' >"$TS_TMP/tty.txt"
+	"$KMODTOP" --root "$fx" report --width 90 >"$TS_TMP/w90.txt"
+	cmp -s "$TS_TMP/tty.txt" "$TS_TMP/w90.txt" || ts_fail "on a 90-column terminal: not as --width 90: $(diff "$TS_TMP/w90.txt" "$TS_TMP/tty.txt" | head -5)"
+fi
+ts_ok
+
 ts_finalize
