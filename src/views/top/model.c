@@ -615,6 +615,8 @@ struct missing {
 	size_t klog_seen;		/* findings of the ledger read so far */
 	char **syms;			/* distinct, at most MISSING_SYMBOLS */
 	size_t n_syms;
+	/* @syms by hash: index + 1, 0 empty (a log may repeat a symbol millions of times) */
+	uint16_t slot[2 * MISSING_SYMBOLS];
 	bool more;			/* more distinct symbols than were kept */
 	struct missing_exporter by[MISSING_EXPORTERS];
 	size_t n_by;
@@ -2066,10 +2068,11 @@ static const char *chain_text(void **arena, const struct ledger *l,
 static int missing_add(struct missing *ms, const struct top_sample *s, const char *symbol)
 {
 	char owner[64], **ns;
+	size_t k = hash_bytes(0, symbol) % ARRAY_SIZE(ms->slot);
 	int r;
 
-	for (size_t i = 0; i < ms->n_syms; i++)
-		if (strcmp(ms->syms[i], symbol) == 0)
+	for (; ms->slot[k]; k = (k + 1) % ARRAY_SIZE(ms->slot))
+		if (strcmp(ms->syms[ms->slot[k] - 1], symbol) == 0)
 			return 0;
 	if (ms->n_syms == MISSING_SYMBOLS) {
 		ms->more = true;
@@ -2082,7 +2085,7 @@ static int missing_add(struct missing *ms, const struct top_sample *s, const cha
 	ns[ms->n_syms] = strdup(symbol);
 	if (!ns[ms->n_syms])
 		return -ENOMEM;
-	ms->n_syms++;
+	ms->slot[k] = (uint16_t)++ms->n_syms;
 	r = s->symbol_module ? s->symbol_module(s->userdata, symbol, owner, sizeof(owner))
 			     : -ENOSYS;
 	if (r == -ENOENT) {
