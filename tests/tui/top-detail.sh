@@ -48,7 +48,7 @@ detail() {
 }
 
 T new-session -d -s "$S" -x 80 -y 24 \
-	"TERM=xterm '$KMODTOP' top --replay '$FIX' --speed 0 --delay 5; exec cat" ||
+	"TERM=xterm '$KMODTOP' top --replay '$FIX' --speed 0 --delay 5; echo EXIT=\$?; exec cat" ||
 	ts_skip "tmux cannot start a session here"
 wait_for_screen 'F10Quit' || ts_fail "top never drawn"
 
@@ -106,5 +106,7 @@ detail libcrc32c
 wait_for_screen "holders: $holders" || ts_fail "libcrc32c: holders are not '$holders'"
 ts_ok
 
+# q quits, and the program ends (under valgrind: its leak check done)
 key q
+wait_for_screen 'EXIT=0' || ts_fail "q did not end top with 0"
 ts_finalize
