@@ -642,11 +642,10 @@ static int module_info(void *userdata, const char *module, struct top_module_inf
 	int analysed;
 
 	memset(ret, 0, sizeof(*ret));
-	if (!st->idx)
+	/* a module the tree does not have has no dependencies to show, not "none" */
+	if (!st->idx || modindex_path(st->idx, module, &path) < 0)
 		return -ENOENT;
 	module_depends(st->idx, module, ret);
-	if (modindex_path(st->idx, module, &path) < 0)
-		return -ENOENT;
 	ret->found = true;
 	snprintf(ret->path, sizeof(ret->path), "%s", path);
 	if (stat(path, &sb) == 0)

@@ -109,4 +109,26 @@ ts_ok
 # q quits, and the program ends (under valgrind: its leak check done)
 key q
 wait_for_screen 'EXIT=0' || ts_fail "q did not end top with 0"
+ts_ok
+
+# detail_of_a_module_not_in_the_tree: its dependencies are unknown ("-"), not "none"
+r=$TS_TMP/root
+mkdir -p "$r/proc/sys/kernel" "$r/lib/modules" || exit 99
+cp -R "$MD" "$r/lib/modules/" || exit 99
+echo "$REL" >"$r/proc/sys/kernel/osrelease"
+printf 'notintree 16384 0 - Live 0xffffffffc0000000\n' >"$r/proc/modules"
+# a server of its own: a dying one cannot take the new session down
+T kill-server >/dev/null 2>&1
+SOCK=$TS_TMP/tmux.2.sock
+T new-session -d -s "$S" -x 80 -y 24 \
+	"TERM=xterm '$KMODTOP' top --root '$r' --delay 5; echo EXIT=\$?; exec cat" ||
+	ts_skip "tmux cannot start a session here"
+wait_for_screen 'F10Quit' || ts_fail "top --root never drawn"
+detail notintree
+wait_for_screen 'file: not found in the module tree' || ts_fail "notintree: a file found"
+wait_for_screen 'depends: -  holders: none' ||
+	ts_fail "notintree: not 'depends: -  holders: none': $(screen | grep '^depends')"
+key q
+wait_for_screen 'EXIT=0' || ts_fail "q did not end top --root with 0"
+ts_ok
 ts_finalize
