@@ -117,6 +117,9 @@ mkdir -p "$r/proc/sys/kernel" "$r/lib/modules" || exit 99
 cp -R "$MD" "$r/lib/modules/" || exit 99
 echo "$REL" >"$r/proc/sys/kernel/osrelease"
 printf 'notintree 16384 0 - Live 0xffffffffc0000000\n' >"$r/proc/modules"
+# detail_of_a_fifo_module_file: libkmod would block opening it for its .modinfo
+printf 'xfs 2592768 0 - Live 0xffffffffc0266000\n' >>"$r/proc/modules"
+f=$(find "$r/lib/modules" -name 'xfs.ko*') && [ -n "$f" ] && rm "$f" && mkfifo "$f" || exit 99
 # a server of its own: a dying one cannot take the new session down
 T kill-server >/dev/null 2>&1
 SOCK=$TS_TMP/tmux.2.sock
@@ -128,6 +131,11 @@ detail notintree
 wait_for_screen 'file: not found in the module tree' || ts_fail "notintree: a file found"
 wait_for_screen 'depends: -  holders: none' ||
 	ts_fail "notintree: not 'depends: -  holders: none': $(screen | grep '^depends')"
+key Escape
+detail xfs
+wait_for_screen 'modinfo: not read (not a regular file)' ||
+	ts_fail "xfs as a FIFO: no 'modinfo: not read (not a regular file)'"
+wait_for_screen 'depends: libcrc32c' || ts_fail "xfs as a FIFO: its dependencies not shown"
 key q
 wait_for_screen 'EXIT=0' || ts_fail "q did not end top --root with 0"
 ts_ok

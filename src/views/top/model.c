@@ -2227,11 +2227,27 @@ static void modinfo_lines(const struct top_module_info *in, struct builder *b)
 	char *d, *lic, *ver, *sig, *au, *fw, *pa;
 
 	if (!in->has_modinfo) {
-		if (in->found)
-			add_line(b, ST_DIM, "modinfo: not read (%s)",
-				 in->modinfo_err == -EFBIG ? "file too large"
-				 : in->modinfo_err	       ? strerror(-in->modinfo_err)
-							       : "?");
+		const char *why;
+
+		if (!in->found)
+			return;
+		switch (in->modinfo_err) {
+		case -EINVAL:
+			why = "not a regular file";
+			break;
+		case -EFBIG:
+			why = "file too large";
+			break;
+		case -EBADMSG:
+			why = "corrupt compressed data";
+			break;
+		case -EXDEV:
+			why = "not the file the module tree holds";
+			break;
+		default:
+			why = in->modinfo_err ? strerror(-in->modinfo_err) : "?";
+		}
+		add_line(b, ST_DIM, "modinfo: not read (%s)", why);
 		return;
 	}
 	d = escape_str(in->description[0] ? in->description : "-");
