@@ -539,6 +539,93 @@ static bool alias_is_percpu(const char *pattern)
 	       strstr(pattern, "LNXCPU");
 }
 
+/* Appends @item to the ", "-separated list @buf; one that does not fit is left out. */
+static void list_add(char *buf, size_t bufsz, const char *item)
+{
+	size_t len = strlen(buf), need = strlen(item) + (len ? 2 : 0);
+
+	if (len + need + 1 > bufsz)
+		return;
+	snprintf(buf + len, bufsz - len, "%s%s", len ? ", " : "", item);
+}
+
+static void module_depends(struct modindex *idx, const char *module, struct top_module_info *ret)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	if (modindex_deps(idx, module, &names, &n) < 0)
+		return;
+	ret->has_depends = true;
+	for (size_t i = 0; i < n; i++)
+		list_add(ret->depends, sizeof(ret->depends), names[i]);
+	modindex_names_free(names);
+}
+
+/* One .modinfo key (modindex_modinfo()): the fields the detail shows */
+static int modinfo_field(void *userdata, const char *key, const char *value)
+{
+	struct top_module_info *ret = userdata;
+	char parm[64];
+
+	if (strcmp(key, "description") == 0)
+		list_add(ret->description, sizeof(ret->description), value);
+	else if (strcmp(key, "author") == 0)
+		list_add(ret->author, sizeof(ret->author), value);
+	else if (strcmp(key, "license") == 0)
+		list_add(ret->license, sizeof(ret->license), value);
+	else if (strcmp(key, "version") == 0)
+		list_add(ret->version, sizeof(ret->version), value);
+	else if (strcmp(key, "signer") == 0)
+		list_add(ret->signer, sizeof(ret->signer), value);
+	else if (strcmp(key, "alias") == 0)
+		ret->n_modinfo_aliases++;
+	else if (strcmp(key, "firmware") == 0) {
+		ret->n_firmware++;
+		list_add(ret->firmware, sizeof(ret->firmware), value);
+	} else if (strcmp(key, "parmtype") == 0) {
+		/* "NAME:type", one per module_param(); "parm" only when it has a description */
+		size_t len = strcspn(value, ":");
+
+		snprintf(parm, sizeof(parm), "%.*s", (int)(len < 63 ? len : 63), value);
+		ret->n_parms++;
+		list_add(ret->parms, sizeof(ret->parms), parm);
+	}
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static int symbol_module(void *userdata, const char *symbol, char *buf, size_t bufsz)
+{
+	struct info_ctx *ic = userdata;
+	_cleanup_free_ char *alias = NULL;
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!ic->st->idx)
+		return -ENOENT;
+	if (asprintf(&alias, "symbol:%s", symbol) < 0) {
+		alias = NULL;
+		return -ENOMEM;
+	}
+	r = modindex_lookup(ic->st->idx, alias, &names, &n);
+	if (r < 0)
+		return r;
+	r = n ? 0 : -ENOENT;
+	if (n)
+		snprintf(buf, bufsz, "%s", names[0]);
+	modindex_names_free(names);
+	return r;
+}
+
 static int module_info(void *userdata, const char *module, struct top_module_info *ret)
 {
 	struct info_ctx *ic = userdata;
@@ -552,10 +639,13 @@ static int module_info(void *userdata, const char *module, struct top_module_inf
 	struct catalog_entry *ce;
 	struct stat sb;
 	const char *dot;
+	int analysed;
 
 	memset(ret, 0, sizeof(*ret));
+	/* a module the tree does not have has no dependencies to show, not "none" */
 	if (!st->idx || modindex_path(st->idx, module, &path) < 0)
 		return -ENOENT;
+	module_depends(st->idx, module, ret);
 	ret->found = true;
 	snprintf(ret->path, sizeof(ret->path), "%s", path);
 	if (stat(path, &sb) == 0)
@@ -570,7 +660,8 @@ static int module_info(void *userdata, const char *module, struct top_module_inf
 	ret->compressed = ret->compression != NULL;
 	ce = st->cat ? catalog_find(st->cat, module) : NULL;
 	/* the file laid out as the kernel would (decompressing it: on demand only) */
-	if (ce && catalog_analyze(st->cat, ce, MODFILE_LAYOUT) == 0) {
+	analysed = ce ? catalog_analyze(st->cat, ce, MODFILE_LAYOUT) : -ENOENT;
+	if (analysed == 0) {
 		const struct modfile_layout *lay = &ce->info.layout;
 
 		ret->has_decompressed =
@@ -593,6 +684,17 @@ static int module_info(void *userdata, const char *module, struct top_module_inf
 			}
 		}
 	}
+	/*
+	 * libkmod decompresses the whole file for its .modinfo: only a file the catalog
+	 * read within its caps (MODFILE_MAX_IMAGE) is handed to it
+	 */
+	/* and only the file the catalog read: modules.dep may name another (one outside) */
+	if (analysed == 0 && !same_file(ce->path, path))
+		analysed = -EXDEV;
+	ret->modinfo_err = analysed == 0
+				   ? modindex_modinfo(st->idx, module, modinfo_field, ret)
+				   : analysed;
+	ret->has_modinfo = ret->modinfo_err == 0;
 	if (!ret->has_layout && sys_module_read(st->root, module, &sm, &e) == 0) {
 		ret->has_layout = sm.has_coresize;
 		ret->layout_from = "sys/module";
@@ -843,8 +945,11 @@ static void replay_free(struct replay *rp)
 /* Sets the module states from a proc/modules snapshot. */
 static void apply_modules(struct replay *rp, const struct proc_modules *pm)
 {
-	for (size_t i = 0; i < rp->n_mods; i++)
+	for (size_t i = 0; i < rp->n_mods; i++) {
 		rp->mods[i].present = false;
+		rp->mods[i].holders = NULL;
+		rp->mods[i].n_holders = 0;
+	}
 	for (size_t k = 0; k < pm->n; k++) {
 		const struct proc_module *pmod = &pm->mods[k];
 		/* every snapshot's names were added when it was read: found, not added */
@@ -856,6 +961,8 @@ static void apply_modules(struct replay *rp, const struct proc_modules *pm)
 		rp->mods[i].state = pmod->state;
 		rp->mods[i].has_size = true;
 		rp->mods[i].size = pmod->size;
+		rp->mods[i].holders = (const char *const *)pmod->holders;
+		rp->mods[i].n_holders = pmod->n_holders;
 	}
 }
 
@@ -957,14 +1064,20 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 	 * with the trace's loads and unloads undone.
 	 */
 	if (first_mods && first_mods->ts <= rp->h.t0) {
-		for (size_t i = 0; i < rp->h.n_names; i++)
+		for (size_t i = 0; i < rp->h.n_names; i++) {
 			rp->mods[i].present = false;
+			rp->mods[i].holders = NULL;
+			rp->mods[i].n_holders = 0;
+		}
 		for (size_t k = 0; k < first_mods->pm->n; k++) {
-			const char *n = first_mods->pm->mods[k].name;
-			long i = history_name(&rp->h, n, strlen(n));
+			const struct proc_module *pmod = &first_mods->pm->mods[k];
+			long i = history_name(&rp->h, pmod->name, strlen(pmod->name));
 
-			if (i >= 0 && (size_t)i < rp->n_mods)
+			if (i >= 0 && (size_t)i < rp->n_mods) {
 				rp->mods[i].present = true;
+				rp->mods[i].holders = (const char *const *)pmod->holders;
+				rp->mods[i].n_holders = pmod->n_holders;
+			}
 		}
 	} else {
 		for (size_t i = rp->h.n_tl; i-- > 0;)
@@ -1033,6 +1146,7 @@ static int replay_new(struct top_static *st, double speed, bool measure,
 	rp->s.measured_why = "no vmap events in the trace";
 	(void)measure;
 	rp->s.module_info = module_info;
+	rp->s.symbol_module = symbol_module;
 	rp->s.userdata = &rp->ic;
 	rp->t = rp->h.t0;
 	*ret = rp;
@@ -1620,9 +1734,15 @@ static int poll_sample(void *userdata, double dt, const struct top_sample **ret)
 			p->cap_mods = p->pm->n;
 		}
 		for (size_t i = 0; i < p->pm->n; i++)
-			p->mods[i] = (struct top_modstate){ p->pm->mods[i].name, true,
-							    p->pm->mods[i].state, true,
-							    p->pm->mods[i].size };
+			p->mods[i] = (struct top_modstate){
+				p->pm->mods[i].name,
+				true,
+				p->pm->mods[i].state,
+				true,
+				p->pm->mods[i].size,
+				(const char *const *)p->pm->mods[i].holders,
+				p->pm->mods[i].n_holders,
+			};
 		s->mods = p->mods;
 		s->n_mods = p->pm->n;
 	}
@@ -1757,6 +1877,7 @@ static int poll_new(struct top_static *st, bool measure, struct poll **ret)
 	p->s.lp = &st->lp;
 	p->s.decompress = st->decompress;
 	p->s.module_info = module_info;
+	p->s.symbol_module = symbol_module;
 	p->s.userdata = &p->ic;
 	/*
 	 * The first sample comes at once, with what was there before it (a captured

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -334,6 +335,49 @@ int modindex_path(struct modindex *idx, const char *name, char **ret_path)
 		if (!*ret_path)
 			r = -ENOMEM;
 	}
+	kmod_module_unref(mod);
+	return r;
+}
+
+int modindex_modinfo(struct modindex *idx, const char *name,
+		     int (*fn)(void *userdata, const char *key, const char *value),
+		     void *userdata)
+{
+	struct kmod_module *mod = NULL;
+	struct kmod_list *info = NULL, *l;
+	const char *p;
+	struct stat sb;
+	int fd, r;
+
+	r = kmod_module_new_from_name(idx->ctx, name, &mod);
+	if (r < 0)
+		return r;
+	p = kmod_module_get_path(mod);
+	if (!p) {
+		kmod_module_unref(mod);
+		return -ENOENT;
+	}
+	/* libkmod's open() would block on a FIFO in its place */
+	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		kmod_module_unref(mod);
+		return r;
+	}
+	r = fstat(fd, &sb) < 0 ? -errno : S_ISREG(sb.st_mode) ? 0 : -EINVAL;
+	close(fd);
+	if (r == 0) {
+		r = kmod_module_get_info(mod, &info);
+		r = r < 0 ? r : 0;
+	}
+	kmod_list_foreach(l, info) {
+		const char *k = kmod_module_info_get_key(l), *v = kmod_module_info_get_value(l);
+
+		if (r < 0)
+			break;
+		r = fn(userdata, k ? k : "", v ? v : "");
+	}
+	kmod_module_info_free_list(info);
 	kmod_module_unref(mod);
 	return r;
 }

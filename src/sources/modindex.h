@@ -39,3 +39,14 @@ int modindex_deps(struct modindex *idx, const char *name, char ***ret_names, siz
 /* The module's file, or -ENOENT. Caller frees. */
 int modindex_path(struct modindex *idx, const char *name, char **ret_path);
 void modindex_names_free(char **names);
+
+/*
+ * The .modinfo of module @name's file, as modinfo(8) shows it (libkmod reads and
+ * decompresses the file: the caller bounds what it may cost first), plus the signer:
+ * @fn is called per key and value (raw bytes from the file: escape before showing) and
+ * may stop the walk with a negative value, which is returned. 0, -ENOENT (no file),
+ * -EINVAL when the file is not a regular file, or -errno.
+ */
+int modindex_modinfo(struct modindex *idx, const char *name,
+		     int (*fn)(void *userdata, const char *key, const char *value),
+		     void *userdata);

@@ -24,6 +24,10 @@
 #define TREE_ATTEMPTS 16
 /* Attempts listed in a module's detail. */
 #define DETAIL_ATTEMPTS 2000
+/* Missing symbols of one module looked up (a log may repeat a failure without end) */
+#define MISSING_SYMBOLS 512
+/* Exporting modules named in the detail; the rest are summed up */
+#define MISSING_EXPORTERS 8
 
 /* --- columns (one table per view: headers, --sort-key names, widths, help) ------------- */
 
@@ -600,6 +604,36 @@ struct event {
 	double ts;
 };
 
+/* A module's missing symbols (unknown-symbol findings), by the module exporting them */
+struct missing_exporter {
+	char name[64];			/* raw, as the module tree names it */
+	size_t n;
+};
+
+struct missing {
+	char *module;			/* whose; NULL: none yet */
+	size_t klog_seen;		/* findings of the ledger read so far */
+	char **syms;			/* distinct, at most MISSING_SYMBOLS */
+	size_t n_syms;
+	/* @syms by hash: index + 1, 0 empty (a log may repeat a symbol millions of times) */
+	uint16_t slot[2 * MISSING_SYMBOLS];
+	bool more;			/* more distinct symbols than were kept */
+	struct missing_exporter by[MISSING_EXPORTERS];
+	size_t n_by;
+	size_t n_other;			/* exported by a module not in @by */
+	size_t n_none;			/* exported by no module of the tree */
+	size_t n_unknown;		/* not looked up (no module tree, an error) */
+};
+
+static void missing_done(struct missing *ms)
+{
+	for (size_t i = 0; i < ms->n_syms; i++)
+		free(ms->syms[i]);
+	free(ms->syms);
+	free(ms->module);
+	memset(ms, 0, sizeof(*ms));
+}
+
 struct top_model {
 	const struct top_sample *s;
 	const struct ledger *ledger;
@@ -635,6 +669,7 @@ struct top_model {
 	char info_for[TOP_KEY_MAX];
 	bool info_valid;
 	struct top_module_info info;
+	struct missing missing;
 };
 
 int top_model_new(struct top_model **ret)
@@ -693,6 +728,7 @@ static void model_reset(struct top_model *m)
 	m->ev_head = m->n_events = 0;
 	memset(&m->hdr, 0, sizeof(m->hdr));
 	m->info_valid = false;
+	missing_done(&m->missing);
 }
 
 struct top_model *top_model_free(struct top_model *m)
@@ -2028,6 +2064,216 @@ static const char *chain_text(void **arena, const struct ledger *l,
 	return r;
 }
 
+/* Counts @symbol, missing from @ms->module, under the module that exports it. */
+static int missing_add(struct missing *ms, const struct top_sample *s, const char *symbol)
+{
+	char owner[64], **ns;
+	size_t k = hash_bytes(0, symbol) % ARRAY_SIZE(ms->slot);
+	int r;
+
+	for (; ms->slot[k]; k = (k + 1) % ARRAY_SIZE(ms->slot))
+		if (strcmp(ms->syms[ms->slot[k] - 1], symbol) == 0)
+			return 0;
+	if (ms->n_syms == MISSING_SYMBOLS) {
+		ms->more = true;
+		return 0;
+	}
+	ns = realloc(ms->syms, (ms->n_syms + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	ms->syms = ns;
+	ns[ms->n_syms] = strdup(symbol);
+	if (!ns[ms->n_syms])
+		return -ENOMEM;
+	ms->slot[k] = (uint16_t)++ms->n_syms;
+	r = s->symbol_module ? s->symbol_module(s->userdata, symbol, owner, sizeof(owner))
+			     : -ENOSYS;
+	if (r == -ENOENT) {
+		ms->n_none++;
+		return 0;
+	}
+	if (r < 0) {
+		ms->n_unknown++;
+		return r == -ENOMEM ? r : 0;
+	}
+	for (size_t i = 0; i < ms->n_by; i++)
+		if (strcmp(ms->by[i].name, owner) == 0) {
+			ms->by[i].n++;
+			return 0;
+		}
+	if (ms->n_by == MISSING_EXPORTERS) {
+		ms->n_other++;
+		return 0;
+	}
+	snprintf(ms->by[ms->n_by].name, sizeof(ms->by[0].name), "%s", owner);
+	ms->by[ms->n_by++].n = 1;
+	return 0;
+}
+
+static int cmp_exporter(const void *pa, const void *pb)
+{
+	const struct missing_exporter *a = pa, *b = pb;
+
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/*
+ * The kernel log's "Unknown symbol" findings for @module that are new since the last
+ * call, looked up: the symbols a missing-dependency failure lacked, by who exports them.
+ */
+static int missing_update(struct top_model *m, const char *module)
+{
+	const struct ledger *l = m->ledger;
+	const struct top_sample *s = m->s;
+	struct missing *ms = &m->missing;
+	size_t nkl;
+	int r = 0;
+
+	if (!ms->module || strcmp(ms->module, module) != 0) {
+		missing_done(ms);
+		ms->module = strdup(module);
+		if (!ms->module)
+			return -ENOMEM;
+	}
+	if (!l)
+		return 0;
+	nkl = s->n_klog < l->n_klog ? s->n_klog : l->n_klog;
+	for (; ms->klog_seen < nkl && r == 0; ms->klog_seen++) {
+		const struct ledger_klog *g = &l->klog[ms->klog_seen];
+		struct klog_finding f;
+		char sym[256];
+
+		if (g->kind != KLOG_FINDING_UNKNOWN_SYMBOL || !g->module ||
+		    strcmp(g->module, module) != 0 || !g->msg)
+			continue;
+		if (klog_classify(g->msg, strlen(g->msg), &f) != 1 ||
+		    f.kind != KLOG_FINDING_UNKNOWN_SYMBOL || !f.symbol || !f.symbol_len ||
+		    f.symbol_len >= sizeof(sym))
+			continue;
+		memcpy(sym, f.symbol, f.symbol_len);
+		sym[f.symbol_len] = '\0';
+		r = missing_add(ms, s, sym);
+	}
+	qsort(ms->by, ms->n_by, sizeof(ms->by[0]), cmp_exporter);
+	return r;
+}
+
+/* "missing 47 symbols, exported by sunrpc (34), netfs (10), lockd (3)" */
+static void missing_line(struct top_model *m, struct builder *b)
+{
+	const struct missing *ms = &m->missing;
+	char list[512] = "";
+	size_t len = 0;
+
+	if (!ms->n_syms)
+		return;
+	for (size_t i = 0; i < ms->n_by && len < sizeof(list); i++) {
+		char *e = escape_str(ms->by[i].name);
+
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s (%zu)",
+					i ? ", " : "", e ? e : "?", ms->by[i].n);
+		free(e);
+	}
+	if (ms->n_other && len < sizeof(list))
+		len += (size_t)snprintf(list + len, sizeof(list) - len,
+					", other modules (%zu)", ms->n_other);
+	if (ms->n_none && len < sizeof(list))
+		snprintf(list + len, sizeof(list) - len, "%sno module (%zu)", len ? ", " : "",
+			 ms->n_none);
+	add_line(b, ST_WARN, "missing %zu%s symbols%s%s", ms->n_syms, ms->more ? "+" : "",
+		 list[0] ? ", exported by " : "", list);
+	if (ms->n_unknown)
+		add_line(b, ST_DIM, "      %zu not looked up (no module tree)", ms->n_unknown);
+}
+
+/* "depends: a, b  holders: c, d", from the module tree and the sample's proc/modules */
+static void depends_line(struct top_model *m, const struct mod_acc *ma, struct builder *b)
+{
+	const struct top_sample *s = m->s;
+	const struct top_modstate *st = NULL;
+	char holders[256] = "";
+	char *dep = NULL;
+	size_t len = 0;
+
+	for (size_t i = 0; i < s->n_mods; i++)
+		if (s->mods[i].name && strcmp(s->mods[i].name, ma->name) == 0) {
+			st = &s->mods[i];
+			break;
+		}
+	if (st && st->present) {
+		for (size_t i = 0; i < st->n_holders && len < sizeof(holders); i++) {
+			char *e = escape_str(st->holders[i]);
+
+			len += (size_t)snprintf(holders + len, sizeof(holders) - len, "%s%s",
+						i ? ", " : "", e ? e : "?");
+			free(e);
+		}
+		if (!st->n_holders)
+			snprintf(holders, sizeof(holders), "none");
+	} else {
+		snprintf(holders, sizeof(holders), "- (not loaded)");
+	}
+	if (m->info_valid && m->info.has_depends)
+		dep = escape_str(m->info.depends[0] ? m->info.depends : "none");
+	add_line(b, 0, "depends: %s  holders: %s", dep ? dep : "-", holders);
+	free(dep);
+}
+
+/* The file's .modinfo fields */
+static void modinfo_lines(const struct top_module_info *in, struct builder *b)
+{
+	char *d, *lic, *ver, *sig, *au, *fw, *pa;
+
+	if (!in->has_modinfo) {
+		const char *why;
+
+		if (!in->found)
+			return;
+		switch (in->modinfo_err) {
+		case -EINVAL:
+			why = "not a regular file";
+			break;
+		case -EFBIG:
+			why = "file too large";
+			break;
+		case -EBADMSG:
+			why = "corrupt compressed data";
+			break;
+		case -EXDEV:
+			why = "not the file the module tree holds";
+			break;
+		default:
+			why = in->modinfo_err ? strerror(-in->modinfo_err) : "?";
+		}
+		add_line(b, ST_DIM, "modinfo: not read (%s)", why);
+		return;
+	}
+	d = escape_str(in->description[0] ? in->description : "-");
+	lic = escape_str(in->license[0] ? in->license : "-");
+	ver = escape_str(in->version[0] ? in->version : "-");
+	sig = escape_str(in->signer[0] ? in->signer : "unsigned");
+	au = escape_str(in->author[0] ? in->author : "-");
+	fw = escape_str(in->firmware);
+	pa = escape_str(in->parms);
+	add_line(b, 0, "modinfo: %s  by %s", d ? d : "?", au ? au : "?");
+	add_line(b, 0, "      license %s  version %s  signer %s", lic ? lic : "?",
+		 ver ? ver : "?", sig ? sig : "?");
+	add_line(b, 0, "      aliases %zu  firmware %zu%s%s%s  parms %zu%s%s%s",
+		 in->n_modinfo_aliases, in->n_firmware, in->n_firmware ? " (" : "",
+		 in->n_firmware ? (fw ? fw : "?") : "", in->n_firmware ? ")" : "", in->n_parms,
+		 in->n_parms ? " (" : "", in->n_parms ? (pa ? pa : "?") : "",
+		 in->n_parms ? ")" : "");
+	free(d);
+	free(lic);
+	free(ver);
+	free(sig);
+	free(au);
+	free(fw);
+	free(pa);
+}
+
 static void build_detail(struct top_model *m, const struct top_ui *ui, struct builder *b)
 {
 	const struct ledger *l = m->ledger;
@@ -2062,14 +2308,26 @@ static void build_detail(struct top_model *m, const struct top_ui *ui, struct bu
 		 m->hdr.has_est && ma->unestimated ? " (some attempts not estimated)"
 						   : "",
 		 s->measured ? top_format_bytes(ma->wasted_meas, b2, sizeof(b2)) : "-");
-	if (ma->name && s->module_info) {
-		if (!m->info_valid || strcmp(m->info_for, ma->name) != 0) {
-			memset(&m->info, 0, sizeof(m->info));
-			if (s->module_info(s->userdata, ma->name, &m->info) < 0)
-				m->info.found = false;
-			snprintf(m->info_for, sizeof(m->info_for), "%s", ma->name);
-			m->info_valid = true;
+	if (ma->name && s->module_info &&
+	    (!m->info_valid || strcmp(m->info_for, ma->name) != 0)) {
+		memset(&m->info, 0, sizeof(m->info));
+		if (s->module_info(s->userdata, ma->name, &m->info) < 0)
+			m->info.found = false;
+		snprintf(m->info_for, sizeof(m->info_for), "%s", ma->name);
+		m->info_valid = true;
+	}
+	if (ma->name) {
+		int r = missing_update(m, ma->name);
+
+		if (r < 0) {
+			b->err = r;
+			return;
 		}
+		missing_line(m, b);
+		depends_line(m, ma, b);
+	}
+	if (ma->name && s->module_info) {
+		modinfo_lines(&m->info, b);
 		if (m->info.found) {
 			char *p = escape_str(m->info.path);
 

@@ -27,6 +27,9 @@ struct top_modstate {
 	enum module_state state;
 	bool has_size;
 	uint64_t size;
+	/* present: the modules using it (proc/modules' "used by"); owned by the sampler */
+	const char *const *holders;
+	size_t n_holders;
 };
 
 enum top_source_state {
@@ -60,6 +63,25 @@ struct top_module_info {
 	unsigned int ncpus;		/* 0: unknown */
 	bool has_risk;			/* what one load per CPU costs (cost/percpu.h) */
 	uint64_t risk_worst, risk_merged;
+	/* what modprobe loads first (modules.dep, softdep pre:), ", "-separated */
+	bool has_depends;
+	char depends[256];
+	/*
+	 * The file's .modinfo (libkmod). Strings are raw bytes from the file (escaped when
+	 * shown), cut to fit, "" when absent; lists are ", "-separated, the first ones.
+	 */
+	bool has_modinfo;
+	int modinfo_err;		/* !has_modinfo: why (-errno), 0: not asked */
+	char description[160];
+	char author[160];
+	char license[64];
+	char version[64];
+	char signer[96];
+	size_t n_modinfo_aliases;
+	size_t n_firmware;
+	char firmware[160];
+	size_t n_parms;
+	char parms[200];
 };
 
 struct top_sample {
@@ -115,6 +137,12 @@ struct top_sample {
 
 	/* module detail: fills *ret, 0 or -errno. Optional. */
 	int (*module_info)(void *userdata, const char *module, struct top_module_info *ret);
+	/*
+	 * The module of the tree that exports @symbol (modules.symbols), for the detail's
+	 * missing symbols: 0 with its name in @buf, -ENOENT when none does, or -errno.
+	 * Optional.
+	 */
+	int (*symbol_module)(void *userdata, const char *symbol, char *buf, size_t bufsz);
 	void *userdata;
 };
 
