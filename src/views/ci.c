@@ -1238,7 +1238,7 @@ static int trace_requester(struct ci *c, const struct ledger *l, const struct at
 	return intern(c, site, site ? strlen(site) : 0, ret_site);
 }
 
-int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *sum,
+int ci_trace(struct ci *c, const struct ledger *l,
 	     const struct cost_result *cost, struct ci_event_line *lines, size_t n_lines)
 {
 	int r;
@@ -1317,7 +1317,6 @@ int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *
 		if (r < 0)
 			return r;
 	}
-	(void)sum;
 	return 0;
 }
 
