@@ -9,7 +9,10 @@
 struct proc {
 	int pid;
 	int ppid;
+	unsigned int children;	/* entries whose ppid is this pid */
 	bool exact;		/* comm is from an event's fields, not a line's header */
+	bool pinned;		/* made a load attempt or request: looked up at the end */
+	bool exited;		/* kept only while pinned or a parent of a kept entry */
 	char comm[32];
 };
 
@@ -99,6 +102,76 @@ static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 	return &pt->slots[h];
 }
 
+/* Does @p hold a reference on its parent's entry? */
+static bool refs_parent(const struct proc *p)
+{
+	return p->ppid > 0 && p->ppid != p->pid;
+}
+
+/* Linear probing's deletion: later members of the cluster move back into the hole */
+static void remove_slot(struct proctab *pt, size_t h)
+{
+	size_t mask = pt->cap - 1, i = h, j = h;
+
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!pt->slots[j].pid)
+			break;
+		k = ((unsigned int)pt->slots[j].pid * 2654435761u) & mask;
+		/* moved unless its home lies cyclically in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			pt->slots[i] = pt->slots[j];
+			i = j;
+		}
+	}
+	memset(&pt->slots[i], 0, sizeof(pt->slots[i]));
+	pt->n--;
+}
+
+/*
+ * @pid lost a child entry: an exited process nobody looks up any more goes, and the
+ * reference it held on its own parent with it. Bounded: a cycle in hostile input ends.
+ */
+static void unref(struct proctab *pt, int pid)
+{
+	for (size_t guard = pt->n; pid > 0 && guard; guard--) {
+		size_t h = slot_of(pt, pid);
+		struct proc *p = &pt->slots[h];
+		int up;
+
+		if (!p->pid)
+			return;
+		if (p->children)
+			p->children--;
+		if (!p->exited || p->pinned || p->children)
+			return;
+		up = refs_parent(p) ? p->ppid : 0;
+		remove_slot(pt, h);
+		pid = up;
+	}
+}
+
+/* Sets @pid's parent to @ppid, moving the reference; @pid's entry exists */
+static int set_ppid(struct proctab *pt, int pid, int ppid)
+{
+	struct proc *p;
+	int r, old;
+
+	/* the parent's entry first: get() may move every slot */
+	if (ppid > 0 && ppid != pid && !get(pt, ppid, &r))
+		return r;
+	p = &pt->slots[slot_of(pt, pid)];
+	old = refs_parent(p) ? p->ppid : 0;
+	p->ppid = ppid;
+	if (refs_parent(p))
+		pt->slots[slot_of(pt, ppid)].children++;
+	if (old)
+		unref(pt, old);
+	return 0;
+}
+
 static const struct proc *find(const struct proctab *pt, int pid)
 {
 	size_t h;
@@ -138,10 +211,10 @@ int proctab_fork(struct proctab *pt, int parent, int child, const char *child_co
 
 	if (!p)
 		return r;
-	p->ppid = parent;
 	p->exact = false;
+	p->exited = false;
 	set_comm(p, child_comm);
-	return 0;
+	return set_ppid(pt, child, parent);
 }
 
 int proctab_set_parent(struct proctab *pt, int pid, int ppid)
@@ -150,8 +223,44 @@ int proctab_set_parent(struct proctab *pt, int pid, int ppid)
 	struct proc *p = get(pt, pid, &r);
 
 	if (p && !p->ppid && ppid > 0 && ppid != pid)
-		p->ppid = ppid;
+		return set_ppid(pt, pid, ppid);
 	return r;
+}
+
+int proctab_pin(struct proctab *pt, int pid)
+{
+	int r;
+	struct proc *p = get(pt, pid, &r);
+
+	if (p)
+		p->pinned = true;
+	return r;
+}
+
+void proctab_exit(struct proctab *pt, int pid)
+{
+	size_t h;
+	struct proc *p;
+	int up;
+
+	if (pid <= 0)
+		return;
+	h = slot_of(pt, pid);
+	p = &pt->slots[h];
+	if (!p->pid)
+		return;
+	p->exited = true;
+	if (p->pinned || p->children)
+		return;
+	up = refs_parent(p) ? p->ppid : 0;
+	remove_slot(pt, h);
+	if (up)
+		unref(pt, up);
+}
+
+size_t proctab_count(const struct proctab *pt)
+{
+	return pt->n;
 }
 
 int proctab_parent(const struct proctab *pt, int pid)

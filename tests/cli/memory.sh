@@ -123,6 +123,22 @@ if [ -n "$RSS" ]; then
 fi
 rm -f "$T/boots.log"
 
+# 300,000 processes forked and gone: none of them kept
+n=300000
+awk -v n=$n 'BEGIN { print "# tracer: nop"; t = 100.0
+	for (i = 0; i < n; i++) {
+		pid = 100000 + i
+		printf "         systemd-1       [000] .....  %13.6f: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=%d\n", t, pid
+		printf "        modprobe-%d     [000] .....  %13.6f: sched_process_exit: comm=modprobe pid=%d prio=120\n", pid, t + 0.00005, pid
+		t += 0.0001 } }' >"$T/forks.trace"
+maxrss_run ci -j "$T/forks.trace"
+ts_expect_rc 0 "ci -j over $n forks"
+ts_check "ci -j over $n forks reads them as a trace" jq_true '.totals.inputs == 1' "$T/out"
+if [ -n "$RSS" ]; then
+	ts_check "ci -j over $n forks that exit within 32 MiB (peak $RSS KiB)" test "$RSS" -le 32768
+fi
+rm -f "$T/forks.trace"
+
 # a gate's worst boot among those not listed is still found and named
 awk 'BEGIN { for (i = 1; i <= 1500; i++) {
 	printf "[    0.000000] Linux version 6.12.0 (b@h) (gcc) #1 SMP\n"
