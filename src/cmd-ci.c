@@ -1463,6 +1463,8 @@ static int read_trace(struct run *x, char *line, size_t len)
 			 (unsigned long long)x->trace_back_steps);
 	if (r >= 0)
 		r = ledger_finish(x->ledger);
+	if (r >= 0)
+		collect_warn_forgotten(x->path, x->ledger);
 	if (r >= 0 && t->ok)
 		r = cost_compute(x->ledger, &t->k, collect_cost_module, &lk, &cost);
 	if (t->ok)

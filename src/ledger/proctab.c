@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "proctab.h"
+
+/*
+ * Entries before the least recently used that nothing looks up are forgotten: a trace
+ * of forks without their exits (kmodtop record traces no exits) stays within a few MiB
+ */
+#define PROCTAB_MAX 32768
 
 struct proc {
 	int pid;
@@ -13,13 +20,18 @@ struct proc {
 	bool exact;		/* comm is from an event's fields, not a line's header */
 	bool pinned;		/* made a load attempt or request: looked up at the end */
 	bool exited;		/* kept only while pinned or a parent of a kept entry */
+	bool forget;		/* forget_oldest()'s choice */
 	char comm[32];
+	uint64_t used;		/* pt->clock when last touched */
 };
 
 /* open addressing on pid; pids are small positive ints */
 struct proctab {
 	struct proc *slots;
 	size_t cap, n;
+	uint64_t clock;
+	uint64_t forgotten;	/* entries dropped to stay within PROCTAB_MAX */
+	size_t limit;		/* forget_oldest() when an insertion passes it */
 };
 
 int proctab_new(struct proctab **ret)
@@ -29,6 +41,7 @@ int proctab_new(struct proctab **ret)
 	if (!pt)
 		return -ENOMEM;
 	pt->cap = 256;
+	pt->limit = PROCTAB_MAX;
 	pt->slots = calloc(pt->cap, sizeof(*pt->slots));
 	if (!pt->slots) {
 		free(pt);
@@ -54,6 +67,12 @@ static size_t slot_of(const struct proctab *pt, int pid)
 	while (pt->slots[h].pid && pt->slots[h].pid != pid)
 		h = (h + 1) & (pt->cap - 1);
 	return h;
+}
+
+/* Does @p hold a reference on its parent's entry? */
+static bool refs_parent(const struct proc *p)
+{
+	return p->ppid > 0 && p->ppid != p->pid;
 }
 
 static int grow(struct proctab *pt)
@@ -83,6 +102,71 @@ static void set_comm(struct proc *p, const char *comm)
 	p->comm[n] = '\0';
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The older half of the entries nothing looks up (not pinned, no child kept) goes.
+ * The table is rebuilt rather than deleted from in place: one pass, amortised over the
+ * PROCTAB_MAX / 2 insertions until the next time.
+ */
+static int forget_oldest(struct proctab *pt)
+{
+	uint64_t *used = malloc(pt->n * sizeof(*used)), cut;
+	struct proc *old = pt->slots, *slots;
+	size_t n = 0;
+
+	if (!used)
+		return -ENOMEM;
+	for (size_t i = 0; i < pt->cap; i++)
+		if (old[i].pid && !old[i].pinned && !old[i].children)
+			used[n++] = old[i].used;
+	if (!n) {
+		/* all of them looked up at the end: the table grows, with no scan per insertion */
+		pt->limit = pt->n + PROCTAB_MAX / 2;
+		free(used);
+		return 0;
+	}
+	qsort(used, n, sizeof(*used), cmp_u64);
+	cut = used[n / 2];
+	free(used);
+	slots = calloc(pt->cap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	/* chosen on the counts as they are; then each one's reference on its parent goes */
+	for (size_t i = 0; i < pt->cap; i++) {
+		struct proc *p = &old[i];
+
+		p->forget = p->pid && !p->pinned && !p->children && p->used <= cut;
+	}
+	for (size_t i = 0; i < pt->cap; i++) {
+		if (old[i].forget && refs_parent(&old[i])) {
+			struct proc *pp = &old[slot_of(pt, old[i].ppid)];
+
+			if (pp->pid && pp->children)
+				pp->children--;
+		}
+	}
+	pt->slots = slots;
+	n = pt->n;
+	pt->n = 0;
+	for (size_t i = 0; i < pt->cap; i++) {
+		if (!old[i].pid || old[i].forget)
+			continue;
+		pt->slots[slot_of(pt, old[i].pid)] = old[i];
+		pt->n++;
+	}
+	pt->forgotten += n - pt->n;
+	/* pinned entries that stay push the next time back */
+	pt->limit = pt->n + PROCTAB_MAX / 2 > PROCTAB_MAX ? pt->n + PROCTAB_MAX / 2 : PROCTAB_MAX;
+	free(old);
+	return 0;
+}
+
 static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 {
 	size_t h;
@@ -90,22 +174,24 @@ static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 	*ret_err = 0;
 	if (pid <= 0)
 		return NULL;
+	h = slot_of(pt, pid);
+	if (pt->slots[h].pid) {
+		pt->slots[h].used = ++pt->clock;
+		return &pt->slots[h];
+	}
+	if (pt->n >= pt->limit && forget_oldest(pt) < 0) {
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
 	if ((pt->n + 1) * 2 > pt->cap && grow(pt) < 0) {
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
 	h = slot_of(pt, pid);
-	if (!pt->slots[h].pid) {
-		pt->slots[h].pid = pid;
-		pt->n++;
-	}
+	pt->slots[h].pid = pid;
+	pt->slots[h].used = ++pt->clock;
+	pt->n++;
 	return &pt->slots[h];
-}
-
-/* Does @p hold a reference on its parent's entry? */
-static bool refs_parent(const struct proc *p)
-{
-	return p->ppid > 0 && p->ppid != p->pid;
 }
 
 /* Linear probing's deletion: later members of the cluster move back into the hole */
@@ -261,6 +347,11 @@ void proctab_exit(struct proctab *pt, int pid)
 size_t proctab_count(const struct proctab *pt)
 {
 	return pt->n;
+}
+
+uint64_t proctab_forgotten(const struct proctab *pt)
+{
+	return pt->forgotten;
 }
 
 int proctab_parent(const struct proctab *pt, int pid)

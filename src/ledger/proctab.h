@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Processes seen in the trace: comm and parent (sched_process_fork), by pid. */
 struct proctab;
@@ -26,6 +27,11 @@ int proctab_pin(struct proctab *pt, int pid);
 void proctab_exit(struct proctab *pt, int pid);
 /* Entries held: processes alive, pinned, or ancestors of those */
 size_t proctab_count(const struct proctab *pt);
+/*
+ * Entries forgotten, least recently used first, because more processes than the table
+ * keeps were alive at once (forks without exits): their names and parents are unknown
+ */
+uint64_t proctab_forgotten(const struct proctab *pt);
 /* The parent pid, or 0 when no fork of @pid was seen. */
 int proctab_parent(const struct proctab *pt, int pid);
 const char *proctab_comm(const struct proctab *pt, int pid);

@@ -139,6 +139,20 @@ if [ -n "$RSS" ]; then
 fi
 rm -f "$T/forks.trace"
 
+# 300,000 forks and no exits (kmodtop record traces none): the oldest forgotten, said so
+awk -v n=$n 'BEGIN { print "# tracer: nop"; t = 100.0
+	for (i = 0; i < n; i++) {
+		printf "         systemd-1       [000] .....  %13.6f: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=%d\n", t, 100000 + i
+		t += 0.0001 } }' >"$T/forks.trace"
+maxrss_run ci -j "$T/forks.trace"
+ts_expect_rc 0 "ci -j over $n forks without exits"
+ts_check "processes forgotten in a fork storm are warned about, the trace named" \
+	grep -q "'$T/forks.trace': more processes at once than kept.* forgotten" "$T/err"
+if [ -n "$RSS" ]; then
+	ts_check "ci -j over $n forks without exits within 32 MiB (peak $RSS KiB)" test "$RSS" -le 32768
+fi
+rm -f "$T/forks.trace"
+
 # a gate's worst boot among those not listed is still found and named
 awk 'BEGIN { for (i = 1; i <= 1500; i++) {
 	printf "[    0.000000] Linux version 6.12.0 (b@h) (gcc) #1 SMP\n"

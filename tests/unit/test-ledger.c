@@ -675,6 +675,36 @@ static void test_exits(void **state)
 	ledger_free(l);
 }
 
+/*
+ * Forks without exits (what kmodtop record traces): the least recently seen processes
+ * nothing looks up are forgotten, and counted; a pinned one keeps its ancestors.
+ */
+static void test_proctab_storm(void **state)
+{
+	struct proctab *pt = NULL;
+	const char *comms[4];
+	int pids[4];
+
+	(void)state;
+	assert_int_equal(proctab_new(&pt), 0);
+	assert_int_equal(proctab_fork(pt, 1, 400, "systemd-udevd"), 0);
+	assert_int_equal(proctab_fork(pt, 400, 401, "modprobe"), 0);
+	assert_int_equal(proctab_pin(pt, 401), 0);
+	for (int i = 0; i < 200000; i++)
+		assert_int_equal(proctab_fork(pt, 1, 1000 + i, "worker"), 0);
+	assert_true(proctab_count(pt) <= 40000);
+	assert_true(proctab_forgotten(pt) >= 200000 - 40000);
+	assert_int_equal(proctab_forgotten(pt) + proctab_count(pt), 200000 + 3);
+	/* the most recent are kept, the first are not */
+	assert_int_equal(proctab_parent(pt, 1000 + 199999), 1);
+	assert_string_equal(proctab_comm(pt, 1000 + 199000), "worker");
+	assert_int_equal(proctab_parent(pt, 1000), 0);
+	assert_int_equal(proctab_chain(pt, 401, comms, pids, 4), 2);
+	assert_int_equal(pids[0], 400);
+	assert_string_equal(comms[0], "systemd-udevd");
+	proctab_free(pt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_klog_runs),
 		cmocka_unit_test(test_proctab_exit),
 		cmocka_unit_test(test_exits),
+		cmocka_unit_test(test_proctab_storm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
