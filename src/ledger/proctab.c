@@ -22,14 +22,14 @@ struct proc {
 	bool exited;		/* kept only while pinned or a parent of a kept entry */
 	bool forget;		/* forget_oldest()'s choice */
 	char comm[32];
-	uint64_t used;		/* pt->clock when last touched */
+	uint32_t used;		/* pt->clock when last touched */
 };
 
 /* open addressing on pid; pids are small positive ints */
 struct proctab {
 	struct proc *slots;
 	size_t cap, n;
-	uint64_t clock;
+	uint32_t clock;
 	uint64_t forgotten;	/* entries dropped to stay within PROCTAB_MAX */
 	size_t limit;		/* forget_oldest() when an insertion passes it */
 };
@@ -102,9 +102,9 @@ static void set_comm(struct proc *p, const char *comm)
 	p->comm[n] = '\0';
 }
 
-static int cmp_u64(const void *x, const void *y)
+static int cmp_u32(const void *x, const void *y)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 
 	return a < b ? -1 : a > b;
 }
@@ -116,7 +116,7 @@ static int cmp_u64(const void *x, const void *y)
  */
 static int forget_oldest(struct proctab *pt)
 {
-	uint64_t *used = malloc(pt->n * sizeof(*used)), cut;
+	uint32_t *used = malloc(pt->n * sizeof(*used)), cut;
 	struct proc *old = pt->slots, *slots;
 	size_t n = 0;
 
@@ -131,7 +131,7 @@ static int forget_oldest(struct proctab *pt)
 		free(used);
 		return 0;
 	}
-	qsort(used, n, sizeof(*used), cmp_u64);
+	qsort(used, n, sizeof(*used), cmp_u32);
 	cut = used[n / 2];
 	free(used);
 	slots = calloc(pt->cap, sizeof(*slots));
@@ -167,6 +167,17 @@ static int forget_oldest(struct proctab *pt)
 	return 0;
 }
 
+/* The next use's time; when the clock wraps every entry starts again as equally old */
+static uint32_t tick(struct proctab *pt)
+{
+	if (++pt->clock == 0) {
+		for (size_t i = 0; i < pt->cap; i++)
+			pt->slots[i].used = 0;
+		pt->clock = 1;
+	}
+	return pt->clock;
+}
+
 static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 {
 	size_t h;
@@ -176,20 +187,21 @@ static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 		return NULL;
 	h = slot_of(pt, pid);
 	if (pt->slots[h].pid) {
-		pt->slots[h].used = ++pt->clock;
+		pt->slots[h].used = tick(pt);
 		return &pt->slots[h];
 	}
 	if (pt->n >= pt->limit && forget_oldest(pt) < 0) {
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
-	if ((pt->n + 1) * 2 > pt->cap && grow(pt) < 0) {
+	/* two thirds full at most: short probes, and a third less memory than half */
+	if ((pt->n + 1) * 3 > pt->cap * 2 && grow(pt) < 0) {
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
 	h = slot_of(pt, pid);
 	pt->slots[h].pid = pid;
-	pt->slots[h].used = ++pt->clock;
+	pt->slots[h].used = tick(pt);
 	pt->n++;
 	return &pt->slots[h];
 }
