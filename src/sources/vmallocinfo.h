@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hindex;
+
 #include "util/kt-err.h"
 #include "util/root.h"
 
@@ -58,6 +60,13 @@ struct vmallocinfo {
 	size_t text_len;
 	size_t *line_end;
 	size_t n_zero, n_high;	/* what addr_mode is decided by */
+	/*
+	 * vmallocinfo_read*() only: each caller and caller module kept once, the areas
+	 * pointing here; a million lines name a few dozen
+	 */
+	char **strs;
+	size_t n_strs, cap_strs;
+	struct hindex *str_idx;
 	/* vmallocinfo_read() only: lines of an address range listed before, dropped */
 	size_t n_repeated;
 	unsigned int repeated_line;	/* the first of them */
