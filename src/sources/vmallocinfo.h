@@ -29,18 +29,19 @@ struct vmalloc_numa {
 	uint64_t pages;
 };
 
+/* Ordered by size, so that it has no padding: a vmallocinfo can list millions */
 struct vmalloc_area {
 	uint64_t start, end;	/* as printed: real, hashed (%pK) or zero */
 	uint64_t size;		/* includes the guard page */
 	char *caller;		/* symbol name, or NULL; "0x..." when unsymbolised */
 	uint64_t caller_off, caller_len;
 	char *caller_module;	/* "[mod]" suffix of %pS, without brackets, or NULL */
-	bool has_pages, has_phys;
 	uint64_t pages;
 	uint64_t phys;
-	unsigned int flags;
 	struct vmalloc_numa *numa;
 	size_t n_numa;
+	unsigned int flags;
+	bool has_pages, has_phys;
 };
 
 enum vmalloc_addr_mode {

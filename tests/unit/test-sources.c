@@ -535,6 +535,29 @@ static void test_vmalloc_callers_once(void **state)
 	vmallocinfo_free(vi);
 }
 
+/* One of each per area of a vmallocinfo that can list millions: no padding inside */
+#define M(t, f) sizeof(((t *)0)->f)
+#define ROUND8(n) (((n) + 7) / 8 * 8)
+static void test_vmalloc_area_packed(void **state)
+{
+	size_t area = M(struct vmalloc_area, start) + M(struct vmalloc_area, end) +
+		      M(struct vmalloc_area, size) + M(struct vmalloc_area, caller) +
+		      M(struct vmalloc_area, caller_off) + M(struct vmalloc_area, caller_len) +
+		      M(struct vmalloc_area, caller_module) + M(struct vmalloc_area, pages) +
+		      M(struct vmalloc_area, phys) + M(struct vmalloc_area, numa) +
+		      M(struct vmalloc_area, n_numa) + M(struct vmalloc_area, flags) +
+		      M(struct vmalloc_area, has_pages) + M(struct vmalloc_area, has_phys);
+	size_t ma = M(struct modmem_area, area) + M(struct modmem_area, module) +
+		    M(struct modmem_area, pos) + M(struct modmem_area, cls) +
+		    M(struct modmem_area, is_base) + M(struct modmem_area, pos_known);
+
+	(void)state;
+	assert_int_equal(sizeof(struct vmalloc_area), ROUND8(area));
+	assert_int_equal(sizeof(struct modmem_area), ROUND8(ma));
+}
+#undef M
+#undef ROUND8
+
 static void check_addr_mode(const char *text, enum vmalloc_addr_mode want)
 {
 	struct vmallocinfo *vi;
@@ -2314,6 +2337,7 @@ int main(void)
 		cmocka_unit_test(test_vmalloc_addr_mode),
 		cmocka_unit_test(test_vmalloc_read_fixtures),
 		cmocka_unit_test(test_vmalloc_callers_once),
+		cmocka_unit_test(test_vmalloc_area_packed),
 		cmocka_unit_test(test_vmalloc_read_errors),
 		cmocka_unit_test(test_meminfo_lines),
 		cmocka_unit_test(test_meminfo_read),
