@@ -2,7 +2,8 @@
 # Memory bounds on hostile or merely large inputs: a module file that decompresses to
 # more than a module can be is refused with a warning naming it, and one that is no ELF
 # file is not kept in memory while it is decompressed. Peak memory is read with
-# /usr/bin/time (skipped under the sanitizers, whose shadow memory dwarfs the figures).
+# /usr/bin/time (skipped under the sanitizers and valgrind, whose own memory dwarfs the
+# figures).
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init memory
 ts_need xz jq
@@ -19,7 +20,8 @@ jq_true() {
 RSS=
 maxrss_run() {
 	RSS=
-	if [ -x /usr/bin/time ] && ! ldd "$KMODTOP" 2>/dev/null | grep -q 'lib[at]san'; then
+	if [ -x /usr/bin/time ] && [ -z "${KMODTOP_VALGRIND:-}" ] &&
+	   ! ldd "$KMODTOP" 2>/dev/null | grep -q 'lib[at]san'; then
 		/usr/bin/time -f %M -o "$T/rss" "$KMODTOP" "$@" >"$T/out" 2>"$T/err"
 		TS_RC=$?
 		RSS=$(tail -n 1 "$T/rss")
