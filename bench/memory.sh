@@ -13,6 +13,7 @@
 #   report-vmalloc N    an N-line vmallocinfo: report -j
 #   ci-attempts N       the same traces: ci -j
 #   ci-forks N          N sched_process_fork events (and exits): ci -j
+#   ci-forks-noexit N   N sched_process_fork events, no exits (as kmodtop record traces): ci -j
 #   ci-boots N          N boot banners in one log, a finding each: ci -j
 #
 # Targets: report within 64 MiB plus 2 KiB per attempt, ci within 32 MiB. Each case
@@ -52,8 +53,9 @@ base_root() {
 	: >"$1/proc/vmallocinfo"
 }
 
-# gen_trace FILE N: N finit_module() calls, every other one loads (module_load), the
-# others fail; forks FILE N: N forks and exits of modprobe processes around each call
+# gen_trace FILE N [FORKS]: N finit_module() calls, every other one loads (module_load),
+# the others fail; with FORKS 1 N forks and exits of modprobe processes instead, with
+# FORKS 2 N forks and no exits
 gen_trace() {
 	awk -v n="$2" -v forks="${3:-0}" 'BEGIN {
 		print "# tracer: nop"
@@ -63,7 +65,8 @@ gen_trace() {
 			pid = 100000 + i % 4000000
 			if (forks) {
 				printf "         systemd-1       [000] .....  %13.6f: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=%d\n", t, pid
-				printf "        modprobe-%d     [000] .....  %13.6f: sched_process_exit: comm=modprobe pid=%d prio=120\n", pid, t + 0.00005, pid
+				if (forks == 1)
+					printf "        modprobe-%d     [000] .....  %13.6f: sched_process_exit: comm=modprobe pid=%d prio=120\n", pid, t + 0.00005, pid
 				t += 0.0001
 				continue
 			}
@@ -138,6 +141,11 @@ rm -rf "$r"
 n=$((1000000 * SCALE))
 gen_trace "$work/forks.trace" "$n" 1
 measure ci-forks "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
+rm -f "$work/forks.trace"
+
+n=$((1000000 * SCALE))
+gen_trace "$work/forks.trace" "$n" 2
+measure ci-forks-noexit "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
 rm -f "$work/forks.trace"
 
 n=$((1000000 * SCALE))

@@ -17,7 +17,6 @@
 #include "cost/loadpath.h"
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
-#include "ledger/summary.h"
 #include "output/ci-formats.h"
 #include "output/output.h"
 #include "sources/dmesg-text.h"
@@ -1461,7 +1460,6 @@ static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 				     .k = t->ok ? &t->k : NULL };
 	struct ledger_ops lops;
 	struct tracefs_parser *p = NULL;
-	struct ledger_summary *sum = NULL;
 	struct cost_result *cost = NULL;
 	struct loadpath lp;
 	int r;
@@ -1508,16 +1506,15 @@ static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 	if (r >= 0)
 		r = ledger_finish(x->ledger);
 	if (r >= 0)
-		r = ledger_summarize(x->ledger, &sum);
+		collect_warn_forgotten(x->path, x->ledger);
 	if (r >= 0 && t->ok)
 		r = cost_compute(x->ledger, &t->k, collect_cost_module, &lk, &cost);
 	if (t->ok)
 		collect_note_layouts(t->cat);
 	if (r >= 0)
-		r = ci_trace(x->ci, x->ledger, sum, cost, x->lines, x->n_lines);
+		r = ci_trace(x->ci, x->ledger, cost, x->lines, x->n_lines);
 out:
 	cost_result_free(cost);
-	ledger_summary_free(sum);
 	tracefs_parser_free(p);
 	x->ledger = ledger_free(x->ledger);
 	free(x->lines);

@@ -11,6 +11,7 @@
 #include "cost/estimate.h"
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
+#include "ledger/proctab.h"
 #include "sources/dmesg-text.h"
 #include "sources/kmsg.h"
 #include "sources/modindex.h"
@@ -342,6 +343,16 @@ void collect_warn_repeated(const char *path, size_t n, unsigned int line)
 			 n, n == 1 ? "" : "s");
 }
 
+void collect_warn_forgotten(const char *path, const struct ledger *l)
+{
+	uint64_t n = proctab_forgotten(ledger_proctab(l));
+
+	if (n)
+		log_warn("'%s': more processes at once than kept, and no sched_process_exit to "
+			 "end them: %llu forgotten, the least recently seen; the parents of load "
+			 "requests made by them are unknown", path, (unsigned long long)n);
+}
+
 bool collect_looks_like_kmsg(FILE *f)
 {
 	char buf[512];
@@ -502,6 +513,8 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 				 (unsigned long long)c.trace_back_steps);
 	}
 	r = ledger_finish(ret->ledger);
+	if (r >= 0 && in->trace)
+		collect_warn_forgotten(in->trace_path, ret->ledger);
 	if (r >= 0 && lk->k && !in->ledger_only)
 		r = cost_compute_bounded(ret->ledger, lk->k, collect_cost_module,
 					 collect_cost_max, lk, &ret->cost);

@@ -89,6 +89,14 @@ void collect_trace_order_warn(const char *path, const struct tracefs_order *ord)
  */
 void collect_warn_repeated(const char *path, size_t n, unsigned int line);
 
+/*
+ * A trace that forked more processes than are kept, with no exits to say they ended:
+ * a warning that names and parents of the least recently seen are unknown. Nothing
+ * when none was forgotten.
+ */
+struct ledger;
+void collect_warn_forgotten(const char *path, const struct ledger *l);
+
 /* /dev/kmsg records start "prio,seq,usec,flags;": any other log is dmesg-like text */
 bool collect_looks_like_kmsg(FILE *f);
 

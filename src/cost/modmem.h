@@ -34,13 +34,14 @@ enum join_confidence {
 	CONF_EXACT,
 };
 
+/* Ordered by size, so that it has no padding: one per module area, and they can be many */
 struct modmem_area {
 	size_t area;		/* index into vmallocinfo */
-	enum area_class cls;
 	long module;		/* index into proc_modules, -1 when not joined */
+	uint64_t pos;		/* real start address, known or reconstructed */
+	enum area_class cls;
 	bool is_base;		/* starts at the module's base address (text/core) */
 	bool pos_known;
-	uint64_t pos;		/* real start address, known or reconstructed */
 };
 
 struct modmem_module {

@@ -422,7 +422,8 @@ static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attem
 		return -ENOMEM;
 	p->n_open++;
 	l->n_attempts++;
-	return proctab_set_comm(p->procs, ev->pid, a->comm);
+	r = proctab_set_comm(p->procs, ev->pid, a->comm);
+	return r < 0 ? r : proctab_pin(p->procs, ev->pid);
 }
 
 static enum attempt_outcome outcome_from(const struct attempt *a)
@@ -547,7 +548,8 @@ static int on_request(struct ledger *l, const struct tracefs_event *ev)
 	rq->ts = ev->ts;
 	rq->step = (long)l->n_steps - 1;
 	l->n_requests++;
-	return proctab_set_comm(p->procs, ev->pid, rq->comm);
+	r = proctab_set_comm(p->procs, ev->pid, rq->comm);
+	return r < 0 ? r : proctab_pin(p->procs, ev->pid);
 }
 
 /* The module name kmod gives a file: its base name to the first '.', '-' as '_' */
@@ -763,6 +765,8 @@ static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 		    n && pid > 0 && ppid > 0) {
 			snprintf(comm, sizeof(comm), "%s", t + n);
 			q = proctab_set_parent(p->procs, pid, ppid);
+			if (q >= 0)
+				q = proctab_pin(p->procs, pid);
 			if (q >= 0 && comm[0])
 				q = proctab_set_comm(p->procs, ppid, comm);
 		}
@@ -875,6 +879,10 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 	case TRACEFS_EV_SCHED_PROCESS_EXEC:
 		copy_comm(comm, sizeof(comm), &ev->comm);
 		return proctab_set_comm(p->procs, ev->pid, comm);
+	case TRACEFS_EV_SCHED_PROCESS_EXIT:
+		/* what no attempt or request looks up goes: a fork storm costs nothing */
+		proctab_exit(p->procs, ev->exit.pid);
+		return 0;
 	case TRACEFS_EV_LOST:
 		l->stats.lost_events += ev->lost.count;
 		l->stats.lost_uncounted += ev->lost.uncounted;

@@ -1,22 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "proctab.h"
 
+/*
+ * Entries before the least recently used that nothing looks up are forgotten: a trace
+ * of forks without their exits (kmodtop record traces no exits) stays within a few MiB
+ */
+#define PROCTAB_MAX 32768
+
 struct proc {
 	int pid;
 	int ppid;
+	unsigned int children;	/* entries whose ppid is this pid */
 	bool exact;		/* comm is from an event's fields, not a line's header */
+	bool pinned;		/* made a load attempt or request: looked up at the end */
+	bool exited;		/* kept only while pinned or a parent of a kept entry */
+	bool forget;		/* forget_oldest()'s choice */
 	char comm[32];
+	uint32_t used;		/* pt->clock when last touched */
 };
 
 /* open addressing on pid; pids are small positive ints */
 struct proctab {
 	struct proc *slots;
 	size_t cap, n;
+	uint32_t clock;
+	uint64_t forgotten;	/* entries dropped to stay within PROCTAB_MAX */
+	size_t limit;		/* forget_oldest() when an insertion passes it */
 };
 
 int proctab_new(struct proctab **ret)
@@ -26,6 +41,7 @@ int proctab_new(struct proctab **ret)
 	if (!pt)
 		return -ENOMEM;
 	pt->cap = 256;
+	pt->limit = PROCTAB_MAX;
 	pt->slots = calloc(pt->cap, sizeof(*pt->slots));
 	if (!pt->slots) {
 		free(pt);
@@ -51,6 +67,12 @@ static size_t slot_of(const struct proctab *pt, int pid)
 	while (pt->slots[h].pid && pt->slots[h].pid != pid)
 		h = (h + 1) & (pt->cap - 1);
 	return h;
+}
+
+/* Does @p hold a reference on its parent's entry? */
+static bool refs_parent(const struct proc *p)
+{
+	return p->ppid > 0 && p->ppid != p->pid;
 }
 
 static int grow(struct proctab *pt)
@@ -80,6 +102,82 @@ static void set_comm(struct proc *p, const char *comm)
 	p->comm[n] = '\0';
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The older half of the entries nothing looks up (not pinned, no child kept) goes.
+ * The table is rebuilt rather than deleted from in place: one pass, amortised over the
+ * PROCTAB_MAX / 2 insertions until the next time.
+ */
+static int forget_oldest(struct proctab *pt)
+{
+	uint32_t *used = malloc(pt->n * sizeof(*used)), cut;
+	struct proc *old = pt->slots, *slots;
+	size_t n = 0;
+
+	if (!used)
+		return -ENOMEM;
+	for (size_t i = 0; i < pt->cap; i++)
+		if (old[i].pid && !old[i].pinned && !old[i].children)
+			used[n++] = old[i].used;
+	if (!n) {
+		/* all of them looked up at the end: the table grows, with no scan per insertion */
+		pt->limit = pt->n + PROCTAB_MAX / 2;
+		free(used);
+		return 0;
+	}
+	qsort(used, n, sizeof(*used), cmp_u32);
+	cut = used[n / 2];
+	free(used);
+	slots = calloc(pt->cap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	/* chosen on the counts as they are; then each one's reference on its parent goes */
+	for (size_t i = 0; i < pt->cap; i++) {
+		struct proc *p = &old[i];
+
+		p->forget = p->pid && !p->pinned && !p->children && p->used <= cut;
+	}
+	for (size_t i = 0; i < pt->cap; i++) {
+		if (old[i].forget && refs_parent(&old[i])) {
+			struct proc *pp = &old[slot_of(pt, old[i].ppid)];
+
+			if (pp->pid && pp->children)
+				pp->children--;
+		}
+	}
+	pt->slots = slots;
+	n = pt->n;
+	pt->n = 0;
+	for (size_t i = 0; i < pt->cap; i++) {
+		if (!old[i].pid || old[i].forget)
+			continue;
+		pt->slots[slot_of(pt, old[i].pid)] = old[i];
+		pt->n++;
+	}
+	pt->forgotten += n - pt->n;
+	/* pinned entries that stay push the next time back */
+	pt->limit = pt->n + PROCTAB_MAX / 2 > PROCTAB_MAX ? pt->n + PROCTAB_MAX / 2 : PROCTAB_MAX;
+	free(old);
+	return 0;
+}
+
+/* The next use's time; when the clock wraps every entry starts again as equally old */
+static uint32_t tick(struct proctab *pt)
+{
+	if (++pt->clock == 0) {
+		for (size_t i = 0; i < pt->cap; i++)
+			pt->slots[i].used = 0;
+		pt->clock = 1;
+	}
+	return pt->clock;
+}
+
 static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 {
 	size_t h;
@@ -87,16 +185,89 @@ static struct proc *get(struct proctab *pt, int pid, int *ret_err)
 	*ret_err = 0;
 	if (pid <= 0)
 		return NULL;
-	if ((pt->n + 1) * 2 > pt->cap && grow(pt) < 0) {
+	h = slot_of(pt, pid);
+	if (pt->slots[h].pid) {
+		pt->slots[h].used = tick(pt);
+		return &pt->slots[h];
+	}
+	if (pt->n >= pt->limit && forget_oldest(pt) < 0) {
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
+	/* two thirds full at most: short probes, and a third less memory than half */
+	if ((pt->n + 1) * 3 > pt->cap * 2 && grow(pt) < 0) {
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
 	h = slot_of(pt, pid);
-	if (!pt->slots[h].pid) {
-		pt->slots[h].pid = pid;
-		pt->n++;
-	}
+	pt->slots[h].pid = pid;
+	pt->slots[h].used = tick(pt);
+	pt->n++;
 	return &pt->slots[h];
+}
+
+/* Linear probing's deletion: later members of the cluster move back into the hole */
+static void remove_slot(struct proctab *pt, size_t h)
+{
+	size_t mask = pt->cap - 1, i = h, j = h;
+
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!pt->slots[j].pid)
+			break;
+		k = ((unsigned int)pt->slots[j].pid * 2654435761u) & mask;
+		/* moved unless its home lies cyclically in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			pt->slots[i] = pt->slots[j];
+			i = j;
+		}
+	}
+	memset(&pt->slots[i], 0, sizeof(pt->slots[i]));
+	pt->n--;
+}
+
+/*
+ * @pid lost a child entry: an exited process nobody looks up any more goes, and the
+ * reference it held on its own parent with it. Bounded: a cycle in hostile input ends.
+ */
+static void unref(struct proctab *pt, int pid)
+{
+	for (size_t guard = pt->n; pid > 0 && guard; guard--) {
+		size_t h = slot_of(pt, pid);
+		struct proc *p = &pt->slots[h];
+		int up;
+
+		if (!p->pid)
+			return;
+		if (p->children)
+			p->children--;
+		if (!p->exited || p->pinned || p->children)
+			return;
+		up = refs_parent(p) ? p->ppid : 0;
+		remove_slot(pt, h);
+		pid = up;
+	}
+}
+
+/* Sets @pid's parent to @ppid, moving the reference; @pid's entry exists */
+static int set_ppid(struct proctab *pt, int pid, int ppid)
+{
+	struct proc *p;
+	int r, old;
+
+	/* the parent's entry first: get() may move every slot */
+	if (ppid > 0 && ppid != pid && !get(pt, ppid, &r))
+		return r;
+	p = &pt->slots[slot_of(pt, pid)];
+	old = refs_parent(p) ? p->ppid : 0;
+	p->ppid = ppid;
+	if (refs_parent(p))
+		pt->slots[slot_of(pt, ppid)].children++;
+	if (old)
+		unref(pt, old);
+	return 0;
 }
 
 static const struct proc *find(const struct proctab *pt, int pid)
@@ -138,10 +309,10 @@ int proctab_fork(struct proctab *pt, int parent, int child, const char *child_co
 
 	if (!p)
 		return r;
-	p->ppid = parent;
 	p->exact = false;
+	p->exited = false;
 	set_comm(p, child_comm);
-	return 0;
+	return set_ppid(pt, child, parent);
 }
 
 int proctab_set_parent(struct proctab *pt, int pid, int ppid)
@@ -150,8 +321,49 @@ int proctab_set_parent(struct proctab *pt, int pid, int ppid)
 	struct proc *p = get(pt, pid, &r);
 
 	if (p && !p->ppid && ppid > 0 && ppid != pid)
-		p->ppid = ppid;
+		return set_ppid(pt, pid, ppid);
 	return r;
+}
+
+int proctab_pin(struct proctab *pt, int pid)
+{
+	int r;
+	struct proc *p = get(pt, pid, &r);
+
+	if (p)
+		p->pinned = true;
+	return r;
+}
+
+void proctab_exit(struct proctab *pt, int pid)
+{
+	size_t h;
+	struct proc *p;
+	int up;
+
+	if (pid <= 0)
+		return;
+	h = slot_of(pt, pid);
+	p = &pt->slots[h];
+	if (!p->pid)
+		return;
+	p->exited = true;
+	if (p->pinned || p->children)
+		return;
+	up = refs_parent(p) ? p->ppid : 0;
+	remove_slot(pt, h);
+	if (up)
+		unref(pt, up);
+}
+
+size_t proctab_count(const struct proctab *pt)
+{
+	return pt->n;
+}
+
+uint64_t proctab_forgotten(const struct proctab *pt)
+{
+	return pt->forgotten;
 }
 
 int proctab_parent(const struct proctab *pt, int pid)

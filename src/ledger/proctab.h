@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Processes seen in the trace: comm and parent (sched_process_fork), by pid. */
 struct proctab;
@@ -17,6 +18,20 @@ int proctab_name(struct proctab *pt, int pid, const char *comm);
 int proctab_fork(struct proctab *pt, int parent, int child, const char *child_comm);
 /* A parent learnt elsewhere (/proc, live): kept only when no fork of @pid said one */
 int proctab_set_parent(struct proctab *pt, int pid, int ppid);
+/* @pid made a load attempt or a request: kept, with its ancestors, for the end */
+int proctab_pin(struct proctab *pt, int pid);
+/*
+ * @pid exited (sched_process_exit): its entry goes unless pinned or the parent of one
+ * kept, so that a fork storm costs no memory per process
+ */
+void proctab_exit(struct proctab *pt, int pid);
+/* Entries held: processes alive, pinned, or ancestors of those */
+size_t proctab_count(const struct proctab *pt);
+/*
+ * Entries forgotten, least recently used first, because more processes than the table
+ * keeps were alive at once (forks without exits): their names and parents are unknown
+ */
+uint64_t proctab_forgotten(const struct proctab *pt);
 /* The parent pid, or 0 when no fork of @pid was seen. */
 int proctab_parent(const struct proctab *pt, int pid);
 const char *proctab_comm(const struct proctab *pt, int pid);

@@ -91,6 +91,7 @@ static const struct kind_desc kinds[] = {
 	  { "parent_comm", "parent_pid", "child_comm", "child_pid" } },
 	{ "sched", "sched_process_exec", TRACEFS_EV_SCHED_PROCESS_EXEC,
 	  { "filename", "pid", "old_pid" } },
+	{ "sched", "sched_process_exit", TRACEFS_EV_SCHED_PROCESS_EXIT, { "comm", "pid" } },
 	/* 6.13 dropped the pid: the record's own is the task's */
 	{ "task", "task_rename", TRACEFS_EV_TASK_RENAME, { "?pid", "oldcomm", "newcomm" } },
 	{ "ftrace", "print", TRACEFS_EV_MARKER, { "buf" } },
@@ -366,6 +367,13 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 		     snum(f[2], rec, &op);
 		ev->exec.pid = (int)p;
 		ev->exec.old_pid = (int)op;
+		break;
+	}
+	case TRACEFS_EV_SCHED_PROCESS_EXIT: {
+		int64_t p = 0;
+
+		ok = str(f[0], rec, &ev->exit.comm) && snum(f[1], rec, &p);
+		ev->exit.pid = (int)p;
 		break;
 	}
 	case TRACEFS_EV_TASK_RENAME: {

@@ -41,6 +41,7 @@ static const char *const kind_names[TRACEFS_EV__MAX] = {
 	[TRACEFS_EV_SYS_EXIT_DELETE_MODULE] = "sys_exit_delete_module",
 	[TRACEFS_EV_SCHED_PROCESS_FORK] = "sched_process_fork",
 	[TRACEFS_EV_SCHED_PROCESS_EXEC] = "sched_process_exec",
+	[TRACEFS_EV_SCHED_PROCESS_EXIT] = "sched_process_exit",
 	[TRACEFS_EV_TASK_RENAME] = "task_rename",
 	[TRACEFS_EV_MARKER] = "tracing_mark_write",
 	[TRACEFS_EV_ALLOC_VMAP_AREA] = "alloc_vmap_area",
@@ -619,6 +620,29 @@ bad:
 	return -EINVAL;
 }
 
+static int decode_sched_exit(struct tracefs_event *ev, const char *f, const char *end,
+			     const char **what)
+{
+	struct tracefs_sched_exit *x = &ev->exit;
+	const char *pid, *prio;
+
+	/* "comm=%s pid=%d prio=%d", 6.10+ " group_dead=%s" after it; comm may hold spaces */
+	end = rtrim(f, end);
+	prio = rfind(f, end, " prio=");
+	if (!starts_with(f, end, "comm=") || !prio)
+		goto bad;
+	pid = rfind(f, prio, " pid=");
+	if (!pid)
+		goto bad;
+	x->comm = mkstr(f + 5, pid);
+	if (num_int(pid + 5, prio, &x->pid) < 0)
+		goto bad;
+	return 0;
+bad:
+	*what = "malformed sched_process_exit fields";
+	return -EINVAL;
+}
+
 static int decode_task_rename(struct tracefs_event *ev, const char *f, const char *end,
 			      const char **what)
 {
@@ -925,6 +949,7 @@ static const struct {
 	{ "sys_exit_delete_module", TRACEFS_EV_SYS_EXIT_DELETE_MODULE },
 	{ "sched_process_fork", TRACEFS_EV_SCHED_PROCESS_FORK },
 	{ "sched_process_exec", TRACEFS_EV_SCHED_PROCESS_EXEC },
+	{ "sched_process_exit", TRACEFS_EV_SCHED_PROCESS_EXIT },
 	{ "task_rename", TRACEFS_EV_TASK_RENAME },
 	{ "tracing_mark_write", TRACEFS_EV_MARKER },
 	{ "alloc_vmap_area", TRACEFS_EV_ALLOC_VMAP_AREA },
@@ -969,6 +994,8 @@ static int decode_fields(struct tracefs_event *ev, const char *f, const char *en
 		return decode_sched_fork(ev, f, end, what);
 	case TRACEFS_EV_SCHED_PROCESS_EXEC:
 		return decode_sched_exec(ev, f, end, what);
+	case TRACEFS_EV_SCHED_PROCESS_EXIT:
+		return decode_sched_exit(ev, f, end, what);
 	case TRACEFS_EV_TASK_RENAME:
 		return decode_task_rename(ev, f, end, what);
 	case TRACEFS_EV_MARKER:

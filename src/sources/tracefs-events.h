@@ -60,6 +60,7 @@ enum tracefs_event_kind {
 	TRACEFS_EV_KPROBE,		/* any other "(sym+0x0/0x..) args" probe event */
 	TRACEFS_EV_STACK,		/* "<stack trace>": tracefs_parse_line() only */
 	TRACEFS_EV_LOST,		/* "CPU:1 [LOST 12 EVENTS]", "CPU:1 [LOST EVENTS]" */
+	TRACEFS_EV_SCHED_PROCESS_EXIT,
 	TRACEFS_EV__MAX
 };
 
@@ -125,6 +126,11 @@ struct tracefs_sched_exec {
 	struct tracefs_str filename;
 	int pid;
 	int old_pid;
+};
+
+struct tracefs_sched_exit {
+	struct tracefs_str comm;
+	int pid;
 };
 
 struct tracefs_task_rename {
@@ -219,6 +225,7 @@ struct tracefs_event {
 		struct tracefs_sys_exit sys_exit;
 		struct tracefs_sched_fork fork;
 		struct tracefs_sched_exec exec;
+		struct tracefs_sched_exit exit;
 		struct tracefs_task_rename rename;
 		struct tracefs_marker marker;
 		struct tracefs_vmap_alloc vmap_alloc;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "util/linereader.h"
 #include "util/hindex.h"
 #include "util/macro.h"
@@ -319,6 +320,62 @@ fail_nomsg:
 	return r;
 }
 
+/* An area of @vi gone: its strings are the table's when vmallocinfo_read*() kept them */
+static void area_drop(const struct vmallocinfo *vi, struct vmalloc_area *a)
+{
+	if (!vi->str_idx) {
+		vmalloc_area_done(a);
+		return;
+	}
+	free(a->numa);
+	memset(a, 0, sizeof(*a));
+}
+
+static bool str_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct vmallocinfo *vi = userdata;
+
+	return strcmp(vi->strs[pos], key) == 0;
+}
+
+/* *@s (malloc()ed) kept once in @vi's table: taken over, or freed for the copy there */
+static int keep_once(struct vmallocinfo *vi, char **s)
+{
+	uint64_t h;
+	size_t pos;
+
+	if (!*s)
+		return 0;
+	h = hash_str(HASH_INIT, *s);
+	pos = hindex_find(vi->str_idx, h, str_is, *s, vi);
+	if (pos != HINDEX_NONE) {
+		free(*s);
+		*s = vi->strs[pos];
+		return 0;
+	}
+	if (array_grow((void **)&vi->strs, vi->n_strs, &vi->cap_strs, sizeof(*vi->strs)) < 0 ||
+	    hindex_add(vi->str_idx, h, vi->n_strs) < 0)
+		return -ENOMEM;
+	vi->strs[vi->n_strs++] = *s;
+	return 0;
+}
+
+/* A parsed area's strings into @vi's table; on failure the area is released */
+static int area_keep(struct vmallocinfo *vi, struct vmalloc_area *a)
+{
+	if (keep_once(vi, &a->caller) < 0) {
+		vmalloc_area_done(a);
+		return -ENOMEM;
+	}
+	if (keep_once(vi, &a->caller_module) < 0) {
+		free(a->caller_module);
+		free(a->numa);
+		memset(a, 0, sizeof(*a));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi)
 {
 	size_t i;
@@ -326,7 +383,11 @@ struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi)
 	if (!vi)
 		return NULL;
 	for (i = 0; i < vi->n; i++)
-		vmalloc_area_done(&vi->areas[i]);
+		area_drop(vi, &vi->areas[i]);
+	for (i = 0; i < vi->n_strs; i++)
+		free(vi->strs[i]);
+	free(vi->strs);
+	hindex_free(vi->str_idx);
 	free(vi->areas);
 	free(vi->text);
 	free(vi->line_end);
@@ -387,6 +448,8 @@ static int read_line(void *userdata, char *line, size_t len, const char **ret_wh
 		c->cap = ncap;
 	}
 	r = vmallocinfo_parse_line(line, len, &vi->areas[vi->n], ret_what);
+	if (r >= 0)
+		r = area_keep(vi, &vi->areas[vi->n]);
 	if (r < 0)
 		return r;
 	if (vi->areas[vi->n].flags & VMA_UNKNOWN_FLAG)
@@ -403,7 +466,7 @@ int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
 	int r;
 
 	vi = calloc(1, sizeof(*vi));
-	if (!vi)
+	if (!vi || hindex_new(&vi->str_idx) < 0)
 		return -ENOMEM;
 	c.vi = vi;
 	r = linereader_each(f, path, 0, read_line, &c, reterr);
@@ -442,7 +505,7 @@ static int drop_repeats(struct vmallocinfo *vi)
 			/* each line is one area: line i + 1 */
 			if (!vi->n_repeated++)
 				vi->repeated_line = (unsigned int)(i + 1);
-			vmalloc_area_done(a);
+			area_drop(vi, a);
 			continue;
 		}
 		if (k != i)
@@ -452,7 +515,7 @@ static int drop_repeats(struct vmallocinfo *vi)
 		k++;
 	}
 	for (; i < vi->n; i++)
-		vmalloc_area_done(&vi->areas[i]);
+		area_drop(vi, &vi->areas[i]);
 	vi->n = k;
 	hindex_free(seen);
 	return r;

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hindex;
+
 #include "util/kt-err.h"
 #include "util/root.h"
 
@@ -27,18 +29,19 @@ struct vmalloc_numa {
 	uint64_t pages;
 };
 
+/* Ordered by size, so that it has no padding: a vmallocinfo can list millions */
 struct vmalloc_area {
 	uint64_t start, end;	/* as printed: real, hashed (%pK) or zero */
 	uint64_t size;		/* includes the guard page */
 	char *caller;		/* symbol name, or NULL; "0x..." when unsymbolised */
 	uint64_t caller_off, caller_len;
 	char *caller_module;	/* "[mod]" suffix of %pS, without brackets, or NULL */
-	bool has_pages, has_phys;
 	uint64_t pages;
 	uint64_t phys;
-	unsigned int flags;
 	struct vmalloc_numa *numa;
 	size_t n_numa;
+	unsigned int flags;
+	bool has_pages, has_phys;
 };
 
 enum vmalloc_addr_mode {
@@ -58,6 +61,13 @@ struct vmallocinfo {
 	size_t text_len;
 	size_t *line_end;
 	size_t n_zero, n_high;	/* what addr_mode is decided by */
+	/*
+	 * vmallocinfo_read*() only: each caller and caller module kept once, the areas
+	 * pointing here; a million lines name a few dozen
+	 */
+	char **strs;
+	size_t n_strs, cap_strs;
+	struct hindex *str_idx;
 	/* vmallocinfo_read() only: lines of an address range listed before, dropped */
 	size_t n_repeated;
 	unsigned int repeated_line;	/* the first of them */

@@ -1198,6 +1198,14 @@ static int event_line_cmp(const void *x, const void *y)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
+static bool lines_sorted(const struct ci_event_line *lines, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (event_line_cmp(&lines[i - 1], &lines[i]) > 0)
+			return false;
+	return true;
+}
+
 /*
  * The first line at or after @after with an event of @pid at @ts, or 0. A trace may
  * hold the same (ts, pid) twice (time went back: two traces in one file), so an exit
@@ -1238,13 +1246,17 @@ static int trace_requester(struct ci *c, const struct ledger *l, const struct at
 	return intern(c, site, site ? strlen(site) : 0, ret_site);
 }
 
-int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *sum,
+int ci_trace(struct ci *c, const struct ledger *l,
 	     const struct cost_result *cost, struct ci_event_line *lines, size_t n_lines)
 {
 	int r;
 
-	/* @lines is NULL for a trace without syscalls, and qsort() must not be passed NULL */
-	if (n_lines)
+	/*
+	 * @lines is NULL for a trace without syscalls, and qsort() must not be passed NULL.
+	 * A trace in time order gives them sorted: no sort, and no copy of them that
+	 * glibc's merge sort would allocate.
+	 */
+	if (n_lines && !lines_sorted(lines, n_lines))
 		qsort(lines, n_lines, sizeof(*lines), event_line_cmp);
 	if (!c->in_boot) {
 		r = boot_open(c, 1);
@@ -1317,7 +1329,6 @@ int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *
 		if (r < 0)
 			return r;
 	}
-	(void)sum;
 	return 0;
 }
 

@@ -119,7 +119,7 @@ struct ci_event_line {
  * The findings of a trace input's ledger (ledger_finish()ed) and its cost (may be
  * NULL). @lines: syscall enter/exit and module_request events, any order; sorted here.
  */
-int ci_trace(struct ci *c, const struct ledger *l, const struct ledger_summary *sum,
+int ci_trace(struct ci *c, const struct ledger *l,
 	     const struct cost_result *cost, struct ci_event_line *lines, size_t n_lines);
 
 struct ci_input_stats {

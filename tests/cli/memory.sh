@@ -2,7 +2,8 @@
 # Memory bounds on hostile or merely large inputs: a module file that decompresses to
 # more than a module can be is refused with a warning naming it, and one that is no ELF
 # file is not kept in memory while it is decompressed. Peak memory is read with
-# /usr/bin/time (skipped under the sanitizers, whose shadow memory dwarfs the figures).
+# /usr/bin/time (skipped under the sanitizers and valgrind, whose own memory dwarfs the
+# figures).
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init memory
 ts_need xz jq
@@ -19,7 +20,8 @@ jq_true() {
 RSS=
 maxrss_run() {
 	RSS=
-	if [ -x /usr/bin/time ] && ! ldd "$KMODTOP" 2>/dev/null | grep -q 'lib[at]san'; then
+	if [ -x /usr/bin/time ] && [ -z "${KMODTOP_VALGRIND:-}" ] &&
+	   ! ldd "$KMODTOP" 2>/dev/null | grep -q 'lib[at]san'; then
 		/usr/bin/time -f %M -o "$T/rss" "$KMODTOP" "$@" >"$T/out" 2>"$T/err"
 		TS_RC=$?
 		RSS=$(tail -n 1 "$T/rss")
@@ -122,6 +124,36 @@ if [ -n "$RSS" ]; then
 	ts_check "ci -j over $n boots within 32 MiB (peak $RSS KiB)" test "$RSS" -le 32768
 fi
 rm -f "$T/boots.log"
+
+# 300,000 processes forked and gone: none of them kept
+n=300000
+awk -v n=$n 'BEGIN { print "# tracer: nop"; t = 100.0
+	for (i = 0; i < n; i++) {
+		pid = 100000 + i
+		printf "         systemd-1       [000] .....  %13.6f: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=%d\n", t, pid
+		printf "        modprobe-%d     [000] .....  %13.6f: sched_process_exit: comm=modprobe pid=%d prio=120\n", pid, t + 0.00005, pid
+		t += 0.0001 } }' >"$T/forks.trace"
+maxrss_run ci -j "$T/forks.trace"
+ts_expect_rc 0 "ci -j over $n forks"
+ts_check "ci -j over $n forks reads them as a trace" jq_true '.totals.inputs == 1' "$T/out"
+if [ -n "$RSS" ]; then
+	ts_check "ci -j over $n forks that exit within 32 MiB (peak $RSS KiB)" test "$RSS" -le 32768
+fi
+rm -f "$T/forks.trace"
+
+# 300,000 forks and no exits (kmodtop record traces none): the oldest forgotten, said so
+awk -v n=$n 'BEGIN { print "# tracer: nop"; t = 100.0
+	for (i = 0; i < n; i++) {
+		printf "         systemd-1       [000] .....  %13.6f: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=%d\n", t, 100000 + i
+		t += 0.0001 } }' >"$T/forks.trace"
+maxrss_run ci -j "$T/forks.trace"
+ts_expect_rc 0 "ci -j over $n forks without exits"
+ts_check "processes forgotten in a fork storm are warned about, the trace named" \
+	grep -q "'$T/forks.trace': more processes at once than kept.* forgotten" "$T/err"
+if [ -n "$RSS" ]; then
+	ts_check "ci -j over $n forks without exits within 32 MiB (peak $RSS KiB)" test "$RSS" -le 32768
+fi
+rm -f "$T/forks.trace"
 
 # a gate's worst boot among those not listed is still found and named
 awk 'BEGIN { for (i = 1; i <= 1500; i++) {

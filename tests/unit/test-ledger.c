@@ -594,6 +594,117 @@ static void test_klog_runs(void **state)
 	ledger_free(runs);
 }
 
+/*
+ * A fork storm whose processes exit costs no memory per process, while the attempts'
+ * makers and their ancestors stay, exited or not, for the chains the end prints.
+ */
+static void test_proctab_exit(void **state)
+{
+	struct proctab *pt = NULL;
+	const char *comms[4];
+	int pids[4];
+
+	(void)state;
+	assert_int_equal(proctab_new(&pt), 0);
+	for (int i = 0; i < 100000; i++) {
+		assert_int_equal(proctab_fork(pt, 1, 1000 + i, "modprobe"), 0);
+		proctab_exit(pt, 1000 + i);
+	}
+	assert_true(proctab_count(pt) <= 2);
+	/* udevd forks a worker that forks modprobe; both exit before it loads */
+	assert_int_equal(proctab_fork(pt, 1, 400, "systemd-udevd"), 0);
+	assert_int_equal(proctab_fork(pt, 400, 401, "udev-worker"), 0);
+	assert_int_equal(proctab_fork(pt, 401, 402, "modprobe"), 0);
+	proctab_exit(pt, 401);
+	assert_int_equal(proctab_pin(pt, 402), 0);
+	proctab_exit(pt, 402);
+	/* colliding pids around them come and go: a removal must not lose a neighbour */
+	for (int i = 0; i < 5000; i++) {
+		assert_int_equal(proctab_fork(pt, 400, 2 + 64 * i, "x"), 0);
+		if (i % 3)
+			proctab_exit(pt, 2 + 64 * i);
+	}
+	for (int i = 0; i < 5000; i++)
+		assert_int_equal(proctab_parent(pt, 2 + 64 * i), i % 3 ? 0 : 400);
+	assert_int_equal(proctab_chain(pt, 402, comms, pids, 4), 3);
+	assert_int_equal(pids[0], 401);
+	assert_string_equal(comms[0], "udev-worker");
+	assert_int_equal(pids[1], 400);
+	assert_int_equal(pids[2], 1);
+	assert_string_equal(proctab_comm(pt, 402), "modprobe");
+	/* a reused pid is a new process: its reference moves to the new parent */
+	assert_int_equal(proctab_fork(pt, 1, 401, "bash"), 0);
+	for (int i = 0; i < 5000; i += 3)
+		proctab_exit(pt, 2 + 64 * i);
+	proctab_exit(pt, 400);
+	assert_null(proctab_comm(pt, 400));
+	proctab_exit(pt, 401);
+	assert_int_equal(proctab_parent(pt, 402), 401);
+	assert_int_equal(proctab_parent(pt, 401), 1);
+	proctab_free(pt);
+}
+
+/* The ledger drops exited processes, but not an attempt's maker and its parents */
+static const char *const exits[] = {
+	"         systemd-1       [000] .....   100.000000: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=500",
+	"         systemd-500     [000] .....   100.000100: sched_process_fork: comm=systemd pid=500 child_comm=systemd child_pid=501",
+	"         systemd-500     [000] .....   100.000200: sched_process_exit: comm=systemd pid=500 prio=120",
+	"         systemd-1       [000] .....   100.000300: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=502",
+	"         systemd-502     [000] .....   100.000400: sched_process_exit: comm=systemd pid=502 prio=120 group_dead=true",
+	"        modprobe-501     [001] .....   100.001000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)",
+	"        modprobe-501     [001] .....   100.002000: sys_finit_module -> 0xfffffffffffffffe",
+	"        modprobe-501     [001] .....   100.003000: sched_process_exit: comm=modprobe pid=501 prio=120",
+	NULL,
+};
+
+static void test_exits(void **state)
+{
+	struct ledger *l = ledger_from_lines(exits);
+	const struct proctab *pt = ledger_proctab(l);
+	const char *comms[4];
+	int pids[4];
+
+	(void)state;
+	assert_int_equal(l->n_attempts, 1);
+	assert_int_equal(l->stats.unknown_events, 0);
+	assert_null(proctab_comm(pt, 502));
+	assert_int_equal(proctab_chain(pt, 501, comms, pids, 4), 2);
+	assert_int_equal(pids[0], 500);
+	assert_int_equal(pids[1], 1);
+	assert_int_equal(proctab_count(pt), 3);
+	ledger_free(l);
+}
+
+/*
+ * Forks without exits (what kmodtop record traces): the least recently seen processes
+ * nothing looks up are forgotten, and counted; a pinned one keeps its ancestors.
+ */
+static void test_proctab_storm(void **state)
+{
+	struct proctab *pt = NULL;
+	const char *comms[4];
+	int pids[4];
+
+	(void)state;
+	assert_int_equal(proctab_new(&pt), 0);
+	assert_int_equal(proctab_fork(pt, 1, 400, "systemd-udevd"), 0);
+	assert_int_equal(proctab_fork(pt, 400, 401, "modprobe"), 0);
+	assert_int_equal(proctab_pin(pt, 401), 0);
+	for (int i = 0; i < 200000; i++)
+		assert_int_equal(proctab_fork(pt, 1, 1000 + i, "worker"), 0);
+	assert_true(proctab_count(pt) <= 40000);
+	assert_true(proctab_forgotten(pt) >= 200000 - 40000);
+	assert_int_equal(proctab_forgotten(pt) + proctab_count(pt), 200000 + 3);
+	/* the most recent are kept, the first are not */
+	assert_int_equal(proctab_parent(pt, 1000 + 199999), 1);
+	assert_string_equal(proctab_comm(pt, 1000 + 199000), "worker");
+	assert_int_equal(proctab_parent(pt, 1000), 0);
+	assert_int_equal(proctab_chain(pt, 401, comms, pids, 4), 2);
+	assert_int_equal(pids[0], 400);
+	assert_string_equal(comms[0], "systemd-udevd");
+	proctab_free(pt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +717,9 @@ int main(void)
 		cmocka_unit_test(test_probes_late),
 		cmocka_unit_test(test_probe_layout),
 		cmocka_unit_test(test_klog_runs),
+		cmocka_unit_test(test_proctab_exit),
+		cmocka_unit_test(test_exits),
+		cmocka_unit_test(test_proctab_storm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

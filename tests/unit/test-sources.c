@@ -508,6 +508,56 @@ static struct vmallocinfo *vread_text(const char *text, size_t len, int want_r,
 	return vi;
 }
 
+/* A large vmallocinfo names a few callers: each kept once, not once a line */
+static void test_vmalloc_callers_once(void **state)
+{
+	static const char text[] =
+		"0xffffc90000000000-0xffffc90000002000    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n"
+		"0xffffc90000002000-0xffffc90000004000    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n"
+		"0xffffc90000004000-0xffffc90000006000    8192 bpf_map_area_alloc+0x2c/0x40 [drm_buddy] pages=1 vmalloc N0=1\n"
+		"0xffffc90000006000-0xffffc90000008000    8192 bpf_map_area_alloc+0x2c/0x40 [drm_buddy] pages=1 vmalloc N0=1\n"
+		"0xffffc90000008000-0xffffc9000000a000    8192 load_module+0x900/0x2470 pages=1 vmalloc N0=1\n";
+	struct vmallocinfo *vi;
+	struct kt_err e;
+
+	(void)state;
+	vi = vread_text(text, strlen(text), 0, &e);
+	assert_int_equal(vi->n, 5);
+	assert_string_equal(vi->areas[0].caller, "load_module");
+	assert_ptr_equal(vi->areas[0].caller, vi->areas[1].caller);
+	assert_ptr_equal(vi->areas[0].caller, vi->areas[4].caller);
+	assert_int_equal(vi->areas[4].caller_off, 0x900);
+	assert_string_equal(vi->areas[2].caller, "bpf_map_area_alloc");
+	assert_ptr_equal(vi->areas[2].caller, vi->areas[3].caller);
+	assert_string_equal(vi->areas[2].caller_module, "drm_buddy");
+	assert_ptr_equal(vi->areas[2].caller_module, vi->areas[3].caller_module);
+	assert_int_equal(vi->n_strs, 3);
+	vmallocinfo_free(vi);
+}
+
+/* One of each per area of a vmallocinfo that can list millions: no padding inside */
+#define M(t, f) sizeof(((t *)0)->f)
+#define ROUND8(n) (((n) + 7) / 8 * 8)
+static void test_vmalloc_area_packed(void **state)
+{
+	size_t area = M(struct vmalloc_area, start) + M(struct vmalloc_area, end) +
+		      M(struct vmalloc_area, size) + M(struct vmalloc_area, caller) +
+		      M(struct vmalloc_area, caller_off) + M(struct vmalloc_area, caller_len) +
+		      M(struct vmalloc_area, caller_module) + M(struct vmalloc_area, pages) +
+		      M(struct vmalloc_area, phys) + M(struct vmalloc_area, numa) +
+		      M(struct vmalloc_area, n_numa) + M(struct vmalloc_area, flags) +
+		      M(struct vmalloc_area, has_pages) + M(struct vmalloc_area, has_phys);
+	size_t ma = M(struct modmem_area, area) + M(struct modmem_area, module) +
+		    M(struct modmem_area, pos) + M(struct modmem_area, cls) +
+		    M(struct modmem_area, is_base) + M(struct modmem_area, pos_known);
+
+	(void)state;
+	assert_int_equal(sizeof(struct vmalloc_area), ROUND8(area));
+	assert_int_equal(sizeof(struct modmem_area), ROUND8(ma));
+}
+#undef M
+#undef ROUND8
+
 static void check_addr_mode(const char *text, enum vmalloc_addr_mode want)
 {
 	struct vmallocinfo *vi;
@@ -2286,6 +2336,8 @@ int main(void)
 		cmocka_unit_test(test_vmalloc_line_impossible),
 		cmocka_unit_test(test_vmalloc_addr_mode),
 		cmocka_unit_test(test_vmalloc_read_fixtures),
+		cmocka_unit_test(test_vmalloc_callers_once),
+		cmocka_unit_test(test_vmalloc_area_packed),
 		cmocka_unit_test(test_vmalloc_read_errors),
 		cmocka_unit_test(test_meminfo_lines),
 		cmocka_unit_test(test_meminfo_read),
