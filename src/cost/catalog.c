@@ -99,7 +99,9 @@ int catalog_new(const char *moduledir, bool use_cache, const char *cache_dir,
 		catalog_free(c);
 		return r;
 	}
-	qsort(c->e, c->n, sizeof(*c->e), entry_cmp);
+	/* an empty tree leaves c->e NULL, which qsort() must not be given */
+	if (c->n)
+		qsort(c->e, c->n, sizeof(*c->e), entry_cmp);
 	*ret = c;
 	return 0;
 }
