@@ -108,6 +108,45 @@ const char *join_confidence_name(enum join_confidence c)
 	return "none";
 }
 
+bool modmem_keep_area(const struct vmalloc_area *a, void *userdata)
+{
+	struct modmem_rest *rest = userdata;
+	enum area_class cls = area_classify(a);
+
+	if (cls == AREA_OTHER) {
+		if (rest->kept_other < MODMEM_AREAS_KEPT) {
+			rest->kept_other++;
+			return true;
+		}
+		rest->n_other++;
+		return false;
+	}
+	if (rest->kept_module < MODMEM_AREAS_KEPT) {
+		rest->kept_module++;
+		return true;
+	}
+	if (area_class_in_flight(cls)) {
+		rest->n_leftover++;
+		rest->leftover_bytes = add_sat_u64(rest->leftover_bytes, a->size);
+	} else {
+		rest->n_module++;
+		rest->module_bytes = add_sat_u64(rest->module_bytes, a->size);
+	}
+	return false;
+}
+
+void modmem_add_unlisted(struct modmem *mm, const struct modmem_rest *rest)
+{
+	mm->n_module_areas += rest->n_module;
+	mm->module_area_bytes = add_sat_u64(mm->module_area_bytes, rest->module_bytes);
+	mm->n_unjoined += rest->n_module;
+	mm->unjoined_bytes = add_sat_u64(mm->unjoined_bytes, rest->module_bytes);
+	mm->n_leftover += rest->n_leftover;
+	mm->leftover_bytes = add_sat_u64(mm->leftover_bytes, rest->leftover_bytes);
+	mm->n_unlisted += rest->n_module + rest->n_leftover;
+	mm->n_other_dropped += rest->n_other;
+}
+
 struct modmem *modmem_free(struct modmem *mm)
 {
 	if (!mm)
