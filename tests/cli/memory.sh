@@ -133,6 +133,23 @@ if [ -n "$RSS" ]; then
 fi
 rm -rf "$T/vmalloc"
 
+# hashed addresses (kptr_restrict=0) of areas that touch, and 60 modules: one chain of
+# all of them, placed on the module bases by counting placements, not by trying each
+# placement against each area (n * n * 60 steps: twenty minutes)
+n=65536
+gen_root "$T/chain" 0
+awk 'BEGIN { for (i = 1; i < 60; i++)
+	printf "mod%d 4096 0 - Live 0xffffffffc%07x\n", i, i * 65536 }' >>"$T/chain/proc/modules"
+awk -v n=$n 'BEGIN { for (i = 0; i < n; i++)
+	printf "0x%08x-0x%08x    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n", 2 * i + 1, 2 * i + 3 }' \
+	>"$T/chain/proc/vmallocinfo"
+timeout 60 "$KMODTOP" --root "$T/chain" report -j --no-cache >"$T/out" 2>"$T/err"
+TS_RC=$?
+ts_expect_rc 0 "report -j over a chain of $n hashed areas and 60 modules, within a minute"
+ts_check "the chain of $n hashed areas is found" \
+	jq_true '.module_memory | .address_mode == "hashed" and .chains == 1' "$T/out"
+rm -rf "$T/chain"
+
 # --- ci: within 32 MiB whatever the boot count ------------------------------------------
 # 300,000 boots: the first are listed, all counted; the note says so
 n=300000
