@@ -173,6 +173,7 @@ struct collected {
 	struct proc_modules *pm;
 	struct sys_module *sm;
 	struct vmallocinfo *vi;
+	struct modmem_rest vi_rest;	/* vmallocinfo's areas past those kept, counted */
 	struct meminfo mi;
 	struct modstats *ms;
 	struct kconfig *kc;
@@ -1163,13 +1164,20 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	d.sm = c.sm;
 
 	memset(&e, 0, sizeof(e));
-	r = vmallocinfo_read(c.root, &c.vi, &e);
+	r = vmallocinfo_read_filtered(c.root, modmem_keep_area, &c.vi_rest, &c.vi, &e);
 	set_status(&d.src[SRC_VMALLOCINFO], "vmallocinfo", "proc/vmallocinfo", r, &e);
 	d.src[SRC_VMALLOCINFO].why = refused_why("proc/vmallocinfo", r);
-	if (r < 0)
+	if (r < 0) {
 		warn_source("proc/vmallocinfo", r, &e);
-	else
+	} else {
 		collect_warn_repeated("proc/vmallocinfo", c.vi->n_repeated, c.vi->repeated_line);
+		if (c.vi->n_dropped)
+			log_warn("'proc/vmallocinfo': more areas than are kept (%u of module "
+				 "loading, %u others): %zu module-loading area(s) past them counted "
+				 "as tied to no module, not listed; %zu other(s) left out",
+				 MODMEM_AREAS_KEPT, MODMEM_AREAS_KEPT,
+				 c.vi_rest.n_module + c.vi_rest.n_leftover, c.vi_rest.n_other);
+	}
 	d.vi = c.vi;
 
 	memset(&e, 0, sizeof(e));
@@ -1258,6 +1266,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			log_error("joining vmalloc areas to modules: %s", strerror(-r));
 			goto out;
 		}
+		modmem_add_unlisted(c.mm, &c.vi_rest);
 		d.mm = c.mm;
 	}
 

@@ -108,6 +108,45 @@ const char *join_confidence_name(enum join_confidence c)
 	return "none";
 }
 
+bool modmem_keep_area(const struct vmalloc_area *a, void *userdata)
+{
+	struct modmem_rest *rest = userdata;
+	enum area_class cls = area_classify(a);
+
+	if (cls == AREA_OTHER) {
+		if (rest->kept_other < MODMEM_AREAS_KEPT) {
+			rest->kept_other++;
+			return true;
+		}
+		rest->n_other++;
+		return false;
+	}
+	if (rest->kept_module < MODMEM_AREAS_KEPT) {
+		rest->kept_module++;
+		return true;
+	}
+	if (area_class_in_flight(cls)) {
+		rest->n_leftover++;
+		rest->leftover_bytes = add_sat_u64(rest->leftover_bytes, a->size);
+	} else {
+		rest->n_module++;
+		rest->module_bytes = add_sat_u64(rest->module_bytes, a->size);
+	}
+	return false;
+}
+
+void modmem_add_unlisted(struct modmem *mm, const struct modmem_rest *rest)
+{
+	mm->n_module_areas += rest->n_module;
+	mm->module_area_bytes = add_sat_u64(mm->module_area_bytes, rest->module_bytes);
+	mm->n_unjoined += rest->n_module;
+	mm->unjoined_bytes = add_sat_u64(mm->unjoined_bytes, rest->module_bytes);
+	mm->n_leftover += rest->n_leftover;
+	mm->leftover_bytes = add_sat_u64(mm->leftover_bytes, rest->leftover_bytes);
+	mm->n_unlisted += rest->n_module + rest->n_leftover;
+	mm->n_other_dropped += rest->n_other;
+}
+
 struct modmem *modmem_free(struct modmem *mm)
 {
 	if (!mm)
@@ -164,6 +203,99 @@ static int vi_pos_cmp(const void *a, const void *b)
 	return x->start_tok < y->start_tok ? -1 : x->start_tok > y->start_tok;
 }
 
+/* The placements of a chain's module areas on one base, the largest offset first */
+struct placement {
+	uint64_t origin;	/* base - offset */
+	size_t base, j;		/* the base, the offset's index */
+};
+
+static void heap_down(struct placement *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct placement t;
+
+		if (l < n && h[l].origin < h[m].origin)
+			m = l;
+		if (r < n && h[r].origin < h[m].origin)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * The origin of a chain that puts most of its module areas (offsets @off, ascending,
+ * @n of them) on module bases (@bases, ascending, each once), how many it puts there,
+ * and how many origins put as many. Each base less each offset is one placement, and
+ * an origin's hits are how many placements give it: a base's placements come sorted,
+ * so a heap of one cursor a base merges them, with no array of them all and no trial
+ * of each against each area (k * k steps for a chain of k areas).
+ */
+static void best_placement(const uint64_t *off, size_t n, const uint64_t *bases,
+			   size_t n_bases, struct placement *heap, uint64_t *ret_origin,
+			   size_t *ret_hits, size_t *ret_ties)
+{
+	size_t nh = 0, run = 0, best = 0, ties = 0, m;
+	uint64_t cur = 0, best_origin = 0;
+
+	for (m = 0; m < n_bases; m++) {
+		size_t lo = 0, hi = n;
+
+		/* the offsets no larger than the base */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (off[mid] <= bases[m])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			heap[nh++] = (struct placement){ bases[m] - off[lo - 1], m, lo - 1 };
+	}
+	for (m = nh / 2; m-- > 0;)
+		heap_down(heap, nh, m);
+	while (nh) {
+		struct placement *t = &heap[0];
+
+		if (run && t->origin == cur) {
+			run++;
+		} else {
+			if (run > best) {
+				best = run;
+				best_origin = cur;
+				ties = 1;
+			} else if (run && run == best) {
+				ties++;
+			}
+			cur = t->origin;
+			run = 1;
+		}
+		if (t->j) {
+			t->j--;
+			t->origin = bases[t->base] - off[t->j];
+		} else {
+			heap[0] = heap[--nh];
+		}
+		heap_down(heap, nh, 0);
+	}
+	if (run > best) {
+		best = run;
+		best_origin = cur;
+		ties = 1;
+	} else if (run && run == best) {
+		ties++;
+	}
+	*ret_origin = best_origin;
+	*ret_hits = best;
+	*ret_ties = ties;
+}
+
 static int reconstruct_chains(struct ctx *c, uint64_t *pos, bool *known)
 {
 	const struct vmallocinfo *vi = c->vi;
@@ -172,15 +304,24 @@ static int reconstruct_chains(struct ctx *c, uint64_t *pos, bool *known)
 	_cleanup_free_ bool *has_prev = NULL;
 	_cleanup_free_ uint64_t *off = NULL;
 	_cleanup_free_ size_t *members = NULL;
-	size_t i, n = vi->n;
+	_cleanup_free_ uint64_t *ubases = NULL, *modoff = NULL;
+	_cleanup_free_ struct placement *heap = NULL;
+	size_t i, n = vi->n, n_ub = 0;
 
 	by_start = calloc(n ? n : 1, sizeof(*by_start));
 	next = calloc(n ? n : 1, sizeof(*next));
 	has_prev = calloc(n ? n : 1, sizeof(*has_prev));
 	off = calloc(n ? n : 1, sizeof(*off));
 	members = calloc(n ? n : 1, sizeof(*members));
-	if (!by_start || !next || !has_prev || !off || !members)
+	/* each base once: two modules at one address are one place to land on */
+	ubases = malloc((c->n_bases ? c->n_bases : 1) * sizeof(*ubases));
+	heap = malloc((c->n_bases ? c->n_bases : 1) * sizeof(*heap));
+	modoff = malloc((n ? n : 1) * sizeof(*modoff));
+	if (!by_start || !next || !has_prev || !off || !members || !ubases || !heap || !modoff)
 		return -ENOMEM;
+	for (i = 0; i < c->n_bases; i++)
+		if (!n_ub || ubases[n_ub - 1] != c->bases[i])
+			ubases[n_ub++] = c->bases[i];
 	for (i = 0; i < n; i++) {
 		by_start[i].start_tok = vi->areas[i].start;
 		by_start[i].idx = i;
@@ -206,7 +347,7 @@ static int reconstruct_chains(struct ctx *c, uint64_t *pos, bool *known)
 		has_prev[hit->idx] = true;
 	}
 	for (i = 0; i < n; i++) {
-		size_t k = 0, j, best_hits = 0, best_ties = 0, m;
+		size_t k = 0, j, best_hits, best_ties, n_mod;
 		uint64_t best_origin = 0;
 		long a;
 
@@ -219,29 +360,19 @@ static int reconstruct_chains(struct ctx *c, uint64_t *pos, bool *known)
 			k++;
 		}
 		c->mm->n_chains++;
-		/* candidate origins: a module area of the chain placed on a module base */
+		/* the offsets of its module areas: a sum that wraps places nothing */
+		n_mod = 0;
 		for (j = 0; j < k; j++) {
 			if (area_classify(&vi->areas[members[j]]) != AREA_MODULE)
 				continue;
-			for (m = 0; m < c->n_bases; m++) {
-				uint64_t origin = c->bases[m] - off[j];
-				size_t hits = 0, q;
-
-				if (c->bases[m] < off[j])
-					continue;
-				for (q = 0; q < k; q++)
-					if (area_classify(&vi->areas[members[q]]) == AREA_MODULE &&
-					    is_base(c, origin + off[q]))
-						hits++;
-				if (hits > best_hits) {
-					best_hits = hits;
-					best_origin = origin;
-					best_ties = 1;
-				} else if (hits == best_hits && origin != best_origin) {
-					best_ties++;
-				}
-			}
+			if (n_mod && off[j] < modoff[n_mod - 1])
+				break;
+			modoff[n_mod++] = off[j];
 		}
+		if (j < k)
+			continue;
+		best_placement(modoff, n_mod, ubases, n_ub, heap, &best_origin, &best_hits,
+			       &best_ties);
 		/* one base in a chain fits anywhere: only two or more pin it down */
 		if (best_hits < 2 || best_ties != 1)
 			continue;

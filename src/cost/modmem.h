@@ -67,6 +67,27 @@ struct modmem {
 	uint64_t leftover_bytes;
 	size_t n_chains;		/* hashed mode: chains of adjacent areas found */
 	size_t n_chains_anchored;
+	/* modmem_add_unlisted(): module-loading areas in the totals above, in no list */
+	size_t n_unlisted;
+	size_t n_other_dropped;		/* areas of no module-loading class past the cap */
+};
+
+/*
+ * A real vmallocinfo has a few module areas a loaded module, and other areas (thread
+ * stacks, ioremaps) by the thousand. The first MODMEM_AREAS_KEPT of each are kept and
+ * joined; past them an area is only counted: a file of millions of lines costs no
+ * more memory than this many.
+ */
+#define MODMEM_AREAS_KEPT 65536u
+
+/* What modmem_keep_area() counted instead of keeping */
+struct modmem_rest {
+	size_t kept_module, kept_other;		/* areas kept so far */
+	size_t n_module;			/* AREA_MODULE areas dropped */
+	uint64_t module_bytes;
+	size_t n_leftover;			/* kread/user-copy/decompress areas dropped */
+	uint64_t leftover_bytes;
+	size_t n_other;
 };
 
 enum area_class area_classify(const struct vmalloc_area *a);
@@ -78,6 +99,11 @@ const char *join_confidence_name(enum join_confidence c);
 
 /* The guard page every vm_struct area carries (unless VM_NO_GUARD). */
 #define MODMEM_GUARD_SIZE 4096u
+
+/* A vmalloc_keep_fn for vmallocinfo_read_filtered(), @userdata a struct modmem_rest */
+bool modmem_keep_area(const struct vmalloc_area *a, void *userdata);
+/* The areas @rest counted into @mm's totals, as areas tied to no module */
+void modmem_add_unlisted(struct modmem *mm, const struct modmem_rest *rest);
 
 int modmem_join(const struct proc_modules *pm, const struct vmallocinfo *vi,
 		const struct loadpath *lp, struct modmem **ret);

@@ -391,6 +391,7 @@ struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi)
 	free(vi->areas);
 	free(vi->text);
 	free(vi->line_end);
+	free(vi->line_no);
 	free(vi);
 	return NULL;
 }
@@ -418,51 +419,65 @@ static enum vmalloc_addr_mode addr_mode_of(size_t n, size_t zero, size_t high)
 	return VMALLOC_ADDR_HASHED;
 }
 
-static enum vmalloc_addr_mode detect_addr_mode(const struct vmallocinfo *vi)
-{
-	size_t i, zero = 0, high = 0;
-
-	for (i = 0; i < vi->n; i++)
-		addr_count(&vi->areas[i], &zero, &high);
-	return addr_mode_of(vi->n, zero, high);
-}
-
 struct read_ctx {
 	struct vmallocinfo *vi;
 	size_t cap;
+	vmalloc_keep_fn keep;
+	void *userdata;
+	unsigned int lineno;
 };
 
 static int read_line(void *userdata, char *line, size_t len, const char **ret_what)
 {
 	struct read_ctx *c = userdata;
 	struct vmallocinfo *vi = c->vi;
+	struct vmalloc_area *a;
 	int r;
 
 	if (vi->n == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 256;
 		struct vmalloc_area *na = realloc(vi->areas, ncap * sizeof(*na));
+		unsigned int *nl;
 
 		if (!na)
 			return -ENOMEM;
 		vi->areas = na;
+		if (c->keep) {
+			nl = realloc(vi->line_no, ncap * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			vi->line_no = nl;
+		}
 		c->cap = ncap;
 	}
-	r = vmallocinfo_parse_line(line, len, &vi->areas[vi->n], ret_what);
-	if (r >= 0)
-		r = area_keep(vi, &vi->areas[vi->n]);
+	c->lineno++;
+	a = &vi->areas[vi->n];
+	r = vmallocinfo_parse_line(line, len, a, ret_what);
 	if (r < 0)
 		return r;
-	if (vi->areas[vi->n].flags & VMA_UNKNOWN_FLAG)
+	/* every line read says what the addresses are, kept or not */
+	addr_count(a, &vi->n_zero, &vi->n_high);
+	if (a->flags & VMA_UNKNOWN_FLAG)
 		vi->unknown_flag_lines++;
+	if (c->keep && !c->keep(a, c->userdata)) {
+		vmalloc_area_done(a);
+		vi->n_dropped++;
+		return 0;
+	}
+	r = area_keep(vi, a);
+	if (r < 0)
+		return r;
+	if (vi->line_no)
+		vi->line_no[vi->n] = c->lineno;
 	vi->n++;
 	return 0;
 }
 
-int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
-			  struct kt_err *reterr)
+static int read_file_filtered(FILE *f, const char *path, vmalloc_keep_fn keep,
+			      void *userdata, struct vmallocinfo **ret, struct kt_err *reterr)
 {
 	_cleanup_(vmallocinfo_freep) struct vmallocinfo *vi = NULL;
-	struct read_ctx c = {0};
+	struct read_ctx c = { .keep = keep, .userdata = userdata };
 	int r;
 
 	vi = calloc(1, sizeof(*vi));
@@ -472,10 +487,16 @@ int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
 	r = linereader_each(f, path, 0, read_line, &c, reterr);
 	if (r < 0)
 		return r;
-	vi->addr_mode = detect_addr_mode(vi);
+	vi->addr_mode = addr_mode_of(vi->n + vi->n_dropped, vi->n_zero, vi->n_high);
 	*ret = vi;
 	vi = NULL;
 	return 0;
+}
+
+int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
+			  struct kt_err *reterr)
+{
+	return read_file_filtered(f, path, NULL, NULL, ret, reterr);
 }
 
 static bool area_is(size_t pos, const void *key, const void *userdata)
@@ -502,14 +523,17 @@ static int drop_repeats(struct vmallocinfo *vi)
 					sizeof(a->end));
 
 		if (a->start && hindex_find(seen, h, area_is, a, vi) != HINDEX_NONE) {
-			/* each line is one area: line i + 1 */
+			/* each line is one area: line i + 1, unless some were dropped */
 			if (!vi->n_repeated++)
-				vi->repeated_line = (unsigned int)(i + 1);
+				vi->repeated_line = vi->line_no ? vi->line_no[i] : (unsigned int)(i + 1);
 			area_drop(vi, a);
 			continue;
 		}
-		if (k != i)
+		if (k != i) {
 			vi->areas[k] = *a;
+			if (vi->line_no)
+				vi->line_no[k] = vi->line_no[i];
+		}
 		if (vi->areas[k].start)
 			r = hindex_add(seen, h, k);
 		k++;
@@ -521,8 +545,8 @@ static int drop_repeats(struct vmallocinfo *vi)
 	return r;
 }
 
-int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
-		     struct kt_err *reterr)
+int vmallocinfo_read_filtered(const struct kt_root *root, vmalloc_keep_fn keep,
+			      void *userdata, struct vmallocinfo **ret, struct kt_err *reterr)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	struct vmallocinfo *vi;
@@ -533,7 +557,7 @@ int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 		kt_err_set(reterr, PROC_VMALLOCINFO, 0, NULL);
 		return r;
 	}
-	r = vmallocinfo_read_file(f, PROC_VMALLOCINFO, &vi, reterr);
+	r = read_file_filtered(f, PROC_VMALLOCINFO, keep, userdata, &vi, reterr);
 	if (r < 0)
 		return r;
 	r = drop_repeats(vi);
@@ -543,6 +567,12 @@ int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 	}
 	*ret = vi;
 	return 0;
+}
+
+int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
+		     struct kt_err *reterr)
+{
+	return vmallocinfo_read_filtered(root, NULL, NULL, ret, reterr);
 }
 
 /* --- incremental re-reading ------------------------------------------------------ */

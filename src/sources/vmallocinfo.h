@@ -71,6 +71,9 @@ struct vmallocinfo {
 	/* vmallocinfo_read() only: lines of an address range listed before, dropped */
 	size_t n_repeated;
 	unsigned int repeated_line;	/* the first of them */
+	/* vmallocinfo_read_filtered() only: areas its callback took, and each kept one's line */
+	size_t n_dropped;
+	unsigned int *line_no;
 };
 
 /*
@@ -90,6 +93,15 @@ void vmalloc_area_done(struct vmalloc_area *a);
 /* A root's proc/vmallocinfo, a repeated address range dropped (n_repeated says) */
 int vmallocinfo_read(const struct kt_root *root, struct vmallocinfo **ret,
 		     struct kt_err *reterr);
+/*
+ * Whether vmallocinfo_read_filtered() keeps an area it read: false when the callback
+ * has counted the area its own way and it is dropped (its line still counts towards
+ * addr_mode; a repeat of a dropped line is not recognised).
+ */
+typedef bool (*vmalloc_keep_fn)(const struct vmalloc_area *a, void *userdata);
+/* vmallocinfo_read() keeping only the areas @keep says to keep (n_dropped the others) */
+int vmallocinfo_read_filtered(const struct kt_root *root, vmalloc_keep_fn keep,
+			      void *userdata, struct vmallocinfo **ret, struct kt_err *reterr);
 int vmallocinfo_read_file(FILE *f, const char *path, struct vmallocinfo **ret,
 			  struct kt_err *reterr);
 struct vmallocinfo *vmallocinfo_free(struct vmallocinfo *vi);

@@ -522,6 +522,17 @@ static int render_module_memory(const struct report_data *d, struct out *o)
 	}
 	out_u64(o, "unjoined_areas", "areas tied to no module:", mm->n_unjoined);
 	out_bytes(o, "unjoined_bytes", NULL, mm->unjoined_bytes);
+	if (mm->n_unlisted || mm->n_other_dropped) {
+		/* a vmallocinfo past what a machine has: counted, the tables cut short */
+		out_u64(o, "unlisted_areas", NULL, mm->n_unlisted);
+		out_u64(o, "other_areas_left_out", NULL, mm->n_other_dropped);
+		snprintf(buf, sizeof(buf),
+			 "more areas than are kept (%u of module loading, %u others): %zu "
+			 "module-loading area(s) past them are counted above as tied to no module "
+			 "but not listed below; %zu other(s) left out",
+			 MODMEM_AREAS_KEPT, MODMEM_AREAS_KEPT, mm->n_unlisted, mm->n_other_dropped);
+		out_note(o, buf);
+	}
 	if (mm->n_chains) {
 		out_u64(o, "chains", NULL, mm->n_chains);
 		out_u64(o, "chains_anchored", NULL, mm->n_chains_anchored);

@@ -108,6 +108,48 @@ if [ -n "$RSS" ]; then
 fi
 rm -rf "$T/loglines"
 
+# half a million load_module areas, none a loaded module's: more than a machine has. The
+# first are kept and listed, the rest counted in exact totals, and both outputs say so
+n=500000
+gen_root "$T/vmalloc" 0
+awk -v n=$n 'BEGIN { for (i = 0; i < n; i++)
+	printf "0xffffc9%06x%04x-0xffffc9%06x%04x    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n",
+		int(i / 8), (i % 8) * 8192, int((i + 1) / 8), ((i + 1) % 8) * 8192 }' \
+	>"$T/vmalloc/proc/vmallocinfo"
+maxrss_run --root "$T/vmalloc" report -j --no-cache
+ts_expect_rc 0 "report -j over a $n-line vmallocinfo"
+ts_check "report -j counts all $n module areas of a vmallocinfo and their bytes" \
+	jq_true --argjson n $n '.module_memory | .module_areas == $n and
+		.module_bytes == $n * 8192 and .unjoined_areas == $n' "$T/out"
+ts_check "the module areas not listed are counted, and a note says so" \
+	jq_true --argjson n $n '.module_memory | .unlisted_areas > 0 and
+		(.areas | length) + .unlisted_areas == $n and any(.notes[]; test("not listed"))' \
+	"$T/out"
+ts_check "a warning names the vmallocinfo whose areas were not all kept" \
+	grep -q "'proc/vmallocinfo': more areas than are kept" "$T/err"
+if [ -n "$RSS" ]; then
+	ts_check "report -j over a $n-line vmallocinfo within 64 MiB (peak $RSS KiB)" \
+		test "$RSS" -le 65536
+fi
+rm -rf "$T/vmalloc"
+
+# hashed addresses (kptr_restrict=0) of areas that touch, and 60 modules: one chain of
+# all of them, placed on the module bases by counting placements, not by trying each
+# placement against each area (n * n * 60 steps: twenty minutes)
+n=65536
+gen_root "$T/chain" 0
+awk 'BEGIN { for (i = 1; i < 60; i++)
+	printf "mod%d 4096 0 - Live 0xffffffffc%07x\n", i, i * 65536 }' >>"$T/chain/proc/modules"
+awk -v n=$n 'BEGIN { for (i = 0; i < n; i++)
+	printf "0x%08x-0x%08x    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n", 2 * i + 1, 2 * i + 3 }' \
+	>"$T/chain/proc/vmallocinfo"
+timeout 60 "$KMODTOP" --root "$T/chain" report -j --no-cache >"$T/out" 2>"$T/err"
+TS_RC=$?
+ts_expect_rc 0 "report -j over a chain of $n hashed areas and 60 modules, within a minute"
+ts_check "the chain of $n hashed areas is found" \
+	jq_true '.module_memory | .address_mode == "hashed" and .chains == 1' "$T/out"
+rm -rf "$T/chain"
+
 # --- ci: within 32 MiB whatever the boot count ------------------------------------------
 # 300,000 boots: the first are listed, all counted; the note says so
 n=300000

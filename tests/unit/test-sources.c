@@ -535,6 +535,52 @@ static void test_vmalloc_callers_once(void **state)
 	vmallocinfo_free(vi);
 }
 
+static bool keep_but_drop_me(const struct vmalloc_area *a, void *userdata)
+{
+	(void)userdata;
+	return strcmp(a->caller, "drop_me") != 0;
+}
+
+/*
+ * Areas a filter drops are not kept, yet their lines still decide the address mode,
+ * and a repeat after them is named by its line in the file, not by its place among
+ * the areas kept.
+ */
+static void test_vmalloc_read_filtered(void **state)
+{
+	static const char text[] =
+		"0xffffc90000000000-0xffffc90000002000    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n"
+		"0x00000000deadbeef-0x00000000deadc0de    8192 drop_me+0x1/0x2 pages=1 vmalloc N0=1\n"
+		"0x00000000feedface-0x00000000feedfad0    8192 drop_me+0x1/0x2 pages=1 vmalloc N0=1\n"
+		"0xffffc90000002000-0xffffc90000004000    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n"
+		"0xffffc90000000000-0xffffc90000002000    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n";
+	struct kt_root *root;
+	struct vmallocinfo *vi;
+	struct kt_err e = { 0 };
+	char *dir = make_tmpdir();
+
+	(void)state;
+	assert_int_equal(root_new(dir, &root), 0);
+	write_str(dir, "proc/vmallocinfo", text);
+	assert_int_equal(vmallocinfo_read_filtered(root, keep_but_drop_me, NULL, &vi, &e), 0);
+	assert_int_equal(vi->n, 2);
+	assert_int_equal(vi->n_dropped, 2);
+	assert_int_equal(vi->areas[1].start, 0xffffc90000002000);
+	/* the dropped lines' addresses are no kernel addresses: hashed, as unfiltered */
+	assert_int_equal(vi->addr_mode, VMALLOC_ADDR_HASHED);
+	assert_int_equal(vi->n_repeated, 1);
+	assert_int_equal(vi->repeated_line, 5);
+	vmallocinfo_free(vi);
+
+	assert_int_equal(vmallocinfo_read(root, &vi, &e), 0);
+	assert_int_equal(vi->n, 4);
+	assert_int_equal(vi->addr_mode, VMALLOC_ADDR_HASHED);
+	assert_int_equal(vi->repeated_line, 5);
+	vmallocinfo_free(vi);
+	root_free(root);
+	remove_tree(dir);
+}
+
 /* One of each per area of a vmallocinfo that can list millions: no padding inside */
 #define M(t, f) sizeof(((t *)0)->f)
 #define ROUND8(n) (((n) + 7) / 8 * 8)
@@ -2337,6 +2383,7 @@ int main(void)
 		cmocka_unit_test(test_vmalloc_addr_mode),
 		cmocka_unit_test(test_vmalloc_read_fixtures),
 		cmocka_unit_test(test_vmalloc_callers_once),
+		cmocka_unit_test(test_vmalloc_read_filtered),
 		cmocka_unit_test(test_vmalloc_area_packed),
 		cmocka_unit_test(test_vmalloc_read_errors),
 		cmocka_unit_test(test_meminfo_lines),
