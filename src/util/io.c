@@ -100,10 +100,9 @@ int stream_flush(FILE *f)
 	return 0;
 }
 
-int input_fopen(const char *path, uint64_t max, FILE **ret_file)
+int fd_fdopen_read(int fd, FILE **ret_file)
 {
 	FILE *f;
-	int fd = input_open(path, max);
 
 	if (fd < 0)
 		return fd;
@@ -116,4 +115,9 @@ int input_fopen(const char *path, uint64_t max, FILE **ret_file)
 	}
 	*ret_file = f;
 	return 0;
+}
+
+int input_fopen(const char *path, uint64_t max, FILE **ret_file)
+{
+	return fd_fdopen_read(input_open(path, max), ret_file);
 }

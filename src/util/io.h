@@ -29,5 +29,7 @@ int stream_flush(FILE *f);
  * than @max -EFBIG. A file descriptor, or -errno.
  */
 int input_open(const char *path, uint64_t max);
+/* @fd (or the -errno it is) as a stdio stream for reading; @fd is closed on failure. 0 or -errno. */
+int fd_fdopen_read(int fd, FILE **ret_file);
 /* input_open() as a stdio stream. 0 or -errno. */
 int input_fopen(const char *path, uint64_t max, FILE **ret_file);

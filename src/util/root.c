@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "macro.h"
 #include "root.h"
 
@@ -324,20 +325,7 @@ int root_open(const struct kt_root *root, const char *relpath, int flags)
 int root_fopen_max(const struct kt_root *root, const char *relpath, uint64_t max,
 		   FILE **ret_file)
 {
-	FILE *f;
-	int fd;
-
-	fd = open_file(root, relpath, O_RDONLY, max, true);
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "re");
-	if (!f) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
-	*ret_file = f;
-	return 0;
+	return fd_fdopen_read(open_file(root, relpath, O_RDONLY, max, true), ret_file);
 }
 
 int root_fopen(const struct kt_root *root, const char *relpath, FILE **ret_file)
