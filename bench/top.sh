@@ -180,7 +180,7 @@ startup=$1
 shift 2
 replay=$(printf '%s\n' "$@" | awk '{ s += $1; n++ } END { printf "%.0f", s / n }')
 # the trace parser and the ledger, alone: what a live refresh spends on 1.5 s of events
-cg "$work/cg.parse" --toggle-collect=tracefs_events_read_file \
+cg "$work/cg.parse" --toggle-collect=ktrace_events_read_file \
 	"$KMODTOP" top --replay "$gen" --batch --iterations 1 --speed 0 --size 200x50 --no-cache
 parse=$(awk -v s="$(ir "$work/cg.parse")" -v secs="$SECONDS_OF_TRACE" 'BEGIN { printf "%.0f", s / secs * 1.5 }')
 # proc/modules and proc/vmallocinfo parsed whole: the first refresh

@@ -24,7 +24,7 @@ static void read_lost(int tfd, struct boot_capture *bc)
 		const char *keys[] = { "overrun: ", "dropped events: " };
 
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
-		if (tracefs_read_file(tfd, rel, 1 << 16, &text, &len) < 0)
+		if (ktrace_read_file(tfd, rel, 1 << 16, &text, &len) < 0)
 			break;
 		bc->has_lost = true;
 		for (size_t k = 0; k < 2; k++) {
@@ -112,7 +112,7 @@ static void check_buffer(int tfd, const char *cmdline, struct boot_capture *bc)
 		else
 			snprintf(rel, sizeof(rel), "events/%s/%s/enable", ev, colon + 1);
 		*colon = ':';
-		if (tracefs_read_file(tfd, rel, 64, &text, &len) < 0)
+		if (ktrace_read_file(tfd, rel, 64, &text, &len) < 0)
 			continue;
 		/* "1" all on; "0" off, "X" some (a subsystem's enable) */
 		if (text[0] != '1') {
@@ -127,7 +127,7 @@ static void check_buffer(int tfd, const char *cmdline, struct boot_capture *bc)
 	}
 	v = cmdline_value(cmdline, "trace_options=", buf, sizeof(buf));
 	if (v && strstr(v, "nooverwrite") &&
-	    tracefs_read_file(tfd, "trace_options", 1 << 16, &text, &len) == 0) {
+	    ktrace_read_file(tfd, "trace_options", 1 << 16, &text, &len) == 0) {
 		/* the file lists "overwrite" or "nooverwrite", one option a line */
 		if (!strstr(text, "\nnooverwrite\n") && strncmp(text, "nooverwrite\n", 12) != 0)
 			note_change(bc, "overwrite is on");
@@ -368,10 +368,10 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 				close(tfd);
 			}
 		} else {
-			struct tracefs_mount mnt = { .fd = -1 };
+			struct ktrace_mount mnt = { .fd = -1 };
 			const char *why = NULL;
 
-			r = tracefs_mount_find(NULL, NULL, false, &mnt, &why);
+			r = ktrace_mount_find(NULL, NULL, false, &mnt, &why);
 			if (r < 0) {
 				*ret_why = why ? why : "tracefs is not mounted";
 				goto out;
@@ -380,14 +380,14 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 			if (bc->trace_fd < 0) {
 				r = -errno;
 				*ret_why = "the global trace buffer cannot be read (root?)";
-				tracefs_mount_done(&mnt);
+				ktrace_mount_done(&mnt);
 				goto out;
 			}
 			if (asprintf(&bc->trace_name, "%s/trace", mnt.path) < 0)
 				bc->trace_name = NULL;
 			read_lost(mnt.fd, bc);
 			check_buffer(mnt.fd, cmdline, bc);
-			tracefs_mount_done(&mnt);
+			ktrace_mount_done(&mnt);
 			if (!bc->trace_name) {
 				r = -ENOMEM;
 				goto out;

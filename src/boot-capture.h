@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "sources/boot-id.h"
-#include "sources/tracefs-instance.h"
+#include "sources/trace/instance.h"
 
 /*
  * `report --boot [N]`: where a boot's capture is. For this boot (N = 0), the global

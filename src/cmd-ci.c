@@ -26,8 +26,8 @@
 #include "sources/proc-modules.h"
 #include "sources/stream.h"
 #include "sources/sys-module.h"
-#include "sources/tracedat.h"
-#include "sources/tracefs-events.h"
+#include "sources/trace/tracedat.h"
+#include "sources/trace/text.h"
 #include "util/atomic-file.h"
 #include "util/io.h"
 #include "util/linecache.h"
@@ -581,7 +581,7 @@ static bool has_prefix(const char *s, size_t len, const char *p)
 
 static enum input_format sniff(const char *line, size_t len)
 {
-	struct tracefs_line tl;
+	struct ktrace_line tl;
 	struct klog_rec rec;
 	const char *what, *p = line;
 	char buf[512];
@@ -597,8 +597,8 @@ static enum input_format sniff(const char *line, size_t len)
 	    has_prefix(line, len, "version = ") || has_prefix(line, len, "CPU ") ||
 	    has_prefix(line, len, "# entries-in-buffer"))
 		return FMT_TRACE;
-	if (tracefs_parse_line(line, len, &tl, &what) == 0 && tl.kind == TRACEFS_LINE_EVENT &&
-	    tl.ev.kind != TRACEFS_EV_UNKNOWN)
+	if (ktrace_parse_line(line, len, &tl, &what) == 0 && tl.kind == KTRACE_LINE_EVENT &&
+	    tl.ev.kind != KTRACE_EV_UNKNOWN)
 		return FMT_TRACE;
 	/* kmsg_parse_line() decodes in place: try a copy */
 	memcpy(buf, line, n);
@@ -1390,28 +1390,28 @@ static int add_event_line(struct run *x, double ts, int pid, uint64_t line)
 	return 0;
 }
 
-static bool is_line_event(enum tracefs_event_kind kind)
+static bool is_line_event(enum ktrace_event_kind kind)
 {
 	switch (kind) {
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_FINIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_INIT_MODULE:
+	case KTRACE_EV_MODULE_REQUEST:
 		return true;
 	default:
 		return false;
 	}
 }
 
-static int on_trace_event(void *userdata, const struct tracefs_event *ev)
+static int on_trace_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct run *x = userdata;
 	int r;
 
 	x->st.records++;
 	/* the ledger pairs events in time order: a trace that goes back is counted */
-	if (ev->kind != TRACEFS_EV_LOST) {
+	if (ev->kind != KTRACE_EV_LOST) {
 		if (ev->ts_ns < x->trace_last_ns && !x->trace_back_steps++)
 			x->trace_back_line = x->dat ? x->st.records : stream_lineno(x->s);
 		x->trace_last_ns = ev->ts_ns;
@@ -1436,12 +1436,12 @@ static void on_trace_bad_line(void *userdata, const struct kt_err *e)
 /* The line of each syscall and request event: the ledger keeps times, CI wants lines. */
 static int note_event_line(struct run *x, const char *line, size_t len)
 {
-	struct tracefs_line tl;
+	struct ktrace_line tl;
 	const char *what;
 
 	if (!memmem(line, len, "init_module", 11) && !memmem(line, len, "module_request", 14))
 		return 0;
-	if (tracefs_parse_line(line, len, &tl, &what) < 0 || tl.kind != TRACEFS_LINE_EVENT ||
+	if (ktrace_parse_line(line, len, &tl, &what) < 0 || tl.kind != KTRACE_LINE_EVENT ||
 	    !is_line_event(tl.ev.kind))
 		return 0;
 	return add_event_line(x, tl.ev.ts, tl.ev.pid, stream_lineno(x->s));
@@ -1453,13 +1453,13 @@ static int note_event_line(struct run *x, const char *line, size_t len)
  */
 static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 {
-	struct tracefs_parser_ops ops = { .event = on_trace_event, .bad_line = on_trace_bad_line };
+	struct ktrace_parser_ops ops = { .event = on_trace_event, .bad_line = on_trace_bad_line };
 	struct tree *t = tree_get(x->cost, NULL);
 	/* the default release's tree names and prices the attempts, as report does */
 	struct collect_lookup lk = { .idx = x->idx, .pm = x->pm, .cat = t->ok ? t->cat : NULL,
 				     .k = t->ok ? &t->k : NULL };
 	struct ledger_ops lops;
-	struct tracefs_parser *p = NULL;
+	struct ktrace_parser *p = NULL;
 	struct cost_result *cost = NULL;
 	struct loadpath lp;
 	int r;
@@ -1482,20 +1482,20 @@ static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 			goto out;
 		}
 	} else {
-		r = tracefs_parser_new(x->path, &ops, x, &p);
+		r = ktrace_parser_new(x->path, &ops, x, &p);
 		if (r < 0)
 			goto out;
 		do {
 			r = note_event_line(x, line, len);
 			if (r >= 0)
-				r = tracefs_parser_feed(p, line, len);
+				r = ktrace_parser_feed(p, line, len);
 			if (r < 0)
 				goto out;
 			r = next_line(x, false, &line, &len);
 		} while (r > 0);
 		if (r < 0)
 			goto out;
-		r = tracefs_parser_finish(p);
+		r = ktrace_parser_finish(p);
 	}
 	if (r >= 0 && x->trace_back_steps)
 		log_warn("'%s':%llu: the trace goes back in time near here, %llu time(s) in all "
@@ -1515,7 +1515,7 @@ static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 		r = ci_trace(x->ci, x->ledger, cost, x->lines, x->n_lines);
 out:
 	cost_result_free(cost);
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 	x->ledger = ledger_free(x->ledger);
 	free(x->lines);
 	x->lines = NULL;

@@ -3,7 +3,7 @@
  * Live collection (shared by `report --duration` and `record`) and the `record`
  * command, which writes what was collected as a bundle that `report --root` reads.
  *
- * Collection: kmodtop's own tracefs instance (sources/tracefs-instance.c), read through
+ * Collection: kmodtop's own tracefs instance (sources/trace/instance.c), read through
  * its trace_pipe, and /dev/kmsg (sources/kmsg-follow.c), each spooled verbatim to a
  * file descriptor: memory for `report`, the bundle's sys/kernel/tracing/trace and
  * capture/kmsg.raw for `record`. The report then reads the spools exactly as it reads
@@ -49,9 +49,9 @@
 #include "sources/meminfo.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
-#include "sources/tracefs-events.h"
-#include "sources/tracefs-instance.h"
-#include "sources/tracefs-raw.h"
+#include "sources/trace/text.h"
+#include "sources/trace/instance.h"
+#include "sources/trace/raw.h"
 #include "sources/vmallocinfo.h"
 #include "views/report.h"
 #include "util/io.h"
@@ -81,11 +81,11 @@ struct live {
 	char trace_name[96];		/* ".../trace_pipe", for the report */
 	char group[32];
 	char clock[32];			/* the instance's trace_clock */
-	struct tracefs_event_status events[TRACEFS_MAX_EVENTS];
+	struct ktrace_event_status events[KTRACE_MAX_EVENTS];
 	size_t n_events;
-	enum tracefs_measure measure;
+	enum ktrace_measure measure;
 	const char *measure_why;
-	struct tracefs_stale stale;
+	struct ktrace_stale stale;
 	int stale_err;
 	uint64_t trace_bytes;
 	uint64_t comms_resolved, comms_unknown;	/* "<...>" lines named, and not */
@@ -126,8 +126,8 @@ struct live {
 	char sink_text[8192];		/* a marker's text with its line breaks made spaces */
 
 	/* while collecting (live_start() to live_end()) */
-	struct tracefs_instance *ti;
-	struct tracefs_raw *rr;
+	struct ktrace_instance *ti;
+	struct ktrace_raw *rr;
 	struct raw_stream *rs;
 	struct trace_seq seq;
 	struct kmsg_follow *kf;
@@ -140,9 +140,9 @@ struct live {
 /* ---- signals and the atexit backstop -------------------------------------------- */
 
 static volatile sig_atomic_t live_stop;
-static struct tracefs_instance *live_ti;	/* what atexit() must remove */
-static struct tracefs_raw *live_rr;		/* its raw buffers, open: closed first */
-static struct tracefs_mount live_mnt = { .fd = -1 };
+static struct ktrace_instance *live_ti;	/* what atexit() must remove */
+static struct ktrace_raw *live_rr;		/* its raw buffers, open: closed first */
+static struct ktrace_mount live_mnt = { .fd = -1 };
 
 static void on_signal(int sig)
 {
@@ -151,9 +151,9 @@ static void on_signal(int sig)
 
 static void live_atexit(void)
 {
-	live_rr = tracefs_raw_free(live_rr);
-	live_ti = tracefs_instance_free(live_ti);
-	tracefs_mount_done(&live_mnt);
+	live_rr = ktrace_raw_free(live_rr);
+	live_ti = ktrace_instance_free(live_ti);
+	ktrace_mount_done(&live_mnt);
 }
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -376,7 +376,7 @@ static int scratch_reserve(struct spool *sp, size_t n)
  * the call's exit (the ledger checks), so a late read (the fd closed, or reused by
  * the caller's next open) names nothing.
  */
-static void mark_finit_fd(struct live *lv, const struct tracefs_event *ev)
+static void mark_finit_fd(struct live *lv, const struct ktrace_event *ev)
 {
 	char link[64], path[PATH_MAX], text[PATH_MAX + 64];
 	ssize_t n;
@@ -399,7 +399,7 @@ static void mark_finit_fd(struct live *lv, const struct tracefs_event *ev)
 	len = snprintf(text, sizeof(text), "kmodtop_fd pid=%d fd=%d path=%s", ev->pid,
 		       ev->finit_module.fd, path);
 	if (len > 0 && (size_t)len < sizeof(text) &&
-	    tracefs_instance_mark(live_ti, text, (size_t)len) == 0)
+	    ktrace_instance_mark(live_ti, text, (size_t)len) == 0)
 		lv->fd_marked++;
 	else
 		lv->fd_unread++;
@@ -455,7 +455,7 @@ static void mark_parents(struct spool *sp, int pid)
 		len = snprintf(text, sizeof(text), "kmodtop_parent pid=%d ppid=%d comm=%s", pid,
 			       ppid, comm);
 		if (len <= 0 || (size_t)len >= sizeof(text) ||
-		    tracefs_instance_mark(live_ti, text, (size_t)len) < 0)
+		    ktrace_instance_mark(live_ti, text, (size_t)len) < 0)
 			return;
 		pid = ppid;
 	}
@@ -463,23 +463,23 @@ static void mark_parents(struct spool *sp, int pid)
 
 static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len)
 {
-	struct tracefs_line tl;
+	struct ktrace_line tl;
 	const char *what;
 	char comm[32], fixed[96];
 	const char *name = NULL;
 
-	if (tracefs_parse_line(line, len, &tl, &what) < 0 || tl.kind != TRACEFS_LINE_EVENT) {
+	if (ktrace_parse_line(line, len, &tl, &what) < 0 || tl.kind != KTRACE_LINE_EVENT) {
 		spool_out(sp, line, len);
 		spool_out(sp, "\n", 1);
 		return;
 	}
-	if (tl.ev.kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE)
+	if (tl.ev.kind == KTRACE_EV_SYS_ENTER_FINIT_MODULE)
 		mark_finit_fd(lv, &tl.ev);
-	if (tl.ev.kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE ||
-	    tl.ev.kind == TRACEFS_EV_SYS_ENTER_INIT_MODULE ||
-	    tl.ev.kind == TRACEFS_EV_MODULE_REQUEST)
+	if (tl.ev.kind == KTRACE_EV_SYS_ENTER_FINIT_MODULE ||
+	    tl.ev.kind == KTRACE_EV_SYS_ENTER_INIT_MODULE ||
+	    tl.ev.kind == KTRACE_EV_MODULE_REQUEST)
 		mark_parents(sp, tl.ev.pid);
-	if (tl.ev.kind == TRACEFS_EV_LOST) {
+	if (tl.ev.kind == KTRACE_EV_LOST) {
 		if (tl.ev.cpu < lv->ncpus && lv->lost_seen)
 			lv->lost_seen[tl.ev.cpu] += tl.ev.lost.count;
 		lv->lost_uncounted += tl.ev.lost.uncounted;
@@ -495,15 +495,15 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 	} else {
 		map_set(sp, tl.ev.pid, tl.ev.comm.s, tl.ev.comm.len, false);
 	}
-	if (tl.ev.kind == TRACEFS_EV_TASK_RENAME && tl.ev.rename.pid > 0) {
+	if (tl.ev.kind == KTRACE_EV_TASK_RENAME && tl.ev.rename.pid > 0) {
 		/* the name a fork gave is stale */
 		map_set(sp, tl.ev.rename.pid, tl.ev.rename.newcomm.s, tl.ev.rename.newcomm.len,
 			false);
 	}
-	if (tl.ev.kind == TRACEFS_EV_SCHED_PROCESS_FORK) {
+	if (tl.ev.kind == KTRACE_EV_SCHED_PROCESS_FORK) {
 		map_set(sp, tl.ev.fork.child_pid, tl.ev.fork.child_comm.s, tl.ev.fork.child_comm.len,
 			true);
-	} else if (tl.ev.kind == TRACEFS_EV_SCHED_PROCESS_EXEC && name) {
+	} else if (tl.ev.kind == KTRACE_EV_SCHED_PROCESS_EXEC && name) {
 		/* the exec line's own name was unknown: the new name is the file's */
 		const char *f = tl.ev.exec.filename.s, *end = f + tl.ev.exec.filename.len;
 		const char *base = f;
@@ -529,7 +529,7 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 		size_t nlen = pad + nl + (len - width);
 
 		if (pad + nl < sizeof(fixed) && scratch_reserve(sp, nlen + 1) == 0) {
-			struct tracefs_line check;
+			struct ktrace_line check;
 
 			memset(fixed, ' ', pad);
 			memcpy(fixed + pad, name, nl);
@@ -537,8 +537,8 @@ static void spool_line(struct live *lv, struct spool *sp, char *line, size_t len
 			memcpy(sp->scratch + pad + nl, line + width, len - width);
 			sp->scratch[nlen] = '\0';
 			/* a name the parser would not take back leaves the line as it was */
-			if (tracefs_parse_line(sp->scratch, nlen, &check, &what) == 0 &&
-			    check.kind == TRACEFS_LINE_EVENT && check.ev.pid == tl.ev.pid) {
+			if (ktrace_parse_line(sp->scratch, nlen, &check, &what) == 0 &&
+			    check.kind == KTRACE_LINE_EVENT && check.ev.pid == tl.ev.pid) {
 				spool_out(sp, sp->scratch, nlen);
 				spool_out(sp, "\n", 1);
 				sp->resolved++;
@@ -603,11 +603,11 @@ static void spool_done(struct spool *sp)
 }
 
 /* Reads what trace_pipe holds now (bounded, so that a flood cannot starve the loop). */
-static int drain_trace(struct live *lv, struct tracefs_instance *ti, struct spool *sp,
+static int drain_trace(struct live *lv, struct ktrace_instance *ti, struct spool *sp,
 		       char *buf, unsigned int max_reads)
 {
 	for (unsigned int i = 0; i < max_reads; i++) {
-		ssize_t n = tracefs_instance_read(ti, buf, READ_CHUNK);
+		ssize_t n = ktrace_instance_read(ti, buf, READ_CHUNK);
 
 		if (n == -EAGAIN || n == -EINTR)
 			break;
@@ -628,21 +628,21 @@ static int drain_trace(struct live *lv, struct tracefs_instance *ti, struct spoo
  * decoded, and from /proc/PID/comm while the task runs. The events then go out in time
  * order as the lines trace-cmd prints, which the parser reads as it reads trace_pipe.
  */
-static int raw_decoded(void *userdata, const struct tracefs_event *ev)
+static int raw_decoded(void *userdata, const struct ktrace_event *ev)
 {
 	struct live *lv = userdata;
 	struct spool *sp = lv->sp;
 	struct pid_comm *e;
 	char comm[32];
 
-	if (ev->kind == TRACEFS_EV_LOST)
+	if (ev->kind == KTRACE_EV_LOST)
 		return 0;
-	if (ev->kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE)
+	if (ev->kind == KTRACE_EV_SYS_ENTER_FINIT_MODULE)
 		mark_finit_fd(lv, ev);
-	if (ev->kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE ||
-	    ev->kind == TRACEFS_EV_SYS_ENTER_INIT_MODULE || ev->kind == TRACEFS_EV_MODULE_REQUEST)
+	if (ev->kind == KTRACE_EV_SYS_ENTER_FINIT_MODULE ||
+	    ev->kind == KTRACE_EV_SYS_ENTER_INIT_MODULE || ev->kind == KTRACE_EV_MODULE_REQUEST)
 		mark_parents(sp, ev->pid);
-	if (ev->kind == TRACEFS_EV_SCHED_PROCESS_EXEC && ev->exec.filename.len) {
+	if (ev->kind == KTRACE_EV_SCHED_PROCESS_EXEC && ev->exec.filename.len) {
 		/* the new name is the file's, TASK_COMM_LEN's 15 bytes of its base name */
 		const char *f = ev->exec.filename.s, *end = f + ev->exec.filename.len, *base = f;
 
@@ -652,9 +652,9 @@ static int raw_decoded(void *userdata, const struct tracefs_event *ev)
 		if (end > base)
 			map_set(sp, ev->pid, base, (size_t)(end - base), false);
 	}
-	if (ev->kind == TRACEFS_EV_TASK_RENAME && ev->rename.pid > 0)
+	if (ev->kind == KTRACE_EV_TASK_RENAME && ev->rename.pid > 0)
 		map_set(sp, ev->rename.pid, ev->rename.newcomm.s, ev->rename.newcomm.len, false);
-	if (ev->kind == TRACEFS_EV_SCHED_PROCESS_FORK)
+	if (ev->kind == KTRACE_EV_SCHED_PROCESS_FORK)
 		map_set(sp, ev->fork.child_pid, ev->fork.child_comm.s, ev->fork.child_comm.len,
 			true);
 	if (ev->pid <= 0)
@@ -666,13 +666,13 @@ static int raw_decoded(void *userdata, const struct tracefs_event *ev)
 	return sp->err;
 }
 
-static int raw_event(void *userdata, const struct tracefs_event *ev, const struct tep_record *rec)
+static int raw_event(void *userdata, const struct ktrace_event *ev, const struct tep_record *rec)
 {
 	struct live *lv = userdata;
 	struct spool *sp = lv->sp;
 	const char *name = NULL;
 
-	if (ev->kind == TRACEFS_EV_LOST) {
+	if (ev->kind == KTRACE_EV_LOST) {
 		if (ev->cpu < lv->ncpus && lv->lost_seen)
 			lv->lost_seen[ev->cpu] += ev->lost.count;
 		lv->lost_uncounted += ev->lost.uncounted;
@@ -689,13 +689,13 @@ static int raw_event(void *userdata, const struct tracefs_event *ev, const struc
 			sp->unresolved++;
 	}
 	if (lv->sink) {
-		struct tracefs_event e = *ev;
+		struct ktrace_event e = *ev;
 
 		raw_event_as_text(&e, name, lv->sink_text, sizeof(lv->sink_text));
 		return lv->sink->event(lv->sink_userdata, &e);
 	}
 	trace_seq_reset(&lv->seq);
-	if (raw_format_event(tracefs_raw_tep(lv->rr), &lv->seq, ev, rec, name) < 0)
+	if (raw_format_event(ktrace_raw_tep(lv->rr), &lv->seq, ev, rec, name) < 0)
 		return -ENOMEM;
 	spool_out(sp, lv->seq.buffer, lv->seq.len);
 	return sp->err;
@@ -732,14 +732,14 @@ static int raw_page(void *userdata, unsigned int cpu, const void *page, size_t l
  */
 static int drain_raw(struct live *lv, unsigned int max_pages, bool all)
 {
-	int r = tracefs_raw_read(lv->rr, raw_page, lv, max_pages);
+	int r = ktrace_raw_read(lv->rr, raw_page, lv, max_pages);
 
 	if (r < 0)
 		return r;
 	/* a sink takes the events when its reader asks (live_pull_events()), but the last */
 	if (lv->sink && !all)
 		return 0;
-	r = raw_stream_flush(lv->rs, all ? -1 : 1.0, tracefs_raw_behind(lv->rr));
+	r = raw_stream_flush(lv->rs, all ? -1 : 1.0, ktrace_raw_behind(lv->rr));
 	if (r < 0)
 		return r;
 	return spool_flush(lv->sp);
@@ -759,7 +759,7 @@ int live_pull_events(struct live *lv)
 	if (!lv->sink || !lv->rs || lv->trace_err)
 		return 0;
 	/* what every CPU's buffer has been read past (drain_raw()'s rule) */
-	return raw_stream_flush(lv->rs, 1.0, tracefs_raw_behind(lv->rr));
+	return raw_stream_flush(lv->rs, 1.0, ktrace_raw_behind(lv->rr));
 }
 
 static int read_kallsyms(char **ret)
@@ -813,8 +813,8 @@ static int open_raw(struct live *lv)
 		.decoded = raw_decoded, .event = raw_event, .bad = raw_bad
 	};
 	/* the formats of what the instance traces: its events' systems, ftrace's own */
-	char sys[TRACEFS_MAX_EVENTS + 4][32];
-	const char *systems[TRACEFS_MAX_EVENTS + 5];
+	char sys[KTRACE_MAX_EVENTS + 4][32];
+	const char *systems[KTRACE_MAX_EVENTS + 5];
 	size_t ns = 0;
 	const char *why = NULL;
 	char *syms = NULL;
@@ -824,7 +824,7 @@ static int open_raw(struct live *lv)
 	snprintf(sys[ns++], sizeof(sys[0]), "vmalloc");
 	if (lv->ti->group[0])
 		snprintf(sys[ns++], sizeof(sys[0]), "%s", lv->ti->group);
-	for (size_t i = 0; i < lv->ti->n_events && ns < TRACEFS_MAX_EVENTS + 4; i++) {
+	for (size_t i = 0; i < lv->ti->n_events && ns < KTRACE_MAX_EVENTS + 4; i++) {
 		const char *n = lv->ti->events[i].name, *sl = strchr(n, '/');
 		size_t k;
 
@@ -840,7 +840,7 @@ static int open_raw(struct live *lv)
 		systems[k] = sys[k];
 	systems[ns] = NULL;
 
-	r = tracefs_raw_open(live_mnt.fd, live_mnt.path, lv->ti->path, lv->ti->ncpus, systems,
+	r = ktrace_raw_open(live_mnt.fd, live_mnt.path, lv->ti->path, lv->ti->ncpus, systems,
 			     &lv->rr, &why);
 	if (r < 0) {
 		lv->raw_why = why;
@@ -848,12 +848,12 @@ static int open_raw(struct live *lv)
 	}
 	/* /proc/kallsyms' addresses are zeros without CAP_SYSLOG: names are then hex */
 	if (read_kallsyms(&syms) == 0) {
-		tracefs_raw_kallsyms(lv->rr, syms);
+		ktrace_raw_kallsyms(lv->rr, syms);
 		free(syms);
 	}
-	r = raw_stream_new(tracefs_raw_tep(lv->rr), raw_comm, lv, lv->ti->ncpus, &ops, lv, &lv->rs);
+	r = raw_stream_new(ktrace_raw_tep(lv->rr), raw_comm, lv, lv->ti->ncpus, &ops, lv, &lv->rs);
 	if (r < 0) {
-		lv->rr = tracefs_raw_free(lv->rr);
+		lv->rr = ktrace_raw_free(lv->rr);
 		lv->raw_why = "out of memory";
 		return r;
 	}
@@ -870,7 +870,7 @@ static void close_raw(struct live *lv)
 	if (!lv->rr)
 		return;
 	lv->rs = raw_stream_free(lv->rs);
-	lv->rr = live_rr = tracefs_raw_free(lv->rr);
+	lv->rr = live_rr = ktrace_raw_free(lv->rr);
 	trace_seq_destroy(&lv->seq);
 }
 
@@ -899,7 +899,7 @@ static unsigned int measure_buffer_kb(void)
  * Says in the trace which naming probes trace from here on, so that a reader knows that
  * a call without a kmodtop_kread did not read, rather than that it was not traced.
  */
-static void mark_probes(struct tracefs_instance *ti)
+static void mark_probes(struct ktrace_instance *ti)
 {
 	char text[64];
 
@@ -911,7 +911,7 @@ static void mark_probes(struct tracefs_instance *ti)
 		 ti->probe_on[LOAD_PROBE_NAME] ? " name" : "",
 		 ti->probe_on[LOAD_PROBE_LAYOUT] ? " layout" : "");
 	/* without the marker the first probe event says the same, a little later */
-	tracefs_instance_mark(ti, text, strlen(text));
+	ktrace_instance_mark(ti, text, strlen(text));
 }
 
 /*
@@ -937,7 +937,7 @@ static int plan_probes(int tfd, struct load_probe_plan *ret)
 			return r;
 	}
 	/* ~1.5 MiB on a distribution kernel; read once, before tracing starts */
-	r = tracefs_read_file(tfd, "available_filter_functions", 64u << 20, &funcs, &len);
+	r = ktrace_read_file(tfd, "available_filter_functions", 64u << 20, &funcs, &len);
 	if (r == -ENOMEM) {
 		kernel_btf_free(btf);
 		return r;
@@ -948,10 +948,10 @@ static int plan_probes(int tfd, struct load_probe_plan *ret)
 	return 0;
 }
 
-static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
+static int setup_trace(struct live *lv, struct ktrace_instance **ret_ti)
 {
 	struct load_probe_plan plan;
-	struct tracefs_instance_opts io = {
+	struct ktrace_instance_opts io = {
 		.measure = lv->o.measure,
 		.stacktrace_in_instance = kernel_stacktrace_in_instance(lv->o.release),
 		.buffer_kb = lv->o.measure ? measure_buffer_kb() : 0,
@@ -960,7 +960,7 @@ static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
 	const char *why = NULL;
 	int r;
 
-	r = tracefs_mount_find(NULL, NULL, geteuid() == 0, &live_mnt, &why);
+	r = ktrace_mount_find(NULL, NULL, geteuid() == 0, &live_mnt, &why);
 	if (r < 0) {
 		lv->trace_err = r;
 		lv->trace_why = why;
@@ -968,13 +968,13 @@ static int setup_trace(struct live *lv, struct tracefs_instance **ret_ti)
 	}
 	lv->tracefs_path = strdup(live_mnt.path);
 	lv->tracefs_mounted = live_mnt.mounted;
-	r = tracefs_cleanup_stale(live_mnt.fd, getpid(), NULL, &lv->stale);
+	r = ktrace_cleanup_stale(live_mnt.fd, getpid(), NULL, &lv->stale);
 	if (r < 0 && r != -ENOENT)
 		lv->stale_err = r;
 	r = plan_probes(live_mnt.fd, &plan);
 	if (r < 0)
 		return r;
-	r = tracefs_instance_new(live_mnt.fd, getpid(), &io, NULL, &live_ti, &why);
+	r = ktrace_instance_new(live_mnt.fd, getpid(), &io, NULL, &live_ti, &why);
 	if (r < 0) {
 		lv->trace_err = r;
 		lv->trace_why = r == -EACCES || r == -EPERM
@@ -1034,9 +1034,9 @@ static int kmsg_count(void *userdata, const struct klog_rec *rec)
 }
 
 /* What was lost beyond the "[LOST n EVENTS]" lines the pipe showed goes in as one more */
-static int account_lost(struct live *lv, struct tracefs_instance *ti, int trace_fd)
+static int account_lost(struct live *lv, struct ktrace_instance *ti, int trace_fd)
 {
-	int r = tracefs_instance_lost(ti, lv->lost);
+	int r = ktrace_instance_lost(ti, lv->lost);
 
 	if (r < 0) {
 		lv->lost_err = r;
@@ -1067,8 +1067,8 @@ static int trace_header(struct live *lv, int fd)
 		 "# tracer: nop\n#\n# kmodtop: %s of %s, %u CPUs, clock %s, vmap measurement %s\n#\n",
 		 lv->trace_name, lv->tracefs_path ? lv->tracefs_path : "tracefs", lv->ncpus,
 		 lv->clock[0] ? lv->clock : "?",
-		 lv->measure == TRACEFS_MEASURE_TRACEPOINT ? "vmalloc:alloc_vmap_area"
-		 : lv->measure == TRACEFS_MEASURE_KPROBE	  ? "kprobe alloc_vmap_area"
+		 lv->measure == KTRACE_MEASURE_TRACEPOINT ? "vmalloc:alloc_vmap_area"
+		 : lv->measure == KTRACE_MEASURE_KPROBE	  ? "kprobe alloc_vmap_area"
 							  : "none");
 	return fd_write_all(fd, buf, strlen(buf));
 }
@@ -1171,7 +1171,7 @@ int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live
 			goto fail;
 		r = trace_header(lv, trace_fd);
 		if (r >= 0)
-			r = tracefs_instance_start_reading(lv->ti, !lv->raw);
+			r = ktrace_instance_start_reading(lv->ti, !lv->raw);
 		if (r < 0) {
 			lv->trace_err = r;
 			lv->trace_why = "starting the instance failed";
@@ -1196,7 +1196,7 @@ int live_mark_now(struct live *lv)
 
 	if (!live_ti || live_ti->marker_fd < 0 || lv->trace_err)
 		return -ENOENT;
-	return tracefs_instance_mark(live_ti, text, sizeof(text) - 1);
+	return ktrace_instance_mark(live_ti, text, sizeof(text) - 1);
 }
 
 int live_poll(struct live *lv, unsigned int max_reads)
@@ -1266,7 +1266,7 @@ int live_end(struct live *lv)
 		if (lv->own_spools)
 			lseek(lv->trace_fd, 0, SEEK_END);
 		/* stop, then take what is still buffered: nothing is left behind unread */
-		tracefs_instance_stop(lv->ti);
+		ktrace_instance_stop(lv->ti);
 		q = lv->raw ? drain_raw(lv, UINT32_MAX, true)
 			    : drain_trace(lv, lv->ti, lv->sp, lv->buf, UINT32_MAX);
 		if (q >= 0)
@@ -1296,15 +1296,15 @@ int live_end(struct live *lv)
 	/* an open trace_pipe_raw keeps the instance's rmdir at EBUSY */
 	close_raw(lv);
 	if (live_ti) {
-		lv->teardown_err = tracefs_instance_teardown(live_ti);
+		lv->teardown_err = ktrace_instance_teardown(live_ti);
 		if (live_ti->group[0] || live_ti->created)
 			snprintf(lv->group, sizeof(lv->group), "%s", live_ti->group);
 		else
-			live_ti = tracefs_instance_free(live_ti);
+			live_ti = ktrace_instance_free(live_ti);
 	}
 	lv->ti = NULL;
 	/* an instance kept for the retry at exit has a handle of its own */
-	tracefs_mount_done(&live_mnt);
+	ktrace_mount_done(&live_mnt);
 	lv->kf = kmsg_follow_free(lv->kf);
 	lv->vi = vmallocinfo_free(lv->vi);	/* the samples' sums stay */
 	if (lv->sp)
@@ -1326,7 +1326,7 @@ int live_lost_now(struct live *lv, uint64_t *ret)
 		*ret = lv->lost_total;
 		return lv->stopped ? 0 : -ENOENT;
 	}
-	r = tracefs_instance_lost(lv->ti, lv->lost);
+	r = ktrace_instance_lost(lv->ti, lv->lost);
 	if (r < 0)
 		return r;
 	for (unsigned int c = 0; c < lv->ncpus; c++)
@@ -1464,7 +1464,7 @@ int live_kmsg_error(const struct live *lv, const char **ret_why)
 bool live_measuring(const struct live *lv, const char **ret_why)
 {
 	*ret_why = lv->measure_why;
-	return lv->measure != TRACEFS_MEASURE_NONE;
+	return lv->measure != KTRACE_MEASURE_NONE;
 }
 
 int live_teardown_error(const struct live *lv)
@@ -1499,7 +1499,7 @@ int live_log(const struct live *lv)
 			log_warn("%s: this kernel has no event %s: no %s", pfx,
 				 lv->events[i].name, lv->events[i].loses);
 	}
-	if (lv->o.measure && !lv->trace_err && lv->measure == TRACEFS_MEASURE_NONE)
+	if (lv->o.measure && !lv->trace_err && lv->measure == KTRACE_MEASURE_NONE)
 		log_warn("--measure: %s: estimates only", lv->measure_why ? lv->measure_why : "?");
 	if (lv->kmsg_err)
 		log_warn("/dev/kmsg: %s (%s): no kernel log findings", lv->kmsg_why,
@@ -1585,7 +1585,7 @@ void live_render(const struct live *lv, struct out *o)
 	out_section_end(o);
 	out_str(o, "measure", "vmap measurement:",
 		lv->o.measure ? measure_names[lv->measure] : "off");
-	if (lv->o.measure && lv->measure == TRACEFS_MEASURE_NONE)
+	if (lv->o.measure && lv->measure == KTRACE_MEASURE_NONE)
 		out_str(o, "measure_reason", "  not measured:", lv->measure_why);
 	out_u64(o, "lost_events", "lost trace events:", lv->lost_total);
 	out_u64(o, "lost_events_uncounted", lv->lost_uncounted ? "  lines without a count:" : NULL,
@@ -1940,16 +1940,16 @@ static void names_add_resolved(struct names *nm, const char *alias, size_t len)
 	modindex_names_free(res);
 }
 
-static int names_on_event(void *userdata, const struct tracefs_event *ev)
+static int names_on_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct names *nm = userdata;
 
 	switch (ev->kind) {
-	case TRACEFS_EV_MODULE_LOAD:
-	case TRACEFS_EV_MODULE_FREE:
+	case KTRACE_EV_MODULE_LOAD:
+	case KTRACE_EV_MODULE_FREE:
 		names_add(nm, ev->module_load.name.s, ev->module_load.name.len);
 		break;
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_MODULE_REQUEST:
 		names_add_resolved(nm, ev->module_request.name.s, ev->module_request.name.len);
 		break;
 	default:
@@ -2456,8 +2456,8 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		lv->seconds, lv->ended_by ? signal_name(lv->ended_by) : "duration",
 		lv->instance[0] ? lv->instance : "-",
 		lv->trace_err ? strerror(-lv->trace_err) : "ok",
-		!lo.measure ? "off" : lv->measure == TRACEFS_MEASURE_TRACEPOINT ? "tracepoint"
-			: lv->measure == TRACEFS_MEASURE_KPROBE ? "kprobe" : "none",
+		!lo.measure ? "off" : lv->measure == KTRACE_MEASURE_TRACEPOINT ? "tracepoint"
+			: lv->measure == KTRACE_MEASURE_KPROBE ? "kprobe" : "none",
 		lv->lost_total, lv->comms_resolved, lv->comms_unknown,
 		lv->kmsg_err ? strerror(-lv->kmsg_err) : "ok", lv->kmsg_records);
 	fprintf(b.notes, "trace read from: %s%s%s%s\n", lv->raw ? "trace_pipe_raw" : "trace_pipe",

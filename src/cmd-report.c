@@ -33,8 +33,8 @@
 #include "sources/stream.h"
 #include "sources/sys-module.h"
 #include "sources/tainted.h"
-#include "sources/tracefs-events.h"
-#include "sources/tracefs-order.h"
+#include "sources/trace/text.h"
+#include "sources/trace/order.h"
 #include "sources/vmallocinfo.h"
 #include "util/io.h"
 #include "util/log.h"
@@ -185,7 +185,7 @@ struct collected {
 	struct catalog *cat;
 	struct cost_kernel k;
 	struct cost_result *cost;
-	struct tracefs_stats trace_stats;
+	struct ktrace_stats trace_stats;
 	char *trace_path, *log_path;
 	void *lookup;
 	bool use_cache;
@@ -546,9 +546,9 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 			return r;
 		}
 		if (r >= 0 && !c->live && c->pre_trace_fd < 0) {
-			struct tracefs_order ord;
+			struct ktrace_order ord;
 
-			r = tracefs_order_fwrap(&tf, &ord);
+			r = ktrace_order_fwrap(&tf, &ord);
 			if (r < 0) {
 				log_error("trace '%s': %s", c->trace_path, strerror(-r));
 				fclose(tf);

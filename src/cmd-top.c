@@ -33,8 +33,8 @@
 #include "sources/moduledir.h"
 #include "sources/proc-modules.h"
 #include "sources/sys-module.h"
-#include "sources/tracefs-events.h"
-#include "sources/tracefs-order.h"
+#include "sources/trace/text.h"
+#include "sources/trace/order.h"
 #include "sources/vmallocinfo.h"
 #include "util/array.h"
 #include "util/escape.h"
@@ -293,7 +293,7 @@ struct tl_event {
 struct history {
 	struct ledger *ledger;
 	struct cost_result *cost;
-	struct tracefs_stats trace_stats;
+	struct ktrace_stats trace_stats;
 	bool has_trace, has_log;
 	const char *log_format;
 	char *trace_path, *log_path;
@@ -381,11 +381,11 @@ static long history_name(struct history *h, const char *name, size_t len)
 }
 
 /* Each trace event, before the ledger sees it: the replay's clock and timeline */
-static int history_on_event(void *userdata, const struct tracefs_event *ev)
+static int history_on_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct history *h = userdata;
 
-	if (ev->kind != TRACEFS_EV_LOST && ev->ts > 0) {
+	if (ev->kind != KTRACE_EV_LOST && ev->ts > 0) {
 		if (!h->have_t0) {
 			h->t0 = ev->ts;
 			h->have_t0 = true;
@@ -393,8 +393,8 @@ static int history_on_event(void *userdata, const struct tracefs_event *ev)
 		if (ev->ts > h->t_end)
 			h->t_end = ev->ts;
 	}
-	if (ev->kind == TRACEFS_EV_MODULE_LOAD || ev->kind == TRACEFS_EV_MODULE_FREE) {
-		const struct tracefs_str *n = &ev->module_load.name;
+	if (ev->kind == KTRACE_EV_MODULE_LOAD || ev->kind == KTRACE_EV_MODULE_FREE) {
+		const struct ktrace_str *n = &ev->module_load.name;
 		long mi = history_name(h, n->s, n->len);
 
 		if (mi < 0)
@@ -402,10 +402,10 @@ static int history_on_event(void *userdata, const struct tracefs_event *ev)
 		if (array_grow((void **)&h->tl, h->n_tl, &h->cap_tl, sizeof(*h->tl)) < 0)
 			return -ENOMEM;
 		h->tl[h->n_tl++] = (struct tl_event){
-			ev->ts, ev->kind == TRACEFS_EV_MODULE_LOAD ? TL_LOAD : TL_FREE,
+			ev->ts, ev->kind == KTRACE_EV_MODULE_LOAD ? TL_LOAD : TL_FREE,
 			(size_t)mi
 		};
-	} else if (ev->kind == TRACEFS_EV_LOST) {
+	} else if (ev->kind == KTRACE_EV_LOST) {
 		size_t cap = h->cap_lost;
 
 		if (array_grow((void **)&h->lost_ts, h->n_lost, &cap, sizeof(double)) < 0 ||
@@ -457,10 +457,10 @@ static int history_read(struct history *h, struct top_static *st, struct collect
 		goto out;
 	}
 	if (tf) {
-		struct tracefs_order ord;
+		struct ktrace_order ord;
 
 		/* read sorted when its time goes back, as report reads it */
-		r = tracefs_order_fwrap(&tf, &ord);
+		r = ktrace_order_fwrap(&tf, &ord);
 		if (r < 0)
 			goto out;
 		collect_trace_order_warn(h->trace_path, &ord);
@@ -1417,7 +1417,7 @@ static int cmp_end(const void *pa, const void *pb, void *ctx)
 static int live_update(struct poll *p)
 {
 	struct top_sample *s = &p->s;
-	const struct tracefs_stats *ts;
+	const struct ktrace_stats *ts;
 	const struct ledger *l;
 	double t0 = monotonic_now(), t1;
 	size_t from = p->n_ldone;
@@ -1583,7 +1583,7 @@ out:
 	return r;
 }
 
-static int top_event(void *userdata, const struct tracefs_event *ev)
+static int top_event(void *userdata, const struct ktrace_event *ev)
 {
 	return collect_stream_event(userdata, ev);
 }

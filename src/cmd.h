@@ -107,9 +107,9 @@ int live_mark_now(struct live *lv);
  * than the newest, live_end() the rest. -ENOTSUP when the trace is read as text (the
  * spool goes on being written).
  */
-struct tracefs_event;
+struct ktrace_event;
 struct live_sink_ops {
-	int (*event)(void *userdata, const struct tracefs_event *ev);
+	int (*event)(void *userdata, const struct ktrace_event *ev);
 	void (*bad)(void *userdata, const char *what);	/* a page or record not decoded */
 };
 int live_set_sink(struct live *lv, const struct live_sink_ops *ops, void *userdata);

@@ -16,7 +16,8 @@
 #include "sources/kmsg.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
-#include "sources/tracefs-order.h"
+#include "sources/trace/read.h"
+#include "sources/trace/order.h"
 #include "util/array.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -326,7 +327,7 @@ void collect_modindex_config_warn(const struct modindex *idx)
 		log_warn("modprobe.d: %zu more messages from libkmod not shown", n - shown);
 }
 
-void collect_trace_order_warn(const char *path, const struct tracefs_order *ord)
+void collect_trace_order_warn(const char *path, const struct ktrace_order *ord)
 {
 	if (ord->sorted)
 		log_warn("'%s':%llu: the trace goes back in time here, %llu time(s) in all "
@@ -420,15 +421,15 @@ static void on_bad_line(void *userdata, const struct kt_err *e)
 		log_warn("'%s': more malformed lines, not shown", e->path);
 }
 
-static int on_trace_event(void *userdata, const struct tracefs_event *ev)
+static int on_trace_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct read_ctx *c = userdata;
 
 	/* LOST lines have no time; counter clocks (ts_digits 0) count no seconds */
-	if (c->trace_window && ev->ts_digits && ev->kind != TRACEFS_EV_LOST &&
+	if (c->trace_window && ev->ts_digits && ev->kind != KTRACE_EV_LOST &&
 	    isfinite(ev->ts))
 		window_add(c->trace_window, ev->ts);
-	if (ev->kind != TRACEFS_EV_LOST) {
+	if (ev->kind != KTRACE_EV_LOST) {
 		c->trace_back_steps += ev->ts_ns < c->trace_last_ns;
 		c->trace_last_ns = ev->ts_ns;
 	}
@@ -495,17 +496,17 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 		}
 	}
 	if (in->trace) {
-		struct tracefs_parser_ops tops = { .event = on_trace_event,
+		struct ktrace_parser_ops tops = { .event = on_trace_event,
 						   .bad_line = on_bad_line };
 
 		c.bad_lines = 0;
-		r = tracefs_events_read_file(in->trace, in->trace_path, &tops, &c,
+		r = ktrace_events_read_file(in->trace, in->trace_path, &tops, &c,
 					     &ret->trace_stats, &e);
 		if (r < 0) {
 			log_error("trace '%s': %s", in->trace_path, strerror(-r));
 			return r;
 		}
-		/* one tracefs_order_fwrap() could not sort: compressed, a pipe, too big */
+		/* one ktrace_order_fwrap() could not sort: compressed, a pipe, too big */
 		if (c.trace_back_steps)
 			log_warn("'%s': the trace goes back in time %llu time(s) (per-CPU trace "
 				 "files one after another?) and was read in its order: load "
@@ -556,7 +557,7 @@ struct collect_stream {
 	struct read_ctx c;
 	struct collect_input in;
 	struct ledger *l;
-	struct tracefs_parser *tp;
+	struct ktrace_parser *tp;
 	struct kmsg_parser *kp;
 	struct stream_src trace, kmsg;
 	double now;			/* the newest trace event (trace clock) */
@@ -567,10 +568,10 @@ struct collect_stream {
 	/* collect_stream_direct(): the trace's events come from @pull, counted in @direct */
 	int (*pull)(void *userdata);
 	void *pull_userdata;
-	struct tracefs_stats direct, stats;
+	struct ktrace_stats direct, stats;
 };
 
-static int stream_on_event(void *userdata, const struct tracefs_event *ev)
+static int stream_on_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct collect_stream *cs = userdata;
 
@@ -597,7 +598,7 @@ static void stream_on_bad_line(void *userdata, const struct kt_err *e)
 int collect_stream_new(struct collect_lookup *lk, bool idempotent_finit, int trace_fd,
 		       const char *trace_path, int kmsg_fd, struct collect_stream **ret)
 {
-	struct tracefs_parser_ops tops = { .event = stream_on_event,
+	struct ktrace_parser_ops tops = { .event = stream_on_event,
 					   .bad_line = stream_on_bad_line };
 	struct klog_parser_ops kops = { .record = stream_on_record,
 					.bad_line = stream_on_bad_line };
@@ -615,7 +616,7 @@ int collect_stream_new(struct collect_lookup *lk, bool idempotent_finit, int tra
 	collect_ledger_ops(lk, &ops);
 	r = ledger_new(&ops, idempotent_finit, &cs->l);
 	if (r >= 0 && trace_fd >= 0)
-		r = tracefs_parser_new(trace_path, &tops, cs, &cs->tp);
+		r = ktrace_parser_new(trace_path, &tops, cs, &cs->tp);
 	if (r >= 0 && kmsg_fd >= 0)
 		r = kmsg_parser_new("/dev/kmsg", &kops, cs, &cs->kp);
 	if (r < 0) {
@@ -634,7 +635,7 @@ struct collect_stream *collect_stream_free(struct collect_stream *cs)
 {
 	if (!cs)
 		return NULL;
-	tracefs_parser_free(cs->tp);
+	ktrace_parser_free(cs->tp);
 	kmsg_parser_free(cs->kp);
 	ledger_free(cs->l);
 	free(cs->trace.buf);
@@ -662,13 +663,13 @@ static int stream_line(struct collect_stream *cs, bool trace, const char *line, 
 {
 	if (memchr(line, '\0', len)) {
 		if (trace) {
-			tracefs_parser_skip_line(cs->tp, "line contains a NUL byte");
+			ktrace_parser_skip_line(cs->tp, "line contains a NUL byte");
 			return 0;
 		}
 		return kmsg_parser_skip_line(cs->kp, "line contains a NUL byte");
 	}
 	if (trace)
-		return tracefs_parser_feed(cs->tp, line, len);
+		return ktrace_parser_feed(cs->tp, line, len);
 	{
 		uint64_t before = cs->records_emitted;
 		double ts = kmsg_line_ts(line, len);
@@ -750,7 +751,7 @@ static int stream_read(struct collect_stream *cs, struct stream_src *src, bool t
 			/* the rest of that line goes too */
 			if (!src->skipping) {
 				if (trace)
-					tracefs_parser_skip_line(cs->tp, "line too long");
+					ktrace_parser_skip_line(cs->tp, "line too long");
 				else if ((r = kmsg_parser_skip_line(cs->kp, "line too long")) < 0)
 					return r;
 			}
@@ -763,10 +764,10 @@ static int stream_read(struct collect_stream *cs, struct stream_src *src, bool t
 /* The boot's text, as the parser counted it, and the decoded events after it */
 static void direct_stats(struct collect_stream *cs)
 {
-	const struct tracefs_stats *d = &cs->direct;
-	struct tracefs_stats *st = &cs->stats;
+	const struct ktrace_stats *d = &cs->direct;
+	struct ktrace_stats *st = &cs->stats;
 
-	*st = *tracefs_parser_stats(cs->tp);
+	*st = *ktrace_parser_stats(cs->tp);
 	st->events += d->events;
 	for (size_t k = 0; k < ARRAY_SIZE(st->by_kind); k++)
 		st->by_kind[k] += d->by_kind[k];
@@ -808,7 +809,7 @@ int collect_stream_feed(struct collect_stream *cs)
 		if (r < 0)
 			return r;
 		/* the last event of a CPU gone quiet must not hold the rest back */
-		r = tracefs_parser_flush_older(cs->tp, STACK_WAIT);
+		r = ktrace_parser_flush_older(cs->tp, STACK_WAIT);
 		if (r < 0)
 			return r;
 	}
@@ -851,7 +852,7 @@ int collect_stream_direct(struct collect_stream *cs, int (*pull)(void *userdata)
 		return -EINVAL;
 	r = stream_read(cs, &cs->trace, true, &any);
 	if (r >= 0)
-		r = tracefs_parser_finish(cs->tp);
+		r = ktrace_parser_finish(cs->tp);
 	if (r < 0)
 		return r;
 	cs->pull = pull;
@@ -860,16 +861,16 @@ int collect_stream_direct(struct collect_stream *cs, int (*pull)(void *userdata)
 	return 0;
 }
 
-int collect_stream_event(struct collect_stream *cs, const struct tracefs_event *ev)
+int collect_stream_event(struct collect_stream *cs, const struct ktrace_event *ev)
 {
-	struct tracefs_stats *st = &cs->direct;
+	struct ktrace_stats *st = &cs->direct;
 
-	/* what tracefs_parser counts of the same event */
+	/* what ktrace_parser counts of the same event */
 	st->events++;
 	st->by_kind[ev->kind]++;
-	if (ev->kind == TRACEFS_EV_UNKNOWN)
+	if (ev->kind == KTRACE_EV_UNKNOWN)
 		st->unknown++;
-	if (ev->kind == TRACEFS_EV_LOST) {
+	if (ev->kind == KTRACE_EV_LOST) {
 		st->lost_events += ev->lost.count;
 		st->lost_uncounted += ev->lost.uncounted;
 	}
@@ -894,7 +895,7 @@ int collect_stream_finish(struct collect_stream *cs)
 		r = kmsg_parser_finish(cs->kp);
 	cs->pending_ts = NAN;
 	if (r >= 0 && cs->tp)
-		r = tracefs_parser_finish(cs->tp);
+		r = ktrace_parser_finish(cs->tp);
 	if (r >= 0)
 		r = ledger_finish(cs->l);
 	if (r >= 0) {
@@ -918,9 +919,9 @@ const struct attempt_cost *collect_stream_cost(const struct collect_stream *cs)
 	return cs->lk->k ? cs->cost : NULL;
 }
 
-const struct tracefs_stats *collect_stream_trace_stats(const struct collect_stream *cs)
+const struct ktrace_stats *collect_stream_trace_stats(const struct collect_stream *cs)
 {
 	if (!cs->tp)
 		return NULL;
-	return cs->pull ? &cs->stats : tracefs_parser_stats(cs->tp);
+	return cs->pull ? &cs->stats : ktrace_parser_stats(cs->tp);
 }

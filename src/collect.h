@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sources/tracefs-events.h"
+#include "sources/trace/text.h"
 
 /*
  * What report, top and ci share between the sources and the ledger: the module-tree
@@ -79,9 +79,9 @@ void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			  struct modindex **ret);
 /* A warning for each of the first messages libkmod had about the root's modprobe.d */
 void collect_modindex_config_warn(const struct modindex *idx);
-/* The warning for a trace tracefs_order_fwrap() read sorted; nothing for another */
-struct tracefs_order;
-void collect_trace_order_warn(const char *path, const struct tracefs_order *ord);
+/* The warning for a trace ktrace_order_fwrap() read sorted; nothing for another */
+struct ktrace_order;
+void collect_trace_order_warn(const char *path, const struct ktrace_order *ord);
 
 /*
  * A table of the root that listed a module or an address range again (@n lines, the
@@ -111,7 +111,7 @@ struct collect_input {
 	FILE *trace, *log;		/* either may be NULL */
 	const char *trace_path, *log_path;
 	/* optional: each trace event, before the ledger sees it; <0 stops the read */
-	int (*on_event)(void *userdata, const struct tracefs_event *ev);
+	int (*on_event)(void *userdata, const struct ktrace_event *ev);
 	void *userdata;
 	bool ledger_only;		/* no cost model: only the attempts are wanted */
 	bool klog_runs;			/* struct ledger.klog_runs */
@@ -120,7 +120,7 @@ struct collect_input {
 struct collect_result {
 	struct ledger *ledger;
 	struct cost_result *cost;
-	struct tracefs_stats trace_stats;
+	struct ktrace_stats trace_stats;
 	const char *log_format;		/* "kmsg", "dmesg", or NULL without a log */
 	uint64_t log_records;
 	unsigned int log_malformed;	/* log lines skipped */
@@ -174,7 +174,7 @@ int collect_stream_settle(struct collect_stream *cs);
  * events must be those the text parser would give (raw_event_as_text()).
  */
 int collect_stream_direct(struct collect_stream *cs, int (*pull)(void *userdata), void *userdata);
-int collect_stream_event(struct collect_stream *cs, const struct tracefs_event *ev);
+int collect_stream_event(struct collect_stream *cs, const struct ktrace_event *ev);
 void collect_stream_bad(struct collect_stream *cs, const char *what);
 /* The end: what the parsers hold, then ledger_finish(); everything is settled. */
 int collect_stream_finish(struct collect_stream *cs);
@@ -183,4 +183,4 @@ const struct ledger *collect_stream_ledger(const struct collect_stream *cs);
 /* The settled attempts' cost (parallel to them), or NULL without a cost model. */
 const struct attempt_cost *collect_stream_cost(const struct collect_stream *cs);
 /* The trace's counts (the parser's, and the decoded events'), or NULL without a trace. */
-const struct tracefs_stats *collect_stream_trace_stats(const struct collect_stream *cs);
+const struct ktrace_stats *collect_stream_trace_stats(const struct collect_stream *cs);

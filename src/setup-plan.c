@@ -71,12 +71,12 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 	} else {
 		sp->btf = o->btf;
 	}
-	if (own_kernel && sp->live && tracefs_mount_find(NULL, NULL, false, &sp->mnt, &why) >= 0) {
+	if (own_kernel && sp->live && ktrace_mount_find(NULL, NULL, false, &sp->mnt, &why) >= 0) {
 		sp->ss.tracefs = sp->mnt.path;
-		if (tracefs_read_file(sp->mnt.fd, "available_filter_functions", 64u << 20,
+		if (ktrace_read_file(sp->mnt.fd, "available_filter_functions", 64u << 20,
 				      &sp->funcs, &len) < 0)
 			sp->funcs = NULL;
-		if (tracefs_read_file(sp->mnt.fd, "trace_clock", 4096, &sp->clock_text, &len) >= 0)
+		if (ktrace_read_file(sp->mnt.fd, "trace_clock", 4096, &sp->clock_text, &len) >= 0)
 			sp->clock = selected_clock(sp->clock_text);
 	} else if (own_kernel && !sp->live) {
 		if (root_read_file(sp->root, "sys/kernel/tracing/available_filter_functions",
@@ -103,7 +103,7 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 		ss->n_missing++;
 	}
 	/* the events this kernel has, when its tracefs can be asked */
-	for (size_t i = 0; (ev = tracefs_wanted_event(i, NULL)); i++) {
+	for (size_t i = 0; (ev = ktrace_wanted_event(i, NULL)); i++) {
 		char rel[160];
 		bool have = true;
 
@@ -156,7 +156,7 @@ void setup_plan_done(struct setup_plan *sp)
 	free(sp->clock);
 	free(sp->release);
 	kernel_btf_free(sp->btf);
-	tracefs_mount_done(&sp->mnt);
+	ktrace_mount_done(&sp->mnt);
 	root_free(sp->root);
 	memset(sp, 0, sizeof(*sp));
 	sp->mnt.fd = -1;

@@ -7,7 +7,7 @@
 #include "output/setup-script.h"
 #include "sources/kernel-btf.h"
 #include "sources/load-probes.h"
-#include "sources/tracefs-instance.h"
+#include "sources/trace/instance.h"
 #include "util/root.h"
 #include "cmd.h"
 
@@ -26,12 +26,12 @@ struct setup_plan {
 	bool live;			/* the root is "/" */
 	struct kernel_btf *btf;		/* NULL: no BTF, no probes */
 	int btf_err;			/* why there is none: -ENOENT, -EINVAL, -errno */
-	struct tracefs_mount mnt;
+	struct ktrace_mount mnt;
 	struct load_probe_plan plan;
 	struct setup_probe probes[_LOAD_PROBE_MAX];
 	const char *missing[_LOAD_PROBE_MAX];
 	char missing_buf[_LOAD_PROBE_MAX][160];
-	const char *events[TRACEFS_MAX_EVENTS];
+	const char *events[KTRACE_MAX_EVENTS];
 	char *funcs, *clock_text, *clock, *release;
 	struct loadpath lp;
 	struct setup_script ss;

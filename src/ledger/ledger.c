@@ -144,18 +144,18 @@ const char *vmap_class_name(enum vmap_class c)
 	return c < _VMAP_MAX ? n[c] : "?";
 }
 
-static bool sym_is(const struct tracefs_frame *f, const char *name)
+static bool sym_is(const struct ktrace_frame *f, const char *name)
 {
 	size_t n = strlen(name);
 
 	return f->fn.sym.len == n && memcmp(f->fn.sym.s, name, n) == 0;
 }
 
-int vmap_class_from_frames(const struct tracefs_frame *frames, size_t n)
+int vmap_class_from_frames(const struct ktrace_frame *frames, size_t n)
 {
 	/* top-down: the first load-path function under the allocator decides */
 	for (size_t i = 0; i < n; i++) {
-		const struct tracefs_frame *f = &frames[i];
+		const struct ktrace_frame *f = &frames[i];
 
 		if (f->user)
 			break;
@@ -306,12 +306,12 @@ static char *name_intern(struct priv *p, const char *s, size_t len)
 	return name_intern_pos(p, s, len, &pos) < 0 ? NULL : p->names[pos].s;
 }
 
-static char *strndup_tf(const struct tracefs_str *s)
+static char *strndup_tf(const struct ktrace_str *s)
 {
 	return strndup(s->s, s->len);
 }
 
-static char *name_intern_tf(struct priv *p, const struct tracefs_str *s)
+static char *name_intern_tf(struct priv *p, const struct ktrace_str *s)
 {
 	return name_intern(p, s->s, s->len);
 }
@@ -321,7 +321,7 @@ static char *name_intern_str(struct priv *p, const char *s)
 	return name_intern(p, s, strlen(s));
 }
 
-static void copy_comm(char *dst, size_t dsz, const struct tracefs_str *s)
+static void copy_comm(char *dst, size_t dsz, const struct ktrace_str *s)
 {
 	size_t n = s->len < dsz - 1 ? s->len : dsz - 1;
 
@@ -330,7 +330,7 @@ static void copy_comm(char *dst, size_t dsz, const struct tracefs_str *s)
 }
 
 /* The task's name when the line was made: from the naming events when exact */
-static void event_comm(struct priv *p, char *dst, size_t dsz, const struct tracefs_event *ev)
+static void event_comm(struct priv *p, char *dst, size_t dsz, const struct ktrace_event *ev)
 {
 	const char *c = p->names_exact ? proctab_exact_comm(p->procs, ev->pid) : NULL;
 
@@ -373,7 +373,7 @@ static size_t pid_first(const struct ledger *l, int pid)
 	return hindex_find(p->pid_first, pid_hash(pid), pid_is, &pid, l);
 }
 
-static int on_enter(struct ledger *l, const struct tracefs_event *ev, enum attempt_syscall sc)
+static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attempt_syscall sc)
 {
 	struct priv *p = l->priv;
 	struct attempt *a;
@@ -452,7 +452,7 @@ static enum attempt_outcome outcome_from(const struct attempt *a)
 	return OUTCOME_OTHER_ERROR;
 }
 
-static int on_exit_(struct ledger *l, const struct tracefs_event *ev, enum attempt_syscall sc)
+static int on_exit_(struct ledger *l, const struct ktrace_event *ev, enum attempt_syscall sc)
 {
 	struct priv *p = l->priv;
 	struct attempt *a;
@@ -476,7 +476,7 @@ static int on_exit_(struct ledger *l, const struct tracefs_event *ev, enum attem
 	return 0;
 }
 
-static int live_add(struct ledger *l, const struct tracefs_str *name, double ts, bool live)
+static int live_add(struct ledger *l, const struct ktrace_str *name, double ts, bool live)
 {
 	struct priv *p = l->priv;
 	struct live_event *e;
@@ -507,7 +507,7 @@ static int live_add(struct ledger *l, const struct tracefs_str *name, double ts,
 	return 0;
 }
 
-static int on_module_load(struct ledger *l, const struct tracefs_event *ev)
+static int on_module_load(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
 	long o = open_find(p, ev->pid);
@@ -526,7 +526,7 @@ static int on_module_load(struct ledger *l, const struct tracefs_event *ev)
 	return live_add(l, &ev->module_load.name, ev->ts, true);
 }
 
-static int on_request(struct ledger *l, const struct tracefs_event *ev)
+static int on_request(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
 	struct autoload_request *rq;
@@ -645,10 +645,10 @@ static void probes_seen(struct ledger *l, bool kread, bool name, bool layout)
  * first is the module file (a module's init may read firmware later, on the same
  * thread): the call paid the read, and its file names it.
  */
-static int on_probe_kread(struct ledger *l, const struct tracefs_event *ev)
+static int on_probe_kread(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
-	const struct tracefs_probe_kread *k = &ev->probe_kread;
+	const struct ktrace_probe_kread *k = &ev->probe_kread;
 	long o = open_find(p, ev->pid);
 	struct attempt *a;
 	char *name;
@@ -673,7 +673,7 @@ static int on_probe_kread(struct ledger *l, const struct tracefs_event *ev)
 }
 
 /* kmodtop_name: the first find_module_all() of a call is the duplicate check */
-static int on_probe_name(struct ledger *l, const struct tracefs_event *ev)
+static int on_probe_name(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
 	long o = open_find(p, ev->pid);
@@ -694,7 +694,7 @@ static int on_probe_name(struct ledger *l, const struct tracefs_event *ev)
  * kmodtop_layout: execmem_alloc()/module_alloc() on the calling thread, inside a load:
  * the call allocated its module's final memory, one area at a time.
  */
-static int on_probe_layout(struct ledger *l, const struct tracefs_event *ev)
+static int on_probe_layout(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
 	long o = open_find(p, ev->pid);
@@ -731,7 +731,7 @@ static void names_from_probes(struct ledger *l, size_t from)
 	}
 }
 
-static int on_marker(struct ledger *l, const struct tracefs_event *ev)
+static int on_marker(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
 	int r;
@@ -798,7 +798,7 @@ static int on_marker(struct ledger *l, const struct tracefs_event *ev)
 	return 0;
 }
 
-static int on_vmap_alloc(struct ledger *l, const struct tracefs_event *ev)
+static int on_vmap_alloc(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
 	long o = open_find(p, ev->pid);
@@ -830,33 +830,33 @@ static int on_vmap_alloc(struct ledger *l, const struct tracefs_event *ev)
 	return 0;
 }
 
-int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
+int ledger_feed_trace(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
 	char comm[32];
 
 	l->stats.events++;
 	switch (ev->kind) {
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
 		return on_enter(l, ev, ATTEMPT_FINIT);
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
 		return on_enter(l, ev, ATTEMPT_INIT);
-	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_FINIT_MODULE:
 		return on_exit_(l, ev, ATTEMPT_FINIT);
-	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_INIT_MODULE:
 		return on_exit_(l, ev, ATTEMPT_INIT);
-	case TRACEFS_EV_MODULE_LOAD:
+	case KTRACE_EV_MODULE_LOAD:
 		return on_module_load(l, ev);
-	case TRACEFS_EV_MODULE_FREE:
+	case KTRACE_EV_MODULE_FREE:
 		return live_add(l, &ev->module_load.name, ev->ts, false);
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_MODULE_REQUEST:
 		return on_request(l, ev);
-	case TRACEFS_EV_MARKER:
+	case KTRACE_EV_MARKER:
 		return on_marker(l, ev);
-	case TRACEFS_EV_ALLOC_VMAP_AREA:
-	case TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE:
+	case KTRACE_EV_ALLOC_VMAP_AREA:
+	case KTRACE_EV_ALLOC_VMAP_AREA_KPROBE:
 		return on_vmap_alloc(l, ev);
-	case TRACEFS_EV_SCHED_PROCESS_FORK: {
+	case KTRACE_EV_SCHED_PROCESS_FORK: {
 		int r;
 
 		/* the parent's name now (a kworker was "kthreadd" when it was forked) */
@@ -872,29 +872,29 @@ int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev)
 			r = proctab_name(p->procs, ev->fork.child_pid, comm);
 		return r;
 	}
-	case TRACEFS_EV_TASK_RENAME:
+	case KTRACE_EV_TASK_RENAME:
 		p->names_exact = true;
 		copy_comm(comm, sizeof(comm), &ev->rename.newcomm);
 		return comm[0] ? proctab_name(p->procs, ev->rename.pid, comm) : 0;
-	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+	case KTRACE_EV_SCHED_PROCESS_EXEC:
 		copy_comm(comm, sizeof(comm), &ev->comm);
 		return proctab_set_comm(p->procs, ev->pid, comm);
-	case TRACEFS_EV_SCHED_PROCESS_EXIT:
+	case KTRACE_EV_SCHED_PROCESS_EXIT:
 		/* what no attempt or request looks up goes: a fork storm costs nothing */
 		proctab_exit(p->procs, ev->exit.pid);
 		return 0;
-	case TRACEFS_EV_LOST:
+	case KTRACE_EV_LOST:
 		l->stats.lost_events += ev->lost.count;
 		l->stats.lost_uncounted += ev->lost.uncounted;
 		return 0;
-	case TRACEFS_EV_PROBE_KREAD:
+	case KTRACE_EV_PROBE_KREAD:
 		return on_probe_kread(l, ev);
-	case TRACEFS_EV_PROBE_NAME:
+	case KTRACE_EV_PROBE_NAME:
 		return on_probe_name(l, ev);
-	case TRACEFS_EV_PROBE_LAYOUT:
+	case KTRACE_EV_PROBE_LAYOUT:
 		return on_probe_layout(l, ev);
-	case TRACEFS_EV_UNKNOWN:
-	case TRACEFS_EV_KPROBE:
+	case KTRACE_EV_UNKNOWN:
+	case KTRACE_EV_KPROBE:
 		l->stats.unknown_events++;
 		return 0;
 	default:

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sources/tracefs-events.h"
+#include "sources/trace/text.h"
 
 /*
  * The load-attempt ledger: trace events (and kernel log lines) in, one attempt per
@@ -204,7 +204,7 @@ int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledg
 struct ledger *ledger_free(struct ledger *l);
 
 /* One trace event, in input order. 0 or -ENOMEM. */
-int ledger_feed_trace(struct ledger *l, const struct tracefs_event *ev);
+int ledger_feed_trace(struct ledger *l, const struct ktrace_event *ev);
 /* A kernel log finding (klog_classify()); @module may be NULL, @ts NAN. Copies all. */
 int ledger_add_klog(struct ledger *l, double ts, const char *module, size_t module_len,
 		    int kind, int err, const char *msg, size_t msg_len);
@@ -223,7 +223,7 @@ const char *attempt_outcome_name(enum attempt_outcome o);
 const char *name_source_name(enum name_source s);
 const char *vmap_class_name(enum vmap_class c);
 /* The class of one allocation from its stack (frames top-down), or -1: not a load */
-int vmap_class_from_frames(const struct tracefs_frame *frames, size_t n);
+int vmap_class_from_frames(const struct ktrace_frame *frames, size_t n);
 /* Is the outcome a duplicate (live, concurrent, or idempotent waiter)? */
 bool attempt_is_duplicate(const struct attempt *a);
 bool attempt_is_failure(const struct attempt *a);

@@ -89,7 +89,7 @@ struct report_data {
 	const struct ledger_summary *sum;
 	const struct cost_result *cost;	/* estimates, with the ledger */
 	const char *trace_path;		/* NULL: no trace read */
-	const struct tracefs_stats *trace_stats;
+	const struct ktrace_stats *trace_stats;
 	const char *log_path;		/* NULL: no kernel log read */
 	const char *log_format;
 	uint64_t log_records, log_malformed, log_other_lines;

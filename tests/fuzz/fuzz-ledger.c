@@ -15,7 +15,7 @@
 #include "ledger/ledger.h"
 #include "ledger/summary.h"
 #include "ledger/klog-findings.h"
-#include "sources/tracefs-events.h"
+#include "sources/trace/text.h"
 #include "fuzz.h"
 
 struct feed {
@@ -23,7 +23,7 @@ struct feed {
 	double now;			/* the newest event's time */
 };
 
-static int on_event(void *userdata, const struct tracefs_event *ev)
+static int on_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct feed *f = userdata;
 
@@ -126,9 +126,9 @@ static void check_summary(const struct ledger *l, const struct ledger_summary *s
 static void run(const uint8_t *data, size_t size, const char *release, unsigned int settle_every)
 {
 	static const struct ledger_ops lops = { 0 };
-	const struct tracefs_parser_ops ops = { .event = on_event };
+	const struct ktrace_parser_ops ops = { .event = on_event };
 	const char *p = (const char *)data, *end = p + size;
-	struct tracefs_parser *tp = NULL;
+	struct ktrace_parser *tp = NULL;
 	struct ledger_summary *sum = NULL;
 	struct cost_result *cost = NULL;
 	struct cost_kernel k = { .page_size = 4096 };
@@ -144,7 +144,7 @@ static void run(const uint8_t *data, size_t size, const char *release, unsigned 
 	if (ledger_new(&lops, k.lp.idempotent_finit, &l) < 0)
 		return;
 	feed.l = l;
-	if (tracefs_parser_new("trace", &ops, &feed, &tp) < 0)
+	if (ktrace_parser_new("trace", &ops, &feed, &tp) < 0)
 		goto out;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
@@ -167,7 +167,7 @@ static void run(const uint8_t *data, size_t size, const char *release, unsigned 
 				CHECK(r == 0 || r == -ENOMEM);
 			}
 		} else {
-			r = tracefs_parser_feed(tp, line, len);
+			r = ktrace_parser_feed(tp, line, len);
 			CHECK(r == 0 || r == -ENOMEM);
 		}
 		free(line);
@@ -179,7 +179,7 @@ static void run(const uint8_t *data, size_t size, const char *release, unsigned 
 				goto out;
 		}
 	}
-	r = tracefs_parser_finish(tp);
+	r = ktrace_parser_finish(tp);
 	CHECK(r == 0 || r == -ENOMEM);
 	if (r < 0)
 		goto out;
@@ -202,7 +202,7 @@ out:
 	free(snap);
 	cost_result_free(cost);
 	ledger_summary_free(sum);
-	tracefs_parser_free(tp);
+	ktrace_parser_free(tp);
 	ledger_free(l);
 }
 

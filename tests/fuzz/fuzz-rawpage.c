@@ -9,11 +9,12 @@
 #include <trace-cmd.h>
 #include <trace-seq.h>
 
-#include "sources/tracefs-raw.h"
+#include "sources/trace/raw.h"
+#include "sources/trace/text.h"
 #include "fuzz.h"
 
 /*
- * Ring-buffer pages as live mode reads them from trace_pipe_raw (sources/tracefs-raw.c),
+ * Ring-buffer pages as live mode reads them from trace_pipe_raw (sources/trace/raw.c),
  * decoded against real event formats (the 6.1 guest's, from the trace.dat fixture),
  * then printed as the spool's text and read back by the line parser. The input is a
  * series of pages: a CPU byte (its high bits: how old what goes out after it must be),
@@ -34,21 +35,21 @@ struct ctx {
 	uint64_t n;
 };
 
-static int on_event(void *userdata, const struct tracefs_event *ev, const struct tep_record *rec)
+static int on_event(void *userdata, const struct ktrace_event *ev, const struct tep_record *rec)
 {
 	struct ctx *c = userdata;
-	struct tracefs_line l;
+	struct ktrace_line l;
 	const char *what;
 
-	CHECK(ev->kind < TRACEFS_EV__MAX);
-	CHECK(ev->kind == TRACEFS_EV_LOST || rec != NULL);
+	CHECK(ev->kind < KTRACE_EV__MAX);
+	CHECK(ev->kind == KTRACE_EV_LOST || rec != NULL);
 	trace_seq_reset(&c->seq);
 	CHECK(raw_format_event(c->tep, &c->seq, ev, rec, "fuzz") == 0);
 	for (char *p = c->seq.buffer, *end = p + c->seq.len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 
 		CHECK(nl != NULL);
-		tracefs_parse_line(p, (size_t)(nl - p), &l, &what);
+		ktrace_parse_line(p, (size_t)(nl - p), &l, &what);
 		p = nl + 1;
 	}
 	c->n++;

@@ -7,12 +7,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sources/tracedat.h"
+#include "sources/trace/tracedat.h"
 #include "fuzz.h"
 
 /*
  * trace-cmd's trace.dat through libtracecmd and the text parser behind it
- * (sources/tracedat.c): whatever the file holds, a trace or an error with its reason.
+ * (sources/trace/tracedat.c): whatever the file holds, a trace or an error with its reason.
  * libtracecmd and libtraceevent are Debian's, not instrumented: this finds what goes
  * wrong in kmodtop's use of them (and their crashes), not their own paths.
  */
@@ -26,17 +26,17 @@ const char *__lsan_default_suppressions(void)
 {
 	return "leak:tracecmd_alloc_fd\n";
 }
-static int on_event(void *userdata, const struct tracefs_event *ev)
+static int on_event(void *userdata, const struct ktrace_event *ev)
 {
 	(*(uint64_t *)userdata)++;
-	CHECK(ev->kind < TRACEFS_EV__MAX);
+	CHECK(ev->kind < KTRACE_EV__MAX);
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tracefs_parser_ops ops = { .event = on_event };
-	struct tracefs_stats st;
+	struct ktrace_parser_ops ops = { .event = on_event };
+	struct ktrace_stats st;
 	struct kt_err e = { 0 };
 	uint64_t n = 0;
 	int fd, r;

@@ -27,7 +27,7 @@
 #include "sources/kmsg.h"
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
-#include "sources/tracefs-events.h"
+#include "sources/trace/text.h"
 #include "util/root.h"
 
 struct fixture {
@@ -152,7 +152,7 @@ struct feed_ctx {
 	double last;			/* the newest event's time */
 };
 
-static int on_event(void *userdata, const struct tracefs_event *ev)
+static int on_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct feed_ctx *c = userdata;
 
@@ -211,20 +211,20 @@ struct rq_snap {
 
 static struct ledger *batch(struct tree *t, const struct input *in, bool idempotent)
 {
-	struct tracefs_parser_ops tops = { .event = on_event };
+	struct ktrace_parser_ops tops = { .event = on_event };
 	struct ledger_ops ops;
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct feed_ctx c = { .last = -INFINITY };
 
 	collect_ledger_ops(&t->lk, &ops);
 	assert_int_equal(ledger_new(&ops, idempotent, &c.l), 0);
 	for (size_t k = 0; k < in->n_klog; k++)
 		add_klog(c.l, &in->klog[k]);
-	assert_int_equal(tracefs_parser_new("trace", &tops, &c, &p), 0);
+	assert_int_equal(ktrace_parser_new("trace", &tops, &c, &p), 0);
 	for (size_t i = 0; i < in->n_lines; i++)
-		assert_int_equal(tracefs_parser_feed(p, in->lines[i], strlen(in->lines[i])), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
-	tracefs_parser_free(p);
+		assert_int_equal(ktrace_parser_feed(p, in->lines[i], strlen(in->lines[i])), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
 	assert_int_equal(ledger_finish(c.l), 0);
 	return c.l;
 }
@@ -237,9 +237,9 @@ static struct ledger *batch(struct tree *t, const struct input *in, bool idempot
 static size_t streamed(struct tree *t, const struct input *in, bool idempotent, size_t chunk,
 		       double lag, const struct ledger *want)
 {
-	struct tracefs_parser_ops tops = { .event = on_event };
+	struct ktrace_parser_ops tops = { .event = on_event };
 	struct ledger_ops ops;
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct feed_ctx c = { .last = -INFINITY };
 	struct snap *snaps;
 	struct rq_snap *rqs;
@@ -247,13 +247,13 @@ static size_t streamed(struct tree *t, const struct input *in, bool idempotent, 
 
 	collect_ledger_ops(&t->lk, &ops);
 	assert_int_equal(ledger_new(&ops, idempotent, &c.l), 0);
-	assert_int_equal(tracefs_parser_new("trace", &tops, &c, &p), 0);
+	assert_int_equal(ktrace_parser_new("trace", &tops, &c, &p), 0);
 	snaps = calloc(want->n_attempts + 1, sizeof(*snaps));
 	rqs = calloc(want->n_requests + 1, sizeof(*rqs));
 	assert_true(snaps && rqs);
 	for (size_t i = 0; i < in->n_lines; i += chunk) {
 		for (size_t j = i; j < i + chunk && j < in->n_lines; j++)
-			assert_int_equal(tracefs_parser_feed(p, in->lines[j], strlen(in->lines[j])), 0);
+			assert_int_equal(ktrace_parser_feed(p, in->lines[j], strlen(in->lines[j])), 0);
 		/* a log without a clock comes at once; one with a clock as it is due */
 		while (k < in->n_klog && !(in->klog[k].ts > c.last - lag))
 			add_klog(c.l, &in->klog[k++]);
@@ -270,8 +270,8 @@ static size_t streamed(struct tree *t, const struct input *in, bool idempotent, 
 			assert_attempt_is(&c.l->attempts[a], &snaps[a], a, "settled, changed");
 	}
 	settled_before_end = n_snaps;
-	assert_int_equal(tracefs_parser_finish(p), 0);
-	tracefs_parser_free(p);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
 	for (; k < in->n_klog; k++)
 		add_klog(c.l, &in->klog[k]);
 	assert_int_equal(ledger_finish(c.l), 0);

@@ -17,10 +17,10 @@
 #include "ledger/ledger.h"
 #include "ledger/summary.h"
 #include "ledger/proctab.h"
-#include "sources/tracefs-events.h"
+#include "sources/trace/text.h"
 #include "util/macro.h"
 
-static int feed(void *userdata, const struct tracefs_event *ev)
+static int feed(void *userdata, const struct ktrace_event *ev)
 {
 	return ledger_feed_trace(userdata, ev);
 }
@@ -28,16 +28,16 @@ static int feed(void *userdata, const struct tracefs_event *ev)
 static struct ledger *ledger_from_lines_ops(const char *const *lines,
 					    const struct ledger_ops *lops)
 {
-	struct tracefs_parser_ops ops = { .event = feed };
-	struct tracefs_parser *p = NULL;
+	struct ktrace_parser_ops ops = { .event = feed };
+	struct ktrace_parser *p = NULL;
 	struct ledger *l = NULL;
 
 	assert_int_equal(ledger_new(lops, true, &l), 0);
-	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
+	assert_int_equal(ktrace_parser_new("test", &ops, l, &p), 0);
 	for (size_t i = 0; lines[i]; i++)
-		assert_int_equal(tracefs_parser_feed(p, lines[i], strlen(lines[i])), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
-	tracefs_parser_free(p);
+		assert_int_equal(ktrace_parser_feed(p, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
 	assert_int_equal(ledger_finish(l), 0);
 	return l;
 }
@@ -529,8 +529,8 @@ static const char *const runs_trace[] = {
 
 static struct ledger *runs_ledger(bool runs)
 {
-	struct tracefs_parser_ops ops = { .event = feed };
-	struct tracefs_parser *p = NULL;
+	struct ktrace_parser_ops ops = { .event = feed };
+	struct ktrace_parser *p = NULL;
 	struct ledger *l = NULL;
 
 	assert_int_equal(ledger_new(&(struct ledger_ops){ 0 }, true, &l), 0);
@@ -547,11 +547,11 @@ static struct ledger *runs_ledger(bool runs)
 		assert_int_equal(ledger_add_klog(l, ts, f.module, f.module_len, f.kind, f.err, msg,
 						 strlen(msg)), 0);
 	}
-	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
+	assert_int_equal(ktrace_parser_new("test", &ops, l, &p), 0);
 	for (size_t i = 0; runs_trace[i]; i++)
-		assert_int_equal(tracefs_parser_feed(p, runs_trace[i], strlen(runs_trace[i])), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
-	tracefs_parser_free(p);
+		assert_int_equal(ktrace_parser_feed(p, runs_trace[i], strlen(runs_trace[i])), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
 	assert_int_equal(ledger_finish(l), 0);
 	return l;
 }

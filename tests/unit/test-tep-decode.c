@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Binary records decoded with libtraceevent (sources/tep-decode.c) against the text the
+ * Binary records decoded with libtraceevent (sources/trace/tep-decode.c) against the text the
  * same records print as (trace-cmd report's lines, through the text parser): for every
  * record of a real trace.dat, the 6.1 guest's storms as the printed setup took them
  * with trace-cmd (tests/fixtures/tracedat/), the two must be the same event. Then the
@@ -20,8 +20,8 @@
 #include <trace-cmd.h>
 #include <trace-seq.h>
 
-#include "sources/tep-decode.h"
-#include "sources/tracefs-events.h"
+#include "sources/trace/tep-decode.h"
+#include "sources/trace/text.h"
 
 #define DAT FIXTURES_DIR "/tracedat/debian-6.1-storms.dat"
 
@@ -30,17 +30,17 @@ struct ctx {
 	struct tep_decoder *d;
 	struct trace_seq seq;
 	unsigned int compared, stacks;
-	unsigned int by_kind[TRACEFS_EV__MAX];
+	unsigned int by_kind[KTRACE_EV__MAX];
 };
 
-static void assert_str_eq(struct tracefs_str a, struct tracefs_str b)
+static void assert_str_eq(struct ktrace_str a, struct ktrace_str b)
 {
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.s, b.s, a.len);
 }
 
 /* What the text parser makes of the line trace-cmd report prints for @rec */
-static void print_and_parse(struct ctx *c, struct tep_record *rec, struct tracefs_line *l)
+static void print_and_parse(struct ctx *c, struct tep_record *rec, struct ktrace_line *l)
 {
 	const char *what;
 	int pid = tep_data_pid(c->tep, rec);
@@ -53,13 +53,13 @@ static void print_and_parse(struct ctx *c, struct tep_record *rec, struct tracef
 	tep_print_event(c->tep, &c->seq, rec, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
 	trace_seq_terminate(&c->seq);
 	nl = strchr(c->seq.buffer, '\n');
-	assert_int_equal(tracefs_parse_line(c->seq.buffer,
+	assert_int_equal(ktrace_parse_line(c->seq.buffer,
 					    nl ? (size_t)(nl - c->seq.buffer) : strlen(c->seq.buffer),
 					    l, &what),
 			 0);
 }
 
-static void compare(const struct tracefs_event *a, const struct tracefs_event *b)
+static void compare(const struct ktrace_event *a, const struct ktrace_event *b)
 {
 	assert_int_equal(a->kind, b->kind);
 	assert_int_equal(a->pid, b->pid);
@@ -67,55 +67,55 @@ static void compare(const struct tracefs_event *a, const struct tracefs_event *b
 	assert_int_equal(a->ts_ns, b->ts_ns);
 	assert_str_eq(a->comm, b->comm);
 	switch (a->kind) {
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
 		assert_int_equal(a->finit_module.fd, b->finit_module.fd);
 		assert_int_equal(a->finit_module.flags, b->finit_module.flags);
 		assert_int_equal(a->finit_module.uargs, b->finit_module.uargs);
 		break;
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
 		assert_int_equal(a->init_module.len, b->init_module.len);
 		assert_int_equal(a->init_module.umod, b->init_module.umod);
 		break;
-	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_DELETE_MODULE:
+	case KTRACE_EV_SYS_EXIT_FINIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_INIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_DELETE_MODULE:
 		assert_int_equal(a->sys_exit.ret, b->sys_exit.ret);
 		break;
-	case TRACEFS_EV_MODULE_LOAD:
-	case TRACEFS_EV_MODULE_FREE:
+	case KTRACE_EV_MODULE_LOAD:
+	case KTRACE_EV_MODULE_FREE:
 		assert_str_eq(a->module_load.name, b->module_load.name);
 		break;
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_MODULE_REQUEST:
 		assert_str_eq(a->module_request.name, b->module_request.name);
 		assert_int_equal(a->module_request.wait, b->module_request.wait);
 		assert_str_eq(a->module_request.call_site.sym, b->module_request.call_site.sym);
 		break;
-	case TRACEFS_EV_SCHED_PROCESS_FORK:
+	case KTRACE_EV_SCHED_PROCESS_FORK:
 		assert_str_eq(a->fork.comm, b->fork.comm);
 		assert_str_eq(a->fork.child_comm, b->fork.child_comm);
 		assert_int_equal(a->fork.pid, b->fork.pid);
 		assert_int_equal(a->fork.child_pid, b->fork.child_pid);
 		break;
-	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+	case KTRACE_EV_SCHED_PROCESS_EXEC:
 		assert_str_eq(a->exec.filename, b->exec.filename);
 		assert_int_equal(a->exec.pid, b->exec.pid);
 		assert_int_equal(a->exec.old_pid, b->exec.old_pid);
 		break;
-	case TRACEFS_EV_TASK_RENAME:
+	case KTRACE_EV_TASK_RENAME:
 		assert_int_equal(a->rename.pid, b->rename.pid);
 		assert_str_eq(a->rename.oldcomm, b->rename.oldcomm);
 		assert_str_eq(a->rename.newcomm, b->rename.newcomm);
 		break;
-	case TRACEFS_EV_MARKER:
+	case KTRACE_EV_MARKER:
 		assert_str_eq(a->marker.text, b->marker.text);
 		assert_str_eq(a->marker.step, b->marker.step);
 		break;
-	case TRACEFS_EV_PROBE_KREAD:
+	case KTRACE_EV_PROBE_KREAD:
 		assert_int_equal(a->probe_kread.size, b->probe_kread.size);
 		assert_int_equal(a->probe_kread.id, b->probe_kread.id);
 		assert_str_eq(a->probe_kread.path, b->probe_kread.path);
 		break;
-	case TRACEFS_EV_PROBE_NAME:
+	case KTRACE_EV_PROBE_NAME:
 		assert_str_eq(a->probe_name.name, b->probe_name.name);
 		break;
 	default:
@@ -126,8 +126,8 @@ static void compare(const struct tracefs_event *a, const struct tracefs_event *b
 static int each(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct ctx *c = data;
-	struct tracefs_event ev;
-	struct tracefs_line l;
+	struct ktrace_event ev;
+	struct ktrace_line l;
 	int r = tep_decoder_decode(c->d, rec, &ev);
 
 	assert_true(r == 0 || r == 1);
@@ -136,13 +136,13 @@ static int each(struct tracecmd_input *h, struct tep_record *rec, int cpu, void 
 		return 0;
 	}
 	print_and_parse(c, rec, &l);
-	assert_int_equal(l.kind, TRACEFS_LINE_EVENT);
+	assert_int_equal(l.kind, KTRACE_LINE_EVENT);
 	compare(&ev, &l.ev);
 	c->by_kind[ev.kind]++;
 	c->compared++;
 
 	/* the same record cut short: refused (an UNKNOWN event), never read past its end */
-	if (ev.kind != TRACEFS_EV_UNKNOWN && rec->size > 8) {
+	if (ev.kind != KTRACE_EV_UNKNOWN && rec->size > 8) {
 		struct tep_record cut = *rec;
 		void *copy = malloc((size_t)rec->size);
 
@@ -154,7 +154,7 @@ static int each(struct tracecmd_input *h, struct tep_record *rec, int cpu, void 
 			r = tep_decoder_decode(c->d, &cut, &ev);
 			assert_true(r == 0 || r == -EINVAL);
 			if (r < 0)
-				assert_int_equal(ev.kind, TRACEFS_EV_UNKNOWN);
+				assert_int_equal(ev.kind, KTRACE_EV_UNKNOWN);
 		}
 		free(copy);
 	}
@@ -177,14 +177,14 @@ static void test_decode_equals_text(void **state)
 	assert_int_equal(tracecmd_iterate_events(h, NULL, 0, each, &c), 0);
 	/* the storms: every kind the ledger reads was there to compare */
 	assert_true(c.compared > 2000);
-	assert_true(c.by_kind[TRACEFS_EV_SYS_ENTER_FINIT_MODULE] >= 232);
-	assert_true(c.by_kind[TRACEFS_EV_SYS_EXIT_FINIT_MODULE] >= 232);
-	assert_true(c.by_kind[TRACEFS_EV_PROBE_KREAD] > 0);
-	assert_true(c.by_kind[TRACEFS_EV_PROBE_NAME] > 0);
-	assert_true(c.by_kind[TRACEFS_EV_MODULE_LOAD] > 0);
-	assert_true(c.by_kind[TRACEFS_EV_SCHED_PROCESS_FORK] > 0);
-	assert_true(c.by_kind[TRACEFS_EV_TASK_RENAME] > 0);
-	assert_true(c.by_kind[TRACEFS_EV_MARKER] >= 5);
+	assert_true(c.by_kind[KTRACE_EV_SYS_ENTER_FINIT_MODULE] >= 232);
+	assert_true(c.by_kind[KTRACE_EV_SYS_EXIT_FINIT_MODULE] >= 232);
+	assert_true(c.by_kind[KTRACE_EV_PROBE_KREAD] > 0);
+	assert_true(c.by_kind[KTRACE_EV_PROBE_NAME] > 0);
+	assert_true(c.by_kind[KTRACE_EV_MODULE_LOAD] > 0);
+	assert_true(c.by_kind[KTRACE_EV_SCHED_PROCESS_FORK] > 0);
+	assert_true(c.by_kind[KTRACE_EV_TASK_RENAME] > 0);
+	assert_true(c.by_kind[KTRACE_EV_MARKER] >= 5);
 	trace_seq_destroy(&c.seq);
 	tep_decoder_free(c.d);
 	tracecmd_close(h);

@@ -12,7 +12,8 @@
 
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
-#include "sources/tracefs-events.h"
+#include "sources/trace/read.h"
+#include "sources/trace/text.h"
 #include "views/top/canvas.h"
 #include "views/top/keys.h"
 #include "views/top/model.h"
@@ -24,24 +25,24 @@
 
 /* --- a ledger from trace text --------------------------------------------------------- */
 
-static int feed(void *userdata, const struct tracefs_event *ev)
+static int feed(void *userdata, const struct ktrace_event *ev)
 {
 	return ledger_feed_trace(userdata, ev);
 }
 
 static struct ledger *ledger_from_lines(const char *const *lines)
 {
-	struct tracefs_parser_ops ops = { .event = feed };
+	struct ktrace_parser_ops ops = { .event = feed };
 	struct ledger_ops lops = { 0 };
-	struct tracefs_parser *p = NULL;
+	struct ktrace_parser *p = NULL;
 	struct ledger *l = NULL;
 
 	assert_int_equal(ledger_new(&lops, true, &l), 0);
-	assert_int_equal(tracefs_parser_new("test", &ops, l, &p), 0);
+	assert_int_equal(ktrace_parser_new("test", &ops, l, &p), 0);
 	for (size_t i = 0; lines[i]; i++)
-		assert_int_equal(tracefs_parser_feed(p, lines[i], strlen(lines[i])), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
-	tracefs_parser_free(p);
+		assert_int_equal(ktrace_parser_feed(p, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
 	assert_int_equal(ledger_finish(l), 0);
 	return l;
 }
@@ -636,7 +637,7 @@ static void test_format_bytes(void **state)
 /* The real capture: every attempt lands in exactly one module row. */
 static void test_fixture_totals(void **state)
 {
-	struct tracefs_parser_ops ops = { .event = feed };
+	struct ktrace_parser_ops ops = { .event = feed };
 	struct ledger_ops lops = { 0 };
 	struct ledger *l = NULL;
 	struct top_model *m = NULL;
@@ -653,7 +654,7 @@ static void test_fixture_totals(void **state)
 	fp = fopen(FIXTURES_DIR "/debian-6.12-xz/sys/kernel/tracing/trace", "re");
 	assert_non_null(fp);
 	assert_int_equal(ledger_new(&lops, true, &l), 0);
-	assert_int_equal(tracefs_events_read_file(fp, "trace", &ops, l, NULL, &e), 0);
+	assert_int_equal(ktrace_events_read_file(fp, "trace", &ops, l, NULL, &e), 0);
 	fclose(fp);
 	assert_int_equal(ledger_finish(l), 0);
 	assert_true(l->n_attempts > 100);

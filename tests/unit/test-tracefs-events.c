@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sources/tracefs-events.h"
+#include "sources/trace/read.h"
+#include "sources/trace/text.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
@@ -20,37 +21,37 @@
 
 #define assert_str(got, lit)                                                   \
 	do {                                                                   \
-		struct tracefs_str g_ = (got);                                 \
+		struct ktrace_str g_ = (got);                                 \
 		assert_int_equal(g_.len, strlen(lit));                         \
 		if (g_.len)                                                    \
 			assert_memory_equal(g_.s, (lit), g_.len);              \
 	} while (0)
 
-static int parse(const char *line, struct tracefs_line *l, const char **what)
+static int parse(const char *line, struct ktrace_line *l, const char **what)
 {
 	*what = NULL;
-	return tracefs_parse_line(line, strlen(line), l, what);
+	return ktrace_parse_line(line, strlen(line), l, what);
 }
 
-static void parse_event(const char *line, struct tracefs_event *ev)
+static void parse_event(const char *line, struct ktrace_event *ev)
 {
-	struct tracefs_line l;
+	struct ktrace_line l;
 	const char *what;
 
 	assert_int_equal(parse(line, &l, &what), 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_EVENT);
+	assert_int_equal(l.kind, KTRACE_LINE_EVENT);
 	*ev = l.ev;
 }
 
 /* @len SIZE_MAX: the whole C string (others give a length to keep a NUL inside) */
 static void expect_malformed(const char *line, size_t len)
 {
-	struct tracefs_line l;
+	struct ktrace_line l;
 	const char *what = NULL;
 
 	if (len == SIZE_MAX)
 		len = strlen(line);
-	assert_int_equal(tracefs_parse_line(line, len, &l, &what), -EINVAL);
+	assert_int_equal(ktrace_parse_line(line, len, &l, &what), -EINVAL);
 	assert_non_null(what);
 }
 
@@ -58,7 +59,7 @@ static void expect_malformed(const char *line, size_t len)
 
 static void test_context_columns(void **state)
 {
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 
 	/* debian-6.12-xz: comm with '/' and ':' and a dash before the pid */
 	parse_event("    kworker/u8:0-12      [001] .....    14.093206: alloc_vmap_area: va_start: "
@@ -74,7 +75,7 @@ static void test_context_columns(void **state)
 	assert_int_equal(ev.ts_digits, 6);
 	assert_true(fabs(ev.ts - 14.093206) < 1e-9);
 	assert_str(ev.name, "alloc_vmap_area");
-	assert_int_equal(ev.format, TRACEFS_FMT_EITHER);
+	assert_int_equal(ev.format, KTRACE_FMT_EITHER);
 
 	parse_event("  cryptomgr_test-159     [000] .....     4.787953: module_get: crc32c_generic "
 		    "call_site=__crypto_alg_lookup refcnt=4",
@@ -84,18 +85,18 @@ static void test_context_columns(void **state)
 
 	parse_event("        modprobe-157     [001] .N.1.     4.854536: sys_init_module -> 0x0", &ev);
 	assert_str(ev.flags, ".N.1.");
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_EXIT_INIT_MODULE);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_EXIT_INIT_MODULE);
 	assert_int_equal(ev.sys_exit.ret, 0);
 }
 
 static void test_module_events(void **state)
 {
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 
 	parse_event("           storm-207     [000] .....    14.446452: module_request: "
 		    "net-pf-2-proto-132 wait=1 call_site=inet_create",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MODULE_REQUEST);
+	assert_int_equal(ev.kind, KTRACE_EV_MODULE_REQUEST);
 	assert_str(ev.module_request.name, "net-pf-2-proto-132");
 	assert_true(ev.module_request.wait);
 	assert_str(ev.module_request.call_site.sym, "inet_create");
@@ -107,7 +108,7 @@ static void test_module_events(void **state)
 
 	/* an untainted load ends in "name " */
 	parse_event("        modprobe-157     [000] .....     4.622529: module_load: libcrc32c ", &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MODULE_LOAD);
+	assert_int_equal(ev.kind, KTRACE_EV_MODULE_LOAD);
 	assert_str(ev.module_load.name, "libcrc32c");
 	assert_str(ev.module_load.taints, "");
 
@@ -116,13 +117,13 @@ static void test_module_events(void **state)
 	assert_str(ev.module_load.taints, "POE");
 
 	parse_event("           rmmod-177     [001] .....     9.550179: module_free: xfs", &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MODULE_FREE);
+	assert_int_equal(ev.kind, KTRACE_EV_MODULE_FREE);
 	assert_str(ev.module_load.name, "xfs");
 
 	parse_event("  cryptomgr_test-104     [000] ...1.     3.289723: module_put: crc32c_generic "
 		    "call_site=crypto_destroy_tfm refcnt=5",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MODULE_PUT);
+	assert_int_equal(ev.kind, KTRACE_EV_MODULE_PUT);
 	assert_str(ev.module_refcnt.name, "crc32c_generic");
 	assert_str(ev.module_refcnt.call_site.sym, "crypto_destroy_tfm");
 	assert_int_equal(ev.module_refcnt.refcnt, 5);
@@ -138,14 +139,14 @@ static void test_module_events(void **state)
 
 static void test_syscall_events(void **state)
 {
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 
 	/* tracefs prints the arguments in unprefixed hex: "fd: a" is fd 10 */
 	parse_event("           storm-174     [001] ...1.     7.181447: sys_finit_module(fd: a, "
 		    "uargs: 4a3195, flags: 4)",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_ENTER_FINIT_MODULE);
-	assert_int_equal(ev.format, TRACEFS_FMT_TRACE);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_ENTER_FINIT_MODULE);
+	assert_int_equal(ev.format, KTRACE_FMT_TRACE);
 	assert_str(ev.name, "sys_finit_module");
 	assert_int_equal(ev.finit_module.fd, 10);
 	assert_int_equal(ev.finit_module.uargs, 0x4a3195);
@@ -154,7 +155,7 @@ static void test_syscall_events(void **state)
 	parse_event("           storm-168     [000] .N.1.     6.543296: sys_finit_module -> "
 		    "0xffffffffffffffef",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_EXIT_FINIT_MODULE);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_EXIT_FINIT_MODULE);
 	assert_int_equal(ev.sys_exit.ret, -EEXIST);
 
 	parse_event("        modprobe-157     [000] ...1.     4.588932: sys_finit_module -> "
@@ -165,7 +166,7 @@ static void test_syscall_events(void **state)
 	parse_event("        modprobe-78      [001] ...1.     4.730904: sys_init_module(umod: "
 		    "7ffa9b5f3010, len: 484a49, uargs: df8ed70)",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_ENTER_INIT_MODULE);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_ENTER_INIT_MODULE);
 	assert_int_equal(ev.init_module.umod, 0x7ffa9b5f3010ull);
 	assert_int_equal(ev.init_module.len, 0x484a49);
 	assert_int_equal(ev.init_module.uargs, 0xdf8ed70);
@@ -178,12 +179,12 @@ static void test_syscall_events(void **state)
 	parse_event("           rmmod-177     [001] ...1.     9.459130: sys_delete_module(name_user: "
 		    "7ffcd5cb4c68, flags: 880)",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_ENTER_DELETE_MODULE);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_ENTER_DELETE_MODULE);
 	assert_int_equal(ev.delete_module.name_user, 0x7ffcd5cb4c68ull);
 	assert_int_equal(ev.delete_module.flags, 0x880);
 
 	parse_event("           rmmod-177     [001] ...1.     9.578399: sys_delete_module -> 0x0", &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_EXIT_DELETE_MODULE);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_EXIT_DELETE_MODULE);
 	assert_int_equal(ev.sys_exit.ret, 0);
 
 	/* the verbose option adds the argument types */
@@ -206,25 +207,25 @@ static void test_syscall_events(void **state)
 /* kmodtop's naming probes, as the 6.12 and 6.1 guests printed them (tracefs, trace-cmd) */
 static void test_naming_probes(void **state)
 {
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 
 	parse_event("   systemd-udevd-1666    [001] .....   110.559954: kmodtop_kread: "
 		    "(kernel_read_file+0x4/0x330) size=3572 id=2 path=\"dummy.ko.xz\"",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_KREAD);
+	assert_int_equal(ev.kind, KTRACE_EV_PROBE_KREAD);
 	assert_int_equal(ev.probe_kread.size, 3572);
 	assert_int_equal(ev.probe_kread.id, 2);
 	assert_str(ev.probe_kread.path, "dummy.ko.xz");
 	parse_event("   systemd-udevd-1666    [000] .....   110.604859: kmodtop_name: "
 		    "(find_module_all+0x4/0xd0) name=\"dummy\"",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_NAME);
+	assert_int_equal(ev.kind, KTRACE_EV_PROBE_NAME);
 	assert_str(ev.probe_name.name, "dummy");
 	/* trace-cmd report: the address alone, the name padded to 20 columns */
 	parse_event("           storm-173   [000]    14.129052: kmodtop_kread:        "
 		    "(ffffffff8b0b2474) size=102400 id=2 path=\"garbage.ko\"",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_KREAD);
+	assert_int_equal(ev.kind, KTRACE_EV_PROBE_KREAD);
 	assert_int_equal(ev.probe_kread.size, 102400);
 	assert_str(ev.probe_kread.path, "garbage.ko");
 	parse_event("           storm-168   [000]    12.529454: kmodtop_name:         "
@@ -243,7 +244,7 @@ static void test_naming_probes(void **state)
 	parse_event("               x-1       [000] .....     1.000000: kmodtop_kread: "
 		    "(kernel_read_file+0x4/0x330) size=10 id=2 path=(fault)",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_KREAD);
+	assert_int_equal(ev.kind, KTRACE_EV_PROBE_KREAD);
 	assert_int_equal(ev.probe_kread.path.len, 0);
 	/* without the id fetch (another setup): -1 */
 	parse_event("               x-1       [000] .....     1.000000: kmodtop_kread: "
@@ -274,7 +275,7 @@ static void test_naming_probes(void **state)
 	/* the layout probe: execmem_alloc() on 6.10+, module_alloc() before */
 	parse_event("        modprobe-423     [001] .....    19.450900: kmodtop_layout: "
 		    "(execmem_alloc+0x4/0x1a0) size=61440", &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_PROBE_LAYOUT);
+	assert_int_equal(ev.kind, KTRACE_EV_PROBE_LAYOUT);
 	assert_int_equal(ev.probe_layout.size, 61440);
 	parse_event("        modprobe-280     [001] .....    11.135300: kmodtop_layout:       "
 		    "(ffffffff8b0b2474) size=20480", &ev);
@@ -289,12 +290,12 @@ static void test_naming_probes(void **state)
 
 static void test_marker_vmalloc_sched(void **state)
 {
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 
 	parse_event("            init-1       [000] .....     9.587105: tracing_mark_write: STEP "
 		    "storm-fresh-xfs",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MARKER);
+	assert_int_equal(ev.kind, KTRACE_EV_MARKER);
 	assert_str(ev.marker.text, "STEP storm-fresh-xfs");
 	assert_str(ev.marker.step, "storm-fresh-xfs");
 
@@ -307,7 +308,7 @@ static void test_marker_vmalloc_sched(void **state)
 		    "18446692164739944448 size=761856 align=1 vstart=0xffffd0ca00000000 "
 		    "vend=0xfffff0c9ffffffff failed=0",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_ALLOC_VMAP_AREA);
+	assert_int_equal(ev.kind, KTRACE_EV_ALLOC_VMAP_AREA);
 	assert_int_equal(ev.vmap_alloc.addr, 18446692164739944448ull);
 	assert_int_equal(ev.vmap_alloc.size, 761856);
 	assert_int_equal(ev.vmap_alloc.align, 1);
@@ -320,7 +321,7 @@ static void test_marker_vmalloc_sched(void **state)
 	parse_event("           storm-112     [000] .....     4.105954: alloc_vmap_area: "
 		    "(alloc_vmap_area+0x0/0x880) size=4222976",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE);
+	assert_int_equal(ev.kind, KTRACE_EV_ALLOC_VMAP_AREA_KPROBE);
 	assert_int_equal(ev.vmap_alloc.size, 4222976);
 	assert_false(ev.vmap_alloc.has_result);
 	assert_false(ev.vmap_alloc.has_align);
@@ -330,7 +331,7 @@ static void test_marker_vmalloc_sched(void **state)
 	parse_event("           storm-112     [000] .....     4.105954: p_alloc_vmap_area_0: "
 		    "(alloc_vmap_area+0x0/0x880) size=0x5000 align=0x4000",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE);
+	assert_int_equal(ev.kind, KTRACE_EV_ALLOC_VMAP_AREA_KPROBE);
 	assert_int_equal(ev.vmap_alloc.size, 0x5000);
 	assert_true(ev.vmap_alloc.has_align);
 	assert_int_equal(ev.vmap_alloc.align, 0x4000);
@@ -339,14 +340,14 @@ static void test_marker_vmalloc_sched(void **state)
 	parse_event("           storm-112     [000] .....     4.105954: p_load_module_0: "
 		    "(load_module+0x0/0x2200) len=123",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_KPROBE);
+	assert_int_equal(ev.kind, KTRACE_EV_KPROBE);
 	assert_str(ev.kprobe.probe.sym, "load_module");
 	assert_str(ev.kprobe.args, "len=123");
 
 	parse_event("     kworker/1:1-46      [001] .N...     3.787059: free_vmap_area_noflush: "
 		    "va_start=0xffffd0ca00428000 nr_lazy=60 nr_lazy_max=16384",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH);
+	assert_int_equal(ev.kind, KTRACE_EV_FREE_VMAP_AREA_NOFLUSH);
 	assert_int_equal(ev.vmap_free.addr, 0xffffd0ca00428000ull);
 	assert_int_equal(ev.vmap_free.nr_lazy, 60);
 	assert_int_equal(ev.vmap_free.nr_lazy_max, 16384);
@@ -354,13 +355,13 @@ static void test_marker_vmalloc_sched(void **state)
 	parse_event("     kworker/1:1-46      [001] .....     3.787059: purge_vmap_area_lazy: "
 		    "start=0xffffd0ca00000000 end=0xffffd0ca00400000 num_purged=12",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_PURGE_VMAP_AREA_LAZY);
+	assert_int_equal(ev.kind, KTRACE_EV_PURGE_VMAP_AREA_LAZY);
 	assert_int_equal(ev.vmap_purge.npurged, 12);
 
 	parse_event("            bash-1234    [002] .....    10.000000: sched_process_fork: "
 		    "comm=bash pid=1234 child_comm=bash child_pid=1240",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SCHED_PROCESS_FORK);
+	assert_int_equal(ev.kind, KTRACE_EV_SCHED_PROCESS_FORK);
 	assert_str(ev.fork.comm, "bash");
 	assert_int_equal(ev.fork.pid, 1234);
 	assert_str(ev.fork.child_comm, "bash");
@@ -378,7 +379,7 @@ static void test_marker_vmalloc_sched(void **state)
 	parse_event("        modprobe-1240    [002] .....    10.000100: sched_process_exec: "
 		    "filename=/sbin/modprobe pid=1240 old_pid=1240",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SCHED_PROCESS_EXEC);
+	assert_int_equal(ev.kind, KTRACE_EV_SCHED_PROCESS_EXEC);
 	assert_str(ev.exec.filename, "/sbin/modprobe");
 	assert_int_equal(ev.exec.pid, 1240);
 	assert_int_equal(ev.exec.old_pid, 1240);
@@ -387,7 +388,7 @@ static void test_marker_vmalloc_sched(void **state)
 	parse_event("        workload-138     [001] ...1.     5.371716: task_rename: pid=138 "
 		    "oldcomm=workload newcomm=modprobe oom_score_adj=0",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_TASK_RENAME);
+	assert_int_equal(ev.kind, KTRACE_EV_TASK_RENAME);
 	assert_str(ev.comm, "workload");
 	assert_int_equal(ev.rename.pid, 138);
 	assert_str(ev.rename.oldcomm, "workload");
@@ -423,8 +424,8 @@ static void test_marker_vmalloc_sched(void **state)
 
 static void test_variants(void **state)
 {
-	struct tracefs_line l;
-	struct tracefs_event ev;
+	struct ktrace_line l;
+	struct ktrace_event ev;
 	const char *what;
 
 	/* irq-info off: no flags column */
@@ -452,23 +453,23 @@ static void test_variants(void **state)
 	parse_event("        modprobe-157   [000]     4.586660: sys_enter_finit_module: fd: "
 		    "0x00000003, uargs: 0x005bfb41, flags: 0x00000004",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_ENTER_FINIT_MODULE);
-	assert_int_equal(ev.format, TRACEFS_FMT_TRACE_CMD);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_ENTER_FINIT_MODULE);
+	assert_int_equal(ev.format, KTRACE_FMT_TRACE_CMD);
 	assert_int_equal(ev.finit_module.fd, 3);
 	assert_int_equal(ev.finit_module.flags, 4);
 	parse_event("        modprobe-157   [000]     4.588932: sys_exit_finit_module: "
 		    "0xfffffffffffffff8",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_SYS_EXIT_FINIT_MODULE);
+	assert_int_equal(ev.kind, KTRACE_EV_SYS_EXIT_FINIT_MODULE);
 	assert_int_equal(ev.sys_exit.ret, -ENOEXEC);
 	parse_event("        modprobe-157   [000] .....  4.622529: module_load:          libcrc32c ",
 		    &ev);
-	assert_int_equal(ev.format, TRACEFS_FMT_TRACE_CMD);
+	assert_int_equal(ev.format, KTRACE_FMT_TRACE_CMD);
 	assert_str(ev.module_load.name, "libcrc32c");
 	parse_event("            init-1     [001]     4.578855: print:                "
 		    "tracing_mark_write: STEP modprobe-xfs",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MARKER);
+	assert_int_equal(ev.kind, KTRACE_EV_MARKER);
 	assert_str(ev.marker.step, "modprobe-xfs");
 	/* trace-cmd -t: nanoseconds */
 	parse_event("            init-1     [001]     4.578855123: module_free: x", &ev);
@@ -482,26 +483,26 @@ static void test_variants(void **state)
 	parse_event("            init-1     [001]     1.000000: module:module_load: x ", &ev);
 	assert_str(ev.system, "module");
 	assert_str(ev.name, "module_load");
-	assert_int_equal(ev.kind, TRACEFS_EV_MODULE_LOAD);
+	assert_int_equal(ev.kind, KTRACE_EV_MODULE_LOAD);
 	/* sym-offset option on the marker's ip */
 	parse_event("            init-1     [001] .....     1.000000: "
 		    "tracing_mark_write+0x5c/0xa0: STEP x",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MARKER);
+	assert_int_equal(ev.kind, KTRACE_EV_MARKER);
 	assert_str(ev.marker.step, "x");
 
 	/* trace-cmd's stack event and frames */
 	parse_event("          <idle>-0     [003] 58549.289092: kernel_stack:         <stack trace >",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_STACK);
-	assert_int_equal(ev.format, TRACEFS_FMT_TRACE_CMD);
+	assert_int_equal(ev.kind, KTRACE_EV_STACK);
+	assert_int_equal(ev.format, KTRACE_FMT_TRACE_CMD);
 	assert_int_equal(parse("=> schedule (ffffffff814b260e)", &l, &what), 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_FRAME);
+	assert_int_equal(l.kind, KTRACE_LINE_FRAME);
 	assert_str(l.frame.fn.sym, "schedule");
 
 	/* headers */
 	assert_int_equal(parse("cpus=2", &l, &what), 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_HEADER);
+	assert_int_equal(l.kind, KTRACE_LINE_HEADER);
 	assert_int_equal(l.ncpus, 2);
 	assert_int_equal(parse("# entries-in-buffer/entries-written: 1695/1700   #P:2", &l, &what),
 			 0);
@@ -510,24 +511,24 @@ static void test_variants(void **state)
 	assert_int_equal(l.ncpus, 2);
 	assert_int_equal(parse("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION", &l, &what),
 			 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_HEADER);
+	assert_int_equal(l.kind, KTRACE_LINE_HEADER);
 	assert_int_equal(parse("version = 6", &l, &what), 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_HEADER);
+	assert_int_equal(l.kind, KTRACE_LINE_HEADER);
 	assert_int_equal(parse("CPU 1 is empty", &l, &what), 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_HEADER);
+	assert_int_equal(l.kind, KTRACE_LINE_HEADER);
 	assert_int_equal(parse("", &l, &what), 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_HEADER);
+	assert_int_equal(l.kind, KTRACE_LINE_HEADER);
 
 	/* lost events */
 	assert_int_equal(parse("CPU:1 [LOST 1234 EVENTS]", &l, &what), 0);
-	assert_int_equal(l.ev.kind, TRACEFS_EV_LOST);
+	assert_int_equal(l.ev.kind, KTRACE_EV_LOST);
 	assert_int_equal(l.ev.cpu, 1);
 	assert_int_equal(l.ev.lost.count, 1234);
 	assert_false(l.ev.lost.uncounted);
 	/* the "trace" file's iterator knows only that the writer passed it */
 	assert_int_equal(parse("CPU:3 [LOST EVENTS]", &l, &what), 0);
-	assert_int_equal(l.kind, TRACEFS_LINE_EVENT);
-	assert_int_equal(l.ev.kind, TRACEFS_EV_LOST);
+	assert_int_equal(l.kind, KTRACE_LINE_EVENT);
+	assert_int_equal(l.ev.kind, KTRACE_EV_LOST);
 	assert_int_equal(l.ev.cpu, 3);
 	assert_int_equal(l.ev.lost.count, 0);
 	assert_true(l.ev.lost.uncounted);
@@ -540,7 +541,7 @@ static void test_variants(void **state)
 	assert_int_equal(l.ev.lost.count, 12);
 	assert_false(l.ev.lost.uncounted);
 	assert_int_equal(parse("CPU:0 [EVENTS DROPPED]", &l, &what), 0);
-	assert_int_equal(l.ev.kind, TRACEFS_EV_LOST);
+	assert_int_equal(l.ev.kind, KTRACE_EV_LOST);
 	assert_true(l.ev.lost.uncounted);
 
 	/* CRLF */
@@ -550,18 +551,18 @@ static void test_variants(void **state)
 	/* function tracer lines are unknown events with the raw text */
 	parse_event("            bash-1977  [000] .... 17284.993652: sys_close <-system_call_fastpath",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_UNKNOWN);
+	assert_int_equal(ev.kind, KTRACE_EV_UNKNOWN);
 	assert_str(ev.fields, "sys_close <-system_call_fastpath");
 	parse_event("            bash-1977  [000] .... 17284.993652: sched_switch: prev_comm=bash",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_UNKNOWN);
+	assert_int_equal(ev.kind, KTRACE_EV_UNKNOWN);
 	assert_str(ev.name, "sched_switch");
 	assert_str(ev.fields, "prev_comm=bash");
 }
 
 static void test_hostile_comm(void **state)
 {
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 
 	/* the pid is the last "-digits" before the CPU column */
 	parse_event("          a-1-2-33     [001] .....     1.000000: module_free: x", &ev);
@@ -584,7 +585,7 @@ static void test_hostile_comm(void **state)
 	parse_event("            init-1       [000] .....     1.000000: tracing_mark_write: a-2 "
 		    "[001] ..... 2.0: module_free: y",
 		    &ev);
-	assert_int_equal(ev.kind, TRACEFS_EV_MARKER);
+	assert_int_equal(ev.kind, KTRACE_EV_MARKER);
 	assert_int_equal(ev.pid, 1);
 }
 
@@ -633,10 +634,10 @@ static void test_malformed_lines(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct tracefs_line l;
+		struct ktrace_line l;
 		const char *what = NULL;
 
-		if (tracefs_parse_line(bad[i], strlen(bad[i]), &l, &what) != -EINVAL)
+		if (ktrace_parse_line(bad[i], strlen(bad[i]), &l, &what) != -EINVAL)
 			fail_msg("accepted: \"%s\"", bad[i]);
 		assert_non_null(what);
 	}
@@ -647,7 +648,7 @@ static void test_malformed_lines(void **state)
 /* --- the push parser ---------------------------------------------------------------- */
 
 struct collected {
-	struct tracefs_event ev[64];
+	struct ktrace_event ev[64];
 	char comm[64][20];
 	char frames[64][4][48];	/* first frames' text, copied */
 	size_t n_frames[64];
@@ -658,7 +659,7 @@ struct collected {
 	int fail_at;		/* return -EIO from the event callback at this event */
 };
 
-static int collect(void *userdata, const struct tracefs_event *ev)
+static int collect(void *userdata, const struct ktrace_event *ev)
 {
 	struct collected *c = userdata;
 	size_t i;
@@ -690,12 +691,12 @@ static void collect_bad(void *userdata, const struct kt_err *err)
 	c->n_bad++;
 }
 
-static const struct tracefs_parser_ops collect_ops = {
+static const struct ktrace_parser_ops collect_ops = {
 	.event = collect,
 	.bad_line = collect_bad,
 };
 
-static int feed_text(struct tracefs_parser *p, const char *text)
+static int feed_text(struct ktrace_parser *p, const char *text)
 {
 	const char *s = text;
 	int r = 0;
@@ -703,7 +704,7 @@ static int feed_text(struct tracefs_parser *p, const char *text)
 	while (*s) {
 		const char *nl = strchr(s, '\n');
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		int k = tracefs_parser_feed(p, s, len);
+		int k = ktrace_parser_feed(p, s, len);
 
 		if (k < 0 && r == 0)
 			r = k;
@@ -748,20 +749,20 @@ static const char interleaved[] =
 
 static void test_parser_stacks_interleaved(void **state)
 {
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct collected *c = calloc(1, sizeof(*c));
-	const struct tracefs_stats *st;
+	const struct ktrace_stats *st;
 
 	assert_non_null(c);
-	assert_int_equal(tracefs_parser_new("trace", &collect_ops, c, &p), 0);
+	assert_int_equal(ktrace_parser_new("trace", &collect_ops, c, &p), 0);
 	assert_int_equal(feed_text(p, interleaved), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 
 	assert_int_equal(c->n, 4);
-	assert_int_equal(c->ev[0].kind, TRACEFS_EV_SYS_ENTER_FINIT_MODULE);
+	assert_int_equal(c->ev[0].kind, KTRACE_EV_SYS_ENTER_FINIT_MODULE);
 	assert_int_equal(c->n_frames[0], 0);
 	/* CPU 0's read buffer gets the kernel_read_file stack that came after CPU 1's */
-	assert_int_equal(c->ev[1].kind, TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE);
+	assert_int_equal(c->ev[1].kind, KTRACE_EV_ALLOC_VMAP_AREA_KPROBE);
 	assert_int_equal(c->ev[1].vmap_alloc.size, 4222976);
 	assert_int_equal(c->n_frames[1], 13);
 	assert_string_equal(c->comm[1], "storm");
@@ -773,20 +774,20 @@ static void test_parser_stacks_interleaved(void **state)
 	assert_int_equal(c->n_frames[3], 0);
 	assert_int_equal(c->n_bad, 0);
 
-	st = tracefs_parser_stats(p);
+	st = ktrace_parser_stats(p);
 	assert_int_equal(st->events, 4);
 	assert_int_equal(st->stacks, 2);
 	assert_int_equal(st->frames, 25);
 	assert_int_equal(st->malformed, 0);
-	assert_int_equal(st->by_kind[TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE], 3);
-	tracefs_parser_free(p);
+	assert_int_equal(st->by_kind[KTRACE_EV_ALLOC_VMAP_AREA_KPROBE], 3);
+	ktrace_parser_free(p);
 	free(c);
 }
 
 /* the same with CPU 1 as CPU 600: a CPU beyond the parser's per-CPU table */
 static void test_parser_stacks_high_cpu(void **state)
 {
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct collected *c = calloc(1, sizeof(*c));
 	char *text = strdup(interleaved), *q;
 
@@ -794,9 +795,9 @@ static void test_parser_stacks_high_cpu(void **state)
 	assert_non_null(text);
 	while ((q = strstr(text, "[001]")))
 		memcpy(q, "[600]", 5);
-	assert_int_equal(tracefs_parser_new("trace", &collect_ops, c, &p), 0);
+	assert_int_equal(ktrace_parser_new("trace", &collect_ops, c, &p), 0);
 	assert_int_equal(feed_text(p, text), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 	assert_int_equal(c->n, 4);
 	assert_int_equal(c->n_frames[0], 0);
 	assert_int_equal(c->n_frames[1], 13);
@@ -804,14 +805,14 @@ static void test_parser_stacks_high_cpu(void **state)
 	assert_int_equal(c->n_frames[2], 12);
 	assert_int_equal(c->n_frames[3], 0);
 	assert_int_equal(c->n_bad, 0);
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 	free(text);
 	free(c);
 }
 
 static void test_parser_frames_of_event(void **state)
 {
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct collected *c = calloc(1, sizeof(*c));
 	const char *l1 = "            init-1       [000] .....     3.744966: alloc_vmap_area: va_start: "
 			 "18446692164739170304 size=20480 align=16384 vstart=0xffffd0ca00000000 "
@@ -821,30 +822,30 @@ static void test_parser_frames_of_event(void **state)
 	const char *l4 = "            init-1       [000] .....     3.760317: module_free: x";
 
 	assert_non_null(c);
-	assert_int_equal(tracefs_parser_new("trace", &collect_ops, c, &p), 0);
-	assert_int_equal(tracefs_parser_feed(p, l1, strlen(l1)), 0);
-	assert_int_equal(tracefs_parser_feed(p, l2, strlen(l2)), 0);
-	assert_int_equal(tracefs_parser_feed(p, l3, strlen(l3)), 0);
+	assert_int_equal(ktrace_parser_new("trace", &collect_ops, c, &p), 0);
+	assert_int_equal(ktrace_parser_feed(p, l1, strlen(l1)), 0);
+	assert_int_equal(ktrace_parser_feed(p, l2, strlen(l2)), 0);
+	assert_int_equal(ktrace_parser_feed(p, l3, strlen(l3)), 0);
 	/* nothing out yet: more frames could follow */
 	assert_int_equal(c->n, 0);
-	assert_int_equal(tracefs_parser_feed(p, l4, strlen(l4)), 0);
+	assert_int_equal(ktrace_parser_feed(p, l4, strlen(l4)), 0);
 	assert_int_equal(c->n, 1);
 	assert_int_equal(c->n_frames[0], 1);
 	assert_string_equal(c->frames[0][0], "trace_event_raw_event_alloc_vmap_area");
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 	assert_int_equal(c->n, 2);
 	/* finish twice: nothing left */
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 	assert_int_equal(c->n, 2);
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 	free(c);
 }
 
 static void test_parser_bad_lines(void **state)
 {
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct collected *c = calloc(1, sizeof(*c));
-	const struct tracefs_stats *st;
+	const struct ktrace_stats *st;
 	static const char text[] =
 		"# tracer: nop\n"							/* 1 */
 		" => orphan_frame\n"							/* 2 */
@@ -862,20 +863,20 @@ static void test_parser_bad_lines(void **state)
 		"CPU:0 [LOST EVENTS]\n";						/* 14 */
 
 	assert_non_null(c);
-	assert_int_equal(tracefs_parser_new("sys/kernel/tracing/trace", &collect_ops, c, &p), 0);
+	assert_int_equal(ktrace_parser_new("sys/kernel/tracing/trace", &collect_ops, c, &p), 0);
 	assert_int_equal(feed_text(p, text), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 
 	/* later events are neither lost nor shifted */
 	assert_int_equal(c->n, 5);
-	assert_int_equal(c->ev[0].kind, TRACEFS_EV_MODULE_LOAD);
+	assert_int_equal(c->ev[0].kind, KTRACE_EV_MODULE_LOAD);
 	assert_int_equal(c->n_frames[0], 0);
-	assert_int_equal(c->ev[1].kind, TRACEFS_EV_UNKNOWN);
-	assert_int_equal(c->ev[2].kind, TRACEFS_EV_LOST);
+	assert_int_equal(c->ev[1].kind, KTRACE_EV_UNKNOWN);
+	assert_int_equal(c->ev[2].kind, KTRACE_EV_LOST);
 	assert_int_equal(c->ev[2].lost.count, 7);
-	assert_int_equal(c->ev[3].kind, TRACEFS_EV_MODULE_FREE);
+	assert_int_equal(c->ev[3].kind, KTRACE_EV_MODULE_FREE);
 	assert_true(fabs(c->ev[3].ts - 1.4) < 1e-9);
-	assert_int_equal(c->ev[4].kind, TRACEFS_EV_LOST);
+	assert_int_equal(c->ev[4].kind, KTRACE_EV_LOST);
 	assert_true(c->ev[4].lost.uncounted);
 
 	assert_int_equal(c->n_bad, 5);
@@ -886,7 +887,7 @@ static void test_parser_bad_lines(void **state)
 	assert_int_equal(c->bad_lines[4], 10);	/* a stack whose CPU had no event */
 	assert_string_equal(c->bad_what[3], "module_get/put without name, call_site= or refcnt=");
 
-	st = tracefs_parser_stats(p);
+	st = ktrace_parser_stats(p);
 	assert_int_equal(st->lines, 14);
 	assert_int_equal(st->malformed, 4);
 	assert_int_equal(st->orphan_stacks, 1);
@@ -895,13 +896,13 @@ static void test_parser_bad_lines(void **state)
 	assert_int_equal(st->lost_uncounted, 1);
 	assert_int_equal(st->header_lines, 1);
 	assert_int_equal(st->events, 5);
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 	free(c);
 }
 
 static void test_parser_huge_and_nul_lines(void **state)
 {
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct collected *c = calloc(1, sizeof(*c));
 	size_t big = 1024 * 1024;
 	char *line = malloc(big);
@@ -912,48 +913,48 @@ static void test_parser_huge_and_nul_lines(void **state)
 	assert_non_null(line);
 	memset(line, 'a', big);
 	memcpy(line, ok, strlen(ok));	/* a valid start, then 1 MiB of junk */
-	assert_int_equal(tracefs_parser_new("trace", &collect_ops, c, &p), 0);
-	assert_int_equal(tracefs_parser_feed(p, line, big), 0);
-	assert_int_equal(tracefs_parser_feed(p, nul, sizeof(nul) - 1), 0);
-	assert_int_equal(tracefs_parser_feed(p, ok, strlen(ok)), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_new("trace", &collect_ops, c, &p), 0);
+	assert_int_equal(ktrace_parser_feed(p, line, big), 0);
+	assert_int_equal(ktrace_parser_feed(p, nul, sizeof(nul) - 1), 0);
+	assert_int_equal(ktrace_parser_feed(p, ok, strlen(ok)), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 	assert_int_equal(c->n, 1);
 	assert_int_equal(c->n_bad, 2);
 	assert_int_equal(c->bad_lines[0], 1);
 	assert_string_equal(c->bad_what[0], "line too long");
 	assert_int_equal(c->bad_lines[1], 2);
 	assert_string_equal(c->bad_what[1], "line contains a NUL byte");
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 	free(line);
 	free(c);
 }
 
 static void test_parser_empty_and_callback_error(void **state)
 {
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct collected *c = calloc(1, sizeof(*c));
 	const char *a = "            init-1       [000] .....     1.000000: module_free: a";
 	const char *b = "            init-1       [000] .....     2.000000: module_free: b";
 	const char *d = "            init-1       [000] .....     3.000000: module_free: d";
 
 	assert_non_null(c);
-	assert_int_equal(tracefs_parser_new(NULL, NULL, NULL, &p), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
-	assert_int_equal(tracefs_parser_stats(p)->events, 0);
-	assert_int_equal(tracefs_parser_feed(p, "", 0), 0);
-	assert_int_equal(tracefs_parser_stats(p)->header_lines, 1);
-	assert_null(tracefs_parser_free(p));
-	assert_null(tracefs_parser_free(NULL));
+	assert_int_equal(ktrace_parser_new(NULL, NULL, NULL, &p), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_stats(p)->events, 0);
+	assert_int_equal(ktrace_parser_feed(p, "", 0), 0);
+	assert_int_equal(ktrace_parser_stats(p)->header_lines, 1);
+	assert_null(ktrace_parser_free(p));
+	assert_null(ktrace_parser_free(NULL));
 
 	c->fail_at = 1;
-	assert_int_equal(tracefs_parser_new("trace", &collect_ops, c, &p), 0);
-	assert_int_equal(tracefs_parser_feed(p, a, strlen(a)), 0);
-	assert_int_equal(tracefs_parser_feed(p, b, strlen(b)), -EIO);
+	assert_int_equal(ktrace_parser_new("trace", &collect_ops, c, &p), 0);
+	assert_int_equal(ktrace_parser_feed(p, a, strlen(a)), 0);
+	assert_int_equal(ktrace_parser_feed(p, b, strlen(b)), -EIO);
 	/* the parser goes on after an error of the callback */
-	assert_int_equal(tracefs_parser_feed(p, d, strlen(d)), 0);
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_feed(p, d, strlen(d)), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 	assert_int_equal(c->n, 3);
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 	free(c);
 }
 
@@ -972,18 +973,18 @@ static void test_read_file(void **state)
 				   "        modprobe-157   [000]     4.588932: sys_exit_finit_module: "
 				   "0xfffffffffffffff8";	/* no final newline */
 	struct collected *c = calloc(1, sizeof(*c));
-	struct tracefs_stats st;
+	struct ktrace_stats st;
 	struct kt_err err = {0};
 	FILE *f;
 
 	assert_non_null(c);
 	f = fmemopen((void *)text, sizeof(text) - 1, "r");
 	assert_non_null(f);
-	assert_int_equal(tracefs_events_read_file(f, "report.txt", &collect_ops, c, &st, &err), 0);
+	assert_int_equal(ktrace_events_read_file(f, "report.txt", &collect_ops, c, &st, &err), 0);
 	fclose(f);
 	assert_int_equal(c->n, 3);
-	assert_int_equal(c->ev[0].kind, TRACEFS_EV_MARKER);
-	assert_int_equal(c->ev[1].kind, TRACEFS_EV_SYS_ENTER_FINIT_MODULE);
+	assert_int_equal(c->ev[0].kind, KTRACE_EV_MARKER);
+	assert_int_equal(c->ev[1].kind, KTRACE_EV_SYS_ENTER_FINIT_MODULE);
 	assert_int_equal(c->n_frames[1], 2);
 	assert_string_equal(c->frames[1][0], "load_module");
 	assert_int_equal(c->ev[2].sys_exit.ret, -ENOEXEC);
@@ -1003,22 +1004,22 @@ struct fixture_counts {
 	bool out_of_order;
 };
 
-static int count_events(void *userdata, const struct tracefs_event *ev)
+static int count_events(void *userdata, const struct ktrace_event *ev)
 {
 	struct fixture_counts *fc = userdata;
 
-	if (ev->kind == TRACEFS_EV_MODULE_LOAD)
+	if (ev->kind == KTRACE_EV_MODULE_LOAD)
 		fc->module_load++;
-	if (ev->kind == TRACEFS_EV_MARKER && ev->marker.step.len)
+	if (ev->kind == KTRACE_EV_MARKER && ev->marker.step.len)
 		fc->steps++;
-	if (ev->kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE)
+	if (ev->kind == KTRACE_EV_SYS_ENTER_FINIT_MODULE)
 		fc->finit_enter++;
-	if (ev->kind == TRACEFS_EV_SYS_EXIT_FINIT_MODULE) {
+	if (ev->kind == KTRACE_EV_SYS_EXIT_FINIT_MODULE) {
 		fc->finit_exit++;
 		if (ev->sys_exit.ret == -EEXIST)
 			fc->eexist++;
 	}
-	if (ev->kind == TRACEFS_EV_SYS_EXIT_INIT_MODULE)
+	if (ev->kind == KTRACE_EV_SYS_EXIT_INIT_MODULE)
 		fc->init_exit++;
 	if (ev->n_frames)
 		fc->with_frames++;
@@ -1026,11 +1027,11 @@ static int count_events(void *userdata, const struct tracefs_event *ev)
 }
 
 static void check_fixture(const char *name, unsigned long module_loads,
-			  enum tracefs_event_kind vmap_kind)
+			  enum ktrace_event_kind vmap_kind)
 {
-	static const struct tracefs_parser_ops ops = { .event = count_events };
+	static const struct ktrace_parser_ops ops = { .event = count_events };
 	struct fixture_counts fc = {0};
-	struct tracefs_stats st;
+	struct ktrace_stats st;
 	struct kt_err err = {0};
 	char path[512];
 	FILE *f;
@@ -1038,7 +1039,7 @@ static void check_fixture(const char *name, unsigned long module_loads,
 	snprintf(path, sizeof(path), "%s/%s/sys/kernel/tracing/trace", FIXTURES_DIR, name);
 	f = fopen(path, "re");
 	assert_non_null(f);
-	assert_int_equal(tracefs_events_read_file(f, path, &ops, &fc, &st, &err), 0);
+	assert_int_equal(ktrace_events_read_file(f, path, &ops, &fc, &st, &err), 0);
 	fclose(f);
 
 	assert_int_equal(st.malformed, 0);
@@ -1060,13 +1061,13 @@ static void test_fixture_traces(void **state)
 {
 	if (access(FIXTURES_DIR "/debian-6.1-plain/sys/kernel/tracing/trace", R_OK) != 0)
 		skip();
-	check_fixture("debian-6.1-plain", 17, TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE);
-	check_fixture("debian-6.12-xz", 15, TRACEFS_EV_ALLOC_VMAP_AREA);
+	check_fixture("debian-6.1-plain", 17, KTRACE_EV_ALLOC_VMAP_AREA_KPROBE);
+	check_fixture("debian-6.12-xz", 15, KTRACE_EV_ALLOC_VMAP_AREA);
 	if (access(FIXTURES_DIR "/custom-6.12-modstats/sys/kernel/tracing/trace", R_OK) == 0)
-		check_fixture("custom-6.12-modstats", 6, TRACEFS_EV_ALLOC_VMAP_AREA);
+		check_fixture("custom-6.12-modstats", 6, KTRACE_EV_ALLOC_VMAP_AREA);
 }
 
-static int count_event(void *userdata, const struct tracefs_event *ev)
+static int count_event(void *userdata, const struct ktrace_event *ev)
 {
 	(void)ev;
 	(*(int *)userdata)++;
@@ -1081,25 +1082,25 @@ static void test_parser_flush_older(void **state)
 		"        kmodtop-99       [000] .....     4.550000: tracing_mark_write: kmodtop_now",
 		"        kmodtop-99       [000] .....     4.700000: tracing_mark_write: kmodtop_now",
 	};
-	struct tracefs_parser_ops ops = { .event = count_event };
-	struct tracefs_parser *p;
+	struct ktrace_parser_ops ops = { .event = count_event };
+	struct ktrace_parser *p;
 	int n = 0;
 
 	(void)state;
-	assert_int_equal(tracefs_parser_new("t", &ops, &n, &p), 0);
+	assert_int_equal(ktrace_parser_new("t", &ops, &n, &p), 0);
 	for (size_t i = 0; i < 2; i++)
-		assert_int_equal(tracefs_parser_feed(p, lines[i], strlen(lines[i])), 0);
+		assert_int_equal(ktrace_parser_feed(p, lines[i], strlen(lines[i])), 0);
 	/* CPU 1's event may still get a stack: it holds the rest back */
 	assert_int_equal(n, 0);
-	assert_int_equal(tracefs_parser_flush_older(p, 0.1), 0);
+	assert_int_equal(ktrace_parser_flush_older(p, 0.1), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(tracefs_parser_feed(p, lines[2], strlen(lines[2])), 0);
+	assert_int_equal(ktrace_parser_feed(p, lines[2], strlen(lines[2])), 0);
 	/* 0.2 s behind the newest: out, with the first marker; the newest waits */
-	assert_int_equal(tracefs_parser_flush_older(p, 0.1), 0);
+	assert_int_equal(ktrace_parser_flush_older(p, 0.1), 0);
 	assert_int_equal(n, 2);
-	assert_int_equal(tracefs_parser_finish(p), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
 	assert_int_equal(n, 3);
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 }
 
 int main(void)

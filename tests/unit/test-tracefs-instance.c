@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "sources/tracefs-instance.h"
+#include "sources/trace/instance.h"
 
 /* ---- the fake tracefs ------------------------------------------------------------ */
 
@@ -199,9 +199,9 @@ static bool fake_alive(pid_t pid, void *userdata)
 	return pid == fk->alive;
 }
 
-static struct tracefs_fs_ops fake_ops(struct fake *fk)
+static struct ktrace_fs_ops fake_ops(struct fake *fk)
 {
-	return (struct tracefs_fs_ops){ .mkdir = fake_mkdir, .rmdir = fake_rmdir,
+	return (struct ktrace_fs_ops){ .mkdir = fake_mkdir, .rmdir = fake_rmdir,
 					.pid_is_kmodtop = fake_alive, .userdata = fk };
 }
 
@@ -236,7 +236,7 @@ static void fake_free(struct fake *fk)
 	free(fk);
 }
 
-static const struct tracefs_event_status *status(const struct tracefs_instance *ti,
+static const struct ktrace_event_status *status(const struct ktrace_instance *ti,
 						  const char *name)
 {
 	for (size_t i = 0; i < ti->n_events; i++)
@@ -250,24 +250,24 @@ static const struct tracefs_event_status *status(const struct tracefs_instance *
 static void test_instance_tracepoint(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true,
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_instance_opts o = { .measure = true, .stacktrace_in_instance = true,
 					   .buffer_kb = 4096 };
-	struct tracefs_instance *ti = NULL;
+	struct ktrace_instance *ti = NULL;
 	const char *what = NULL;
 	uint64_t lost[2];
 	char buf[64];
 
 	/* the kernel moved the top-level buffer to "global" (unstable TSC) */
 	put(fk->fd, "trace_clock", "local [global] counter uptime perf mono mono_raw boot\n");
-	assert_int_equal(tracefs_instance_new(fk->fd, 4242, &o, &ops, &ti, &what), 0);
+	assert_int_equal(ktrace_instance_new(fk->fd, 4242, &o, &ops, &ti, &what), 0);
 	assert_string_equal(ti->clock, "global");
 	assert_memory_equal(get(fk->fd, "instances/kmodtop-4242/trace_clock"), "global", 6);
 	assert_memory_equal(get(fk->fd, "trace_clock"), "local [global]", 14);
 	assert_string_equal(ti->name, "kmodtop-4242");
 	assert_string_equal(ti->path, "instances/kmodtop-4242");
 	assert_true(ti->created);
-	assert_int_equal(ti->measure, TRACEFS_MEASURE_TRACEPOINT);
+	assert_int_equal(ti->measure, KTRACE_MEASURE_TRACEPOINT);
 	assert_string_equal(ti->group, "");
 	assert_int_equal(ti->ncpus, 2);
 	/* quiet until started; written without truncation, as tracefs wants */
@@ -296,27 +296,27 @@ static void test_instance_tracepoint(void **state)
 	assert_null(status(ti, "module/module_get"));
 	assert_false(exists(fk->fd, "kprobe_events"));
 
-	assert_int_equal(tracefs_instance_start(ti), 0);
+	assert_int_equal(ktrace_instance_start(ti), 0);
 	assert_true(ti->pipe_fd >= 0);
 	assert_memory_equal(get(fk->fd, "instances/kmodtop-4242/tracing_on"), "1", 1);
-	assert_int_equal(tracefs_instance_read(ti, buf, sizeof(buf)), -EAGAIN);
+	assert_int_equal(ktrace_instance_read(ti, buf, sizeof(buf)), -EAGAIN);
 
 	/* overruns since the start, per CPU */
 	put(fk->fd, "instances/kmodtop-4242/per_cpu/cpu1/stats",
 	    "entries: 3\noverrun: 7\ncommit overrun: 99\ndropped events: 2\n");
-	assert_int_equal(tracefs_instance_lost(ti, lost), 0);
+	assert_int_equal(ktrace_instance_lost(ti, lost), 0);
 	assert_int_equal(lost[0], 0);
 	assert_int_equal(lost[1], 9);
 
-	assert_int_equal(tracefs_instance_stop(ti), 0);
+	assert_int_equal(ktrace_instance_stop(ti), 0);
 	assert_memory_equal(get(fk->fd, "instances/kmodtop-4242/tracing_on"), "0", 1);
-	assert_int_equal(tracefs_instance_teardown(ti), 0);
+	assert_int_equal(ktrace_instance_teardown(ti), 0);
 	assert_false(ti->created);
 	assert_int_equal(ti->pipe_fd, -1);
 	assert_false(exists(fk->fd, "instances/kmodtop-4242"));
 	/* twice is harmless */
-	assert_int_equal(tracefs_instance_teardown(ti), 0);
-	assert_null(tracefs_instance_free(ti));
+	assert_int_equal(ktrace_instance_teardown(ti), 0);
+	assert_null(ktrace_instance_free(ti));
 	assert_int_equal(fk->rmdirs, 1);
 	fake_free(fk);
 }
@@ -324,25 +324,25 @@ static void test_instance_tracepoint(void **state)
 static void test_instance_missing_events(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_instance *ti = NULL;
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_instance *ti = NULL;
 	const char *what = NULL;
 
 	fk->init_module_events = false;
 	/* the same clock already: left alone */
 	put(fk->fd, "trace_clock", "[local] global counter\n");
-	assert_int_equal(tracefs_instance_new(fk->fd, 7, NULL, &ops, &ti, &what), 0);
+	assert_int_equal(ktrace_instance_new(fk->fd, 7, NULL, &ops, &ti, &what), 0);
 	assert_string_equal(ti->clock, "local");
 	assert_memory_equal(get(fk->fd, "instances/kmodtop-7/trace_clock"), "[local] global", 14);
 	assert_int_equal(status(ti, "syscalls/sys_enter_init_module")->err, -ENOENT);
 	assert_non_null(status(ti, "syscalls/sys_enter_init_module")->loses);
 	assert_int_equal(status(ti, "syscalls/sys_enter_finit_module")->err, 0);
 	/* not asked to measure: the vmalloc event stays off */
-	assert_int_equal(ti->measure, TRACEFS_MEASURE_NONE);
+	assert_int_equal(ti->measure, KTRACE_MEASURE_NONE);
 	assert_null(ti->measure_why);
 	assert_memory_equal(get(fk->fd, "instances/kmodtop-7/events/vmalloc/alloc_vmap_area/enable"),
 			    "0", 1);
-	tracefs_instance_free(ti);
+	ktrace_instance_free(ti);
 	assert_false(exists(fk->fd, "instances/kmodtop-7"));
 	fake_free(fk);
 }
@@ -350,17 +350,17 @@ static void test_instance_missing_events(void **state)
 static void test_instance_kprobe(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
-	struct tracefs_instance *ti = NULL;
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+	struct ktrace_instance *ti = NULL;
 	const char *what = NULL;
 	char *kp;
 
 	fk->vmalloc_tp = false;
 	fk->kprobe_events = true;
 	put(fk->fd, "kprobe_events", "p:kmt/alloc_vmap_area alloc_vmap_area size=$arg1:u64\n");
-	assert_int_equal(tracefs_instance_new(fk->fd, 4243, &o, &ops, &ti, &what), 0);
-	assert_int_equal(ti->measure, TRACEFS_MEASURE_KPROBE);
+	assert_int_equal(ktrace_instance_new(fk->fd, 4243, &o, &ops, &ti, &what), 0);
+	assert_int_equal(ti->measure, KTRACE_MEASURE_KPROBE);
 	assert_string_equal(ti->group, "kmodtop_4243");
 	kp = get(fk->fd, "kprobe_events");
 	/* appended, never truncated: somebody else's probe is still there */
@@ -372,58 +372,58 @@ static void test_instance_kprobe(void **state)
 	assert_memory_equal(
 		get(fk->fd, "instances/kmodtop-4243/events/kmodtop_4243/alloc_vmap_area/enable"), "1",
 		1);
-	assert_int_equal(tracefs_instance_teardown(ti), 0);
+	assert_int_equal(ktrace_instance_teardown(ti), 0);
 	assert_string_equal(ti->group, "");
 	assert_false(exists(fk->fd, "instances/kmodtop-4243"));
 	kp = get(fk->fd, "kprobe_events");
 	assert_non_null(strstr(kp, "\n-:kmodtop_4243/alloc_vmap_area\n"));
 	assert_null(strstr(kp, "-:kmt"));
-	tracefs_instance_free(ti);
+	ktrace_instance_free(ti);
 	fake_free(fk);
 }
 
 static void test_instance_no_measurement(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
-	struct tracefs_instance *ti = NULL;
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+	struct ktrace_instance *ti = NULL;
 	const char *what = NULL;
 
 	/* before 6.2 and no kprobe events: estimate only, and say why */
 	fk->vmalloc_tp = false;
-	assert_int_equal(tracefs_instance_new(fk->fd, 11, &o, &ops, &ti, &what), 0);
-	assert_int_equal(ti->measure, TRACEFS_MEASURE_NONE);
+	assert_int_equal(ktrace_instance_new(fk->fd, 11, &o, &ops, &ti, &what), 0);
+	assert_int_equal(ti->measure, KTRACE_MEASURE_NONE);
 	assert_non_null(strstr(ti->measure_why, "kprobe"));
 	assert_false(exists(fk->fd, "kprobe_events"));
-	tracefs_instance_free(ti);
+	ktrace_instance_free(ti);
 
 	/* a kernel whose stacktrace trigger would write into the top-level buffer */
 	fk->vmalloc_tp = true;
 	o.stacktrace_in_instance = false;
-	assert_int_equal(tracefs_instance_new(fk->fd, 12, &o, &ops, &ti, &what), 0);
-	assert_int_equal(ti->measure, TRACEFS_MEASURE_NONE);
+	assert_int_equal(ktrace_instance_new(fk->fd, 12, &o, &ops, &ti, &what), 0);
+	assert_int_equal(ti->measure, KTRACE_MEASURE_NONE);
 	assert_non_null(strstr(ti->measure_why, "5.17"));
 	assert_memory_equal(get(fk->fd, "instances/kmodtop-12/events/vmalloc/alloc_vmap_area/trigger"),
 			    "#", 1);
-	tracefs_instance_free(ti);
+	ktrace_instance_free(ti);
 	fake_free(fk);
 }
 
 static void test_instance_replaces_own_leftover(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_instance *ti = NULL;
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_instance *ti = NULL;
 	const char *what = NULL;
 
 	/* an earlier process had our pid and was killed */
 	assert_int_equal(fake_mkdir(fk->fd, "instances/kmodtop-99", fk), 0);
 	put(fk->fd, "instances/kmodtop-99/leftover", "x");
-	assert_int_equal(tracefs_instance_new(fk->fd, 99, NULL, &ops, &ti, &what), 0);
+	assert_int_equal(ktrace_instance_new(fk->fd, 99, NULL, &ops, &ti, &what), 0);
 	assert_false(exists(fk->fd, "instances/kmodtop-99/leftover"));
 	assert_true(exists(fk->fd, "instances/kmodtop-99/tracing_on"));
-	tracefs_instance_free(ti);
+	ktrace_instance_free(ti);
 	assert_false(exists(fk->fd, "instances/kmodtop-99"));
 	fake_free(fk);
 }
@@ -431,12 +431,12 @@ static void test_instance_replaces_own_leftover(void **state)
 static void test_instance_failures(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_instance *ti = NULL;
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_instance *ti = NULL;
 	const char *what = NULL;
 
 	fk->mkdir_err = -EACCES;
-	assert_int_equal(tracefs_instance_new(fk->fd, 5, NULL, &ops, &ti, &what), -EACCES);
+	assert_int_equal(ktrace_instance_new(fk->fd, 5, NULL, &ops, &ti, &what), -EACCES);
 	assert_null(ti);
 	assert_non_null(what);
 	assert_int_equal(fk->rmdirs, 0);
@@ -445,7 +445,7 @@ static void test_instance_failures(void **state)
 	fk->mkdir_err = 0;
 	fk->unwritable = "events/sched/sched_process_fork/enable";
 	what = NULL;
-	assert_int_equal(tracefs_instance_new(fk->fd, 6, NULL, &ops, &ti, &what), -EISDIR);
+	assert_int_equal(ktrace_instance_new(fk->fd, 6, NULL, &ops, &ti, &what), -EISDIR);
 	assert_null(ti);
 	assert_non_null(what);
 	assert_false(exists(fk->fd, "instances/kmodtop-6"));
@@ -455,7 +455,7 @@ static void test_instance_failures(void **state)
 	fk = fake_new();
 	ops = fake_ops(fk);
 	assert_int_equal(unlinkat(fk->fd, "instances", AT_REMOVEDIR), 0);
-	assert_int_equal(tracefs_instance_new(fk->fd, 8, NULL, &ops, &ti, &what), -ENOENT);
+	assert_int_equal(ktrace_instance_new(fk->fd, 8, NULL, &ops, &ti, &what), -ENOENT);
 	fake_free(fk);
 }
 
@@ -485,10 +485,10 @@ static void test_instance_failures_after_mkdir(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct fake *fk = fake_new();
-		struct tracefs_fs_ops ops = fake_ops(fk);
-		struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true,
+		struct ktrace_fs_ops ops = fake_ops(fk);
+		struct ktrace_instance_opts o = { .measure = true, .stacktrace_in_instance = true,
 						   .buffer_kb = 4096 };
-		struct tracefs_instance *ti = NULL;
+		struct ktrace_instance *ti = NULL;
 		const char *what = NULL;
 		pid_t pid = 300 + (pid_t)i;
 		char unwritable[128], inst[64], probe[64], *kp;
@@ -505,7 +505,7 @@ static void test_instance_failures_after_mkdir(void **state)
 		fk->kprobe_events = cases[i].kprobe;
 		put(fk->fd, "kprobe_events", "p:kmt/alloc_vmap_area alloc_vmap_area\n");
 		put(fk->fd, "trace_clock", "local [global] counter\n");
-		assert_int_equal(tracefs_instance_new(fk->fd, pid, &o, &ops, &ti, &what), -EISDIR);
+		assert_int_equal(ktrace_instance_new(fk->fd, pid, &o, &ops, &ti, &what), -EISDIR);
 		assert_null(ti);
 		if (!what || !strstr(what, cases[i].what))
 			fail_msg("%s: reterr_what \"%s\", want \"%s\"", unwritable, what,
@@ -533,9 +533,9 @@ static void test_instance_failures_after_mkdir(void **state)
 	/* a failure whose cleanup cannot remove the instance hands back what is left */
 	{
 		struct fake *fk = fake_new();
-		struct tracefs_fs_ops ops = fake_ops(fk);
-		struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
-		struct tracefs_instance *ti = NULL;
+		struct ktrace_fs_ops ops = fake_ops(fk);
+		struct ktrace_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+		struct ktrace_instance *ti = NULL;
 		const char *what = NULL;
 
 		fk->vmalloc_tp = false;
@@ -543,7 +543,7 @@ static void test_instance_failures_after_mkdir(void **state)
 		fk->unwritable = "events/kmodtop_402/alloc_vmap_area/enable";
 		fk->rmdir_busy = 40;	/* every try of the cleanup: 1 s */
 		put(fk->fd, "kprobe_events", "");
-		assert_int_equal(tracefs_instance_new(fk->fd, 402, &o, &ops, &ti, &what), -EISDIR);
+		assert_int_equal(ktrace_instance_new(fk->fd, 402, &o, &ops, &ti, &what), -EISDIR);
 		assert_non_null(what);
 		assert_non_null(ti);
 		assert_true(ti->created);
@@ -553,14 +553,14 @@ static void test_instance_failures_after_mkdir(void **state)
 		/* the probe could go (the fake does not hold it enabled) */
 		assert_string_equal(ti->group, "");
 		/* the caller's retry */
-		assert_int_equal(tracefs_instance_teardown(ti), 0);
+		assert_int_equal(ktrace_instance_teardown(ti), 0);
 		assert_false(exists(fk->fd, "instances/kmodtop-402"));
-		assert_null(tracefs_instance_free(ti));
+		assert_null(ktrace_instance_free(ti));
 
 		/* a failure before the instance exists leaves *ret NULL, whatever it held */
 		fk->mkdir_err = -EACCES;
-		ti = (struct tracefs_instance *)&ops;
-		assert_int_equal(tracefs_instance_new(fk->fd, 403, &o, &ops, &ti, &what), -EACCES);
+		ti = (struct ktrace_instance *)&ops;
+		assert_int_equal(ktrace_instance_new(fk->fd, 403, &o, &ops, &ti, &what), -EACCES);
 		assert_null(ti);
 		fake_free(fk);
 	}
@@ -568,31 +568,31 @@ static void test_instance_failures_after_mkdir(void **state)
 	/* set up, then the start fails: free removes both */
 	{
 		struct fake *fk = fake_new();
-		struct tracefs_fs_ops ops = fake_ops(fk);
-		struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
-		struct tracefs_instance *ti = NULL;
+		struct ktrace_fs_ops ops = fake_ops(fk);
+		struct ktrace_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+		struct ktrace_instance *ti = NULL;
 		const char *what = NULL;
 
 		fk->vmalloc_tp = false;
 		fk->kprobe_events = true;
 		put(fk->fd, "kprobe_events", "");
-		assert_int_equal(tracefs_instance_new(fk->fd, 400, &o, &ops, &ti, &what), 0);
-		assert_int_equal(ti->measure, TRACEFS_MEASURE_KPROBE);
+		assert_int_equal(ktrace_instance_new(fk->fd, 400, &o, &ops, &ti, &what), 0);
+		assert_int_equal(ti->measure, KTRACE_MEASURE_KPROBE);
 		/* tracing_on cannot be turned on: trace_pipe and trace_marker are open by then */
 		assert_int_equal(unlinkat(fk->fd, "instances/kmodtop-400/tracing_on", 0), 0);
 		assert_int_equal(mkdirat(fk->fd, "instances/kmodtop-400/tracing_on", 0755), 0);
-		assert_int_equal(tracefs_instance_start(ti), -EISDIR);
-		assert_null(tracefs_instance_free(ti));
+		assert_int_equal(ktrace_instance_start(ti), -EISDIR);
+		assert_null(ktrace_instance_free(ti));
 		assert_false(exists(fk->fd, "instances/kmodtop-400"));
 		assert_non_null(strstr(get(fk->fd, "kprobe_events"),
 				       "\n-:kmodtop_400/alloc_vmap_area\n"));
 
 		/* no trace_pipe at all */
-		assert_int_equal(tracefs_instance_new(fk->fd, 401, &o, &ops, &ti, &what), 0);
+		assert_int_equal(ktrace_instance_new(fk->fd, 401, &o, &ops, &ti, &what), 0);
 		assert_int_equal(unlinkat(fk->fd, "instances/kmodtop-401/trace_pipe", 0), 0);
-		assert_int_equal(tracefs_instance_start(ti), -ENOENT);
+		assert_int_equal(ktrace_instance_start(ti), -ENOENT);
 		assert_int_equal(ti->pipe_fd, -1);
-		assert_null(tracefs_instance_free(ti));
+		assert_null(ktrace_instance_free(ti));
 		assert_false(exists(fk->fd, "instances/kmodtop-401"));
 		assert_non_null(strstr(get(fk->fd, "kprobe_events"),
 				       "\n-:kmodtop_401/alloc_vmap_area\n"));
@@ -609,9 +609,9 @@ static void test_instance_failures_after_mkdir(void **state)
 static void test_teardown_retry_after_caller_closed(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
-	struct tracefs_instance *ti = NULL;
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_instance_opts o = { .measure = true, .stacktrace_in_instance = true };
+	struct ktrace_instance *ti = NULL;
 	const char *what = NULL;
 	char decoy[256];
 	int num, dfd;
@@ -619,11 +619,11 @@ static void test_teardown_retry_after_caller_closed(void **state)
 	fk->vmalloc_tp = false;
 	fk->kprobe_events = true;
 	put(fk->fd, "kprobe_events", "");
-	assert_int_equal(tracefs_instance_new(fk->fd, 4244, &o, &ops, &ti, &what), 0);
-	assert_int_equal(tracefs_instance_start(ti), 0);
+	assert_int_equal(ktrace_instance_new(fk->fd, 4244, &o, &ops, &ti, &what), 0);
+	assert_int_equal(ktrace_instance_start(ti), 0);
 	/* every try of the first teardown (40, 25 ms apart) finds it busy */
 	fk->rmdir_busy = 40;
-	assert_int_equal(tracefs_instance_teardown(ti), -EBUSY);
+	assert_int_equal(ktrace_instance_teardown(ti), -EBUSY);
 	assert_true(ti->created);
 	assert_int_equal(fk->rmdirs, 40);
 	assert_true(exists(fk->fd, "instances/kmodtop-4244/tracing_on"));
@@ -640,10 +640,10 @@ static void test_teardown_retry_after_caller_closed(void **state)
 	assert_int_equal(mkdirat(dfd, "instances/kmodtop-4244", 0755), 0);
 
 	/* the retry at exit: the file was let go */
-	assert_int_equal(tracefs_instance_teardown(ti), 0);
+	assert_int_equal(ktrace_instance_teardown(ti), 0);
 	assert_false(ti->created);
 	assert_int_equal(fk->rmdirs, 41);
-	assert_null(tracefs_instance_free(ti));
+	assert_null(ktrace_instance_free(ti));
 	assert_true(exists(dfd, "instances/kmodtop-4244"));
 	close(dfd);
 
@@ -657,8 +657,8 @@ static void test_teardown_retry_after_caller_closed(void **state)
 static void test_cleanup_stale(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = fake_ops(fk);
-	struct tracefs_stale st;
+	struct ktrace_fs_ops ops = fake_ops(fk);
+	struct ktrace_stale st;
 	char *kp;
 
 	fk->alive = 222;
@@ -675,7 +675,7 @@ static void test_cleanup_stale(void **state)
 	    "r:kmodtop_444/ret_probe some_function\n"
 	    "p:kmodtop_x/foo foo\n");
 	fk->rmdirs = 0;
-	assert_int_equal(tracefs_cleanup_stale(fk->fd, 333, &ops, &st), 0);
+	assert_int_equal(ktrace_cleanup_stale(fk->fd, 333, &ops, &st), 0);
 	assert_int_equal(st.instances, 2);
 	assert_int_equal(st.probes, 2);
 	assert_int_equal(st.kept, 2);
@@ -695,7 +695,7 @@ static void test_cleanup_stale(void **state)
 
 	/* a second run finds nothing more to do */
 	put(fk->fd, "kprobe_events", "");
-	assert_int_equal(tracefs_cleanup_stale(fk->fd, 333, &ops, &st), 0);
+	assert_int_equal(ktrace_cleanup_stale(fk->fd, 333, &ops, &st), 0);
 	assert_int_equal(st.instances + st.probes, 0);
 	assert_int_equal(st.kept, 1);
 
@@ -704,7 +704,7 @@ static void test_cleanup_stale(void **state)
 	assert_int_equal(mkdirat(fk->fd, "instances/kmodtop-555", 0755), 0);
 	ops.rmdir = NULL;	/* the real rmdir: refuses a non-empty directory */
 	put(fk->fd, "instances/kmodtop-555/tracing_on", "1");
-	assert_int_equal(tracefs_cleanup_stale(fk->fd, 333, &ops, &st), 0);
+	assert_int_equal(ktrace_cleanup_stale(fk->fd, 333, &ops, &st), 0);
 	assert_int_equal(st.failed, 2);	/* kmodtop-222 is gone now too */
 	assert_int_equal(st.instances, 0);
 	assert_int_equal(st.first_err, -ENOTEMPTY);
@@ -715,8 +715,8 @@ static void test_cleanup_stale(void **state)
 static void test_default_pid_check(void **state)
 {
 	struct fake *fk = fake_new();
-	struct tracefs_fs_ops ops = { .mkdir = fake_mkdir, .rmdir = fake_rmdir, .userdata = fk };
-	struct tracefs_stale st;
+	struct ktrace_fs_ops ops = { .mkdir = fake_mkdir, .rmdir = fake_rmdir, .userdata = fk };
+	struct ktrace_stale st;
 	struct stat sb;
 	int pipefd[2];
 	pid_t dead, named;
@@ -756,7 +756,7 @@ static void test_default_pid_check(void **state)
 		assert_int_equal(fake_mkdir(fk->fd, a, fk), 0);
 		assert_int_equal(fake_mkdir(fk->fd, b, fk), 0);
 		assert_int_equal(fake_mkdir(fk->fd, s, fk), 0);
-		assert_int_equal(tracefs_cleanup_stale(fk->fd, getpid(), &ops, &st), 0);
+		assert_int_equal(ktrace_cleanup_stale(fk->fd, getpid(), &ops, &st), 0);
 		assert_false(exists(fk->fd, a));
 		assert_true(exists(fk->fd, b));
 		assert_false(exists(fk->fd, s));
@@ -774,16 +774,16 @@ static void test_stats_parse(void **state)
 				   "dropped events: 3\nread events: 0\n";
 	uint64_t ov = 1, dr = 1;
 
-	assert_int_equal(tracefs_stats_parse(real, strlen(real), &ov, &dr), 0);
+	assert_int_equal(ktrace_stats_parse(real, strlen(real), &ov, &dr), 0);
 	assert_int_equal(ov, 12);
 	assert_int_equal(dr, 3);
 	/* before "dropped events" existed */
-	assert_int_equal(tracefs_stats_parse("entries: 1\noverrun: 4\n", 22, &ov, &dr), 0);
+	assert_int_equal(ktrace_stats_parse("entries: 1\noverrun: 4\n", 22, &ov, &dr), 0);
 	assert_int_equal(ov, 4);
 	assert_int_equal(dr, 0);
-	assert_int_equal(tracefs_stats_parse("entries: 1\n", 11, &ov, &dr), -EINVAL);
-	assert_int_equal(tracefs_stats_parse("overrun: x\n", 11, &ov, &dr), -EINVAL);
-	assert_int_equal(tracefs_stats_parse("commit overrun: 3\n", 18, &ov, &dr), -EINVAL);
+	assert_int_equal(ktrace_stats_parse("entries: 1\n", 11, &ov, &dr), -EINVAL);
+	assert_int_equal(ktrace_stats_parse("overrun: x\n", 11, &ov, &dr), -EINVAL);
+	assert_int_equal(ktrace_stats_parse("commit overrun: 3\n", 18, &ov, &dr), -EINVAL);
 }
 
 static void test_mountinfo(void **state)
@@ -795,22 +795,22 @@ static void test_mountinfo(void **state)
 	char l4[] = "42 36 0:13 / /x rw";
 	char *mnt, *type;
 
-	assert_int_equal(tracefs_mountinfo_parse_line(l1, &mnt, &type), 0);
+	assert_int_equal(ktrace_mountinfo_parse_line(l1, &mnt, &type), 0);
 	assert_string_equal(mnt, "/sys/kernel/tracing");
 	assert_string_equal(type, "tracefs");
-	assert_int_equal(tracefs_mountinfo_parse_line(l2, &mnt, &type), 0);
+	assert_int_equal(ktrace_mountinfo_parse_line(l2, &mnt, &type), 0);
 	assert_string_equal(type, "debugfs");
-	assert_int_equal(tracefs_mountinfo_parse_line(l3, &mnt, &type), 0);
+	assert_int_equal(ktrace_mountinfo_parse_line(l3, &mnt, &type), 0);
 	assert_string_equal(mnt, "/mnt/with space");
 	assert_string_equal(type, "tracefs");
-	assert_int_equal(tracefs_mountinfo_parse_line(l4, &mnt, &type), -EINVAL);
+	assert_int_equal(ktrace_mountinfo_parse_line(l4, &mnt, &type), -EINVAL);
 }
 
 static void test_mount_find(void **state)
 {
 	struct fake *fk = fake_new();
 	static const char *const none[] = { "/nonexistent/kmodtop-test", NULL };
-	struct tracefs_mount m;
+	struct ktrace_mount m;
 	const char *why = NULL;
 	char mi[1200], line[1100];
 	FILE *f;
@@ -823,12 +823,12 @@ static void test_mount_find(void **state)
 		 fk->dir);
 	fputs(line, f);
 	fclose(f);
-	assert_int_equal(tracefs_mount_find(none, mi, false, &m, &why), 0);
+	assert_int_equal(ktrace_mount_find(none, mi, false, &m, &why), 0);
 	assert_string_equal(m.path, fk->dir);
 	assert_false(m.mounted);
 	assert_true(m.fd >= 0);
 	assert_true(faccessat(m.fd, "instances", F_OK, 0) == 0);
-	tracefs_mount_done(&m);
+	ktrace_mount_done(&m);
 	assert_int_equal(m.fd, -1);
 	assert_null(m.path);
 
@@ -838,14 +838,14 @@ static void test_mount_find(void **state)
 	fputs("22 1 0:5 / /proc rw - proc proc rw\n", f);
 	fclose(f);
 	why = NULL;
-	assert_int_equal(tracefs_mount_find(none, mi, false, &m, &why), -ENOENT);
+	assert_int_equal(ktrace_mount_find(none, mi, false, &m, &why), -ENOENT);
 	assert_non_null(why);
 	assert_int_equal(m.fd, -1);
 	/* a candidate that is a plain directory is not tracefs */
 	{
 		const char *const plain[] = { fk->dir, NULL };
 
-		assert_int_equal(tracefs_mount_find(plain, mi, false, &m, &why), -ENOENT);
+		assert_int_equal(ktrace_mount_find(plain, mi, false, &m, &why), -ENOENT);
 	}
 	fake_free(fk);
 }
@@ -855,7 +855,7 @@ static void test_mount_find_without_why(void **state)
 {
 	static const char *const none[] = { "/nonexistent/kmodtop-test", NULL };
 	struct fake *fk = fake_new();
-	struct tracefs_mount m;
+	struct ktrace_mount m;
 	char mi[1200];
 	FILE *f;
 
@@ -865,14 +865,14 @@ static void test_mount_find_without_why(void **state)
 	fputs("22 1 0:5 / /proc rw - proc proc rw\n", f);
 	fclose(f);
 	/* not mounted */
-	assert_int_equal(tracefs_mount_find(none, mi, false, &m, NULL), -ENOENT);
+	assert_int_equal(ktrace_mount_find(none, mi, false, &m, NULL), -ENOENT);
 	assert_int_equal(m.fd, -1);
 	/* listed as a tracefs mount but not a directory: "cannot be opened" */
 	f = fopen(mi, "w");
 	assert_non_null(f);
 	fprintf(f, "36 25 0:12 / %s rw - tracefs tracefs rw\n", mi);
 	fclose(f);
-	assert_int_equal(tracefs_mount_find(none, mi, false, &m, NULL), -ENOTDIR);
+	assert_int_equal(ktrace_mount_find(none, mi, false, &m, NULL), -ENOTDIR);
 	assert_int_equal(m.fd, -1);
 	fake_free(fk);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The live raw path (sources/tracefs-raw.c) against the trace.dat path on the same
+ * The live raw path (sources/trace/raw.c) against the trace.dat path on the same
  * records: the 6.1 guest's storms as trace-cmd took them (tests/fixtures/tracedat/).
  * Every record of the file is laid out again in ring-buffer sub-buffers, one CPU's after
  * another as the kernel writes them (the layout kbuffer reads: a page header, 32-bit
@@ -29,9 +29,9 @@
 #include <trace-cmd.h>
 #include <trace-seq.h>
 
-#include "sources/tracedat.h"
-#include "sources/tracefs-events.h"
-#include "sources/tracefs-raw.h"
+#include "sources/trace/tracedat.h"
+#include "sources/trace/text.h"
+#include "sources/trace/raw.h"
 
 #define DAT FIXTURES_DIR "/tracedat/debian-6.1-storms.dat"
 /* a quarter of the kernel's 4 KiB sub-buffer: more page boundaries to cross */
@@ -75,17 +75,17 @@ struct ctx {
 	/* live top's way: every field the ledger reads, from the text and as decoded */
 	struct sigs full_text, full_direct;
 	size_t syscall_lines;
-	struct tracefs_parser *tp;
+	struct ktrace_parser *tp;
 	struct trace_seq seq;
 };
 
-static void sig_add(struct sigs *g, const struct tracefs_event *ev, bool us)
+static void sig_add(struct sigs *g, const struct ktrace_event *ev, bool us)
 {
 	char buf[512];
 	unsigned long long t = us ? (ev->ts_ns + 500) / 1000 : ev->ts_ns;
-	const struct tracefs_str *k = NULL;
+	const struct ktrace_str *k = NULL;
 
-	if (ev->kind == TRACEFS_EV_LOST) {
+	if (ev->kind == KTRACE_EV_LOST) {
 		g->lost++;
 		g->lost_count += (unsigned int)ev->lost.count;
 		return;
@@ -94,33 +94,33 @@ static void sig_add(struct sigs *g, const struct tracefs_event *ev, bool us)
 		g->ordered = false;
 	g->last_ts = t;
 	switch (ev->kind) {
-	case TRACEFS_EV_MODULE_LOAD:
-	case TRACEFS_EV_MODULE_FREE:
+	case KTRACE_EV_MODULE_LOAD:
+	case KTRACE_EV_MODULE_FREE:
 		k = &ev->module_load.name;
 		break;
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_MODULE_REQUEST:
 		k = &ev->module_request.name;
 		break;
-	case TRACEFS_EV_MARKER:
+	case KTRACE_EV_MARKER:
 		k = &ev->marker.text;
 		break;
-	case TRACEFS_EV_PROBE_KREAD:
+	case KTRACE_EV_PROBE_KREAD:
 		k = &ev->probe_kread.path;
 		break;
-	case TRACEFS_EV_PROBE_NAME:
+	case KTRACE_EV_PROBE_NAME:
 		k = &ev->probe_name.name;
 		break;
-	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+	case KTRACE_EV_SCHED_PROCESS_EXEC:
 		k = &ev->exec.filename;
 		break;
 	default:
 		break;
 	}
 	snprintf(buf, sizeof(buf), "%llu %u %d %s %.*s fd=%d ret=%" PRId64 " frames=%zu %.*s %.*s", t,
-		 ev->cpu, ev->pid, tracefs_event_kind_name(ev->kind), (int)ev->comm.len, ev->comm.s,
-		 ev->kind == TRACEFS_EV_SYS_ENTER_FINIT_MODULE ? ev->finit_module.fd : -1,
-		 (int64_t)(ev->kind == TRACEFS_EV_SYS_EXIT_FINIT_MODULE ||
-				   ev->kind == TRACEFS_EV_SYS_EXIT_INIT_MODULE
+		 ev->cpu, ev->pid, ktrace_event_kind_name(ev->kind), (int)ev->comm.len, ev->comm.s,
+		 ev->kind == KTRACE_EV_SYS_ENTER_FINIT_MODULE ? ev->finit_module.fd : -1,
+		 (int64_t)(ev->kind == KTRACE_EV_SYS_EXIT_FINIT_MODULE ||
+				   ev->kind == KTRACE_EV_SYS_EXIT_INIT_MODULE
 			   ? ev->sys_exit.ret
 			   : 0),
 		 ev->n_frames, k ? (int)k->len : 0, k ? k->s : "",
@@ -149,57 +149,57 @@ static void push(struct sigs *g, const char *s)
 #define S(x) (int)(x).len, (x).s
 
 /* Everything of @ev that the ledger (ledger_feed_trace()) reads, exactly */
-static void sig_full(struct sigs *g, const struct tracefs_event *ev)
+static void sig_full(struct sigs *g, const struct ktrace_event *ev)
 {
 	char buf[4096];
 	int n;
 
 	n = snprintf(buf, sizeof(buf), "%a %" PRIu64 " %u %d %d [%.*s] %s", ev->ts, ev->ts_ns,
-		     ev->cpu, ev->pid, ev->tgid, S(ev->comm), tracefs_event_kind_name(ev->kind));
+		     ev->cpu, ev->pid, ev->tgid, S(ev->comm), ktrace_event_kind_name(ev->kind));
 	switch (ev->kind) {
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " fd=%d flags=%u",
 			      ev->finit_module.fd, ev->finit_module.flags);
 		break;
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " len=%" PRIu64, ev->init_module.len);
 		break;
-	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_DELETE_MODULE:
+	case KTRACE_EV_SYS_EXIT_FINIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_INIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_DELETE_MODULE:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " ret=%" PRId64, ev->sys_exit.ret);
 		break;
-	case TRACEFS_EV_MODULE_LOAD:
-	case TRACEFS_EV_MODULE_FREE:
+	case KTRACE_EV_MODULE_LOAD:
+	case KTRACE_EV_MODULE_FREE:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s]", S(ev->module_load.name));
 		break;
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_MODULE_REQUEST:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s] wait=%d at [%.*s]",
 			      S(ev->module_request.name), ev->module_request.wait,
 			      S(ev->module_request.call_site.sym));
 		break;
-	case TRACEFS_EV_SCHED_PROCESS_FORK:
+	case KTRACE_EV_SCHED_PROCESS_FORK:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %d [%.*s] -> %d [%.*s]",
 			      ev->fork.pid, S(ev->fork.comm), ev->fork.child_pid,
 			      S(ev->fork.child_comm));
 		break;
-	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+	case KTRACE_EV_SCHED_PROCESS_EXEC:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s]", S(ev->exec.filename));
 		break;
-	case TRACEFS_EV_TASK_RENAME:
+	case KTRACE_EV_TASK_RENAME:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %d [%.*s]", ev->rename.pid,
 			      S(ev->rename.newcomm));
 		break;
-	case TRACEFS_EV_MARKER:
+	case KTRACE_EV_MARKER:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " [%.*s] step [%.*s]",
 			      S(ev->marker.text), S(ev->marker.step));
 		break;
-	case TRACEFS_EV_ALLOC_VMAP_AREA:
-	case TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE:
+	case KTRACE_EV_ALLOC_VMAP_AREA:
+	case KTRACE_EV_ALLOC_VMAP_AREA_KPROBE:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " size=%" PRIu64 " failed=%d res=%d",
 			      ev->vmap_alloc.size, ev->vmap_alloc.failed, ev->vmap_alloc.has_result);
 		break;
-	case TRACEFS_EV_LOST:
+	case KTRACE_EV_LOST:
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " lost=%" PRIu64 "/%d",
 			      ev->lost.count, ev->lost.uncounted);
 		break;
@@ -237,13 +237,13 @@ static void assert_same(struct sigs *a, struct sigs *b)
 
 /* --- the reference: the trace.dat reader ------------------------------------------- */
 
-static int ref_event(void *userdata, const struct tracefs_event *ev)
+static int ref_event(void *userdata, const struct ktrace_event *ev)
 {
 	sig_add(userdata, ev, false);
 	return 0;
 }
 
-static int text_event(void *userdata, const struct tracefs_event *ev)
+static int text_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct ctx *c = userdata;
 
@@ -366,17 +366,17 @@ static const char *dat_comm(void *userdata, int pid)
 	return tep_data_comm_from_pid(userdata, pid);
 }
 
-static int raw_ev(void *userdata, const struct tracefs_event *ev, const struct tep_record *rec)
+static int raw_ev(void *userdata, const struct ktrace_event *ev, const struct tep_record *rec)
 {
 	struct ctx *c = userdata;
 	const char *comm = ev->pid ? tep_data_comm_from_pid(c->tep, ev->pid) : "<idle>";
 
-	struct tracefs_event e = *ev;
+	struct ktrace_event e = *ev;
 	char mark[8192];
 
 	sig_add(&c->raw, ev, false);
 	/* as live top takes it, with no text between */
-	raw_event_as_text(&e, ev->kind == TRACEFS_EV_LOST ? NULL : comm, mark, sizeof(mark));
+	raw_event_as_text(&e, ev->kind == KTRACE_EV_LOST ? NULL : comm, mark, sizeof(mark));
 	sig_full(&c->full_direct, &e);
 	/* and as the spool has it: a line (or lines) the text parser reads back */
 	trace_seq_reset(&c->seq);
@@ -396,7 +396,7 @@ static int raw_ev(void *userdata, const struct tracefs_event *ev, const struct t
 		trace_seq_putc(&ref, '\n');
 		trace_seq_terminate(&ref);
 		trace_seq_terminate(&c->seq);
-		if (ev->kind != TRACEFS_EV_MARKER)
+		if (ev->kind != KTRACE_EV_MARKER)
 			assert_string_equal(c->seq.buffer, ref.buffer);
 		if (strstr(ref.buffer, ": sys_"))
 			c->syscall_lines++;
@@ -406,7 +406,7 @@ static int raw_ev(void *userdata, const struct tracefs_event *ev, const struct t
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 
 		assert_non_null(nl);
-		assert_int_equal(tracefs_parser_feed(c->tp, p, (size_t)(nl - p)), 0);
+		assert_int_equal(ktrace_parser_feed(c->tp, p, (size_t)(nl - p)), 0);
 		p = nl + 1;
 	}
 	return 0;
@@ -448,11 +448,11 @@ static void feed_pages(struct ctx *c, struct raw_stream *rs, unsigned int per_ro
 static void run(unsigned int per_round)
 {
 	struct tracecmd_input *top = tracecmd_open(DAT, TRACECMD_FL_LOAD_NO_PLUGINS), *h;
-	struct tracefs_parser_ops pops = { .event = text_event };
-	struct tracefs_parser_ops rops = { .event = ref_event };
+	struct ktrace_parser_ops pops = { .event = text_event };
+	struct ktrace_parser_ops rops = { .event = ref_event };
 	struct raw_stream_ops ops = { .event = raw_ev };
 	struct raw_stream *rs;
-	struct tracefs_stats st;
+	struct ktrace_stats st;
 	struct kt_err err = { 0 };
 	struct ctx c = { 0 };
 	int fd;
@@ -475,10 +475,10 @@ static void run(unsigned int per_round)
 	close(fd);
 
 	trace_seq_init(&c.seq);
-	assert_int_equal(tracefs_parser_new("spool", &pops, &c, &c.tp), 0);
+	assert_int_equal(ktrace_parser_new("spool", &pops, &c, &c.tp), 0);
 	assert_int_equal(raw_stream_new(c.tep, dat_comm, c.tep, c.ncpus, &ops, &c, &rs), 0);
 	feed_pages(&c, rs, per_round);
-	assert_int_equal(tracefs_parser_finish(c.tp), 0);
+	assert_int_equal(ktrace_parser_finish(c.tp), 0);
 
 	/* in time order across the CPUs, though each CPU was read in turn */
 	assert_true(c.raw.ordered);
@@ -517,7 +517,7 @@ static void run(unsigned int per_round)
 				 c.full_direct.s[i], c.full_text.s[i]);
 
 	raw_stream_free(rs);
-	tracefs_parser_free(c.tp);
+	ktrace_parser_free(c.tp);
 	trace_seq_destroy(&c.seq);
 	sigs_free(&c.ref);
 	sigs_free(&c.raw);

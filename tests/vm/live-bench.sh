@@ -5,7 +5,7 @@
 # (kmt-initstorm: two syscall events a call).
 #
 #   kmodtop-top     kmodtop top --batch at the default delay (its own tracefs instance,
-#                   the events of tracefs_wanted_event() and its naming probes, the
+#                   the events of ktrace_wanted_event() and its naming probes, the
 #                   ring buffers read raw, /dev/kmsg, a frame every 1.5 s to /dev/null)
 #   kmodtop-record  kmodtop record into /tmp: the same tracing, no frames
 #   trace-cmd       trace-cmd stream -e of the same events, its text to /dev/null

@@ -5,7 +5,7 @@
 # instance reads tracing_on 1 before kmodtop turns it off to set it up, so that alone
 # says nothing; kmodtop opens the instance's trace_pipe (or its
 # raw buffers) once the events are enabled,
-# and then turns tracing on (tracefs_instance_start()): the pipe open and tracing_on 1
+# and then turns tracing on (ktrace_instance_start()): the pipe open and tracing_on 1
 # after it mean it traces.
 live_ready() {
 	w=0

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "tep-decode.h"
-#include "tracefs-events.h"
+#include "event.h"
 
 /*
  * The binary ring buffer of an instance: per_cpu/cpuN/trace_pipe_raw, read a sub-buffer
@@ -19,34 +19,34 @@ struct tep_handle;
 struct tep_record;
 struct trace_seq;
 
-struct tracefs_raw;
+struct ktrace_raw;
 
 /*
  * Opens the raw buffers of the instance at @inst_path (relative to the tracefs mount
  * @tfd, whose path @tracefs_path is for libtracefs to read the formats of @systems
  * from). 0, or -errno with *reterr_why (static text).
  */
-int tracefs_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
-		     unsigned int ncpus, const char *const *systems, struct tracefs_raw **ret,
+int ktrace_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
+		     unsigned int ncpus, const char *const *systems, struct ktrace_raw **ret,
 		     const char **reterr_why);
-struct tracefs_raw *tracefs_raw_free(struct tracefs_raw *r);
+struct ktrace_raw *ktrace_raw_free(struct ktrace_raw *r);
 /* The formats the pages are decoded with. Owned by @r. */
-struct tep_handle *tracefs_raw_tep(const struct tracefs_raw *r);
+struct tep_handle *ktrace_raw_tep(const struct ktrace_raw *r);
 /* Symbols for the kernel stacks (/proc/kallsyms' text). 0 or -EINVAL. */
-int tracefs_raw_kallsyms(struct tracefs_raw *r, const char *text);
-unsigned int tracefs_raw_ncpus(const struct tracefs_raw *r);
+int ktrace_raw_kallsyms(struct ktrace_raw *r, const char *text);
+unsigned int ktrace_raw_ncpus(const struct ktrace_raw *r);
 
-typedef int (*tracefs_raw_page_fn)(void *userdata, unsigned int cpu, const void *page,
+typedef int (*ktrace_raw_page_fn)(void *userdata, unsigned int cpu, const void *page,
 				   size_t len);
 /*
  * Reads the pages each CPU's buffer holds now (the last one may be part full), at most
  * @max_pages a CPU, handing each to @page. 1 when any came, 0 none, -errno (or the
  * callback's). A CPU that had more than @max_pages is "behind" until a read drains it.
  */
-int tracefs_raw_read(struct tracefs_raw *r, tracefs_raw_page_fn page, void *userdata,
+int ktrace_raw_read(struct ktrace_raw *r, ktrace_raw_page_fn page, void *userdata,
 		     unsigned int max_pages);
-/* Per CPU: did the last tracefs_raw_read() leave pages unread? Owned by @r. */
-const bool *tracefs_raw_behind(const struct tracefs_raw *r);
+/* Per CPU: did the last ktrace_raw_read() leave pages unread? Owned by @r. */
+const bool *ktrace_raw_behind(const struct ktrace_raw *r);
 
 /*
  * Pages in (each CPU's in the order read), events out: decoded, a kernel stack given to
@@ -62,9 +62,9 @@ struct raw_stream_ops {
 	 * As soon as decoded, in each CPU's order (not merged): for what must be done while
 	 * the task still runs (its files, its parents). Optional; no frames yet.
 	 */
-	int (*decoded)(void *userdata, const struct tracefs_event *ev);
+	int (*decoded)(void *userdata, const struct ktrace_event *ev);
 	/* In time order. @rec: the record the event came from (its data valid during the call only) */
-	int (*event)(void *userdata, const struct tracefs_event *ev, const struct tep_record *rec);
+	int (*event)(void *userdata, const struct ktrace_event *ev, const struct tep_record *rec);
 	/* a page or record the formats cannot decode; optional */
 	void (*bad)(void *userdata, const char *what);
 };
@@ -81,7 +81,7 @@ int raw_stream_page(struct raw_stream *s, unsigned int cpu, const void *page, si
  * none); @age < 0: everything (the end). 0 or -errno.
  */
 int raw_stream_flush(struct raw_stream *s, double age, const bool *behind);
-const struct tracefs_stats *raw_stream_stats(const struct raw_stream *s);
+const struct ktrace_stats *raw_stream_stats(const struct raw_stream *s);
 
 /*
  * The text of @ev (from @rec; a kernel stack given to it as its frames) appended to @s:
@@ -91,7 +91,7 @@ const struct tracefs_stats *raw_stream_stats(const struct raw_stream *s);
  * trace_pipe rounds it; @comm NULL prints "<...>". The text parser reads it back into
  * @ev. 0 or -ENOMEM.
  */
-int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct tracefs_event *ev,
+int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct ktrace_event *ev,
 		     const struct tep_record *rec, const char *comm);
 
 /*
@@ -100,4 +100,4 @@ int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct t
  * @comm (NULL: "<...>"), a marker's line breaks made spaces (its text then in @buf, of
  * @len bytes, which must outlive @ev's use). The same attempts come of either.
  */
-void raw_event_as_text(struct tracefs_event *ev, const char *comm, char *buf, size_t len);
+void raw_event_as_text(struct ktrace_event *ev, const char *comm, char *buf, size_t len);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "load-probes.h"
+#include "sources/load-probes.h"
 
 /*
  * kmodtop's own tracefs instance, instances/kmodtop-PID, and the kprobe group
@@ -21,10 +21,10 @@
  */
 
 /* Where tracefs is mounted. */
-struct tracefs_mount {
+struct ktrace_mount {
 	int fd;			/* O_PATH|O_DIRECTORY; -1 when none */
 	char *path;		/* "/sys/kernel/tracing", for messages */
-	bool mounted;		/* kmodtop mounted it: tracefs_mount_done() unmounts it */
+	bool mounted;		/* kmodtop mounted it: ktrace_mount_done() unmounts it */
 };
 
 /*
@@ -32,7 +32,7 @@ struct tracefs_mount {
  * are decoded). 0 with the mount point and file system type pointing into @line, or
  * -EINVAL.
  */
-int tracefs_mountinfo_parse_line(char *line, char **ret_mnt, char **ret_fstype);
+int ktrace_mountinfo_parse_line(char *line, char **ret_mnt, char **ret_fstype);
 
 /*
  * Finds tracefs: the directories in @candidates (NULL: /sys/kernel/tracing, then
@@ -43,17 +43,17 @@ int tracefs_mountinfo_parse_line(char *line, char **ret_mnt, char **ret_fstype);
  * 0; or -errno with *reterr_why (static text): "not mounted", "mounting it failed"...
  * @reterr_why may be NULL.
  */
-int tracefs_mount_find(const char *const *candidates, const char *mountinfo, bool may_mount,
-		       struct tracefs_mount *ret, const char **reterr_why);
+int ktrace_mount_find(const char *const *candidates, const char *mountinfo, bool may_mount,
+		       struct ktrace_mount *ret, const char **reterr_why);
 /* Closes the fd; unmounts tracefs if kmodtop mounted it. Accepts an empty mount. */
-void tracefs_mount_done(struct tracefs_mount *m);
+void ktrace_mount_done(struct ktrace_mount *m);
 
 /*
  * File system operations the instance code makes that a fake tracefs (a plain
  * directory tree, for the unit tests) cannot do the way tracefs does: tracefs fills a
  * new instance directory itself and removes a full one with rmdir. All optional.
  */
-struct tracefs_fs_ops {
+struct ktrace_fs_ops {
 	/* default mkdirat(dirfd, path, 0755) */
 	int (*mkdir)(int dirfd, const char *path, void *userdata);
 	/* default unlinkat(dirfd, path, AT_REMOVEDIR) */
@@ -68,7 +68,7 @@ struct tracefs_fs_ops {
 };
 
 /* What was left by kmodtop processes that no longer exist, and removed. */
-struct tracefs_stale {
+struct ktrace_stale {
 	unsigned int instances;		/* instances/kmodtop-PID removed */
 	unsigned int probes;		/* kprobe events kmodtop_PID/... removed */
 	unsigned int kept;		/* belong to a running kmodtop */
@@ -82,16 +82,16 @@ struct tracefs_stale {
  * Instances go first: a stale probe may still be enabled in its stale instance.
  * 0, or -errno when instances/ cannot be read; the per-item results are in *ret.
  */
-int tracefs_cleanup_stale(int tracefs_fd, pid_t self, const struct tracefs_fs_ops *ops,
-			  struct tracefs_stale *ret);
+int ktrace_cleanup_stale(int tracefs_fd, pid_t self, const struct ktrace_fs_ops *ops,
+			  struct ktrace_stale *ret);
 
-enum tracefs_measure {
-	TRACEFS_MEASURE_NONE,
-	TRACEFS_MEASURE_TRACEPOINT,	/* vmalloc:alloc_vmap_area + stacktrace (6.2+) */
-	TRACEFS_MEASURE_KPROBE,		/* kprobe kmodtop_PID/alloc_vmap_area size=$arg1 */
+enum ktrace_measure {
+	KTRACE_MEASURE_NONE,
+	KTRACE_MEASURE_TRACEPOINT,	/* vmalloc:alloc_vmap_area + stacktrace (6.2+) */
+	KTRACE_MEASURE_KPROBE,		/* kprobe kmodtop_PID/alloc_vmap_area size=$arg1 */
 };
 
-struct tracefs_instance_opts {
+struct ktrace_instance_opts {
 	bool measure;			/* trace vmap area allocations with their stacks */
 	/*
 	 * The stacktrace trigger writes into the instance's own buffer only since 5.17
@@ -106,17 +106,17 @@ struct tracefs_instance_opts {
 };
 
 /* One event kmodtop asked for, and how it went. */
-struct tracefs_event_status {
+struct ktrace_event_status {
 	const char *name;		/* "syscalls/sys_enter_finit_module" */
 	const char *loses;		/* what the report lacks without it */
 	int err;			/* 0 enabled, -ENOENT the kernel has no such event */
 	const char *why;		/* a probe that could not be placed: why; or NULL */
 };
 
-#define TRACEFS_MAX_EVENTS 16
-#define TRACEFS_MAX_PROBES 4
+#define KTRACE_MAX_EVENTS 16
+#define KTRACE_MAX_PROBES 4
 
-struct tracefs_instance {
+struct ktrace_instance {
 	int tfd;			/* the tracefs mount: a dup, owned, so that a teardown
 					 * retried after the caller closed its fd still works */
 	pid_t pid;
@@ -124,19 +124,19 @@ struct tracefs_instance {
 	char path[48];			/* "instances/kmodtop-1234" */
 	char group[32];			/* "kmodtop_1234" once a kprobe exists, else "" */
 	/* the kprobe events made in the group, removed again by the teardown */
-	char probes[TRACEFS_MAX_PROBES][32];
+	char probes[KTRACE_MAX_PROBES][32];
 	unsigned int n_probes;
 	bool probe_on[_LOAD_PROBE_MAX];	/* the naming probes enabled in the instance */
 	bool created;			/* the directory exists and is ours to remove */
 	int pipe_fd;			/* trace_pipe, O_NONBLOCK; -1 until started */
 	char clock[32];			/* its trace_clock, the top-level one's; "" unknown */
-	enum tracefs_measure measure;
+	enum ktrace_measure measure;
 	const char *measure_why;	/* NONE although asked: why (static text) */
-	struct tracefs_event_status events[TRACEFS_MAX_EVENTS];
+	struct ktrace_event_status events[KTRACE_MAX_EVENTS];
 	size_t n_events;
 	unsigned int ncpus;		/* per_cpu/cpuN directories */
 	uint64_t *lost_base;		/* per CPU, overrun + dropped at start */
-	struct tracefs_fs_ops ops;
+	struct ktrace_fs_ops ops;
 	int marker_fd;			/* trace_marker, from start; -1 when none */
 };
 
@@ -152,54 +152,54 @@ struct tracefs_instance {
  * failures.
  * On failure everything made is removed again. 0 or -errno, *reterr_what saying what
  * failed (static text); *ret is then NULL, or, when the removal failed too, what is
- * left (->created, ->group[0]) for the caller to retry (tracefs_instance_teardown())
+ * left (->created, ->group[0]) for the caller to retry (ktrace_instance_teardown())
  * and free. The instance holds a dup of @tracefs_fd: the caller may close its own
  * while the instance lives.
  */
-int tracefs_instance_new(int tracefs_fd, pid_t pid, const struct tracefs_instance_opts *opts,
-			 const struct tracefs_fs_ops *ops, struct tracefs_instance **ret,
+int ktrace_instance_new(int tracefs_fd, pid_t pid, const struct ktrace_instance_opts *opts,
+			 const struct ktrace_fs_ops *ops, struct ktrace_instance **ret,
 			 const char **reterr_what);
 /* Opens trace_pipe (non-blocking) and turns the instance's tracing_on on. */
-int tracefs_instance_start(struct tracefs_instance *ti);
-/* The same, but without @text the caller reads the raw buffers (tracefs-raw.h) instead */
-int tracefs_instance_start_reading(struct tracefs_instance *ti, bool text);
+int ktrace_instance_start(struct ktrace_instance *ti);
+/* The same, but without @text the caller reads the raw buffers (raw.h) instead */
+int ktrace_instance_start_reading(struct ktrace_instance *ti, bool text);
 /* Turns the instance's tracing_on off; what is buffered can still be read. */
-int tracefs_instance_stop(struct tracefs_instance *ti);
+int ktrace_instance_stop(struct ktrace_instance *ti);
 /* Reads trace_pipe text: bytes, 0 never, -EAGAIN when nothing is buffered, -errno. */
-ssize_t tracefs_instance_read(struct tracefs_instance *ti, char *buf, size_t len);
+ssize_t ktrace_instance_read(struct ktrace_instance *ti, char *buf, size_t len);
 /*
  * Writes @text (one line, no newline) into the instance's own buffer through its
  * trace_marker: a "tracing_mark_write" event of this process, ordered by the trace
  * clock against the kernel's events. 0 or -errno (-EBADF before start).
  */
-int tracefs_instance_mark(struct tracefs_instance *ti, const char *text, size_t len);
+int ktrace_instance_mark(struct ktrace_instance *ti, const char *text, size_t len);
 /*
  * Events the kernel lost in this instance since it started (per_cpu/cpuN/stats:
  * "overrun" plus "dropped events"), per CPU into @ret_lost (ti->ncpus entries).
  * 0, or -errno when the stats cannot be read.
  */
-int tracefs_instance_lost(const struct tracefs_instance *ti, uint64_t *ret_lost);
+int ktrace_instance_lost(const struct ktrace_instance *ti, uint64_t *ret_lost);
 /*
  * Closes trace_pipe, removes the instance (which disables its events and triggers),
  * then the kprobe group. Safe to call twice. 0, or the first -errno (the caller says
  * what is left: ti->created, ti->group[0]).
  */
-int tracefs_instance_teardown(struct tracefs_instance *ti);
+int ktrace_instance_teardown(struct ktrace_instance *ti);
 /* Tears down and frees; accepts NULL, returns NULL. */
-struct tracefs_instance *tracefs_instance_free(struct tracefs_instance *ti);
+struct ktrace_instance *ktrace_instance_free(struct ktrace_instance *ti);
 
 /*
  * The events kmodtop's instance enables ("module/module_load", ...), by index; NULL
  * past the last. *ret_loses (may be NULL): what the report lacks without it.
  */
-const char *tracefs_wanted_event(size_t i, const char **ret_loses);
+const char *ktrace_wanted_event(size_t i, const char **ret_loses);
 
 /*
  * Reads a tracefs file (relative to the mount, e.g. "available_filter_functions"), at most
  * @max bytes, NUL-terminated. Caller frees. 0 or -errno.
  */
-int tracefs_read_file(int tracefs_fd, const char *path, size_t max, char **ret, size_t *ret_len);
+int ktrace_read_file(int tracefs_fd, const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* Per-CPU statistics: "overrun: 12" and "dropped events: 3" from a stats file's text. */
-int tracefs_stats_parse(const char *text, size_t len, uint64_t *ret_overrun,
+int ktrace_stats_parse(const char *text, size_t len, uint64_t *ret_overrun,
 			uint64_t *ret_dropped);

@@ -7,6 +7,7 @@
 
 #include "util/macro.h"
 #include "tep-decode.h"
+#include "text.h"
 
 /* The fields each kind needs, by name in the event's format */
 enum {
@@ -16,7 +17,7 @@ enum {
 
 struct ev_info {
 	bool done;
-	enum tracefs_event_kind kind;
+	enum ktrace_event_kind kind;
 	struct tep_event *event;
 	struct tep_format_field *f[F_MAX];
 };
@@ -27,7 +28,7 @@ struct tep_decoder {
 	void *userdata;
 	struct ev_info *info;		/* by event id */
 	size_t n_info;
-	struct tracefs_frame *frames;
+	struct ktrace_frame *frames;
 	size_t n_frames, cap_frames;
 	char comm_buf[32];
 	char text[8192];		/* a marker's text, NUL-terminated in the record or not */
@@ -57,7 +58,7 @@ struct tep_decoder *tep_decoder_free(struct tep_decoder *d)
 	return NULL;
 }
 
-const struct tracefs_frame *tep_decoder_frames(const struct tep_decoder *d, size_t *ret_n)
+const struct ktrace_frame *tep_decoder_frames(const struct tep_decoder *d, size_t *ret_n)
 {
 	*ret_n = d->n_frames;
 	return d->frames;
@@ -68,45 +69,45 @@ const struct tracefs_frame *tep_decoder_frames(const struct tep_decoder *d, size
 struct kind_desc {
 	const char *system;		/* NULL: any (kprobes live in their own group) */
 	const char *name;
-	enum tracefs_event_kind kind;
+	enum ktrace_event_kind kind;
 	const char *fields[F_MAX];	/* needed; a leading '?' for an optional one */
 };
 
 static const struct kind_desc kinds[] = {
-	{ "syscalls", "sys_enter_finit_module", TRACEFS_EV_SYS_ENTER_FINIT_MODULE,
+	{ "syscalls", "sys_enter_finit_module", KTRACE_EV_SYS_ENTER_FINIT_MODULE,
 	  { "fd", "uargs", "flags" } },
-	{ "syscalls", "sys_exit_finit_module", TRACEFS_EV_SYS_EXIT_FINIT_MODULE, { "ret" } },
-	{ "syscalls", "sys_enter_init_module", TRACEFS_EV_SYS_ENTER_INIT_MODULE,
+	{ "syscalls", "sys_exit_finit_module", KTRACE_EV_SYS_EXIT_FINIT_MODULE, { "ret" } },
+	{ "syscalls", "sys_enter_init_module", KTRACE_EV_SYS_ENTER_INIT_MODULE,
 	  { "umod", "len", "uargs" } },
-	{ "syscalls", "sys_exit_init_module", TRACEFS_EV_SYS_EXIT_INIT_MODULE, { "ret" } },
-	{ "syscalls", "sys_enter_delete_module", TRACEFS_EV_SYS_ENTER_DELETE_MODULE,
+	{ "syscalls", "sys_exit_init_module", KTRACE_EV_SYS_EXIT_INIT_MODULE, { "ret" } },
+	{ "syscalls", "sys_enter_delete_module", KTRACE_EV_SYS_ENTER_DELETE_MODULE,
 	  { "name_user", "flags" } },
-	{ "syscalls", "sys_exit_delete_module", TRACEFS_EV_SYS_EXIT_DELETE_MODULE, { "ret" } },
-	{ "module", "module_load", TRACEFS_EV_MODULE_LOAD, { "name" } },
-	{ "module", "module_free", TRACEFS_EV_MODULE_FREE, { "name" } },
-	{ "module", "module_request", TRACEFS_EV_MODULE_REQUEST, { "name", "wait", "ip" } },
-	{ "module", "module_get", TRACEFS_EV_MODULE_GET, { "name", "ip", "refcnt" } },
-	{ "module", "module_put", TRACEFS_EV_MODULE_PUT, { "name", "ip", "refcnt" } },
-	{ "sched", "sched_process_fork", TRACEFS_EV_SCHED_PROCESS_FORK,
+	{ "syscalls", "sys_exit_delete_module", KTRACE_EV_SYS_EXIT_DELETE_MODULE, { "ret" } },
+	{ "module", "module_load", KTRACE_EV_MODULE_LOAD, { "name" } },
+	{ "module", "module_free", KTRACE_EV_MODULE_FREE, { "name" } },
+	{ "module", "module_request", KTRACE_EV_MODULE_REQUEST, { "name", "wait", "ip" } },
+	{ "module", "module_get", KTRACE_EV_MODULE_GET, { "name", "ip", "refcnt" } },
+	{ "module", "module_put", KTRACE_EV_MODULE_PUT, { "name", "ip", "refcnt" } },
+	{ "sched", "sched_process_fork", KTRACE_EV_SCHED_PROCESS_FORK,
 	  { "parent_comm", "parent_pid", "child_comm", "child_pid" } },
-	{ "sched", "sched_process_exec", TRACEFS_EV_SCHED_PROCESS_EXEC,
+	{ "sched", "sched_process_exec", KTRACE_EV_SCHED_PROCESS_EXEC,
 	  { "filename", "pid", "old_pid" } },
-	{ "sched", "sched_process_exit", TRACEFS_EV_SCHED_PROCESS_EXIT, { "comm", "pid" } },
+	{ "sched", "sched_process_exit", KTRACE_EV_SCHED_PROCESS_EXIT, { "comm", "pid" } },
 	/* 6.13 dropped the pid: the record's own is the task's */
-	{ "task", "task_rename", TRACEFS_EV_TASK_RENAME, { "?pid", "oldcomm", "newcomm" } },
-	{ "ftrace", "print", TRACEFS_EV_MARKER, { "buf" } },
-	{ "ftrace", "kernel_stack", TRACEFS_EV_STACK, { "caller" } },
-	{ "vmalloc", "alloc_vmap_area", TRACEFS_EV_ALLOC_VMAP_AREA,
+	{ "task", "task_rename", KTRACE_EV_TASK_RENAME, { "?pid", "oldcomm", "newcomm" } },
+	{ "ftrace", "print", KTRACE_EV_MARKER, { "buf" } },
+	{ "ftrace", "kernel_stack", KTRACE_EV_STACK, { "caller" } },
+	{ "vmalloc", "alloc_vmap_area", KTRACE_EV_ALLOC_VMAP_AREA,
 	  { "addr", "size", "align", "vstart", "vend", "failed" } },
-	{ "vmalloc", "free_vmap_area_noflush", TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH,
+	{ "vmalloc", "free_vmap_area_noflush", KTRACE_EV_FREE_VMAP_AREA_NOFLUSH,
 	  { "va_start", "nr_lazy", "nr_lazy_max" } },
-	{ "vmalloc", "purge_vmap_area_lazy", TRACEFS_EV_PURGE_VMAP_AREA_LAZY,
+	{ "vmalloc", "purge_vmap_area_lazy", KTRACE_EV_PURGE_VMAP_AREA_LAZY,
 	  { "start", "end", "npurged" } },
 	/* kprobes: any group, by event name (kmodtop_PID, kmodtop, the test bed's kmt) */
-	{ NULL, "kmodtop_kread", TRACEFS_EV_PROBE_KREAD, { "size", "?id", "?path" } },
-	{ NULL, "kmodtop_name", TRACEFS_EV_PROBE_NAME, { "name" } },
-	{ NULL, "kmodtop_layout", TRACEFS_EV_PROBE_LAYOUT, { "size" } },
-	{ NULL, "alloc_vmap_area", TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE,
+	{ NULL, "kmodtop_kread", KTRACE_EV_PROBE_KREAD, { "size", "?id", "?path" } },
+	{ NULL, "kmodtop_name", KTRACE_EV_PROBE_NAME, { "name" } },
+	{ NULL, "kmodtop_layout", KTRACE_EV_PROBE_LAYOUT, { "size" } },
+	{ NULL, "alloc_vmap_area", KTRACE_EV_ALLOC_VMAP_AREA_KPROBE,
 	  { "size", "?align", "?vstart", "?vend" } },
 };
 
@@ -120,7 +121,7 @@ static bool resolve(struct ev_info *in, struct tep_event *e)
 		    (kd->system && (!e->system || strcmp(e->system, kd->system) != 0)))
 			continue;
 		/* the vmalloc tracepoint is in vmalloc; the kprobe stand-in in any other group */
-		if (kd->kind == TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE && e->system &&
+		if (kd->kind == KTRACE_EV_ALLOC_VMAP_AREA_KPROBE && e->system &&
 		    strcmp(e->system, "vmalloc") == 0)
 			continue;
 		memset(in->f, 0, sizeof(in->f));
@@ -137,7 +138,7 @@ static bool resolve(struct ev_info *in, struct tep_event *e)
 		in->kind = kd->kind;
 		return true;
 	}
-	in->kind = TRACEFS_EV_UNKNOWN;
+	in->kind = KTRACE_EV_UNKNOWN;
 	return false;
 }
 
@@ -197,7 +198,7 @@ static bool snum(const struct tep_format_field *f, struct tep_record *rec, int64
 
 /* A string field: fixed (char comm[16]), __data_loc (dynamic), or the record's tail */
 static bool str(const struct tep_format_field *f, struct tep_record *rec,
-		struct tracefs_str *ret)
+		struct ktrace_str *ret)
 {
 	const char *base = rec->data;
 	unsigned int off, len;
@@ -228,14 +229,14 @@ static bool str(const struct tep_format_field *f, struct tep_record *rec,
 	return true;
 }
 
-static void sym_of(struct tep_decoder *d, uint64_t addr, struct tracefs_sym *ret)
+static void sym_of(struct tep_decoder *d, uint64_t addr, struct ktrace_sym *ret)
 {
 	const char *fn = tep_find_function(d->tep, addr);
 
 	memset(ret, 0, sizeof(*ret));
 	if (fn) {
-		ret->sym = ret->text = (struct tracefs_str){ fn, strlen(fn) };
-		ret->module = (struct tracefs_str){ fn + strlen(fn), 0 };
+		ret->sym = ret->text = (struct ktrace_str){ fn, strlen(fn) };
+		ret->module = (struct ktrace_str){ fn + strlen(fn), 0 };
 	}
 }
 
@@ -256,14 +257,14 @@ static int stack_frames(struct tep_decoder *d, const struct ev_info *in, struct 
 	end = (size_t)rec->size;
 	for (; off + (size_t)lsz <= end; off += (size_t)lsz) {
 		uint64_t a = tep_read_number(d->tep, (char *)rec->data + off, lsz);
-		struct tracefs_frame *fr;
+		struct ktrace_frame *fr;
 
 		/* the kernel ends a short stack with ULONG_MAX or 0 */
 		if (!a || a == (lsz == 8 ? ~0ULL : 0xffffffffULL))
 			break;
 		if (d->n_frames == d->cap_frames) {
 			size_t n = d->cap_frames ? d->cap_frames * 2 : 32;
-			struct tracefs_frame *nf = realloc(d->frames, n * sizeof(*nf));
+			struct ktrace_frame *nf = realloc(d->frames, n * sizeof(*nf));
 
 			if (!nf)
 				return -ENOMEM;
@@ -278,7 +279,7 @@ static int stack_frames(struct tep_decoder *d, const struct ev_info *in, struct 
 	return 1;
 }
 
-int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tracefs_event *ev)
+int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct ktrace_event *ev)
 {
 	struct ev_info *in = info_of(d, rec);
 	const struct tep_format_field *const *f;
@@ -288,7 +289,7 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 	size_t n;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->format = TRACEFS_FMT_EITHER;
+	ev->format = KTRACE_FMT_EITHER;
 	ev->tgid = -1;
 	ev->pid = tep_data_pid(d->tep, rec);
 	ev->cpu = rec->cpu >= 0 ? (unsigned int)rec->cpu : 0;
@@ -302,47 +303,47 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 	n = strnlen(comm, sizeof(d->comm_buf) - 1);
 	memcpy(d->comm_buf, comm, n);
 	d->comm_buf[n] = '\0';
-	ev->comm = (struct tracefs_str){ d->comm_buf, n };
+	ev->comm = (struct ktrace_str){ d->comm_buf, n };
 	if (!in)
 		return -EINVAL;
-	ev->name = (struct tracefs_str){ in->event->name, strlen(in->event->name) };
+	ev->name = (struct ktrace_str){ in->event->name, strlen(in->event->name) };
 	if (in->event->system)
-		ev->system = (struct tracefs_str){ in->event->system, strlen(in->event->system) };
+		ev->system = (struct ktrace_str){ in->event->system, strlen(in->event->system) };
 	ev->kind = in->kind;
 	f = (const struct tep_format_field *const *)in->f;
 
 	switch (in->kind) {
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
 		ok = num(f[0], rec, &u[0]) && num(f[1], rec, &u[1]) && num(f[2], rec, &u[2]);
 		ev->finit_module.fd = (int)u[0];
 		ev->finit_module.uargs = u[1];
 		ev->finit_module.flags = (unsigned int)u[2];
 		break;
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
 		ok = num(f[0], rec, &ev->init_module.umod) && num(f[1], rec, &ev->init_module.len) &&
 		     num(f[2], rec, &ev->init_module.uargs);
 		break;
-	case TRACEFS_EV_SYS_ENTER_DELETE_MODULE:
+	case KTRACE_EV_SYS_ENTER_DELETE_MODULE:
 		ok = num(f[0], rec, &ev->delete_module.name_user) && num(f[1], rec, &u[1]);
 		ev->delete_module.flags = (unsigned int)u[1];
 		break;
-	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_DELETE_MODULE:
+	case KTRACE_EV_SYS_EXIT_FINIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_INIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_DELETE_MODULE:
 		ok = snum(f[0], rec, &ev->sys_exit.ret);
 		break;
-	case TRACEFS_EV_MODULE_LOAD:
-	case TRACEFS_EV_MODULE_FREE:
+	case KTRACE_EV_MODULE_LOAD:
+	case KTRACE_EV_MODULE_FREE:
 		ok = str(f[0], rec, &ev->module_load.name) && ev->module_load.name.len;
 		break;
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_MODULE_REQUEST:
 		ok = str(f[0], rec, &ev->module_request.name) && num(f[1], rec, &u[1]) &&
 		     num(f[2], rec, &u[2]);
 		ev->module_request.wait = u[1] != 0;
 		sym_of(d, u[2], &ev->module_request.call_site);
 		break;
-	case TRACEFS_EV_MODULE_GET:
-	case TRACEFS_EV_MODULE_PUT: {
+	case KTRACE_EV_MODULE_GET:
+	case KTRACE_EV_MODULE_PUT: {
 		int64_t rc = 0;
 
 		ok = str(f[0], rec, &ev->module_refcnt.name) && num(f[1], rec, &u[1]) &&
@@ -351,7 +352,7 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 		ev->module_refcnt.refcnt = (int)rc;
 		break;
 	}
-	case TRACEFS_EV_SCHED_PROCESS_FORK: {
+	case KTRACE_EV_SCHED_PROCESS_FORK: {
 		int64_t pp = 0, cp = 0;
 
 		ok = str(f[0], rec, &ev->fork.comm) && snum(f[1], rec, &pp) &&
@@ -360,7 +361,7 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 		ev->fork.child_pid = (int)cp;
 		break;
 	}
-	case TRACEFS_EV_SCHED_PROCESS_EXEC: {
+	case KTRACE_EV_SCHED_PROCESS_EXEC: {
 		int64_t p = 0, op = 0;
 
 		ok = str(f[0], rec, &ev->exec.filename) && snum(f[1], rec, &p) &&
@@ -369,14 +370,14 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 		ev->exec.old_pid = (int)op;
 		break;
 	}
-	case TRACEFS_EV_SCHED_PROCESS_EXIT: {
+	case KTRACE_EV_SCHED_PROCESS_EXIT: {
 		int64_t p = 0;
 
 		ok = str(f[0], rec, &ev->exit.comm) && snum(f[1], rec, &p);
 		ev->exit.pid = (int)p;
 		break;
 	}
-	case TRACEFS_EV_TASK_RENAME: {
+	case KTRACE_EV_TASK_RENAME: {
 		int64_t p = ev->pid;
 
 		ok = (!f[0] || snum(f[0], rec, &p)) && str(f[1], rec, &ev->rename.oldcomm) &&
@@ -384,8 +385,8 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 		ev->rename.pid = (int)p;
 		break;
 	}
-	case TRACEFS_EV_MARKER: {
-		struct tracefs_str t;
+	case KTRACE_EV_MARKER: {
+		struct ktrace_str t;
 
 		ok = str(f[0], rec, &t);
 		if (!ok)
@@ -397,65 +398,65 @@ int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tra
 			t.len = sizeof(d->text) - 1;
 		memcpy(d->text, t.s, t.len);
 		d->text[t.len] = '\0';
-		tracefs_marker_set(ev, d->text, t.len);
+		ktrace_marker_set(ev, d->text, t.len);
 		break;
 	}
-	case TRACEFS_EV_STACK:
+	case KTRACE_EV_STACK:
 		return stack_frames(d, in, rec);
-	case TRACEFS_EV_ALLOC_VMAP_AREA: {
-		struct tracefs_vmap_alloc *a = &ev->vmap_alloc;
+	case KTRACE_EV_ALLOC_VMAP_AREA: {
+		struct ktrace_vmap_alloc *a = &ev->vmap_alloc;
 
 		ok = num(f[0], rec, &a->addr) && num(f[1], rec, &a->size) &&
 		     num(f[2], rec, &a->align) && num(f[3], rec, &a->vstart) &&
 		     num(f[4], rec, &a->vend) && num(f[5], rec, &u[5]);
 		a->failed = u[5] != 0;
 		a->has_result = a->has_align = a->has_range = true;
-		ok = ok && tracefs_vmap_size_possible(a->size);
+		ok = ok && ktrace_vmap_size_possible(a->size);
 		break;
 	}
-	case TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE: {
-		struct tracefs_vmap_alloc *a = &ev->vmap_alloc;
+	case KTRACE_EV_ALLOC_VMAP_AREA_KPROBE: {
+		struct ktrace_vmap_alloc *a = &ev->vmap_alloc;
 
-		ok = num(f[0], rec, &a->size) && tracefs_vmap_size_possible(a->size);
+		ok = num(f[0], rec, &a->size) && ktrace_vmap_size_possible(a->size);
 		a->has_align = f[1] && num(f[1], rec, &a->align);
 		a->has_range = f[2] && f[3] && num(f[2], rec, &a->vstart) &&
 			       num(f[3], rec, &a->vend);
 		break;
 	}
-	case TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH:
+	case KTRACE_EV_FREE_VMAP_AREA_NOFLUSH:
 		ok = num(f[0], rec, &ev->vmap_free.addr) && num(f[1], rec, &ev->vmap_free.nr_lazy) &&
 		     num(f[2], rec, &ev->vmap_free.nr_lazy_max);
 		break;
-	case TRACEFS_EV_PURGE_VMAP_AREA_LAZY:
+	case KTRACE_EV_PURGE_VMAP_AREA_LAZY:
 		ok = num(f[0], rec, &ev->vmap_purge.start) && num(f[1], rec, &ev->vmap_purge.end) &&
 		     num(f[2], rec, &u[2]);
 		ev->vmap_purge.npurged = (unsigned int)u[2];
 		break;
-	case TRACEFS_EV_PROBE_KREAD: {
-		struct tracefs_probe_kread *k = &ev->probe_kread;
+	case KTRACE_EV_PROBE_KREAD: {
+		struct ktrace_probe_kread *k = &ev->probe_kread;
 
 		ok = snum(f[0], rec, &k->size) && k->size >= 0;
 		k->id = -1;
 		if (f[1] && !snum(f[1], rec, &k->id))
 			k->id = -1;
 		if (!f[2] || !str(f[2], rec, &k->path))
-			k->path = (struct tracefs_str){ "", 0 };
+			k->path = (struct ktrace_str){ "", 0 };
 		break;
 	}
-	case TRACEFS_EV_PROBE_NAME:
+	case KTRACE_EV_PROBE_NAME:
 		ok = str(f[0], rec, &ev->probe_name.name) && ev->probe_name.name.len;
 		break;
-	case TRACEFS_EV_PROBE_LAYOUT:
+	case KTRACE_EV_PROBE_LAYOUT:
 		ok = num(f[0], rec, &ev->probe_layout.size) &&
-		     tracefs_vmap_size_possible(ev->probe_layout.size);
+		     ktrace_vmap_size_possible(ev->probe_layout.size);
 		break;
 	default:
 		/* an event the ledger does not use, or one of another layout */
-		ev->kind = TRACEFS_EV_UNKNOWN;
+		ev->kind = KTRACE_EV_UNKNOWN;
 		return 0;
 	}
 	if (!ok) {
-		ev->kind = TRACEFS_EV_UNKNOWN;
+		ev->kind = KTRACE_EV_UNKNOWN;
 		return -EINVAL;
 	}
 	return 0;

@@ -13,11 +13,12 @@
 #include <tracefs.h>
 
 #include "util/macro.h"
-#include "tracefs-raw.h"
+#include "raw.h"
+#include "text.h"
 
 /* --- reading the buffers ------------------------------------------------------------ */
 
-struct tracefs_raw {
+struct ktrace_raw {
 	struct tep_handle *tep;
 	unsigned int ncpus;
 	struct tracefs_cpu **cpu;
@@ -27,11 +28,11 @@ struct tracefs_raw {
 	bool *behind;
 };
 
-int tracefs_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
-		     unsigned int ncpus, const char *const *systems, struct tracefs_raw **ret,
+int ktrace_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
+		     unsigned int ncpus, const char *const *systems, struct ktrace_raw **ret,
 		     const char **reterr_why)
 {
-	struct tracefs_raw *r;
+	struct ktrace_raw *r;
 	char rel[300];
 
 	if (!ncpus || ncpus > 65536) {
@@ -59,7 +60,7 @@ int tracefs_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
 	r->buf = malloc((size_t)r->subbuf);
 	r->behind = calloc(ncpus, sizeof(*r->behind));
 	if (!r->cpu || !r->fd || !r->buf || !r->behind) {
-		tracefs_raw_free(r);
+		ktrace_raw_free(r);
 		return -ENOMEM;
 	}
 	for (unsigned int c = 0; c < ncpus; c++) {
@@ -70,7 +71,7 @@ int tracefs_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
 			continue;
 		r->cpu[c] = tracefs_cpu_alloc_fd(r->fd[c], r->subbuf, true);
 		if (!r->cpu[c]) {
-			tracefs_raw_free(r);
+			ktrace_raw_free(r);
 			return -ENOMEM;
 		}
 	}
@@ -78,7 +79,7 @@ int tracefs_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
 	return 0;
 }
 
-struct tracefs_raw *tracefs_raw_free(struct tracefs_raw *r)
+struct ktrace_raw *ktrace_raw_free(struct ktrace_raw *r)
 {
 	if (!r)
 		return NULL;
@@ -97,27 +98,27 @@ struct tracefs_raw *tracefs_raw_free(struct tracefs_raw *r)
 	return NULL;
 }
 
-struct tep_handle *tracefs_raw_tep(const struct tracefs_raw *r)
+struct tep_handle *ktrace_raw_tep(const struct ktrace_raw *r)
 {
 	return r->tep;
 }
 
-unsigned int tracefs_raw_ncpus(const struct tracefs_raw *r)
+unsigned int ktrace_raw_ncpus(const struct ktrace_raw *r)
 {
 	return r->ncpus;
 }
 
-int tracefs_raw_kallsyms(struct tracefs_raw *r, const char *text)
+int ktrace_raw_kallsyms(struct ktrace_raw *r, const char *text)
 {
 	return tep_parse_kallsyms(r->tep, text) < 0 ? -EINVAL : 0;
 }
 
-const bool *tracefs_raw_behind(const struct tracefs_raw *r)
+const bool *ktrace_raw_behind(const struct ktrace_raw *r)
 {
 	return r->behind;
 }
 
-int tracefs_raw_read(struct tracefs_raw *r, tracefs_raw_page_fn page, void *userdata,
+int ktrace_raw_read(struct ktrace_raw *r, ktrace_raw_page_fn page, void *userdata,
 		     unsigned int max_pages)
 {
 	int any = 0;
@@ -161,7 +162,7 @@ struct raw_page {
 struct raw_item {
 	struct tep_record rec;
 	struct raw_page *page;		/* NULL: a LOST item */
-	struct tracefs_frame *frames;
+	struct ktrace_frame *frames;
 	size_t n_frames;
 	int pid;
 	bool may_get_stack;		/* a vmap allocation: a stack entry may follow */
@@ -184,7 +185,7 @@ struct raw_stream {
 	unsigned int ncpus;
 	struct raw_stream_ops ops;
 	void *userdata;
-	struct tracefs_stats st;
+	struct ktrace_stats st;
 	uint64_t newest;		/* ns */
 };
 
@@ -246,7 +247,7 @@ struct raw_stream *raw_stream_free(struct raw_stream *s)
 	return NULL;
 }
 
-const struct tracefs_stats *raw_stream_stats(const struct raw_stream *s)
+const struct ktrace_stats *raw_stream_stats(const struct raw_stream *s)
 {
 	return &s->st;
 }
@@ -276,7 +277,7 @@ static struct raw_item *last(struct raw_cpu *q)
 
 static int emit_item(struct raw_stream *s, struct raw_item *it)
 {
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 
 	if (it->page) {
 		/* it decoded once: the same record decodes the same */
@@ -285,7 +286,7 @@ static int emit_item(struct raw_stream *s, struct raw_item *it)
 		ev.n_frames = it->n_frames;
 	} else {
 		memset(&ev, 0, sizeof(ev));
-		ev.kind = TRACEFS_EV_LOST;
+		ev.kind = KTRACE_EV_LOST;
 		ev.cpu = (unsigned int)it->rec.cpu;
 		ev.ts_ns = it->rec.ts;
 		ev.lost.count = it->lost;
@@ -295,7 +296,7 @@ static int emit_item(struct raw_stream *s, struct raw_item *it)
 	}
 	s->st.events++;
 	s->st.by_kind[ev.kind]++;
-	if (ev.kind == TRACEFS_EV_UNKNOWN)
+	if (ev.kind == KTRACE_EV_UNKNOWN)
 		s->st.unknown++;
 	return s->ops.event ? s->ops.event(s->userdata, &ev, it->page ? &it->rec : NULL) : 0;
 }
@@ -331,7 +332,7 @@ static int emit(struct raw_stream *s, bool all, uint64_t until)
 static int attach_stack(struct raw_stream *s, struct raw_cpu *q, int pid)
 {
 	struct raw_item *prev = last(q);
-	const struct tracefs_frame *fr;
+	const struct ktrace_frame *fr;
 	size_t n;
 
 	fr = tep_decoder_frames(s->d, &n);
@@ -482,7 +483,7 @@ int raw_stream_page(struct raw_stream *s, unsigned int cpu, const void *data, si
 	}
 	for (rd = kbuffer_read_event(s->kbuf, &ts); rd; rd = kbuffer_next_event(s->kbuf, &ts)) {
 		struct tep_record rec = { .ts = ts, .data = rd, .cpu = (int)cpu };
-		struct tracefs_event ev;
+		struct ktrace_event ev;
 		struct raw_item *it;
 		int k;
 
@@ -518,8 +519,8 @@ int raw_stream_page(struct raw_stream *s, unsigned int cpu, const void *data, si
 		it->page = pg;
 		pg->refs++;
 		it->pid = ev.pid;
-		it->may_get_stack = ev.kind == TRACEFS_EV_ALLOC_VMAP_AREA ||
-				    ev.kind == TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE;
+		it->may_get_stack = ev.kind == KTRACE_EV_ALLOC_VMAP_AREA ||
+				    ev.kind == KTRACE_EV_ALLOC_VMAP_AREA_KPROBE;
 		if (ts > s->newest)
 			s->newest = ts;
 		if (ts > q->last)
@@ -708,7 +709,7 @@ static char *put_syscall(char *p, size_t room, const struct tep_event *e, const 
 	return a ? NULL : p;
 }
 
-int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct tracefs_event *ev,
+int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct ktrace_event *ev,
 		     const struct tep_record *rec, const char *comm)
 {
 	struct tep_event *e;
@@ -716,7 +717,7 @@ int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct t
 	unsigned long long us;
 	unsigned int from;
 
-	if (ev->kind == TRACEFS_EV_LOST || !rec) {
+	if (ev->kind == KTRACE_EV_LOST || !rec) {
 		if (ev->lost.uncounted)
 			trace_seq_printf(s, "CPU:%u [LOST EVENTS]\n", ev->cpu);
 		else
@@ -759,7 +760,7 @@ int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct t
 		trace_seq_printf(s, "%16s-%-7d [%03u] %5llu.%06llu: <stack trace>\n",
 				 comm, ev->pid, ev->cpu, us / 1000000, us % 1000000);
 		for (size_t i = 0; i < ev->n_frames; i++) {
-			const struct tracefs_frame *fr = &ev->frames[i];
+			const struct ktrace_frame *fr = &ev->frames[i];
 
 			if (fr->fn.text.len)
 				trace_seq_printf(s, " => %.*s\n", (int)fr->fn.text.len, fr->fn.text.s);
@@ -770,12 +771,12 @@ int raw_format_event(struct tep_handle *tep, struct trace_seq *s, const struct t
 	return s->state == TRACE_SEQ__MEM_ALLOC_FAILED ? -ENOMEM : 0;
 }
 
-void raw_event_as_text(struct tracefs_event *ev, const char *comm, char *buf, size_t len)
+void raw_event_as_text(struct ktrace_event *ev, const char *comm, char *buf, size_t len)
 {
 	unsigned long long us;
-	const struct tracefs_str *t = &ev->marker.text;
+	const struct ktrace_str *t = &ev->marker.text;
 
-	if (ev->kind == TRACEFS_EV_LOST) {
+	if (ev->kind == KTRACE_EV_LOST) {
 		/* "CPU:N [LOST M EVENTS]": the line has no time and no task */
 		ev->pid = ev->tgid = -1;
 		ev->ts_ns = 0;
@@ -789,8 +790,8 @@ void raw_event_as_text(struct tracefs_event *ev, const char *comm, char *buf, si
 	ev->ts_digits = 6;
 	if (!comm)
 		comm = "<...>";
-	ev->comm = (struct tracefs_str){ comm, strlen(comm) };
-	if (ev->kind == TRACEFS_EV_MARKER && len &&
+	ev->comm = (struct ktrace_str){ comm, strlen(comm) };
+	if (ev->kind == KTRACE_EV_MARKER && len &&
 	    (memchr(t->s, '\n', t->len) || memchr(t->s, '\r', t->len))) {
 		size_t n = t->len < len ? t->len : len - 1;
 
@@ -799,6 +800,6 @@ void raw_event_as_text(struct tracefs_event *ev, const char *comm, char *buf, si
 		for (size_t i = 0; i < n; i++)
 			if (buf[i] == '\n' || buf[i] == '\r')
 				buf[i] = ' ';
-		tracefs_marker_set(ev, buf, n);
+		ktrace_marker_set(ev, buf, n);
 	}
 }

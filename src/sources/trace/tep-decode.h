@@ -5,11 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracefs-events.h"
+#include "event.h"
 
 /*
  * Binary trace records (a trace.dat's, a live ring buffer's) decoded with libtraceevent,
- * against the event formats the tep_handle holds, into the struct tracefs_event the
+ * against the event formats the tep_handle holds, into the struct ktrace_event the
  * text parser gives: the same kinds and fields, so that the ledger cannot tell which
  * way a trace came. Fields are found by name in each event's format, once per event
  * id; a field an event lacks (a kernel that has another layout) makes the record an
@@ -36,6 +36,6 @@ struct tep_decoder *tep_decoder_free(struct tep_decoder *d);
  * tep_decoder_frames(), to go with the event before it on its CPU); -EINVAL for a
  * record the formats cannot decode (a damaged one: *ret then says UNKNOWN).
  */
-int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct tracefs_event *ret);
+int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct ktrace_event *ret);
 /* The frames of the last kernel stack decoded; owned by @d, valid until then. */
-const struct tracefs_frame *tep_decoder_frames(const struct tep_decoder *d, size_t *ret_n);
+const struct ktrace_frame *tep_decoder_frames(const struct tep_decoder *d, size_t *ret_n);

@@ -44,8 +44,8 @@ static int count_record(struct tracecmd_input *h, struct tep_record *rec, int cp
  */
 struct head {
 	struct tep_record *rec, *next;
-	struct tracefs_event ev;
-	struct tracefs_frame *frames;
+	struct ktrace_event ev;
+	struct ktrace_frame *frames;
 	size_t cap_frames;
 	char comm[32];
 	bool valid, done;
@@ -56,9 +56,9 @@ struct reader {
 	struct tep_decoder *d;
 	struct head *heads;
 	int ncpus;
-	const struct tracefs_parser_ops *ops;
+	const struct ktrace_parser_ops *ops;
 	void *userdata;
-	struct tracefs_stats st;
+	struct ktrace_stats st;
 	const char *path;
 };
 
@@ -73,13 +73,13 @@ static void bad(struct reader *rd, const char *what)
 	rd->ops->bad_line(rd->userdata, &e);
 }
 
-static int emit(struct reader *rd, const struct tracefs_event *ev)
+static int emit(struct reader *rd, const struct ktrace_event *ev)
 {
 	rd->st.events++;
 	rd->st.by_kind[ev->kind]++;
-	if (ev->kind == TRACEFS_EV_UNKNOWN)
+	if (ev->kind == KTRACE_EV_UNKNOWN)
 		rd->st.unknown++;
-	if (ev->kind == TRACEFS_EV_LOST) {
+	if (ev->kind == KTRACE_EV_LOST) {
 		rd->st.lost_events += ev->lost.count;
 		rd->st.lost_uncounted += ev->lost.uncounted;
 	}
@@ -113,7 +113,7 @@ static int fill(struct reader *rd, int cpu)
 		}
 		rd->st.lines++;
 		if (r->missed_events) {
-			struct tracefs_event lost = { .kind = TRACEFS_EV_LOST, .cpu = (unsigned int)cpu,
+			struct ktrace_event lost = { .kind = KTRACE_EV_LOST, .cpu = (unsigned int)cpu,
 						      .ts = (double)r->ts / 1e9, .ts_ns = r->ts };
 
 			lost.lost.count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
@@ -136,15 +136,15 @@ static int fill(struct reader *rd, int cpu)
 		hd->rec = r;
 		hd->valid = true;
 		snprintf(hd->comm, sizeof(hd->comm), "%.*s", (int)hd->ev.comm.len, hd->ev.comm.s);
-		hd->ev.comm = (struct tracefs_str){ hd->comm, strlen(hd->comm) };
+		hd->ev.comm = (struct ktrace_str){ hd->comm, strlen(hd->comm) };
 		/* its stack, if one follows */
 		hd->next = take(rd, cpu);
-		if (hd->next && tep_decoder_decode(rd->d, hd->next, &(struct tracefs_event){ 0 }) == 1) {
+		if (hd->next && tep_decoder_decode(rd->d, hd->next, &(struct ktrace_event){ 0 }) == 1) {
 			size_t n;
-			const struct tracefs_frame *fr = tep_decoder_frames(rd->d, &n);
+			const struct ktrace_frame *fr = tep_decoder_frames(rd->d, &n);
 
 			if (n > hd->cap_frames) {
-				struct tracefs_frame *nf = realloc(hd->frames, n * sizeof(*nf));
+				struct ktrace_frame *nf = realloc(hd->frames, n * sizeof(*nf));
 
 				if (!nf)
 					return -ENOMEM;
@@ -257,8 +257,8 @@ static int pick_buffer(int fd)
 	return pick;
 }
 
-int tracedat_read_fd(int fd, const char *path, const struct tracefs_parser_ops *ops,
-		     void *userdata, struct tracefs_stats *ret_stats, struct kt_err *reterr)
+int tracedat_read_fd(int fd, const char *path, const struct ktrace_parser_ops *ops,
+		     void *userdata, struct ktrace_stats *ret_stats, struct kt_err *reterr)
 {
 	struct tracecmd_input *top, *h;
 	struct reader rd = { .ops = ops, .userdata = userdata, .path = path };

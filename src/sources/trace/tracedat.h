@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "util/kt-err.h"
-#include "tracefs-events.h"
+#include "event.h"
 
 /*
  * trace-cmd's trace.dat, read with libtracecmd and decoded with libtraceevent against
@@ -26,8 +26,8 @@ bool tracedat_sniff(const void *head, size_t len);
 
 /*
  * Reads the trace.dat open on @fd (not closed; read from offset 0), as
- * tracefs_events_read_file() reads text. @path names it in errors. 0, or -errno with
+ * ktrace_events_read_file() reads text. @path names it in errors. 0, or -errno with
  * *reterr: -EINVAL when libtracecmd cannot read it.
  */
-int tracedat_read_fd(int fd, const char *path, const struct tracefs_parser_ops *ops,
-		     void *userdata, struct tracefs_stats *ret_stats, struct kt_err *reterr);
+int tracedat_read_fd(int fd, const char *path, const struct ktrace_parser_ops *ops,
+		     void *userdata, struct ktrace_stats *ret_stats, struct kt_err *reterr);

@@ -16,7 +16,7 @@
 #include "util/linereader.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
-#include "tracefs-instance.h"
+#include "instance.h"
 
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC 0x74726163
@@ -82,7 +82,7 @@ static int read_at(int tfd, const char *path, size_t max, char **ret, size_t *re
 	return 0;
 }
 
-int tracefs_read_file(int tfd, const char *path, size_t max, char **ret, size_t *ret_len)
+int ktrace_read_file(int tfd, const char *path, size_t max, char **ret, size_t *ret_len)
 {
 	return read_at(tfd, path, max, ret, ret_len);
 }
@@ -141,9 +141,9 @@ static bool default_pid_is_kmodtop(pid_t pid, void *userdata)
 	return strcmp(comm, "kmodtop") == 0;
 }
 
-static void ops_init(struct tracefs_fs_ops *dst, const struct tracefs_fs_ops *src)
+static void ops_init(struct ktrace_fs_ops *dst, const struct ktrace_fs_ops *src)
 {
-	*dst = src ? *src : (struct tracefs_fs_ops){0};
+	*dst = src ? *src : (struct ktrace_fs_ops){0};
 	if (!dst->mkdir)
 		dst->mkdir = default_mkdir;
 	if (!dst->rmdir)
@@ -175,7 +175,7 @@ static size_t unescape_octal(char *s)
  * "36 25 0:12 / /sys/kernel/tracing rw,nosuid shared:15 - tracefs tracefs rw"
  * (proc(5)): the mount point is field 5; the type follows the " - " separator.
  */
-int tracefs_mountinfo_parse_line(char *line, char **ret_mnt, char **ret_fstype)
+int ktrace_mountinfo_parse_line(char *line, char **ret_mnt, char **ret_fstype)
 {
 	char *f[64], *p = line;
 	size_t n = 0;
@@ -218,7 +218,7 @@ static int open_tracefs_dir(const char *path, bool check_magic)
 	return fd;
 }
 
-static int mount_set(struct tracefs_mount *ret, int fd, const char *path, bool mounted)
+static int mount_set(struct ktrace_mount *ret, int fd, const char *path, bool mounted)
 {
 	ret->path = strdup(path);
 	if (!ret->path) {
@@ -233,8 +233,8 @@ static int mount_set(struct tracefs_mount *ret, int fd, const char *path, bool m
 	return 0;
 }
 
-int tracefs_mount_find(const char *const *candidates, const char *mountinfo, bool may_mount,
-		       struct tracefs_mount *ret, const char **reterr_why)
+int ktrace_mount_find(const char *const *candidates, const char *mountinfo, bool may_mount,
+		       struct ktrace_mount *ret, const char **reterr_why)
 {
 	static const char *const defaults[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 						NULL };
@@ -245,7 +245,7 @@ int tracefs_mount_find(const char *const *candidates, const char *mountinfo, boo
 	/* callers that only want a mount, if any, pass no reason */
 	if (!reterr_why)
 		reterr_why = &unused_why;
-	*ret = (struct tracefs_mount){ .fd = -1 };
+	*ret = (struct ktrace_mount){ .fd = -1 };
 	for (size_t i = 0; (candidates ? candidates : defaults)[i]; i++) {
 		const char *c = (candidates ? candidates : defaults)[i];
 
@@ -266,7 +266,7 @@ int tracefs_mount_find(const char *const *candidates, const char *mountinfo, boo
 		while ((r = linereader_next(&lr, &line, &len)) != 0) {
 			if (r < 0 && r != -E2BIG && r != -EBADMSG)
 				break;
-			if (r < 0 || tracefs_mountinfo_parse_line(line, &mnt, &type) < 0 ||
+			if (r < 0 || ktrace_mountinfo_parse_line(line, &mnt, &type) < 0 ||
 			    strcmp(type, "tracefs") != 0)
 				continue;
 			fd = open_tracefs_dir(mnt, false);
@@ -316,7 +316,7 @@ int tracefs_mount_find(const char *const *candidates, const char *mountinfo, boo
 	return mount_set(ret, fd, defaults[0], true);
 }
 
-void tracefs_mount_done(struct tracefs_mount *m)
+void ktrace_mount_done(struct ktrace_mount *m)
 {
 	if (m->fd >= 0)
 		close(m->fd);
@@ -363,7 +363,7 @@ static int remove_probe(int tfd, const char *group, const char *event)
 	return r;
 }
 
-static void stale_note(struct tracefs_stale *st, int r)
+static void stale_note(struct ktrace_stale *st, int r)
 {
 	if (r < 0) {
 		st->failed++;
@@ -372,11 +372,11 @@ static void stale_note(struct tracefs_stale *st, int r)
 	}
 }
 
-int tracefs_cleanup_stale(int tfd, pid_t self, const struct tracefs_fs_ops *user_ops,
-			  struct tracefs_stale *ret)
+int ktrace_cleanup_stale(int tfd, pid_t self, const struct ktrace_fs_ops *user_ops,
+			  struct ktrace_stale *ret)
 {
-	struct tracefs_fs_ops ops;
-	struct tracefs_stale st = {0};
+	struct ktrace_fs_ops ops;
+	struct ktrace_stale st = {0};
 	struct dirent *de;
 	char *text = NULL;
 	size_t len;
@@ -455,7 +455,7 @@ int tracefs_cleanup_stale(int tfd, pid_t self, const struct tracefs_fs_ops *user
 
 /* ---- the instance ---------------------------------------------------------------- */
 
-static int inst_write(struct tracefs_instance *ti, const char *rel, const char *text)
+static int inst_write(struct ktrace_instance *ti, const char *rel, const char *text)
 {
 	char path[512];
 
@@ -463,7 +463,7 @@ static int inst_write(struct tracefs_instance *ti, const char *rel, const char *
 	return write_at(ti->tfd, path, text, false);
 }
 
-static bool inst_exists(struct tracefs_instance *ti, const char *rel)
+static bool inst_exists(struct ktrace_instance *ti, const char *rel)
 {
 	char path[512];
 
@@ -471,15 +471,15 @@ static bool inst_exists(struct tracefs_instance *ti, const char *rel)
 	return exists_at(ti->tfd, path);
 }
 
-static void add_status(struct tracefs_instance *ti, const char *name, const char *loses, int err)
+static void add_status(struct ktrace_instance *ti, const char *name, const char *loses, int err)
 {
-	if (ti->n_events < TRACEFS_MAX_EVENTS)
+	if (ti->n_events < KTRACE_MAX_EVENTS)
 		ti->events[ti->n_events++] =
-			(struct tracefs_event_status){ .name = name, .loses = loses, .err = err };
+			(struct ktrace_event_status){ .name = name, .loses = loses, .err = err };
 }
 
 /* Enables events/@name in the instance; -ENOENT when the kernel has no such event. */
-static int enable_event(struct tracefs_instance *ti, const char *name)
+static int enable_event(struct ktrace_instance *ti, const char *name)
 {
 	char rel[200];
 
@@ -507,7 +507,7 @@ static const struct {
 	{ "task/task_rename", "task names set by prctl() after fork" },
 };
 
-const char *tracefs_wanted_event(size_t i, const char **ret_loses)
+const char *ktrace_wanted_event(size_t i, const char **ret_loses)
 {
 	if (i >= ARRAY_SIZE(wanted_events))
 		return NULL;
@@ -517,7 +517,7 @@ const char *tracefs_wanted_event(size_t i, const char **ret_loses)
 }
 
 /* module:* as the kernel has it today or later, but the per-refcount events */
-static int enable_other_module_events(struct tracefs_instance *ti)
+static int enable_other_module_events(struct ktrace_instance *ti)
 {
 	char path[256];
 	struct dirent *de;
@@ -557,13 +557,13 @@ static int enable_other_module_events(struct tracefs_instance *ti)
  * Adds "p:kmodtop_PID/@event @symbol @args" (or r: with @ret) to kprobe_events and notes
  * it for the teardown. 0 or -errno (-ENOENT, -EINVAL: the kernel refused it).
  */
-static int add_probe(struct tracefs_instance *ti, const char *event, const char *symbol,
+static int add_probe(struct ktrace_instance *ti, const char *event, const char *symbol,
 		     const char *args)
 {
 	char def[512];
 	int r;
 
-	if (ti->n_probes == TRACEFS_MAX_PROBES)
+	if (ti->n_probes == KTRACE_MAX_PROBES)
 		return -ENOSPC;
 	if (!ti->group[0])
 		snprintf(ti->group, sizeof(ti->group), GROUP_PREFIX "%d", (int)ti->pid);
@@ -577,7 +577,7 @@ static int add_probe(struct tracefs_instance *ti, const char *event, const char 
 }
 
 /* Writes @text into events/GROUP/@event/@file of the instance */
-static int probe_write(struct tracefs_instance *ti, const char *event, const char *file,
+static int probe_write(struct ktrace_instance *ti, const char *event, const char *file,
 		       const char *text)
 {
 	char rel[200];
@@ -586,7 +586,7 @@ static int probe_write(struct tracefs_instance *ti, const char *event, const cha
 	return inst_write(ti, rel, text);
 }
 
-static int setup_measure(struct tracefs_instance *ti, const struct tracefs_instance_opts *o)
+static int setup_measure(struct ktrace_instance *ti, const struct ktrace_instance_opts *o)
 {
 	int r;
 
@@ -603,7 +603,7 @@ static int setup_measure(struct tracefs_instance *ti, const struct tracefs_insta
 			ti->measure_why = "enabling vmalloc:alloc_vmap_area with a stack trace failed";
 			return r;
 		}
-		ti->measure = TRACEFS_MEASURE_TRACEPOINT;
+		ti->measure = KTRACE_MEASURE_TRACEPOINT;
 		return 0;
 	}
 	/* before 6.2 there is no vmalloc tracepoint: a kprobe in our own group */
@@ -635,7 +635,7 @@ static int setup_measure(struct tracefs_instance *ti, const struct tracefs_insta
 		ti->measure_why = "enabling the alloc_vmap_area kprobe with a stack trace failed";
 		return r;
 	}
-	ti->measure = TRACEFS_MEASURE_KPROBE;
+	ti->measure = KTRACE_MEASURE_KPROBE;
 	return 0;
 }
 
@@ -650,7 +650,7 @@ static const char *const probe_status_names[_LOAD_PROBE_MAX] = {
  * filter; one it refuses is a missing event, as a missing tracepoint is. Only a write
  * into the instance that fails fails the setup.
  */
-static int setup_probes(struct tracefs_instance *ti, const struct load_probe_plan *plan)
+static int setup_probes(struct ktrace_instance *ti, const struct load_probe_plan *plan)
 {
 	bool have_kprobes = exists_at(ti->tfd, "kprobe_events");
 
@@ -690,7 +690,7 @@ static int setup_probes(struct tracefs_instance *ti, const struct load_probe_pla
 	return 0;
 }
 
-static int count_cpus(struct tracefs_instance *ti)
+static int count_cpus(struct ktrace_instance *ti)
 {
 	char path[256];
 	struct dirent *de;
@@ -719,7 +719,7 @@ static int count_cpus(struct tracefs_instance *ti)
 	return 0;
 }
 
-int tracefs_stats_parse(const char *text, size_t len, uint64_t *ret_overrun,
+int ktrace_stats_parse(const char *text, size_t len, uint64_t *ret_overrun,
 			uint64_t *ret_dropped)
 {
 	static const char *const keys[] = { "overrun:", "dropped events:" };
@@ -762,7 +762,7 @@ int tracefs_stats_parse(const char *text, size_t len, uint64_t *ret_overrun,
 	return 0;
 }
 
-static int read_lost_raw(const struct tracefs_instance *ti, uint64_t *out)
+static int read_lost_raw(const struct ktrace_instance *ti, uint64_t *out)
 {
 	for (unsigned int c = 0; c < ti->ncpus; c++) {
 		_cleanup_free_ char *text = NULL;
@@ -779,7 +779,7 @@ static int read_lost_raw(const struct tracefs_instance *ti, uint64_t *out)
 		}
 		if (r < 0)
 			return r;
-		r = tracefs_stats_parse(text, len, &ov, &dr);
+		r = ktrace_stats_parse(text, len, &ov, &dr);
 		if (r < 0)
 			return r;
 		out[c] = ov + dr;
@@ -787,7 +787,7 @@ static int read_lost_raw(const struct tracefs_instance *ti, uint64_t *out)
 	return 0;
 }
 
-int tracefs_instance_lost(const struct tracefs_instance *ti, uint64_t *ret_lost)
+int ktrace_instance_lost(const struct ktrace_instance *ti, uint64_t *ret_lost)
 {
 	int r = read_lost_raw(ti, ret_lost);
 
@@ -816,7 +816,7 @@ static bool clock_selected(const char *text, char *buf, size_t len)
  * users pick their own. Timestamps are only comparable with other traces and with the
  * kernel log in the top-level buffer's clock: take it over (reading it changes nothing).
  */
-static int inherit_clock(struct tracefs_instance *ti)
+static int inherit_clock(struct ktrace_instance *ti)
 {
 	_cleanup_free_ char *top = NULL, *own = NULL;
 	char want[32], path[300];
@@ -833,11 +833,11 @@ static int inherit_clock(struct tracefs_instance *ti)
 	return inst_write(ti, "trace_clock", want);
 }
 
-int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts *o,
-			 const struct tracefs_fs_ops *ops, struct tracefs_instance **ret,
+int ktrace_instance_new(int tfd, pid_t pid, const struct ktrace_instance_opts *o,
+			 const struct ktrace_fs_ops *ops, struct ktrace_instance **ret,
 			 const char **reterr_what)
 {
-	struct tracefs_instance *ti;
+	struct ktrace_instance *ti;
 	char buf[32];
 	int r;
 
@@ -885,7 +885,7 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 		*reterr_what = "setting the instance's trace clock to the top-level one failed";
 		goto fail;
 	}
-	/* quiet while it is being set up; tracefs_instance_start() turns it on */
+	/* quiet while it is being set up; ktrace_instance_start() turns it on */
 	r = inst_write(ti, "tracing_on", "0");
 	if (r < 0) {
 		*reterr_what = "turning the new instance's tracing off failed";
@@ -951,17 +951,17 @@ int tracefs_instance_new(int tfd, pid_t pid, const struct tracefs_instance_opts 
 	return 0;
 fail:
 	/* what could not be removed goes back to the caller, to retry and to tell */
-	tracefs_instance_teardown(ti);
-	*ret = ti->created || ti->group[0] ? ti : tracefs_instance_free(ti);
+	ktrace_instance_teardown(ti);
+	*ret = ti->created || ti->group[0] ? ti : ktrace_instance_free(ti);
 	return r;
 }
 
-int tracefs_instance_start(struct tracefs_instance *ti)
+int ktrace_instance_start(struct ktrace_instance *ti)
 {
-	return tracefs_instance_start_reading(ti, true);
+	return ktrace_instance_start_reading(ti, true);
 }
 
-int tracefs_instance_start_reading(struct tracefs_instance *ti, bool text)
+int ktrace_instance_start_reading(struct ktrace_instance *ti, bool text)
 {
 	char path[256];
 	int fd;
@@ -980,7 +980,7 @@ int tracefs_instance_start_reading(struct tracefs_instance *ti, bool text)
 	return inst_write(ti, "tracing_on", "1");
 }
 
-int tracefs_instance_mark(struct tracefs_instance *ti, const char *text, size_t len)
+int ktrace_instance_mark(struct ktrace_instance *ti, const char *text, size_t len)
 {
 	ssize_t n;
 
@@ -993,12 +993,12 @@ int tracefs_instance_mark(struct tracefs_instance *ti, const char *text, size_t 
 	return (size_t)n == len ? 0 : -EMSGSIZE;
 }
 
-int tracefs_instance_stop(struct tracefs_instance *ti)
+int ktrace_instance_stop(struct ktrace_instance *ti)
 {
 	return ti->created ? inst_write(ti, "tracing_on", "0") : 0;
 }
 
-ssize_t tracefs_instance_read(struct tracefs_instance *ti, char *buf, size_t len)
+ssize_t ktrace_instance_read(struct ktrace_instance *ti, char *buf, size_t len)
 {
 	ssize_t n;
 
@@ -1011,7 +1011,7 @@ ssize_t tracefs_instance_read(struct tracefs_instance *ti, char *buf, size_t len
 	return n ? n : -EAGAIN;
 }
 
-int tracefs_instance_teardown(struct tracefs_instance *ti)
+int ktrace_instance_teardown(struct ktrace_instance *ti)
 {
 	int r = 0, q;
 
@@ -1069,11 +1069,11 @@ int tracefs_instance_teardown(struct tracefs_instance *ti)
 	return r;
 }
 
-struct tracefs_instance *tracefs_instance_free(struct tracefs_instance *ti)
+struct ktrace_instance *ktrace_instance_free(struct ktrace_instance *ti)
 {
 	if (!ti)
 		return NULL;
-	tracefs_instance_teardown(ti);
+	ktrace_instance_teardown(ti);
 	if (ti->tfd >= 0)
 		close(ti->tfd);
 	free(ti->lost_base);

@@ -8,10 +8,8 @@
 #include "util/linereader.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
-#include "tracedat.h"
-#include "tracefs-events.h"
+#include "text.h"
 
-#define TRACEFS_TRACE_PATH "sys/kernel/tracing/trace"
 
 /* TASK_COMM_LEN is 16 with the NUL; allow one more byte of slack for other printers. */
 #define COMM_MAX 16
@@ -26,39 +24,39 @@
 /* CPUs whose latest pending event is tracked by number (others are searched for) */
 #define CPU_LAST_MAX 512
 
-static const char *const kind_names[TRACEFS_EV__MAX] = {
-	[TRACEFS_EV_UNKNOWN] = "unknown",
-	[TRACEFS_EV_MODULE_REQUEST] = "module_request",
-	[TRACEFS_EV_MODULE_LOAD] = "module_load",
-	[TRACEFS_EV_MODULE_FREE] = "module_free",
-	[TRACEFS_EV_MODULE_GET] = "module_get",
-	[TRACEFS_EV_MODULE_PUT] = "module_put",
-	[TRACEFS_EV_SYS_ENTER_FINIT_MODULE] = "sys_enter_finit_module",
-	[TRACEFS_EV_SYS_EXIT_FINIT_MODULE] = "sys_exit_finit_module",
-	[TRACEFS_EV_SYS_ENTER_INIT_MODULE] = "sys_enter_init_module",
-	[TRACEFS_EV_SYS_EXIT_INIT_MODULE] = "sys_exit_init_module",
-	[TRACEFS_EV_SYS_ENTER_DELETE_MODULE] = "sys_enter_delete_module",
-	[TRACEFS_EV_SYS_EXIT_DELETE_MODULE] = "sys_exit_delete_module",
-	[TRACEFS_EV_SCHED_PROCESS_FORK] = "sched_process_fork",
-	[TRACEFS_EV_SCHED_PROCESS_EXEC] = "sched_process_exec",
-	[TRACEFS_EV_SCHED_PROCESS_EXIT] = "sched_process_exit",
-	[TRACEFS_EV_TASK_RENAME] = "task_rename",
-	[TRACEFS_EV_MARKER] = "tracing_mark_write",
-	[TRACEFS_EV_ALLOC_VMAP_AREA] = "alloc_vmap_area",
-	[TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE] = "alloc_vmap_area_kprobe",
-	[TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH] = "free_vmap_area_noflush",
-	[TRACEFS_EV_PURGE_VMAP_AREA_LAZY] = "purge_vmap_area_lazy",
-	[TRACEFS_EV_PROBE_KREAD] = "kmodtop_kread",
-	[TRACEFS_EV_PROBE_NAME] = "kmodtop_name",
-	[TRACEFS_EV_PROBE_LAYOUT] = "kmodtop_layout",
-	[TRACEFS_EV_KPROBE] = "kprobe",
-	[TRACEFS_EV_STACK] = "stack",
-	[TRACEFS_EV_LOST] = "lost",
+static const char *const kind_names[KTRACE_EV__MAX] = {
+	[KTRACE_EV_UNKNOWN] = "unknown",
+	[KTRACE_EV_MODULE_REQUEST] = "module_request",
+	[KTRACE_EV_MODULE_LOAD] = "module_load",
+	[KTRACE_EV_MODULE_FREE] = "module_free",
+	[KTRACE_EV_MODULE_GET] = "module_get",
+	[KTRACE_EV_MODULE_PUT] = "module_put",
+	[KTRACE_EV_SYS_ENTER_FINIT_MODULE] = "sys_enter_finit_module",
+	[KTRACE_EV_SYS_EXIT_FINIT_MODULE] = "sys_exit_finit_module",
+	[KTRACE_EV_SYS_ENTER_INIT_MODULE] = "sys_enter_init_module",
+	[KTRACE_EV_SYS_EXIT_INIT_MODULE] = "sys_exit_init_module",
+	[KTRACE_EV_SYS_ENTER_DELETE_MODULE] = "sys_enter_delete_module",
+	[KTRACE_EV_SYS_EXIT_DELETE_MODULE] = "sys_exit_delete_module",
+	[KTRACE_EV_SCHED_PROCESS_FORK] = "sched_process_fork",
+	[KTRACE_EV_SCHED_PROCESS_EXEC] = "sched_process_exec",
+	[KTRACE_EV_SCHED_PROCESS_EXIT] = "sched_process_exit",
+	[KTRACE_EV_TASK_RENAME] = "task_rename",
+	[KTRACE_EV_MARKER] = "tracing_mark_write",
+	[KTRACE_EV_ALLOC_VMAP_AREA] = "alloc_vmap_area",
+	[KTRACE_EV_ALLOC_VMAP_AREA_KPROBE] = "alloc_vmap_area_kprobe",
+	[KTRACE_EV_FREE_VMAP_AREA_NOFLUSH] = "free_vmap_area_noflush",
+	[KTRACE_EV_PURGE_VMAP_AREA_LAZY] = "purge_vmap_area_lazy",
+	[KTRACE_EV_PROBE_KREAD] = "kmodtop_kread",
+	[KTRACE_EV_PROBE_NAME] = "kmodtop_name",
+	[KTRACE_EV_PROBE_LAYOUT] = "kmodtop_layout",
+	[KTRACE_EV_KPROBE] = "kprobe",
+	[KTRACE_EV_STACK] = "stack",
+	[KTRACE_EV_LOST] = "lost",
 };
 
-const char *tracefs_event_kind_name(enum tracefs_event_kind kind)
+const char *ktrace_event_kind_name(enum ktrace_event_kind kind)
 {
-	if ((unsigned int)kind >= TRACEFS_EV__MAX)
+	if ((unsigned int)kind >= KTRACE_EV__MAX)
 		return "invalid";
 	return kind_names[kind];
 }
@@ -71,12 +69,12 @@ static bool is_digit(char c)
 }
 
 /* [s, end); empty when trimming met in the middle (" \t": spaces skipped, tabs trimmed) */
-static struct tracefs_str mkstr(const char *s, const char *end)
+static struct ktrace_str mkstr(const char *s, const char *end)
 {
-	return (struct tracefs_str){ .s = s, .len = end > s ? (size_t)(end - s) : 0 };
+	return (struct ktrace_str){ .s = s, .len = end > s ? (size_t)(end - s) : 0 };
 }
 
-static bool str_is(struct tracefs_str a, const char *lit)
+static bool str_is(struct ktrace_str a, const char *lit)
 {
 	size_t n = strlen(lit);
 
@@ -195,7 +193,7 @@ static const char *token_end(const char *s, const char *end)
  * unprefixed hex, everything else is "key=value".
  */
 static bool find_arg(const char *s, const char *end, const char *key,
-		     struct tracefs_str *ret_val, bool *ret_colon, const char **ret_next)
+		     struct ktrace_str *ret_val, bool *ret_colon, const char **ret_next)
 {
 	size_t n = strlen(key);
 	const char *p;
@@ -233,7 +231,7 @@ static bool find_arg(const char *s, const char *end, const char *key,
 static int arg_u64(const char *s, const char *end, const char *key, uint64_t *ret,
 		   const char **next)
 {
-	struct tracefs_str v;
+	struct ktrace_str v;
 	bool colon;
 
 	if (!find_arg(s, end, key, &v, &colon, next))
@@ -243,7 +241,7 @@ static int arg_u64(const char *s, const char *end, const char *key, uint64_t *re
 	return num_auto(v.s, v.s + v.len, ret);
 }
 
-void tracefs_sym_split(const char *s, size_t len, struct tracefs_sym *ret)
+void ktrace_sym_split(const char *s, size_t len, struct ktrace_sym *ret)
 {
 	const char *end = rtrim(s, s + len), *p, *br;
 
@@ -268,7 +266,7 @@ void tracefs_sym_split(const char *s, size_t len, struct tracefs_sym *ret)
 /* --- the context columns ---------------------------------------------------------- */
 
 /* "SECONDS[.FRACTION]" followed by ':' */
-static int parse_timestamp(const char *s, const char *end, struct tracefs_event *ev)
+static int parse_timestamp(const char *s, const char *end, struct ktrace_event *ev)
 {
 	const char *dot = memchr(s, '.', (size_t)(end - s));
 	uint64_t sec, frac = 0;
@@ -303,7 +301,7 @@ static int parse_timestamp(const char *s, const char *end, struct tracefs_event 
  * Returns the start of the body, or NULL.
  */
 static const char *parse_after_comm(const char *p, const char *end,
-				    struct tracefs_event *ev)
+				    struct ktrace_event *ev)
 {
 	const char *q = p, *tok, *tend;
 
@@ -384,7 +382,7 @@ static const char *parse_after_comm(const char *p, const char *end,
  * "a-1") from being taken for the separator.
  */
 static const char *parse_context(const char *line, const char *end,
-				 struct tracefs_event *ev)
+				 struct ktrace_event *ev)
 {
 	const char *s = skip_spaces(line, end), *d, *last;
 	size_t span = (size_t)(end - s);
@@ -415,10 +413,10 @@ static bool is_name_char(char c)
 	       c == '_' || c == '.' || c == '/' || c == '+' || c == '-';
 }
 
-static int decode_module_request(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_module_request(struct ktrace_event *ev, const char *f, const char *end,
 				 const char **what)
 {
-	struct tracefs_module_request *r = &ev->module_request;
+	struct ktrace_module_request *r = &ev->module_request;
 	const char *w, *cs, *v;
 
 	/* "%s wait=%d call_site=%ps": the alias comes first, so search from the right */
@@ -440,14 +438,14 @@ static int decode_module_request(struct tracefs_event *ev, const char *f, const 
 		return -EINVAL;
 	}
 	r->wait = *v == '1';
-	tracefs_sym_split(cs + 11, (size_t)(end - cs - 11), &r->call_site);
+	ktrace_sym_split(cs + 11, (size_t)(end - cs - 11), &r->call_site);
 	return 0;
 }
 
-static int decode_module_load(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_module_load(struct ktrace_event *ev, const char *f, const char *end,
 			      const char **what)
 {
-	struct tracefs_module_load *m = &ev->module_load;
+	struct ktrace_module_load *m = &ev->module_load;
 	const char *sp;
 
 	/* "%s %s": name, then taint letters; untainted loads end in "name " */
@@ -460,17 +458,17 @@ static int decode_module_load(struct tracefs_event *ev, const char *f, const cha
 		*what = "module event without a module name";
 		return -EINVAL;
 	}
-	if (ev->kind == TRACEFS_EV_MODULE_FREE && sp) {
+	if (ev->kind == KTRACE_EV_MODULE_FREE && sp) {
 		*what = "module_free with text after the name";
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int decode_module_refcnt(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_module_refcnt(struct ktrace_event *ev, const char *f, const char *end,
 				const char **what)
 {
-	struct tracefs_module_refcnt *m = &ev->module_refcnt;
+	struct ktrace_module_refcnt *m = &ev->module_refcnt;
 	const char *cs, *rc;
 
 	/* "%s call_site=%ps refcnt=%d" */
@@ -482,7 +480,7 @@ static int decode_module_refcnt(struct tracefs_event *ev, const char *f, const c
 		return -EINVAL;
 	}
 	m->name = mkstr(f, cs);
-	tracefs_sym_split(cs + 11, (size_t)(rc - cs - 11), &m->call_site);
+	ktrace_sym_split(cs + 11, (size_t)(rc - cs - 11), &m->call_site);
 	if (num_int(rc + 8, end, &m->refcnt) < 0) {
 		*what = "module_get/put refcnt= is not a number";
 		return -EINVAL;
@@ -511,10 +509,10 @@ static int decode_ret(const char *s, const char *end, int64_t *ret)
 	return 0;
 }
 
-static int decode_sys_exit(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_sys_exit(struct ktrace_event *ev, const char *f, const char *end,
 			   const char **what)
 {
-	struct tracefs_str v;
+	struct ktrace_str v;
 
 	/* raw output (trace-cmd -R, perf) has "__syscall_nr=313 ret=-17" */
 	if (find_arg(f, end, "ret", &v, NULL, NULL)) {
@@ -528,7 +526,7 @@ static int decode_sys_exit(struct tracefs_event *ev, const char *f, const char *
 	return 0;
 }
 
-static int decode_sys_enter(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_sys_enter(struct ktrace_event *ev, const char *f, const char *end,
 			    const char **what)
 {
 	const char *p = f;
@@ -537,7 +535,7 @@ static int decode_sys_enter(struct tracefs_event *ev, const char *f, const char 
 
 	/* in argument order, each search going on after the previous value */
 	switch (ev->kind) {
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
 		r = arg_u64(p, end, "fd", &v, &p);
 		ev->finit_module.fd = (int)(uint32_t)v;
 		if (r >= 0)
@@ -546,7 +544,7 @@ static int decode_sys_enter(struct tracefs_event *ev, const char *f, const char 
 			r = arg_u64(p, end, "flags", &v, &p);
 		ev->finit_module.flags = (unsigned int)v;
 		break;
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
 		r = arg_u64(p, end, "umod", &ev->init_module.umod, &p);
 		if (r >= 0)
 			r = arg_u64(p, end, "len", &ev->init_module.len, &p);
@@ -571,10 +569,10 @@ static int decode_sys_enter(struct tracefs_event *ev, const char *f, const char 
 	return 0;
 }
 
-static int decode_sched_fork(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_sched_fork(struct ktrace_event *ev, const char *f, const char *end,
 			     const char **what)
 {
-	struct tracefs_sched_fork *k = &ev->fork;
+	struct ktrace_sched_fork *k = &ev->fork;
 	const char *cc, *pid, *cpid;
 
 	/* "comm=%s pid=%d child_comm=%s child_pid=%d"; comms may hold spaces */
@@ -597,10 +595,10 @@ bad:
 	return -EINVAL;
 }
 
-static int decode_sched_exec(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_sched_exec(struct ktrace_event *ev, const char *f, const char *end,
 			     const char **what)
 {
-	struct tracefs_sched_exec *x = &ev->exec;
+	struct ktrace_sched_exec *x = &ev->exec;
 	const char *pid, *old;
 
 	/* "filename=%s pid=%d old_pid=%d" */
@@ -620,10 +618,10 @@ bad:
 	return -EINVAL;
 }
 
-static int decode_sched_exit(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_sched_exit(struct ktrace_event *ev, const char *f, const char *end,
 			     const char **what)
 {
-	struct tracefs_sched_exit *x = &ev->exit;
+	struct ktrace_sched_exit *x = &ev->exit;
 	const char *pid, *prio;
 
 	/* "comm=%s pid=%d prio=%d", 6.10+ " group_dead=%s" after it; comm may hold spaces */
@@ -643,10 +641,10 @@ bad:
 	return -EINVAL;
 }
 
-static int decode_task_rename(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_task_rename(struct ktrace_event *ev, const char *f, const char *end,
 			      const char **what)
 {
-	struct tracefs_task_rename *t = &ev->rename;
+	struct ktrace_task_rename *t = &ev->rename;
 	const char *oc, *ov, *nc, *oa;
 
 	/*
@@ -678,9 +676,9 @@ bad:
 	return -EINVAL;
 }
 
-static void decode_marker(struct tracefs_event *ev, const char *f, const char *end)
+static void decode_marker(struct ktrace_event *ev, const char *f, const char *end)
 {
-	struct tracefs_marker *m = &ev->marker;
+	struct ktrace_marker *m = &ev->marker;
 
 	m->text = mkstr(f, end);
 	m->step = mkstr(end, end);
@@ -698,21 +696,21 @@ static bool vmap_size_possible(uint64_t size)
 	return size <= UINT64_C(1) << 56;
 }
 
-void tracefs_marker_set(struct tracefs_event *ev, const char *text, size_t len)
+void ktrace_marker_set(struct ktrace_event *ev, const char *text, size_t len)
 {
-	ev->kind = TRACEFS_EV_MARKER;
+	ev->kind = KTRACE_EV_MARKER;
 	decode_marker(ev, text, text + len);
 }
 
-bool tracefs_vmap_size_possible(uint64_t size)
+bool ktrace_vmap_size_possible(uint64_t size)
 {
 	return vmap_size_possible(size);
 }
 
-static int decode_vmap_alloc(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_vmap_alloc(struct ktrace_event *ev, const char *f, const char *end,
 			     const char **what)
 {
-	struct tracefs_vmap_alloc *a = &ev->vmap_alloc;
+	struct ktrace_vmap_alloc *a = &ev->vmap_alloc;
 	uint64_t failed;
 
 	/* "va_start: %lu size=%lu align=%lu vstart=0x%lx vend=0x%lx failed=%d" (6.2+) */
@@ -746,10 +744,10 @@ bad:
 	return -EINVAL;
 }
 
-static int decode_vmap_free(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_vmap_free(struct ktrace_event *ev, const char *f, const char *end,
 			    const char **what)
 {
-	struct tracefs_vmap_free *v = &ev->vmap_free;
+	struct ktrace_vmap_free *v = &ev->vmap_free;
 
 	/* "va_start=0x%lx nr_lazy=%lu nr_lazy_max=%lu" */
 	if (arg_u64(f, end, "va_start", &v->addr, NULL) < 0 ||
@@ -761,10 +759,10 @@ static int decode_vmap_free(struct tracefs_event *ev, const char *f, const char 
 	return 0;
 }
 
-static int decode_vmap_purge(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_vmap_purge(struct ktrace_event *ev, const char *f, const char *end,
 			     const char **what)
 {
-	struct tracefs_vmap_purge *v = &ev->vmap_purge;
+	struct ktrace_vmap_purge *v = &ev->vmap_purge;
 	uint64_t n;
 
 	/* "start=0x%lx end=0x%lx num_purged=%u" */
@@ -782,10 +780,10 @@ static int decode_vmap_purge(struct tracefs_event *ev, const char *f, const char
  * Probe events print "(%pS) args" ("(sym+0x0/0x880) size=20480"); kretprobes
  * "(caller+0x../0x.. <- func) args"; trace-cmd may show the bare address.
  */
-static int decode_kprobe(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_kprobe(struct ktrace_event *ev, const char *f, const char *end,
 			 const char **what)
 {
-	struct tracefs_kprobe *k = &ev->kprobe;
+	struct ktrace_kprobe *k = &ev->kprobe;
 	const char *close = memchr(f, ')', (size_t)(end - f)), *in = f + 1, *ret;
 	bool is_return;
 
@@ -793,18 +791,18 @@ static int decode_kprobe(struct tracefs_event *ev, const char *f, const char *en
 		*what = "probe event without a closing parenthesis";
 		return -EINVAL;
 	}
-	ev->kind = TRACEFS_EV_KPROBE;
+	ev->kind = KTRACE_EV_KPROBE;
 	ret = find(in, close, " <- ");
 	is_return = ret != NULL;
 	if (ret)
 		in = ret + 4;
-	tracefs_sym_split(in, (size_t)(close - in), &k->probe);
+	ktrace_sym_split(in, (size_t)(close - in), &k->probe);
 	k->args = mkstr(skip_spaces(close + 1, end), rtrim(close + 1, end));
 	if (is_return)
 		return 0;
 	if (str_is(k->probe.sym, "alloc_vmap_area") ||
 	    find(ev->name.s, ev->name.s + ev->name.len, "alloc_vmap_area")) {
-		struct tracefs_vmap_alloc a = {0};
+		struct ktrace_vmap_alloc a = {0};
 		const char *as = k->args.s, *ae = k->args.s + k->args.len;
 		int r;
 
@@ -824,7 +822,7 @@ static int decode_kprobe(struct tracefs_event *ev, const char *f, const char *en
 		a.has_align = arg_u64(as, ae, "align", &a.align, NULL) >= 0;
 		a.has_range = arg_u64(as, ae, "vstart", &a.vstart, NULL) >= 0 &&
 			      arg_u64(as, ae, "vend", &a.vend, NULL) >= 0;
-		ev->kind = TRACEFS_EV_ALLOC_VMAP_AREA_KPROBE;
+		ev->kind = KTRACE_EV_ALLOC_VMAP_AREA_KPROBE;
 		ev->vmap_alloc = a;
 	}
 	return 0;
@@ -837,9 +835,9 @@ static int decode_kprobe(struct tracefs_event *ev, const char *f, const char *en
  * kernel could not fetch it ("key=(fault)").
  */
 static int arg_last_string(const char *s, const char *end, const char *key,
-			   struct tracefs_str *ret, const char **ret_start)
+			   struct ktrace_str *ret, const char **ret_start)
 {
-	struct tracefs_str v;
+	struct ktrace_str v;
 	const char *q;
 
 	if (!find_arg(s, end, key, &v, NULL, NULL))
@@ -868,10 +866,10 @@ static const char *probe_fields(const char *f, const char *end)
 	return close ? skip_spaces(close + 1, end) : NULL;
 }
 
-static int decode_probe_kread(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_probe_kread(struct ktrace_event *ev, const char *f, const char *end,
 			      const char **what)
 {
-	struct tracefs_probe_kread *k = &ev->probe_kread;
+	struct ktrace_probe_kread *k = &ev->probe_kread;
 	const char *a = probe_fields(f, end), *path_at = end;
 	uint64_t v;
 	int r;
@@ -892,7 +890,7 @@ static int decode_probe_kread(struct tracefs_event *ev, const char *f, const cha
 	}
 	k->size = (int64_t)v;
 	{
-		struct tracefs_str idv;
+		struct ktrace_str idv;
 
 		if (find_arg(a, path_at, "id", &idv, NULL, NULL) &&
 		    num_i64(idv.s, idv.s + idv.len, &k->id) < 0) {
@@ -903,7 +901,7 @@ static int decode_probe_kread(struct tracefs_event *ev, const char *f, const cha
 	return 0;
 }
 
-static int decode_probe_name(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_probe_name(struct ktrace_event *ev, const char *f, const char *end,
 			     const char **what)
 {
 	const char *a = probe_fields(f, end);
@@ -916,13 +914,13 @@ static int decode_probe_name(struct tracefs_event *ev, const char *f, const char
 	return 0;
 }
 
-static int decode_probe_layout(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_probe_layout(struct ktrace_event *ev, const char *f, const char *end,
 			       const char **what)
 {
 	const char *a = probe_fields(f, end);
 
 	if (!a || arg_u64(a, end, "size", &ev->probe_layout.size, NULL) < 0 ||
-	    !tracefs_vmap_size_possible(ev->probe_layout.size)) {
+	    !ktrace_vmap_size_possible(ev->probe_layout.size)) {
 		*what = "kmodtop_layout size= missing or not a size";
 		return -EINVAL;
 	}
@@ -931,93 +929,93 @@ static int decode_probe_layout(struct tracefs_event *ev, const char *f, const ch
 
 static const struct {
 	const char *name;
-	enum tracefs_event_kind kind;
+	enum ktrace_event_kind kind;
 } event_names[] = {
-	{ "kmodtop_kread", TRACEFS_EV_PROBE_KREAD },
-	{ "kmodtop_name", TRACEFS_EV_PROBE_NAME },
-	{ "kmodtop_layout", TRACEFS_EV_PROBE_LAYOUT },
-	{ "module_request", TRACEFS_EV_MODULE_REQUEST },
-	{ "module_load", TRACEFS_EV_MODULE_LOAD },
-	{ "module_free", TRACEFS_EV_MODULE_FREE },
-	{ "module_get", TRACEFS_EV_MODULE_GET },
-	{ "module_put", TRACEFS_EV_MODULE_PUT },
-	{ "sys_enter_finit_module", TRACEFS_EV_SYS_ENTER_FINIT_MODULE },
-	{ "sys_exit_finit_module", TRACEFS_EV_SYS_EXIT_FINIT_MODULE },
-	{ "sys_enter_init_module", TRACEFS_EV_SYS_ENTER_INIT_MODULE },
-	{ "sys_exit_init_module", TRACEFS_EV_SYS_EXIT_INIT_MODULE },
-	{ "sys_enter_delete_module", TRACEFS_EV_SYS_ENTER_DELETE_MODULE },
-	{ "sys_exit_delete_module", TRACEFS_EV_SYS_EXIT_DELETE_MODULE },
-	{ "sched_process_fork", TRACEFS_EV_SCHED_PROCESS_FORK },
-	{ "sched_process_exec", TRACEFS_EV_SCHED_PROCESS_EXEC },
-	{ "sched_process_exit", TRACEFS_EV_SCHED_PROCESS_EXIT },
-	{ "task_rename", TRACEFS_EV_TASK_RENAME },
-	{ "tracing_mark_write", TRACEFS_EV_MARKER },
-	{ "alloc_vmap_area", TRACEFS_EV_ALLOC_VMAP_AREA },
-	{ "free_vmap_area_noflush", TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH },
-	{ "purge_vmap_area_lazy", TRACEFS_EV_PURGE_VMAP_AREA_LAZY },
+	{ "kmodtop_kread", KTRACE_EV_PROBE_KREAD },
+	{ "kmodtop_name", KTRACE_EV_PROBE_NAME },
+	{ "kmodtop_layout", KTRACE_EV_PROBE_LAYOUT },
+	{ "module_request", KTRACE_EV_MODULE_REQUEST },
+	{ "module_load", KTRACE_EV_MODULE_LOAD },
+	{ "module_free", KTRACE_EV_MODULE_FREE },
+	{ "module_get", KTRACE_EV_MODULE_GET },
+	{ "module_put", KTRACE_EV_MODULE_PUT },
+	{ "sys_enter_finit_module", KTRACE_EV_SYS_ENTER_FINIT_MODULE },
+	{ "sys_exit_finit_module", KTRACE_EV_SYS_EXIT_FINIT_MODULE },
+	{ "sys_enter_init_module", KTRACE_EV_SYS_ENTER_INIT_MODULE },
+	{ "sys_exit_init_module", KTRACE_EV_SYS_EXIT_INIT_MODULE },
+	{ "sys_enter_delete_module", KTRACE_EV_SYS_ENTER_DELETE_MODULE },
+	{ "sys_exit_delete_module", KTRACE_EV_SYS_EXIT_DELETE_MODULE },
+	{ "sched_process_fork", KTRACE_EV_SCHED_PROCESS_FORK },
+	{ "sched_process_exec", KTRACE_EV_SCHED_PROCESS_EXEC },
+	{ "sched_process_exit", KTRACE_EV_SCHED_PROCESS_EXIT },
+	{ "task_rename", KTRACE_EV_TASK_RENAME },
+	{ "tracing_mark_write", KTRACE_EV_MARKER },
+	{ "alloc_vmap_area", KTRACE_EV_ALLOC_VMAP_AREA },
+	{ "free_vmap_area_noflush", KTRACE_EV_FREE_VMAP_AREA_NOFLUSH },
+	{ "purge_vmap_area_lazy", KTRACE_EV_PURGE_VMAP_AREA_LAZY },
 };
 
 /* tracefs names the syscall, not the event: "sys_finit_module(", "sys_finit_module ->" */
 static const struct {
 	const char *name;
-	enum tracefs_event_kind enter, exit;
+	enum ktrace_event_kind enter, exit;
 } syscall_names[] = {
-	{ "sys_finit_module", TRACEFS_EV_SYS_ENTER_FINIT_MODULE,
-	  TRACEFS_EV_SYS_EXIT_FINIT_MODULE },
-	{ "sys_init_module", TRACEFS_EV_SYS_ENTER_INIT_MODULE,
-	  TRACEFS_EV_SYS_EXIT_INIT_MODULE },
-	{ "sys_delete_module", TRACEFS_EV_SYS_ENTER_DELETE_MODULE,
-	  TRACEFS_EV_SYS_EXIT_DELETE_MODULE },
+	{ "sys_finit_module", KTRACE_EV_SYS_ENTER_FINIT_MODULE,
+	  KTRACE_EV_SYS_EXIT_FINIT_MODULE },
+	{ "sys_init_module", KTRACE_EV_SYS_ENTER_INIT_MODULE,
+	  KTRACE_EV_SYS_EXIT_INIT_MODULE },
+	{ "sys_delete_module", KTRACE_EV_SYS_ENTER_DELETE_MODULE,
+	  KTRACE_EV_SYS_EXIT_DELETE_MODULE },
 };
 
-static int decode_fields(struct tracefs_event *ev, const char *f, const char *end,
+static int decode_fields(struct ktrace_event *ev, const char *f, const char *end,
 			 const char **what)
 {
 	switch (ev->kind) {
-	case TRACEFS_EV_MODULE_REQUEST:
+	case KTRACE_EV_MODULE_REQUEST:
 		return decode_module_request(ev, f, end, what);
-	case TRACEFS_EV_MODULE_LOAD:
-	case TRACEFS_EV_MODULE_FREE:
+	case KTRACE_EV_MODULE_LOAD:
+	case KTRACE_EV_MODULE_FREE:
 		return decode_module_load(ev, f, end, what);
-	case TRACEFS_EV_MODULE_GET:
-	case TRACEFS_EV_MODULE_PUT:
+	case KTRACE_EV_MODULE_GET:
+	case KTRACE_EV_MODULE_PUT:
 		return decode_module_refcnt(ev, f, end, what);
-	case TRACEFS_EV_SYS_ENTER_FINIT_MODULE:
-	case TRACEFS_EV_SYS_ENTER_INIT_MODULE:
-	case TRACEFS_EV_SYS_ENTER_DELETE_MODULE:
+	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
+	case KTRACE_EV_SYS_ENTER_DELETE_MODULE:
 		return decode_sys_enter(ev, f, end, what);
-	case TRACEFS_EV_SYS_EXIT_FINIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_INIT_MODULE:
-	case TRACEFS_EV_SYS_EXIT_DELETE_MODULE:
+	case KTRACE_EV_SYS_EXIT_FINIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_INIT_MODULE:
+	case KTRACE_EV_SYS_EXIT_DELETE_MODULE:
 		return decode_sys_exit(ev, f, end, what);
-	case TRACEFS_EV_SCHED_PROCESS_FORK:
+	case KTRACE_EV_SCHED_PROCESS_FORK:
 		return decode_sched_fork(ev, f, end, what);
-	case TRACEFS_EV_SCHED_PROCESS_EXEC:
+	case KTRACE_EV_SCHED_PROCESS_EXEC:
 		return decode_sched_exec(ev, f, end, what);
-	case TRACEFS_EV_SCHED_PROCESS_EXIT:
+	case KTRACE_EV_SCHED_PROCESS_EXIT:
 		return decode_sched_exit(ev, f, end, what);
-	case TRACEFS_EV_TASK_RENAME:
+	case KTRACE_EV_TASK_RENAME:
 		return decode_task_rename(ev, f, end, what);
-	case TRACEFS_EV_MARKER:
+	case KTRACE_EV_MARKER:
 		decode_marker(ev, f, end);
 		return 0;
-	case TRACEFS_EV_ALLOC_VMAP_AREA:
+	case KTRACE_EV_ALLOC_VMAP_AREA:
 		if (f < end && *f == '(')
 			return decode_kprobe(ev, f, end, what);
 		return decode_vmap_alloc(ev, f, end, what);
-	case TRACEFS_EV_FREE_VMAP_AREA_NOFLUSH:
+	case KTRACE_EV_FREE_VMAP_AREA_NOFLUSH:
 		return decode_vmap_free(ev, f, end, what);
-	case TRACEFS_EV_PURGE_VMAP_AREA_LAZY:
+	case KTRACE_EV_PURGE_VMAP_AREA_LAZY:
 		return decode_vmap_purge(ev, f, end, what);
-	case TRACEFS_EV_PROBE_KREAD:
+	case KTRACE_EV_PROBE_KREAD:
 		return decode_probe_kread(ev, f, end, what);
-	case TRACEFS_EV_PROBE_NAME:
+	case KTRACE_EV_PROBE_NAME:
 		return decode_probe_name(ev, f, end, what);
-	case TRACEFS_EV_PROBE_LAYOUT:
+	case KTRACE_EV_PROBE_LAYOUT:
 		return decode_probe_layout(ev, f, end, what);
-	case TRACEFS_EV_UNKNOWN:
+	case KTRACE_EV_UNKNOWN:
 		if (f < end && *f == '(' && memchr(f, ')', (size_t)(end - f))) {
-			ev->kind = TRACEFS_EV_KPROBE;
+			ev->kind = KTRACE_EV_KPROBE;
 			return decode_kprobe(ev, f, end, what);
 		}
 		return 0;
@@ -1026,18 +1024,18 @@ static int decode_fields(struct tracefs_event *ev, const char *f, const char *en
 	}
 }
 
-static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
+static int parse_body(const char *b, const char *end, struct ktrace_event *ev,
 		      const char **what)
 {
 	const char *n = b, *after;
-	struct tracefs_str name;
+	struct ktrace_str name;
 	size_t i;
 
-	ev->format = TRACEFS_FMT_EITHER;
+	ev->format = KTRACE_FMT_EITHER;
 	if (starts_with(b, end, "<stack trace>") ||
 	    starts_with(b, end, "<user stack trace>")) {
-		ev->kind = TRACEFS_EV_STACK;
-		ev->format = TRACEFS_FMT_TRACE;
+		ev->kind = KTRACE_EV_STACK;
+		ev->format = KTRACE_FMT_TRACE;
 		ev->user_stack = b[1] == 'u';
 		ev->name = mkstr(b, rtrim(b, end));
 		return 0;
@@ -1062,14 +1060,14 @@ static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
 				return -EINVAL;
 			}
 			ev->kind = syscall_names[i].enter;
-			ev->format = TRACEFS_FMT_TRACE;
+			ev->format = KTRACE_FMT_TRACE;
 			ev->name = name;
 			ev->fields = mkstr(after + 1, close - 1);
 			return decode_sys_enter(ev, after + 1, close - 1, what);
 		}
 		if (starts_with(after, end, " -> ")) {
 			ev->kind = syscall_names[i].exit;
-			ev->format = TRACEFS_FMT_TRACE;
+			ev->format = KTRACE_FMT_TRACE;
 			ev->name = name;
 			ev->fields = mkstr(after + 4, end);
 			return decode_sys_exit(ev, after + 4, end, what);
@@ -1079,7 +1077,7 @@ static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
 	if (name.len == 0 || after >= end || *after != ':' ||
 	    (after + 1 < end && after[1] != ' ')) {
 		/* function tracer lines ("fn <-parent"), trace_printk text: kept raw */
-		ev->kind = TRACEFS_EV_UNKNOWN;
+		ev->kind = KTRACE_EV_UNKNOWN;
 		ev->name = mkstr(b, b);
 		ev->fields = mkstr(b, end);
 		return 0;
@@ -1097,11 +1095,11 @@ static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
 	after++;
 	/* tracefs prints one space; trace-cmd pads the name to 20 columns */
 	if (after + 1 < end && after[0] == ' ' && after[1] == ' ')
-		ev->format = TRACEFS_FMT_TRACE_CMD;
+		ev->format = KTRACE_FMT_TRACE_CMD;
 	if (after < end && *after == ' ')
 		after++;
 
-	ev->kind = TRACEFS_EV_UNKNOWN;
+	ev->kind = KTRACE_EV_UNKNOWN;
 	for (i = 0; i < ARRAY_SIZE(event_names); i++)
 		if (str_is(ev->name, event_names[i].name)) {
 			ev->kind = event_names[i].kind;
@@ -1109,20 +1107,20 @@ static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
 		}
 	/* the marker is the ip symbol, "tracing_mark_write+0x5c/0xa0" with sym-offset */
 	if (starts_with(ev->name.s, ev->name.s + ev->name.len, "tracing_mark_write+"))
-		ev->kind = TRACEFS_EV_MARKER;
-	if (ev->kind == TRACEFS_EV_MARKER) {
-		ev->format = TRACEFS_FMT_TRACE;
+		ev->kind = KTRACE_EV_MARKER;
+	if (ev->kind == KTRACE_EV_MARKER) {
+		ev->format = KTRACE_FMT_TRACE;
 	} else {
 		after = skip_spaces(after, end);
-		if (ev->kind >= TRACEFS_EV_SYS_ENTER_FINIT_MODULE &&
-		    ev->kind <= TRACEFS_EV_SYS_EXIT_DELETE_MODULE)
-			ev->format = TRACEFS_FMT_TRACE_CMD;
+		if (ev->kind >= KTRACE_EV_SYS_ENTER_FINIT_MODULE &&
+		    ev->kind <= KTRACE_EV_SYS_EXIT_DELETE_MODULE)
+			ev->format = KTRACE_FMT_TRACE_CMD;
 	}
 
 	if (str_is(ev->name, "kernel_stack") || str_is(ev->name, "user_stack")) {
 		/* trace-cmd: "kernel_stack:         <stack trace >" */
-		ev->kind = TRACEFS_EV_STACK;
-		ev->format = TRACEFS_FMT_TRACE_CMD;
+		ev->kind = KTRACE_EV_STACK;
+		ev->format = KTRACE_FMT_TRACE_CMD;
 		ev->user_stack = ev->name.s[0] == 'u';
 		ev->fields = mkstr(after, end);
 		return 0;
@@ -1131,9 +1129,9 @@ static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
 		/* trace-cmd shows ftrace:print as "print: tracing_mark_write: text" */
 		const char *sep = find(after, end, ": ");
 
-		ev->format = TRACEFS_FMT_TRACE_CMD;
+		ev->format = KTRACE_FMT_TRACE_CMD;
 		if (sep) {
-			ev->kind = TRACEFS_EV_MARKER;
+			ev->kind = KTRACE_EV_MARKER;
 			ev->fields = mkstr(after, end);
 			decode_marker(ev, sep + 2, end);
 			return 0;
@@ -1148,7 +1146,7 @@ static int parse_body(const char *b, const char *end, struct tracefs_event *ev,
  * writer passed it, "CPU:%d [LOST EVENTS]" (kernel/trace/trace.c print_trace_line);
  * "CPU:%d [%lld EVENTS DROPPED]" and "[EVENTS DROPPED]" (trace-cmd).
  */
-static int parse_cpu_line(const char *s, const char *end, struct tracefs_line *l,
+static int parse_cpu_line(const char *s, const char *end, struct ktrace_line *l,
 			  const char **what)
 {
 	const char *p = s + 4, *q = p, *b;
@@ -1165,16 +1163,16 @@ static int parse_cpu_line(const char *s, const char *end, struct tracefs_line *l
 	b = q + 2;
 	end = rtrim(b, end);
 	if (starts_with(b, end, "SUBBUFFER START]")) {
-		l->kind = TRACEFS_LINE_HEADER;
+		l->kind = KTRACE_LINE_HEADER;
 		return 0;
 	}
-	l->kind = TRACEFS_LINE_EVENT;
-	l->ev.kind = TRACEFS_EV_LOST;
+	l->kind = KTRACE_LINE_EVENT;
+	l->ev.kind = KTRACE_EV_LOST;
 	l->ev.fields = mkstr(b, end);
 	if (starts_with(b, end, "LOST ")) {
 		const char *e = find(b, end, " EVENTS]");
 
-		l->ev.format = TRACEFS_FMT_TRACE;
+		l->ev.format = KTRACE_FMT_TRACE;
 		if (e == b + 4 && e + 8 == end) {
 			l->ev.lost.uncounted = true;
 			return 0;
@@ -1183,7 +1181,7 @@ static int parse_cpu_line(const char *s, const char *end, struct tracefs_line *l
 			goto bad;
 		return 0;
 	}
-	l->ev.format = TRACEFS_FMT_TRACE_CMD;
+	l->ev.format = KTRACE_FMT_TRACE_CMD;
 	if (starts_with(b, end, "EVENTS DROPPED]")) {
 		l->ev.lost.uncounted = true;
 		return 0;
@@ -1200,12 +1198,12 @@ bad:
 	return -EINVAL;
 }
 
-static void parse_header(const char *s, const char *end, struct tracefs_line *l)
+static void parse_header(const char *s, const char *end, struct ktrace_line *l)
 {
 	const char *p;
 	uint64_t v, w;
 
-	l->kind = TRACEFS_LINE_HEADER;
+	l->kind = KTRACE_LINE_HEADER;
 	/* "# entries-in-buffer/entries-written: 1695/1695   #P:2" */
 	p = find(s, end, "entries-in-buffer/entries-written: ");
 	if (p) {
@@ -1238,10 +1236,10 @@ static void parse_header(const char *s, const char *end, struct tracefs_line *l)
 	}
 }
 
-int tracefs_parse_line(const char *line, size_t len, struct tracefs_line *ret_line,
+int ktrace_parse_line(const char *line, size_t len, struct ktrace_line *ret_line,
 		       const char **reterr_what)
 {
-	struct tracefs_line l = { .ncpus = -1, .entries = -1, .written = -1 };
+	struct ktrace_line l = { .ncpus = -1, .entries = -1, .written = -1 };
 	const char *end = line + len, *s, *body;
 	int r;
 
@@ -1267,7 +1265,7 @@ int tracefs_parse_line(const char *line, size_t len, struct tracefs_line *ret_li
 	}
 	body = parse_context(line, end, &l.ev);
 	if (body) {
-		l.kind = TRACEFS_LINE_EVENT;
+		l.kind = KTRACE_LINE_EVENT;
 		r = parse_body(body, end, &l.ev, reterr_what);
 		if (r < 0)
 			return r;
@@ -1276,8 +1274,8 @@ int tracefs_parse_line(const char *line, size_t len, struct tracefs_line *ret_li
 	}
 	/* tracefs indents frames (" => fn"), trace-cmd does not ("=> fn (addr)") */
 	if (starts_with(s, end, "=> ")) {
-		l.kind = TRACEFS_LINE_FRAME;
-		tracefs_sym_split(s + 3, (size_t)(end - s - 3), &l.frame.fn);
+		l.kind = KTRACE_LINE_FRAME;
+		ktrace_sym_split(s + 3, (size_t)(end - s - 3), &l.frame.fn);
 		if (l.frame.fn.text.len == 0) {
 			*reterr_what = "empty stack frame";
 			return -EINVAL;
@@ -1306,7 +1304,7 @@ struct frame_ref {
 struct pending {
 	char *line;		/* the event line; ev's strings point into it */
 	size_t line_cap;
-	struct tracefs_event ev;
+	struct ktrace_event ev;
 	unsigned int lineno;
 	bool complete;		/* a later event on the same CPU arrived */
 	/* known event with bad fields: swallow its stack, emit nothing */
@@ -1315,13 +1313,13 @@ struct pending {
 	size_t n_refs, refs_cap;
 	char *fbuf;
 	size_t flen, fcap;
-	struct tracefs_frame *frames;
+	struct ktrace_frame *frames;
 	size_t frames_cap;
 };
 
-struct tracefs_parser {
+struct ktrace_parser {
 	char *path;
-	struct tracefs_parser_ops ops;
+	struct ktrace_parser_ops ops;
 	void *userdata;
 	struct pending ring[PENDING_MAX];
 	size_t head, count;
@@ -1329,16 +1327,16 @@ struct tracefs_parser {
 	int frame_target;
 	bool frame_user;
 	unsigned int lineno;
-	struct tracefs_stats stats;
+	struct ktrace_stats stats;
 	char *scratch;		/* the line being parsed */
 	int cpu_last[CPU_LAST_MAX];	/* ring index + 1 of each CPU's latest entry */
 	size_t scratch_cap;
 };
 
-int tracefs_parser_new(const char *path, const struct tracefs_parser_ops *ops,
-		       void *userdata, struct tracefs_parser **ret_parser)
+int ktrace_parser_new(const char *path, const struct ktrace_parser_ops *ops,
+		       void *userdata, struct ktrace_parser **ret_parser)
 {
-	struct tracefs_parser *p = calloc(1, sizeof(*p));
+	struct ktrace_parser *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
@@ -1357,7 +1355,7 @@ int tracefs_parser_new(const char *path, const struct tracefs_parser_ops *ops,
 	return 0;
 }
 
-struct tracefs_parser *tracefs_parser_free(struct tracefs_parser *p)
+struct ktrace_parser *ktrace_parser_free(struct ktrace_parser *p)
 {
 	size_t i;
 
@@ -1375,12 +1373,12 @@ struct tracefs_parser *tracefs_parser_free(struct tracefs_parser *p)
 	return NULL;
 }
 
-const struct tracefs_stats *tracefs_parser_stats(const struct tracefs_parser *p)
+const struct ktrace_stats *ktrace_parser_stats(const struct ktrace_parser *p)
 {
 	return &p->stats;
 }
 
-static void report(struct tracefs_parser *p, unsigned int lineno, const char *what)
+static void report(struct ktrace_parser *p, unsigned int lineno, const char *what)
 {
 	struct kt_err err;
 
@@ -1390,13 +1388,13 @@ static void report(struct tracefs_parser *p, unsigned int lineno, const char *wh
 	p->ops.bad_line(p->userdata, &err);
 }
 
-static void bad_line(struct tracefs_parser *p, const char *what)
+static void bad_line(struct ktrace_parser *p, const char *what)
 {
 	p->stats.malformed++;
 	report(p, p->lineno, what);
 }
 
-void tracefs_parser_skip_line(struct tracefs_parser *p, const char *what)
+void ktrace_parser_skip_line(struct ktrace_parser *p, const char *what)
 {
 	p->lineno++;
 	p->stats.lines++;
@@ -1404,7 +1402,7 @@ void tracefs_parser_skip_line(struct tracefs_parser *p, const char *what)
 	bad_line(p, what);
 }
 
-static int emit_head(struct tracefs_parser *p)
+static int emit_head(struct ktrace_parser *p)
 {
 	struct pending *e = &p->ring[p->head];
 	size_t i;
@@ -1418,7 +1416,7 @@ static int emit_head(struct tracefs_parser *p)
 		return 0;
 
 	if (e->n_refs > e->frames_cap) {
-		struct tracefs_frame *nf = realloc(e->frames, e->n_refs * sizeof(*nf));
+		struct ktrace_frame *nf = realloc(e->frames, e->n_refs * sizeof(*nf));
 
 		if (!nf)
 			return -ENOMEM;
@@ -1426,7 +1424,7 @@ static int emit_head(struct tracefs_parser *p)
 		e->frames_cap = e->n_refs;
 	}
 	for (i = 0; i < e->n_refs; i++) {
-		tracefs_sym_split(e->fbuf + e->refs[i].off, e->refs[i].len,
+		ktrace_sym_split(e->fbuf + e->refs[i].off, e->refs[i].len,
 				  &e->frames[i].fn);
 		e->frames[i].user = e->refs[i].user;
 	}
@@ -1435,9 +1433,9 @@ static int emit_head(struct tracefs_parser *p)
 
 	p->stats.events++;
 	p->stats.by_kind[e->ev.kind]++;
-	if (e->ev.kind == TRACEFS_EV_UNKNOWN)
+	if (e->ev.kind == KTRACE_EV_UNKNOWN)
 		p->stats.unknown++;
-	if (e->ev.kind == TRACEFS_EV_LOST) {
+	if (e->ev.kind == KTRACE_EV_LOST) {
 		p->stats.lost_events += e->ev.lost.count;
 		p->stats.lost_uncounted += e->ev.lost.uncounted;
 	}
@@ -1447,7 +1445,7 @@ static int emit_head(struct tracefs_parser *p)
 }
 
 /* Takes the line into p->scratch, where it is parsed once and, if queued, kept. */
-static int take_line(struct tracefs_parser *p, const char *line, size_t len)
+static int take_line(struct ktrace_parser *p, const char *line, size_t len)
 {
 	if (len + 1 > p->scratch_cap) {
 		char *nl = realloc(p->scratch, len + 1);
@@ -1468,7 +1466,7 @@ static int take_line(struct tracefs_parser *p, const char *line, size_t len)
  * without a second parse. A @drop entry (known event, bad fields) only has its context,
  * to swallow the stack frames that follow it.
  */
-static int queue_event(struct tracefs_parser *p, const struct tracefs_event *ev, bool drop)
+static int queue_event(struct ktrace_parser *p, const struct ktrace_event *ev, bool drop)
 {
 	struct pending *e;
 	size_t idx, i, cap;
@@ -1487,7 +1485,7 @@ static int queue_event(struct tracefs_parser *p, const struct tracefs_event *ev,
 	p->scratch_cap = cap;
 	e->ev = *ev;
 	e->lineno = p->lineno;
-	e->complete = e->ev.kind == TRACEFS_EV_LOST;
+	e->complete = e->ev.kind == KTRACE_EV_LOST;
 	e->drop = drop;
 	e->n_refs = 0;
 	e->flen = 0;
@@ -1518,7 +1516,7 @@ static int queue_event(struct tracefs_parser *p, const struct tracefs_event *ev,
 	return r;
 }
 
-static int flush_complete(struct tracefs_parser *p)
+static int flush_complete(struct ktrace_parser *p)
 {
 	int r = 0, k;
 
@@ -1530,7 +1528,7 @@ static int flush_complete(struct tracefs_parser *p)
 	return r;
 }
 
-static void attach_stack(struct tracefs_parser *p, const struct tracefs_event *st)
+static void attach_stack(struct ktrace_parser *p, const struct ktrace_event *st)
 {
 	size_t i;
 
@@ -1539,7 +1537,7 @@ static void attach_stack(struct tracefs_parser *p, const struct tracefs_event *s
 		size_t idx = (p->head + i) % PENDING_MAX;
 		struct pending *o = &p->ring[idx];
 
-		if (o->ev.cpu != st->cpu || o->ev.kind == TRACEFS_EV_LOST)
+		if (o->ev.cpu != st->cpu || o->ev.kind == KTRACE_EV_LOST)
 			continue;
 		if (o->complete || o->ev.pid != st->pid)
 			break;
@@ -1553,7 +1551,7 @@ static void attach_stack(struct tracefs_parser *p, const struct tracefs_event *s
 	report(p, p->lineno, "stack trace with no event before it on its CPU");
 }
 
-static int add_frame(struct tracefs_parser *p, const struct tracefs_frame *fr)
+static int add_frame(struct ktrace_parser *p, const struct ktrace_frame *fr)
 {
 	struct pending *e = &p->ring[p->frame_target];
 	size_t len = fr->fn.text.len;
@@ -1591,9 +1589,9 @@ static int add_frame(struct tracefs_parser *p, const struct tracefs_frame *fr)
 	return 0;
 }
 
-int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
+int ktrace_parser_feed(struct ktrace_parser *p, const char *line, size_t len)
 {
-	struct tracefs_line l;
+	struct ktrace_line l;
 	const char *what;
 	int r, k;
 
@@ -1608,9 +1606,9 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 	if (r < 0)
 		return r;
 	line = p->scratch;
-	r = tracefs_parse_line(line, len, &l, &what);
+	r = ktrace_parse_line(line, len, &l, &what);
 	if (r < 0) {
-		struct tracefs_event ev = {0};
+		struct ktrace_event ev = {0};
 		const char *end = line + len;
 
 		/*
@@ -1629,7 +1627,7 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 	}
 
 	switch (l.kind) {
-	case TRACEFS_LINE_HEADER:
+	case KTRACE_LINE_HEADER:
 		p->stats.header_lines++;
 		if (l.ncpus >= 0)
 			p->stats.ncpus = l.ncpus;
@@ -1638,7 +1636,7 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 			p->stats.written = l.written;
 		}
 		return 0;
-	case TRACEFS_LINE_FRAME:
+	case KTRACE_LINE_FRAME:
 		if (p->frame_target == -1) {
 			bad_line(p, "stack frame without a <stack trace> line");
 			return 0;
@@ -1646,11 +1644,11 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 		if (p->frame_target == -2)
 			return 0;	/* its stack header was already reported */
 		return add_frame(p, &l.frame);
-	case TRACEFS_LINE_EVENT:
+	case KTRACE_LINE_EVENT:
 		break;
 	}
 
-	if (l.ev.kind == TRACEFS_EV_STACK) {
+	if (l.ev.kind == KTRACE_EV_STACK) {
 		attach_stack(p, &l.ev);
 		return 0;
 	}
@@ -1659,7 +1657,7 @@ int tracefs_parser_feed(struct tracefs_parser *p, const char *line, size_t len)
 	return r < 0 ? r : k;
 }
 
-int tracefs_parser_flush_older(struct tracefs_parser *p, double age)
+int ktrace_parser_flush_older(struct ktrace_parser *p, double age)
 {
 	double newest = -INFINITY;
 
@@ -1678,7 +1676,7 @@ int tracefs_parser_flush_older(struct tracefs_parser *p, double age)
 	return flush_complete(p);
 }
 
-int tracefs_parser_finish(struct tracefs_parser *p)
+int ktrace_parser_finish(struct ktrace_parser *p)
 {
 	int r = 0, k;
 
@@ -1691,21 +1689,17 @@ int tracefs_parser_finish(struct tracefs_parser *p)
 	return r;
 }
 
-int tracefs_events_read_file(FILE *f, const char *path,
-			     const struct tracefs_parser_ops *ops, void *userdata,
-			     struct tracefs_stats *ret_stats, struct kt_err *reterr)
+int ktrace_text_read_file(FILE *f, const char *path,
+			   const struct ktrace_parser_ops *ops, void *userdata,
+			   struct ktrace_stats *ret_stats, struct kt_err *reterr)
 {
-	struct tracefs_parser *p;
+	struct ktrace_parser *p;
 	struct linereader lr;
-	char head[TRACEDAT_MAGIC_LEN], *line;
+	char *line;
 	size_t len;
-	int r, fd = fileno(f);
+	int r;
 
-	/* trace-cmd's binary file: nothing has been read from @f yet, so pread sees its start */
-	if (fd >= 0 && pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
-	    tracedat_sniff(head, sizeof(head)) && ftell(f) == 0)
-		return tracedat_read_fd(fd, path, ops, userdata, ret_stats, reterr);
-	r = tracefs_parser_new(path, ops, userdata, &p);
+	r = ktrace_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
 	linereader_init(&lr, f, LINE_MAX_LEN);
@@ -1714,24 +1708,24 @@ int tracefs_events_read_file(FILE *f, const char *path,
 		if (r == 0)
 			break;
 		if (r == -E2BIG) {
-			tracefs_parser_skip_line(p, "line too long");
+			ktrace_parser_skip_line(p, "line too long");
 			continue;
 		}
 		if (r == -EBADMSG) {
-			tracefs_parser_skip_line(p, "line contains a NUL byte");
+			ktrace_parser_skip_line(p, "line contains a NUL byte");
 			continue;
 		}
 		if (r < 0) {
 			kt_err_set(reterr, path, lr.lineno, "read error");
 			goto out;
 		}
-		r = tracefs_parser_feed(p, line, len);
+		r = ktrace_parser_feed(p, line, len);
 		if (r < 0) {
 			kt_err_set(reterr, path, lr.lineno, "event handler failed");
 			goto out;
 		}
 	}
-	r = tracefs_parser_finish(p);
+	r = ktrace_parser_finish(p);
 	if (r < 0) {
 		kt_err_set(reterr, path, lr.lineno, "event handler failed");
 		goto out;
@@ -1740,23 +1734,7 @@ int tracefs_events_read_file(FILE *f, const char *path,
 		*ret_stats = p->stats;
 out:
 	linereader_done(&lr);
-	tracefs_parser_free(p);
+	ktrace_parser_free(p);
 	return r;
 }
 
-int tracefs_events_read(const struct kt_root *root, const char *relpath,
-			const struct tracefs_parser_ops *ops, void *userdata,
-			struct tracefs_stats *ret_stats, struct kt_err *reterr)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	int r;
-
-	if (!relpath)
-		relpath = TRACEFS_TRACE_PATH;
-	r = root_fopen(root, relpath, &f);
-	if (r < 0) {
-		kt_err_set(reterr, relpath, 0, "cannot open");
-		return r;
-	}
-	return tracefs_events_read_file(f, relpath, ops, userdata, ret_stats, reterr);
-}

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "tracedat.h"
-#include "tracefs-events.h"
-#include "tracefs-order.h"
+#include "text.h"
+#include "order.h"
 
 /* An event line and the lines after it up to the next: [start, end) of the text */
 struct order_rec {
@@ -84,12 +84,12 @@ static int order_close(void *cookie)
 /* The event time of an event line, false for any other line */
 static bool event_time(const char *line, size_t len, uint64_t *ret)
 {
-	struct tracefs_line l;
+	struct ktrace_line l;
 	const char *what;
 
-	if (len > TRACEFS_ORDER_LINE_MAX || tracefs_parse_line(line, len, &l, &what) < 0)
+	if (len > KTRACE_ORDER_LINE_MAX || ktrace_parse_line(line, len, &l, &what) < 0)
 		return false;
-	if (l.kind != TRACEFS_LINE_EVENT || l.ev.kind == TRACEFS_EV_LOST)
+	if (l.kind != KTRACE_LINE_EVENT || l.ev.kind == KTRACE_EV_LOST)
 		return false;
 	*ret = l.ev.ts_ns;
 	return true;
@@ -122,7 +122,7 @@ static int read_all(int fd, size_t size, struct order_text *o)
 }
 
 /* The records of o->text, and where time goes back */
-static int split_records(struct order_text *o, struct tracefs_order *ret)
+static int split_records(struct order_text *o, struct ktrace_order *ret)
 {
 	size_t cap = 0, pos = 0;
 	uint64_t lineno = 0, prev = 0;
@@ -166,7 +166,7 @@ static int split_records(struct order_text *o, struct tracefs_order *ret)
 	return 0;
 }
 
-int tracefs_order_fwrap(FILE **f, struct tracefs_order *ret)
+int ktrace_order_fwrap(FILE **f, struct ktrace_order *ret)
 {
 	static const cookie_io_functions_t io = { .read = order_read, .close = order_close };
 	struct order_text *o;
@@ -174,9 +174,9 @@ int tracefs_order_fwrap(FILE **f, struct tracefs_order *ret)
 	FILE *nf;
 	int fd = fileno(*f), r;
 
-	*ret = (struct tracefs_order){ 0 };
+	*ret = (struct ktrace_order){ 0 };
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
-	    (uint64_t)st.st_size > TRACEFS_ORDER_MAX)
+	    (uint64_t)st.st_size > KTRACE_ORDER_MAX)
 		return 0;
 	o = calloc(1, sizeof(*o));
 	if (!o)
