@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "session/collect.h"
 #include "ledger/ledger.h"
 
 __attribute__((noinline)) int bench_refresh(struct collect_stream *cs);

@@ -26,7 +26,7 @@
 #
 # A live refresh is the poll refresh + the live stream's refresh + the replay refresh.
 # Live top reads only what the spools gained since the last refresh into one ledger
-# (collect.c collect_stream, cmd-top.c live_update), and ledger_settle() decides again
+# (session/collect.c collect_stream, cmd/top.c live_update), and ledger_settle() decides again
 # the attempts of the last second or three, not settled yet. bench/livestream does
 # that without a kernel: the trace appended to an in-memory spool 1.5 s of events at a
 # time, the stream fed and settled after each (one callgrind dump per refresh). Its

@@ -17,7 +17,7 @@
 #include "util/log.h"
 #include "util/version.h"
 #include "util/root.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 static const struct {
 	const char *name;
@@ -84,43 +84,6 @@ static void version(FILE *f)
 		PACKAGE_BUGREPORT, PACKAGE_URL);
 }
 
-int global_opt_handle(struct global_opts *g, int opt, const char *arg)
-{
-	switch (opt) {
-	case OPT_ROOT:
-		g->root = arg;
-		return 1;
-	case OPT_RELEASE:
-		if (!kver_release_ok(arg)) {
-			char *e = escape_dup(arg, strlen(arg));
-
-			log_error("invalid --kernel-release '%s': up to 64 letters, digits and "
-				  "'._-+~', as uname -r gives", e ? e : "?");
-			free(e);
-			return -1;
-		}
-		g->release = arg;
-		return 1;
-	case OPT_MODULEDIR:
-		g->moduledir = arg;
-		return 1;
-	case 'j':
-		g->json = true;
-		return 1;
-	case 'p':
-		g->json = true;
-		g->pretty = true;
-		return 1;
-	case OPT_COLOR:
-		if (color_when_parse(arg ? arg : "always", &g->color) < 0) {
-			log_error("invalid --color value '%s' (auto, always, never)", arg);
-			return -1;
-		}
-		return 1;
-	}
-	return 0;
-}
-
 /*
  * Whatever a command printed must have arrived: a success whose output was lost (a
  * full disk, a closed pipe) is none, as coreutils' close_stdout() has it.
@@ -136,53 +99,16 @@ static int exit_status(int rc)
 	return rc;
 }
 
-/*
- * The optimal string alignment distance (Levenshtein plus swapping two neighbours, the
- * commonest typo: "reprot"), for "did you mean". Words longer than any name are far.
- */
-#define EDIT_MAX 32
-static unsigned int edit_distance(const char *a, size_t la, const char *b)
-{
-	unsigned int d[EDIT_MAX + 1][EDIT_MAX + 1];
-	size_t lb = strlen(b);
-
-	if (la > EDIT_MAX || lb > EDIT_MAX)
-		return UINT_MAX;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned int cost = a[i - 1] != b[j - 1];
-			unsigned int v = d[i - 1][j - 1] + cost;
-
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	}
-	return d[la][lb];
-}
-
-/* Two edits at most: further than that a suggestion is more often wrong than right. */
-#define SUGGEST_MAX 2
-
 static const char *suggest_command(const char *word)
 {
 	static const char *const extra[] = { "help" };
 	const char *best = NULL;
-	unsigned int best_d = SUGGEST_MAX + 1;
+	unsigned int best_d = CMD_SUGGEST_MAX + 1;
 
 	for (size_t i = 0; i < ARRAY_SIZE(commands) + ARRAY_SIZE(extra); i++) {
 		const char *name = i < ARRAY_SIZE(commands) ? commands[i].name
 							    : extra[i - ARRAY_SIZE(commands)];
-		unsigned int dist = edit_distance(word, strlen(word), name);
+		unsigned int dist = cmd_edit_distance(word, strlen(word), name);
 
 		if (dist < best_d) {
 			best_d = dist;
@@ -190,46 +116,6 @@ static const char *suggest_command(const char *word)
 		}
 	}
 	return best;
-}
-
-void cmd_usage_error(const char *cmd, const struct option *opts, char *const *argv, int argind)
-{
-	/*
-	 * getopt_long() has said what was wrong; after an unknown or ambiguous long
-	 * option, optopt is 0 and the word is the one before optind
-	 */
-	const char *word = argind > 0 ? argv[argind - 1] : NULL;
-
-	if (optopt == 0 && word && word[0] == '-' && word[1] == '-' && word[2]) {
-		const char *name = word + 2, *best = NULL;
-		size_t len = strcspn(name, "=");
-		unsigned int best_d = SUGGEST_MAX + 1;
-
-		for (const struct option *o = opts; o->name; o++) {
-			unsigned int dist;
-
-			/* a prefix of an option is ambiguous, not misspelt: getopt listed them */
-			if (strncmp(o->name, name, len) == 0) {
-				best = NULL;
-				break;
-			}
-			dist = edit_distance(name, len, o->name);
-			if (dist < best_d) {
-				best_d = dist;
-				best = o->name;
-			}
-		}
-		if (best) {
-			if (cmd)
-				fprintf(stderr, "kmodtop %s: did you mean '--%s'?\n", cmd, best);
-			else
-				fprintf(stderr, "kmodtop: did you mean '--%s'?\n", best);
-		}
-	}
-	if (cmd)
-		fprintf(stderr, "Try 'kmodtop %s --help' for more information.\n", cmd);
-	else
-		fputs("Try 'kmodtop --help' for more information.\n", stderr);
 }
 
 static int unknown_command(const char *cmd)

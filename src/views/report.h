@@ -60,7 +60,7 @@ struct report_boot {
 	size_t n_untraced;
 };
 
-/* Everything `report` shows, collected by cmd-report.c; the view only renders it. */
+/* Everything `report` shows, collected by cmd/report.c; the view only renders it. */
 struct report_data {
 	const char *root;
 	bool live;

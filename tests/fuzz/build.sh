@@ -42,10 +42,9 @@ CFLAGS="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined -D_GNU_SO
 	-DPACKAGE_VERSION=\"fuzz\" -Wall -Wextra -Wno-unused-parameter -I$top/src \
 	$DEP_CFLAGS ${EXTRA_CFLAGS:-}"
 
-# the library: every source but the command layer and the terminal (collect.c is the
-# command layer's shared part, which fuzz-ci-input needs)
+# the library: every source but the command layer and the terminal
 cd "$top/src"
-LIB_SOURCES=$(ls collect.c util/*.c sources/*.c ledger/*.c cost/*.c output/*.c views/*.c \
+LIB_SOURCES=$(ls util/*.c sources/*.c sources/*/*.c session/*.c ledger/*.c cost/*.c output/*.c views/*.c \
 	views/top/*.c | grep -v -e '^views/top/loop\.c$' -e '^views/top/term-curses\.c$')
 cd "$here"
 TARGETS=$(ls fuzz-*.c | sed 's/\.c$//')

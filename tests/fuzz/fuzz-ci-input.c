@@ -3,7 +3,7 @@
  * `kmodtop ci` over one fuzzed input file, as the command reads it: the stream (plain
  * or compressed), the input detector (sniff(): trace, kmsg, journal JSON or kernel log
  * text), the reader it picks (with the needle filter on), the findings, the ledger of a
- * trace, the gates, and every output format. cmd-ci.c is included whole: its input
+ * trace, the gates, and every output format. cmd/ci.c is included whole: its input
  * path is static, and this keeps it out of the library.
  */
 #include "sources/stream.h"
@@ -28,12 +28,12 @@ static int bounded_next_match(struct stream *s, const struct stream_needles *nd,
 
 #define stream_next_line bounded_next_line
 #define stream_next_match bounded_next_match
-#include "../../src/cmd-ci.c"
+#include "../../src/cmd/ci.c"
 #undef stream_next_line
 #undef stream_next_match
 #include "fuzz.h"
 
-/* cmd-ci.c's option parsing calls into kmodtop.c, which is not linked */
+/* cmd/ci.c's option parsing calls into cmd/options.c, which is not linked */
 int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 {
 	(void)g;

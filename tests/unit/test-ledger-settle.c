@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
+#include "session/collect.h"
 #include "cost/catalog.h"
 #include "cost/cost.h"
 #include "cost/estimate.h"

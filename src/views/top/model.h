@@ -12,7 +12,7 @@
 
 /*
  * The top view's model (house style 8.7): samples in, visible rows out, no terminal.
- * A sampler (cmd-top.c: replayed capture, or the live system) hands over a struct
+ * A sampler (cmd/top.c: replayed capture, or the live system) hands over a struct
  * top_sample at every refresh; the model accumulates what is new since the previous
  * one, and top_model_table() turns it and the UI state (view, sort, filter, selection)
  * into a table of typed values that render.c draws and tests inspect.

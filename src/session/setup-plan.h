@@ -9,7 +9,6 @@
 #include "sources/load-probes.h"
 #include "sources/trace/instance.h"
 #include "util/root.h"
-#include "cmd.h"
 
 /*
  * What the tracing setup of a kernel can be, for `record --print-setup` and
@@ -48,9 +47,13 @@ struct setup_plan_opts {
 	const char *release;		/* with btf: its release */
 };
 
-/* 0, or -errno when the root cannot be opened. */
-int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
-		       const struct setup_plan_opts *o);
+/*
+ * @root_path NULL: "/". @release: the --kernel-release asked for the kernel of the root
+ * (NULL: its own); unused with o->btf, whose release is o->release. 0, or -errno when
+ * the root cannot be opened.
+ */
+int setup_plan_init(struct setup_plan *sp, const char *root_path, const char *release,
+		    const struct setup_plan_opts *o);
 /* The release @root_path (NULL: "/") runs: its osrelease, else (live) uname. */
 int setup_plan_release(const char *root_path, char **ret);
 void setup_plan_done(struct setup_plan *sp);

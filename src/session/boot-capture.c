@@ -13,7 +13,7 @@
 #include "sources/journal-klog.h"
 #include "sources/kmsg-follow.h"
 #include "util/root.h"
-#include "boot-capture.h"
+#include "session/boot-capture.h"
 
 /* per_cpu/cpuN/stats: "overrun: N" and "dropped events: N" summed */
 static void read_lost(int tfd, struct boot_capture *bc)

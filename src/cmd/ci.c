@@ -38,8 +38,8 @@
 #include "util/parse-num.h"
 #include "util/root.h"
 #include "views/ci.h"
-#include "cmd.h"
-#include "collect.h"
+#include "cmd/cmd.h"
+#include "session/collect.h"
 
 /* Exit codes of `ci` (man page: EXIT STATUS); kselftest's skip is 4 */
 enum {

@@ -19,8 +19,8 @@
 #include "util/atomic-file.h"
 #include "util/io.h"
 #include "util/log.h"
-#include "cmd.h"
-#include "setup-plan.h"
+#include "cmd/cmd.h"
+#include "session/setup-plan.h"
 
 #define GRUB_DIR "etc/default/grub.d"
 #define GRUB_DROPIN GRUB_DIR "/kmodtop.cfg"
@@ -373,7 +373,7 @@ int cmd_boot_setup(int argc, char **argv, struct global_opts *g)
 		po.release = g->release;
 		btf = NULL;
 	}
-	r = setup_plan_collect(&sp, g, &po);
+	r = setup_plan_init(&sp, g->root, g->release, &po);
 	if (r < 0) {
 		log_error("'%s': %s", g->root ? g->root : "/", strerror(-r));
 		goto out;
@@ -394,7 +394,7 @@ int cmd_boot_setup(int argc, char **argv, struct global_opts *g)
 				po.btf = btf;
 				po.release = release;
 				btf = NULL;
-				r = setup_plan_collect(&sp, g, &po);
+				r = setup_plan_init(&sp, g->root, g->release, &po);
 			}
 			free(release);
 			if (r < 0)

@@ -46,13 +46,13 @@
 #include "views/top/loop.h"
 #include "views/top/model.h"
 #include "views/top/term-curses.h"
-#include "cmd.h"
-#include "collect.h"
-#include "boot-capture.h"
+#include "cmd/cmd.h"
+#include "session/collect.h"
+#include "session/boot-capture.h"
 
 /*
  * kmodtop top: wires a sampler (a replayed capture, or the system's files polled at
- * every refresh, with on the running system the live collection of cmd-record.c) to
+ * every refresh, with on the running system the live collection of cmd/record.c) to
  * the top view's loop. The view itself knows no source: it takes struct top_sample
  * (views/top/model.h).
  */

@@ -9,7 +9,7 @@
 
 #include "util/macro.h"
 #include "util/version.h"
-#include "setup-plan.h"
+#include "session/setup-plan.h"
 
 /*
  * "[local] global counter": the selected one. Caller frees. A root's file is not
@@ -47,8 +47,8 @@ static char *plan_release(const struct kt_root *root, bool live, const char *giv
 	return live && uname(&u) == 0 ? strdup(u.release) : NULL;
 }
 
-int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
-		       const struct setup_plan_opts *o)
+int setup_plan_init(struct setup_plan *sp, const char *root_path, const char *release,
+		    const struct setup_plan_opts *o)
 {
 	bool own_kernel = !o->btf;
 	const char *why;
@@ -59,7 +59,7 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 	memset(sp, 0, sizeof(*sp));
 	sp->mnt.fd = -1;
 	sp->ss = (struct setup_script){ .instance = o->instance, .group = "kmodtop" };
-	r = root_new(g->root ? g->root : "/", &sp->root);
+	r = root_new(root_path ? root_path : "/", &sp->root);
 	if (r < 0) {
 		if (o->btf)
 			kernel_btf_free(o->btf);
@@ -118,7 +118,7 @@ int setup_plan_collect(struct setup_plan *sp, const struct global_opts *g,
 		if (have && sp->ss.n_events < ARRAY_SIZE(sp->events))
 			sp->events[sp->ss.n_events++] = ev;
 	}
-	sp->release = plan_release(sp->root, sp->live, own_kernel ? g->release : o->release);
+	sp->release = plan_release(sp->root, sp->live, own_kernel ? release : o->release);
 	loadpath_from_release(sp->release, &sp->lp);
 	sp->ss.release = sp->release;
 	sp->ss.generation = sp->lp.known ? loadpath_summary(&sp->lp) : NULL;

@@ -59,9 +59,9 @@
 #include "util/macro.h"
 #include "util/root.h"
 #include "util/version.h"
-#include "cmd.h"
-#include "collect.h"
-#include "setup-plan.h"
+#include "cmd/cmd.h"
+#include "session/collect.h"
+#include "session/setup-plan.h"
 
 /* the per-CPU buffer with stack traces, whatever the number of CPUs: never more in all */
 #define MEASURE_BUFFER_TOTAL_KB (256 * 1024)
@@ -2265,7 +2265,7 @@ static int print_setup(const struct global_opts *g, bool measure, const char *in
 	struct setup_plan_opts o = { .instance = instance, .measure = measure };
 	int r;
 
-	r = setup_plan_collect(&sp, g, &o);
+	r = setup_plan_init(&sp, g->root, g->release, &o);
 	if (r < 0) {
 		log_error("'%s': %s", g->root ? g->root : "/", strerror(-r));
 		return EXIT_ERROR;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "output/color.h"
@@ -33,6 +34,14 @@ void cmd_usage_error(const char *cmd, const struct option *opts, char *const *ar
 /* Parses one global option (from the long option table below); 1 if it was one. */
 int global_opt_handle(struct global_opts *g, int opt, const char *arg);
 
+/*
+ * The optimal string alignment distance between @a (@la bytes) and @b, for "did you
+ * mean"; UINT_MAX for words longer than any name. A suggestion further than
+ * CMD_SUGGEST_MAX edits is more often wrong than right.
+ */
+unsigned int cmd_edit_distance(const char *a, size_t la, const char *b);
+#define CMD_SUGGEST_MAX 2
+
 #define GLOBAL_LONG_OPTIONS                                          \
 	{ "root", required_argument, NULL, OPT_ROOT },               \
 	{ "kernel-release", required_argument, NULL, OPT_RELEASE },  \
@@ -59,7 +68,7 @@ int cmd_record(int argc, char **argv, struct global_opts *g);
 int cmd_boot_setup(int argc, char **argv, struct global_opts *g);
 
 /*
- * Live collection (cmd-record.c), for `report --duration` and `record`: kmodtop's own
+ * Live collection (cmd/record.c), for `report --duration` and `record`: kmodtop's own
  * tracefs instance and /dev/kmsg, spooled verbatim to two file descriptors that the
  * report then reads as it reads a captured root.
  */

@@ -47,9 +47,9 @@
 #include "output/openmetrics.h"
 #include "sources/boot-id.h"
 #include "views/report.h"
-#include "cmd.h"
-#include "collect.h"
-#include "boot-capture.h"
+#include "cmd/cmd.h"
+#include "session/collect.h"
+#include "session/boot-capture.h"
 
 static void report_usage(FILE *f)
 {
@@ -105,7 +105,7 @@ static void report_usage(FILE *f)
 	      f);
 }
 
-/* live collection; apart from the file options below (cmd-record.c uses these too) */
+/* live collection; apart from the file options below (cmd/record.c uses these too) */
 enum {
 	OPT_DURATION = OPT_CMD_BASE + 0x40,
 	OPT_MEASURE,

@@ -21,7 +21,7 @@
 #include "util/array.h"
 #include "util/log.h"
 #include "util/macro.h"
-#include "collect.h"
+#include "session/collect.h"
 
 /* --- the module tree's lookups ------------------------------------------------------ */
 
