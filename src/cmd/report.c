@@ -49,6 +49,7 @@
 #include "views/report.h"
 #include "cmd/cmd.h"
 #include "session/collect.h"
+#include "session/system.h"
 #include "session/boot-capture.h"
 
 static void report_usage(FILE *f)
@@ -165,25 +166,17 @@ struct metrics_opts {
 };
 
 struct collected {
-	struct kt_root *root;
+	struct kt_system sys;		/* the kernel under study */
 	struct live *live;		/* report --duration: what was collected, its spools */
-	char release[256];
-	char *moduledir;
-	char compression[32];
 	struct proc_modules *pm;
 	struct sys_module *sm;
 	struct vmallocinfo *vi;
 	struct modmem_rest vi_rest;	/* vmallocinfo's areas past those kept, counted */
 	struct meminfo mi;
 	struct modstats *ms;
-	struct kconfig *kc;
-	char kconfig_path[256];		/* the configuration file refused, when one was */
 	struct modmem *mm;
-	struct modindex *idx;
 	struct ledger *ledger;
 	struct ledger_summary *sum;
-	struct catalog *cat;
-	struct cost_kernel k;
 	struct cost_result *cost;
 	struct ktrace_stats trace_stats;
 	char *trace_path, *log_path;
@@ -204,20 +197,16 @@ static void collected_done(struct collected *c)
 	proc_modules_free(c->pm);
 	vmallocinfo_free(c->vi);
 	modstats_free(c->ms);
-	kconfig_free(c->kc);
 	modmem_free(c->mm);
 	ledger_summary_free(c->sum);
 	cost_result_free(c->cost);
-	catalog_free(c->cat);
 	ledger_free(c->ledger);
-	modindex_free(c->idx);
 	free(c->trace_path);
 	free(c->log_path);
 	free(c->lookup);
 	free(c->untraced);
-	free(c->moduledir);
 	live_free(c->live);
-	root_free(c->root);
+	kt_system_close(&c->sys);
 }
 
 static void set_status(struct source_status *s, const char *key, const char *path, int err,
@@ -264,59 +253,18 @@ static void warn_source(const char *path, int r, const struct kt_err *e)
 	}
 }
 
-static int resolve_release(struct collected *c, const struct global_opts *g,
-			   const char **ret_from)
-{
-	_cleanup_free_ char *buf = NULL;
-	struct utsname u;
-	size_t len;
-	int r;
-
-	if (g->release) {
-		snprintf(c->release, sizeof(c->release), "%s", g->release);
-		*ret_from = "--kernel-release";
-		return 0;
-	}
-	r = root_read_file(c->root, "proc/sys/kernel/osrelease", 255, &buf, &len);
-	if (r == 0) {
-		while (len && buf[len - 1] && strchr("\n\r \t", buf[len - 1]))
-			buf[--len] = '\0';
-		if (len && !memchr(buf, '\0', len) && !strchr(buf, '/') && !strchr(buf, '\n')) {
-			snprintf(c->release, sizeof(c->release), "%s", buf);
-			*ret_from = "proc/sys/kernel/osrelease";
-			return 0;
-		}
-		log_warn("'proc/sys/kernel/osrelease': not a kernel release, ignoring");
-	}
-	if (root_is_live_system(c->root) && uname(&u) == 0) {
-		snprintf(c->release, sizeof(c->release), "%s", u.release);
-		*ret_from = "uname";
-		return 0;
-	}
-	return -ENOENT;
-}
-
 static void on_progress(void *userdata, size_t done, size_t total)
 {
 	log_progress("analysing module files", done, total);
 }
 
-/* The module tree through libkmod and the cost model's view of the kernel */
-static void setup_module_tree(struct collected *c, const struct report_data *d)
+/* The module tree through libkmod, with what is worth saying about it */
+static void setup_module_tree(struct collected *c)
 {
-	c->k.lp = d->lp;
-	c->k.page_size = 4096;
-	c->k.in_kernel_decompress = d->sysfs_compression ||
-				    (d->kc && kconfig_enabled(d->kc, "CONFIG_MODULE_DECOMPRESS"));
-	if (!c->moduledir || !d->has_moduledir)
-		return;
-	collect_modindex_new(c->root, c->moduledir, &c->idx);
-	if (catalog_new(c->moduledir, c->use_cache, NULL, &c->cat) < 0)
-		c->cat = NULL;
-	collect_note_cache(c->cat);
-	collect_catalog_warnings(c->cat);
-	if (c->cat && isatty(STDERR_FILENO))
-		c->cat->progress = on_progress;
+	kt_system_open_module_tree(&c->sys, c->use_cache);
+	collect_module_tree_warn(&c->sys);
+	if (c->sys.cat && isatty(STDERR_FILENO))
+		c->sys.cat->progress = on_progress;
 }
 
 /* How many CPUs: --cpus, the root's sysfs or cpuinfo, the trace header, this machine */
@@ -334,14 +282,14 @@ static unsigned int count_cpus(struct collected *c, unsigned int arg_cpus,
 	}
 	for (n = 0; n < 65536; n++) {
 		snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u", n);
-		if (!root_exists(c->root, path))
+		if (!root_exists(c->sys.root, path))
 			break;
 	}
 	if (n) {
 		*ret_from = "sys/devices/system/cpu";
 		return n;
 	}
-	if (root_read_file(c->root, "proc/cpuinfo", 16 << 20, &buf, &len) == 0) {
+	if (root_read_file(c->sys.root, "proc/cpuinfo", 16 << 20, &buf, &len) == 0) {
 		for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 			n += strncmp(p, "processor", 9) == 0;
 		if (n) {
@@ -353,7 +301,7 @@ static unsigned int count_cpus(struct collected *c, unsigned int arg_cpus,
 		*ret_from = "trace header";
 		return (unsigned int)c->trace_stats.ncpus;
 	}
-	if (root_is_live_system(c->root)) {
+	if (root_is_live_system(c->sys.root)) {
 		long v = sysconf(_SC_NPROCESSORS_CONF);
 
 		if (v > 0) {
@@ -378,7 +326,7 @@ static int percpu_modaliases(struct collected *c, char ***ret, const char **ret_
 
 	if (!v)
 		return -ENOMEM;
-	if (root_read_file(c->root, "sys/devices/system/cpu/cpu0/modalias", 65536, &buf, &len) == 0 &&
+	if (root_read_file(c->sys.root, "sys/devices/system/cpu/cpu0/modalias", 65536, &buf, &len) == 0 &&
 	    len && !memchr(buf, '\0', len)) {
 		while (len && buf[len - 1] == '\n')
 			buf[--len] = '\0';
@@ -417,7 +365,7 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 	char **aliases = NULL;
 	int r;
 
-	if (!c->idx || !c->cat)
+	if (!c->sys.idx || !c->sys.cat)
 		return 0;
 	d->ncpus = count_cpus(c, arg_cpus, &d->ncpus_from);
 	r = percpu_modaliases(c, &aliases, &d->percpu_alias_from);
@@ -427,11 +375,11 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 		char **names = NULL;
 		size_t n = 0;
 
-		if (modindex_lookup(c->idx, aliases[i], &names, &n) < 0)
+		if (modindex_lookup(c->sys.idx, aliases[i], &names, &n) < 0)
 			continue;
 		for (size_t k = 0; k < n && d->n_percpu < REPORT_MAX_PERCPU; k++) {
-			struct catalog_entry *e = catalog_find(c->cat, names[k]);
-			const struct cost_module *m = catalog_cost_module(c->cat, e);
+			struct catalog_entry *e = catalog_find(c->sys.cat, names[k]);
+			const struct cost_module *m = catalog_cost_module(c->sys.cat, e);
 			struct report_percpu *p = &d->percpu[d->n_percpu];
 			bool dup = false, fails = false;
 
@@ -448,7 +396,7 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 			snprintf(p->name, sizeof(p->name), "%s", e->name);
 			p->alias = i == 0 ? "cpu" : i == 1 ? "ACPI0007" : "LNXCPU";
 			p->fails = fails;
-			percpu_risk_estimate(&c->k, m, d->ncpus, fails, c->k.in_kernel_decompress,
+			percpu_risk_estimate(&c->sys.k, m, d->ncpus, fails, c->sys.k.in_kernel_decompress,
 					     &p->risk);
 			d->n_percpu++;
 		}
@@ -475,12 +423,12 @@ static int open_input(struct collected *c, const char *arg, const char *const *d
 		if (r < 0)
 			return r;
 		path = arg;
-	} else if (root_is_live_system(c->root)) {
+	} else if (root_is_live_system(c->sys.root)) {
 		/* the live system's global trace buffer and log are not ours to read as history */
 		return -ENOENT;
 	} else {
 		for (size_t i = 0; defaults[i] && !f; i++) {
-			r = root_fopen(c->root, defaults[i], &f);
+			r = root_fopen(c->sys.root, defaults[i], &f);
 			if (r == -ENOENT)
 				continue;
 			if (r < 0) {
@@ -580,7 +528,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		r = -ENOMEM;
 		goto out;
 	}
-	*lk = (struct collect_lookup){ .idx = c->idx, .pm = c->pm, .cat = c->cat, .k = &c->k };
+	*lk = (struct collect_lookup){ .idx = c->sys.idx, .pm = c->pm, .cat = c->sys.cat, .k = &c->sys.k };
 	c->lookup = lk;
 	in = (struct collect_input){ .trace = tf, .log = lf, .trace_path = c->trace_path,
 				     .log_path = c->log_path, .klog_runs = true };
@@ -875,7 +823,7 @@ static int collect_live(struct collected *c, const struct global_opts *g, struct
 	int r;
 
 	lo->release = g->release ? g->release : uname(&u) == 0 ? u.release : NULL;
-	lo->root = c->root;
+	lo->root = c->sys.root;
 	r = live_collect(lo, -1, -1, &c->live);
 	if (r < 0)
 		log_error("live collection: %s", strerror(-r));
@@ -917,7 +865,6 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	struct report_data d = {0};
 	struct kt_err e = {0};
 	struct out *o = NULL;
-	const char *release_from = NULL;
 	struct live_opts lo = {0};
 	struct metrics_opts mo = {0};
 	bool live_left_state = false, metrics_out;
@@ -1075,15 +1022,17 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		c.pre_log_fd = bc.log_fd;
 		c.pre_log_name = bc.log_name;
 	}
-	r = root_new(g->root ? g->root : "/", &c.root);
+	r = kt_system_open(&(struct kt_system_opts){ .root = g->root, .release = g->release,
+						     .moduledir = g->moduledir },
+			   &c.sys);
 	if (r < 0) {
 		log_error("--root '%s': %s", g->root, strerror(-r));
 		goto out;
 	}
-	d.root = root_dir(c.root);
-	d.live = root_is_live_system(c.root);
+	d.root = root_dir(c.sys.root);
+	d.live = root_is_live_system(c.sys.root);
 	/* record's marker, until its bundle is complete and renamed (kmodtop(8), BUNDLES) */
-	if (!d.live && root_exists(c.root, "capture/INCOMPLETE"))
+	if (!d.live && root_exists(c.sys.root, "capture/INCOMPLETE"))
 		log_warn("'%s' is a bundle that 'kmodtop record' did not finish (see its "
 			 "capture/INCOMPLETE): files may be missing or cut short",
 			 d.root);
@@ -1094,7 +1043,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		if (!root_exists(c.root, "proc/modules")) {
+		if (!root_exists(c.sys.root, "proc/modules")) {
 			log_info("%s: the kernel has no module support (no proc/modules)", d.root);
 			ret = EXIT_NO_MODULES;
 			goto out;
@@ -1109,7 +1058,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		live_left_state = live_log(c.live) < 0;
 	}
 
-	r = proc_modules_read(c.root, &c.pm, &e);
+	r = proc_modules_read(c.sys.root, &c.pm, &e);
 	set_status(&d.src[SRC_PROC_MODULES], "proc_modules", "proc/modules", r, &e);
 	if (r == -ENOENT) {
 		/* one line, a code of its own: CI treats it as a skip, not a failure */
@@ -1123,24 +1072,23 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	}
 	d.pm = c.pm;
 	collect_warn_repeated("proc/modules", c.pm->n_repeated, c.pm->repeated_line);
-	if (c.pm->addresses_hidden && c.pm->n && root_is_live_system(c.root))
+	if (c.pm->addresses_hidden && c.pm->n && root_is_live_system(c.sys.root))
 		log_warn("'proc/modules': every module address reads as 0 (kernel.kptr_restrict=2, "
 			 "or this user lacks CAP_SYSLOG): joining vmallocinfo areas to modules by "
 			 "address needs root");
 
-	r = resolve_release(&c, g, &release_from);
-	if (r == 0) {
-		d.release = c.release;
-		d.release_from = release_from;
-	} else {
+	if (c.sys.release_rejected)
+		log_warn("'proc/sys/kernel/osrelease': not a kernel release, ignoring");
+	d.release = kt_system_release(&c.sys);
+	d.release_from = kt_system_release_from(&c.sys);
+	if (!d.release)
 		log_warn("kernel release unknown (no proc/sys/kernel/osrelease under '%s'); "
 			 "use --kernel-release",
 			 d.root);
-	}
-	loadpath_from_release(d.release, &d.lp);
+	d.lp = c.sys.lp;
 
 	memset(&e, 0, sizeof(e));
-	r = boot_id_read(c.root, boot_id, &e);
+	r = boot_id_read(c.sys.root, boot_id, &e);
 	set_status(&d.src[SRC_BOOT_ID], "boot_id", "proc/sys/kernel/random/boot_id", r,
 		   &e);
 	if (r < 0 && r != -ENOENT)
@@ -1155,7 +1103,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	d.src[SRC_SYS_MODULE] = (struct source_status){ .key = "sys_module", .path = "sys/module" };
 	for (size_t i = 0; i < c.pm->n; i++) {
 		memset(&e, 0, sizeof(e));
-		r = sys_module_read(c.root, c.pm->mods[i].name, &c.sm[i], &e);
+		r = sys_module_read(c.sys.root, c.pm->mods[i].name, &c.sm[i], &e);
 		if (r < 0 && r != -ENOENT) {
 			warn_source("sys/module", r, &e);
 			set_status(&d.src[SRC_SYS_MODULE], "sys_module", "sys/module", r, &e);
@@ -1164,7 +1112,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	d.sm = c.sm;
 
 	memset(&e, 0, sizeof(e));
-	r = vmallocinfo_read_filtered(c.root, modmem_keep_area, &c.vi_rest, &c.vi, &e);
+	r = vmallocinfo_read_filtered(c.sys.root, modmem_keep_area, &c.vi_rest, &c.vi, &e);
 	set_status(&d.src[SRC_VMALLOCINFO], "vmallocinfo", "proc/vmallocinfo", r, &e);
 	d.src[SRC_VMALLOCINFO].why = refused_why("proc/vmallocinfo", r);
 	if (r < 0) {
@@ -1181,7 +1129,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	d.vi = c.vi;
 
 	memset(&e, 0, sizeof(e));
-	r = meminfo_read(c.root, &c.mi, &e);
+	r = meminfo_read(c.sys.root, &c.mi, &e);
 	set_status(&d.src[SRC_MEMINFO], "meminfo", "proc/meminfo", r, &e);
 	if (r < 0)
 		warn_source("proc/meminfo", r, &e);
@@ -1189,57 +1137,45 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		d.mi = &c.mi;
 
 	memset(&e, 0, sizeof(e));
-	r = tainted_read(c.root, &d.tainted, &e);
+	r = tainted_read(c.sys.root, &d.tainted, &e);
 	set_status(&d.src[SRC_TAINTED], "tainted", "proc/sys/kernel/tainted", r, &e);
 	if (r < 0 && r != -ENOENT)
 		warn_source("proc/sys/kernel/tainted", r, &e);
 	d.has_tainted = r == 0;
 
 	memset(&e, 0, sizeof(e));
-	r = modstats_read(c.root, &c.ms, &e);
+	r = modstats_read(c.sys.root, &c.ms, &e);
 	set_status(&d.src[SRC_MODSTATS], "module_stats", "sys/kernel/debug/modules/stats", r, &e);
 	d.src[SRC_MODSTATS].why = refused_why("sys/kernel/debug/modules/stats", r);
 	if (r < 0 && r != -ENOENT)
 		warn_source("sys/kernel/debug/modules/stats", r, &e);
 	d.ms = c.ms;
 
-	memset(&e, 0, sizeof(e));
-	r = kconfig_read(c.root, d.release, &c.kc, &e);
-	/* a damaged file is named as the warning names it, not by the pattern */
-	snprintf(c.kconfig_path, sizeof(c.kconfig_path), "%s",
-		 c.kc ? c.kc->source : e.path[0] ? e.path : "boot/config-RELEASE");
-	set_status(&d.src[SRC_KCONFIG], "kconfig", c.kconfig_path, r, &e);
-	if (r < 0 && r != -ENOENT)
-		warn_source("kernel configuration", r, &e);
-	d.kc = c.kc;
+	set_status(&d.src[SRC_KCONFIG], "kconfig", c.sys.kconfig_path, c.sys.kconfig_err,
+		   &c.sys.kconfig_e);
+	if (c.sys.kconfig_err < 0 && c.sys.kconfig_err != -ENOENT)
+		warn_source("kernel configuration", c.sys.kconfig_err, &c.sys.kconfig_e);
+	d.kc = c.sys.kconfig;
 
-	memset(&e, 0, sizeof(e));
-	r = sys_module_compression_read(c.root, c.compression, sizeof(c.compression), &e);
-	set_status(&d.src[SRC_COMPRESSION], "compression", "sys/module/compression", r, &e);
-	if (r < 0 && r != -ENOENT)
-		warn_source("sys/module/compression", r, &e);
-	d.sysfs_compression = r == 0 ? c.compression : NULL;
+	set_status(&d.src[SRC_COMPRESSION], "compression", "sys/module/compression",
+		   c.sys.compression_err, &c.sys.compression_e);
+	if (c.sys.compression_err < 0 && c.sys.compression_err != -ENOENT)
+		warn_source("sys/module/compression", c.sys.compression_err, &c.sys.compression_e);
+	d.sysfs_compression = c.sys.has_compression ? c.sys.compression : NULL;
+	d.in_kernel_decompression = kt_system_in_kernel_decompression(&c.sys);
 
-	if (g->moduledir) {
-		c.moduledir = strdup(g->moduledir);
-	} else if (d.release) {
-		char rel[300];
-
-		snprintf(rel, sizeof(rel), "lib/modules/%s", d.release);
-		if (root_abspath(c.root, rel, &c.moduledir) < 0)
-			c.moduledir = NULL;
-	}
-	if (c.moduledir) {
-		r = moduledir_scan(c.moduledir, &d.mds);
-		d.has_moduledir = r == 0;
-		set_status(&d.src[SRC_MODULEDIR], "moduledir", c.moduledir, r, NULL);
-		if (r < 0 && r != -ENOENT)
-			warn_source(c.moduledir, r, NULL);
-		d.moduledir = c.moduledir;
+	if (c.sys.moduledir) {
+		d.mds = c.sys.mds;
+		d.has_moduledir = c.sys.has_moduledir;
+		set_status(&d.src[SRC_MODULEDIR], "moduledir", c.sys.moduledir,
+			   c.sys.moduledir_err, NULL);
+		if (c.sys.moduledir_err < 0 && c.sys.moduledir_err != -ENOENT)
+			warn_source(c.sys.moduledir, c.sys.moduledir_err, NULL);
+		d.moduledir = c.sys.moduledir;
 	}
 
 	c.use_cache = !arg_no_cache;
-	setup_module_tree(&c, &d);
+	setup_module_tree(&c);
 	r = read_attempts(&c, &d, arg_no_trace ? NULL : arg_trace, arg_no_log ? NULL : arg_log,
 			  !arg_no_trace, !arg_no_log);
 	if (r < 0)

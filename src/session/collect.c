@@ -22,6 +22,7 @@
 #include "util/log.h"
 #include "util/macro.h"
 #include "session/collect.h"
+#include "session/system.h"
 
 /* --- the module tree's lookups ------------------------------------------------------ */
 
@@ -307,6 +308,17 @@ void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			 "aliases and dependencies are not looked up", moduledir);
 	if (r >= 0)
 		collect_modindex_config_warn(*ret);
+}
+
+void collect_module_tree_warn(const struct kt_system *sys)
+{
+	if (sys->index_err == -EBADMSG)
+		log_warn("'%s/modules.*.bin': damaged (libkmod cannot read them), ignoring: "
+			 "aliases and dependencies are not looked up", sys->moduledir);
+	if (sys->idx)
+		collect_modindex_config_warn(sys->idx);
+	collect_note_cache(sys->cat);
+	collect_catalog_warnings(sys->cat);
 }
 
 void collect_modindex_config_warn(const struct modindex *idx)

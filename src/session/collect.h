@@ -77,6 +77,13 @@ void collect_note_layouts(struct catalog *cat);
  */
 void collect_modindex_new(const struct kt_root *root, const char *moduledir,
 			  struct modindex **ret);
+/*
+ * What is worth saying about a kernel's module tree once kt_system_open_module_tree()
+ * opened it: damaged indexes, libkmod's words about modprobe.d, the module-file cache
+ * off, module files refused by their size (as the catalog meets them).
+ */
+struct kt_system;
+void collect_module_tree_warn(const struct kt_system *sys);
 /* A warning for each of the first messages libkmod had about the root's modprobe.d */
 void collect_modindex_config_warn(const struct modindex *idx);
 /* The warning for a trace ktrace_order_fwrap() read sorted; nothing for another */

@@ -10,6 +10,7 @@
 #include "util/macro.h"
 #include "util/version.h"
 #include "session/setup-plan.h"
+#include "session/system.h"
 
 /*
  * "[local] global counter": the selected one. Caller frees. A root's file is not
@@ -25,26 +26,15 @@ static char *selected_clock(const char *text)
 	return strndup(a + 1, (size_t)(b - a - 1));
 }
 
-/*
- * --kernel-release (checked when parsed), else the root's osrelease, else (live) uname.
- * The release lands in shell text: one that is not a release's name is none. Caller
- * frees.
- */
-static char *plan_release(const struct kt_root *root, bool live, const char *given)
+/* The release lands in shell text: kt_release_resolve() takes only a release's name */
+static char *plan_release(const struct kt_root *root, const char *given)
 {
-	struct utsname u;
-	char *buf = NULL;
-	size_t len;
+	char buf[256];
+	bool rejected;
 
-	if (given)
-		return strdup(given);
-	if (root_read_file(root, "proc/sys/kernel/osrelease", 255, &buf, &len) == 0) {
-		buf[strcspn(buf, "\r\n")] = '\0';
-		if (kver_release_ok(buf))
-			return buf;
-		free(buf);
-	}
-	return live && uname(&u) == 0 ? strdup(u.release) : NULL;
+	if (kt_release_resolve(root, given, buf, sizeof(buf), &rejected) == KT_RELEASE_NONE)
+		return NULL;
+	return strdup(buf);
 }
 
 int setup_plan_init(struct setup_plan *sp, const char *root_path, const char *release,
@@ -118,7 +108,7 @@ int setup_plan_init(struct setup_plan *sp, const char *root_path, const char *re
 		if (have && sp->ss.n_events < ARRAY_SIZE(sp->events))
 			sp->events[sp->ss.n_events++] = ev;
 	}
-	sp->release = plan_release(sp->root, sp->live, own_kernel ? release : o->release);
+	sp->release = plan_release(sp->root, own_kernel ? release : o->release);
 	loadpath_from_release(sp->release, &sp->lp);
 	sp->ss.release = sp->release;
 	sp->ss.generation = sp->lp.known ? loadpath_summary(&sp->lp) : NULL;
@@ -144,7 +134,7 @@ int setup_plan_release(const char *root_path, char **ret)
 	r = root_new(root_path ? root_path : "/", &root);
 	if (r < 0)
 		return r;
-	*ret = plan_release(root, root_is_live_system(root), NULL);
+	*ret = plan_release(root, NULL);
 	root_free(root);
 	return *ret ? 0 : -ENOENT;
 }

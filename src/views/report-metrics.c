@@ -41,7 +41,7 @@ static void render_info(const struct report_data *d, struct om *m)
 		{ "release", d->release },
 		{ "boot_id", d->boot_id },
 		{ "module_compression", report_module_compression(d->kc) },
-		{ "in_kernel_decompression", yes_no(report_in_kernel_decompression(d)) },
+		{ "in_kernel_decompression", yes_no(d->in_kernel_decompression) },
 		{ "early_duplicate_check", known(&d->lp, d->lp.early_dup_check) },
 		{ "idempotent_finit_module", known(&d->lp, d->lp.idempotent_finit) },
 	};

@@ -188,15 +188,6 @@ const char *report_module_compression(const struct kconfig *kc)
 	return NULL;
 }
 
-/* In-kernel decompression: the config says so, or the kernel advertises its format */
-bool report_in_kernel_decompression(const struct report_data *d)
-{
-	if (d->sysfs_compression)
-		return true;
-	return d->kc && kconfig_enabled(d->kc, "CONFIG_MODULE_DECOMPRESS") &&
-	       d->lp.decompress_capable;
-}
-
 static void render_kernel(const struct report_data *d, struct out *o)
 {
 	char letters[80], line[160];
@@ -218,7 +209,7 @@ static void render_kernel(const struct report_data *d, struct out *o)
 	out_str(o, "module_compression", "module compression (config):", comp);
 	out_str(o, "module_files_compression", "module files:", files);
 	out_bool(o, "in_kernel_decompression", "in-kernel decompression:",
-		 report_in_kernel_decompression(d));
+		 d->in_kernel_decompression);
 	out_str(o, "decompression_format", "decompresses:", d->sysfs_compression);
 	if (d->kc) {
 		out_bool(o, "module_signing", "module signatures:",

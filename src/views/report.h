@@ -80,6 +80,7 @@ struct report_data {
 	const struct modstats *ms;
 	const struct kconfig *kc;
 	const char *sysfs_compression;	/* sys/module/compression, or NULL */
+	bool in_kernel_decompression;	/* the session's judgement (session/system.h) */
 	bool has_moduledir;
 	struct moduledir_stats mds;
 	const struct modmem *mm;
@@ -115,8 +116,6 @@ struct report_data {
 int report_render(const struct report_data *d, struct out *o);
 /* The configuration's module compression: "xz", "zstd", "gzip", "none", or NULL */
 const char *report_module_compression(const struct kconfig *kc);
-/* In-kernel decompression: the config says so, or the kernel advertises its format */
-bool report_in_kernel_decompression(const struct report_data *d);
 /* The JSON key of a vmap class in wasted_vmap.by_class: "kread", "user_copy", ... */
 const char *report_vmap_class_key(int cls);
 /* The load-attempt parts (views/report-ledger.c). */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cost/estimate.h"
+#include "cost/loadpath.h"
+#include "sources/moduledir.h"
+#include "util/kt-err.h"
+
+/*
+ * The kernel under study, opened once and handed to every command: the root it is read
+ * from, its release (one resolver), its configuration, what its sysfs says about module
+ * compression, its module tree (directory, libkmod index, the catalog of module files)
+ * and the cost model's view of it, including the one judgement of whether it
+ * decompresses modules itself. `report`, `top`, `ci` and the setup plan used to build
+ * this each on their own, and their answers drifted apart.
+ *
+ * Nothing here prints: each part keeps its error (and struct kt_err) for the command
+ * to word.
+ */
+
+struct catalog;
+struct kconfig;
+struct kt_root;
+struct modindex;
+
+struct kt_system_opts {
+	/* a directory holding proc/, sys/, lib/modules/...; "/" is the running system */
+	const char *root;
+	/* asked for (--kernel-release); NULL: the root's own (osrelease, else uname) */
+	const char *release;
+	/* --moduledir; NULL: ROOT/lib/modules/RELEASE */
+	const char *moduledir;
+};
+
+/* Where the release came from */
+enum kt_release_from {
+	KT_RELEASE_NONE,		/* unknown: no osrelease, not the running system */
+	KT_RELEASE_ARG,			/* --kernel-release */
+	KT_RELEASE_OSRELEASE,		/* proc/sys/kernel/osrelease */
+	KT_RELEASE_UNAME,		/* the running system's uname(2) */
+};
+
+/*
+ * The one release resolver: @asked (--kernel-release, checked when parsed), else the
+ * root's proc/sys/kernel/osrelease when it holds a release's name (what uname -r gives:
+ * letters, digits, "._-+~"), else on the running system uname(2). Into @buf; where it
+ * came from, KT_RELEASE_NONE when nowhere. *ret_rejected: an osrelease was there but
+ * held no release (worth a warning).
+ */
+enum kt_release_from kt_release_resolve(const struct kt_root *root, const char *asked,
+					char *buf, size_t size, bool *ret_rejected);
+
+struct kt_system {
+	struct kt_root *root;
+	bool live;			/* the root is "/" */
+
+	char release[256];		/* "" when unknown */
+	enum kt_release_from release_from;
+	/* osrelease was there but held no release's name */
+	bool release_rejected;
+	struct loadpath lp;		/* what the release's load path does */
+
+	struct kconfig *kconfig;	/* NULL: none found or refused (kconfig_err) */
+	int kconfig_err;
+	struct kt_err kconfig_e;
+	char kconfig_path[256];		/* the file read, refused, or the pattern looked for */
+
+	char compression[32];		/* sys/module/compression: "xz", "zstd", "gzip" */
+	bool has_compression;
+	int compression_err;
+	struct kt_err compression_e;
+
+	char *moduledir;		/* absolute; NULL: no release and no --moduledir */
+	struct moduledir_stats mds;
+	bool has_moduledir;		/* scanned */
+	int moduledir_err;
+
+	/* kt_system_open_module_tree(): NULL when there is no tree or it cannot be read */
+	struct modindex *idx;
+	struct catalog *cat;
+	int index_err;			/* -EBADMSG: the binary indexes are damaged */
+
+	/* the cost model's view of this kernel */
+	struct cost_kernel k;
+};
+
+/*
+ * Opens @o->root and reads what every command needs of its kernel: release,
+ * configuration, sysfs compression, the module directory's statistics. Sources that are
+ * missing or refused are recorded, not failures. 0, or -errno when the root itself
+ * cannot be opened (nothing to free then) or memory ran out.
+ */
+int kt_system_open(const struct kt_system_opts *o, struct kt_system *ret);
+/*
+ * The libkmod index and the catalog of module files (sizes, layouts: the cost model's
+ * inputs), @use_cache with the on-disk cache of module analyses. Without a module
+ * directory, nothing. The callers' warnings about them are collect.h's.
+ */
+void kt_system_open_module_tree(struct kt_system *sys, bool use_cache);
+void kt_system_close(struct kt_system *sys);
+
+/* "--kernel-release", "proc/sys/kernel/osrelease", "uname"; NULL when unknown */
+const char *kt_system_release_from(const struct kt_system *sys);
+static inline const char *kt_system_release(const struct kt_system *sys)
+{
+	return sys->release_from != KT_RELEASE_NONE ? sys->release : NULL;
+}
+
+/*
+ * Does this kernel decompress modules itself (finit_module with
+ * MODULE_INIT_COMPRESSED_FILE, 5.17+)? What it advertises (sys/module/compression)
+ * says yes; else its configuration decides (CONFIG_MODULE_DECOMPRESS, on a release that
+ * has it); with neither, the release alone: a call that asks the kernel to decompress
+ * is one it can serve, and one it cannot fails with EOPNOTSUPP, which the ledger sees.
+ */
+bool kt_system_in_kernel_decompression(const struct kt_system *sys);
