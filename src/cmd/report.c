@@ -49,6 +49,7 @@
 #include "views/report.h"
 #include "cmd/cmd.h"
 #include "session/collect.h"
+#include "session/snapshot.h"
 #include "session/system.h"
 #include "session/boot-capture.h"
 
@@ -168,12 +169,7 @@ struct metrics_opts {
 struct collected {
 	struct kt_system sys;		/* the kernel under study */
 	struct live *live;		/* report --duration: what was collected, its spools */
-	struct proc_modules *pm;
-	struct sys_module *sm;
-	struct vmallocinfo *vi;
-	struct modmem_rest vi_rest;	/* vmallocinfo's areas past those kept, counted */
-	struct meminfo mi;
-	struct modstats *ms;
+	struct kt_snapshot snap;	/* what the kernel shows now */
 	struct modmem *mm;
 	struct ledger *ledger;
 	struct ledger_summary *sum;
@@ -190,13 +186,7 @@ struct collected {
 
 static void collected_done(struct collected *c)
 {
-	if (c->sm)
-		for (size_t i = 0; c->pm && i < c->pm->n; i++)
-			sys_module_done(&c->sm[i]);
-	free(c->sm);
-	proc_modules_free(c->pm);
-	vmallocinfo_free(c->vi);
-	modstats_free(c->ms);
+	kt_snapshot_done(&c->snap);
 	modmem_free(c->mm);
 	ledger_summary_free(c->sum);
 	cost_result_free(c->cost);
@@ -209,35 +199,10 @@ static void collected_done(struct collected *c)
 	kt_system_close(&c->sys);
 }
 
-static void set_status(struct source_status *s, const char *key, const char *path, int err,
-		       const struct kt_err *e)
-{
-	s->key = key;
-	s->path = path;
-	s->err = err;
-	if (err && e && e->what) {
-		s->what = e->what;
-		s->line = e->line;
-	}
-}
-
-/* What reading @path needs, when this user was refused it; NULL otherwise */
-static const char *refused_why(const char *path, int r)
-{
-	if (r != -EACCES && r != -EPERM)
-		return NULL;
-	if (strcmp(path, "proc/vmallocinfo") == 0)
-		return "proc/vmallocinfo is readable by root only (mode 0400): no module areas, "
-		       "no address join, no in-flight areas";
-	if (strcmp(path, "sys/kernel/debug/modules/stats") == 0)
-		return "debugfs is readable by root only (mode 0700): no MODULE_STATS counters";
-	return "not readable by this user";
-}
-
 /* Logs a source that failed in a way worth telling; absent optional files are not. */
 static void warn_source(const char *path, int r, const struct kt_err *e)
 {
-	const char *why = refused_why(path, r);
+	const char *why = snapshot_refused_why(path, r);
 
 	if (why) {
 		log_warn("'%s': %s: %s, ignoring", path, strerror(-r), why);
@@ -528,7 +493,7 @@ static int read_attempts(struct collected *c, struct report_data *d, const char 
 		r = -ENOMEM;
 		goto out;
 	}
-	*lk = (struct collect_lookup){ .idx = c->sys.idx, .pm = c->pm, .cat = c->sys.cat, .k = &c->sys.k };
+	*lk = (struct collect_lookup){ .idx = c->sys.idx, .pm = c->snap.pm, .cat = c->sys.cat, .k = &c->sys.k };
 	c->lookup = lk;
 	in = (struct collect_input){ .trace = tf, .log = lf, .trace_path = c->trace_path,
 				     .log_path = c->log_path, .klog_runs = true };
@@ -797,16 +762,16 @@ static int boot_describe(struct collected *c, struct report_data *d,
 		}
 		qsort(loaded, n_loaded, sizeof(*loaded), cmp_str);
 	}
-	if (c->pm && d->trace_path) {
-		c->untraced = calloc(c->pm->n + 1, sizeof(*c->untraced));
+	if (c->snap.pm && d->trace_path) {
+		c->untraced = calloc(c->snap.pm->n + 1, sizeof(*c->untraced));
 		if (!c->untraced) {
 			free(loaded);
 			return -ENOMEM;
 		}
-		for (size_t i = 0; i < c->pm->n; i++) {
-			const char *name = c->pm->mods[i].name;
+		for (size_t i = 0; i < c->snap.pm->n; i++) {
+			const char *name = c->snap.pm->mods[i].name;
 
-			if (c->pm->mods[i].state != MODULE_LIVE ||
+			if (c->snap.pm->mods[i].state != MODULE_LIVE ||
 			    (n_loaded && bsearch(&name, loaded, n_loaded, sizeof(*loaded), cmp_str)))
 				continue;
 			c->untraced[rb->n_untraced++] = name;
@@ -863,12 +828,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	bool arg_boot = false;
 	int32_t arg_boot_n = 0;
 	struct report_data d = {0};
-	struct kt_err e = {0};
 	struct out *o = NULL;
 	struct live_opts lo = {0};
 	struct metrics_opts mo = {0};
 	bool live_left_state = false, metrics_out;
-	char boot_id[BOOT_ID_LEN + 1];
 	int opt, r, ret = EXIT_ERROR;
 
 	d.trace_first = d.trace_last = d.log_first = d.log_last = NAN;
@@ -1058,25 +1021,26 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		live_left_state = live_log(c.live) < 0;
 	}
 
-	r = proc_modules_read(c.sys.root, &c.pm, &e);
-	set_status(&d.src[SRC_PROC_MODULES], "proc_modules", "proc/modules", r, &e);
-	if (r == -ENOENT) {
-		/* one line, a code of its own: CI treats it as a skip, not a failure */
-		log_info("%s: the kernel has no module support (no proc/modules)", d.root);
-		ret = EXIT_NO_MODULES;
+	r = kt_snapshot_read(&c.sys, &c.snap);
+	if (r < 0 && !c.snap.pm) {
+		if (r == -ENOENT) {
+			/* one line, a code of its own: CI treats it as a skip, not a failure */
+			log_info("%s: the kernel has no module support (no proc/modules)", d.root);
+			ret = EXIT_NO_MODULES;
+		} else {
+			log_kt_err(&c.snap.proc_modules_e, r);
+		}
 		goto out;
 	}
 	if (r < 0) {
-		log_kt_err(&e, r);
+		log_error("out of memory");
 		goto out;
 	}
-	d.pm = c.pm;
-	collect_warn_repeated("proc/modules", c.pm->n_repeated, c.pm->repeated_line);
-	if (c.pm->addresses_hidden && c.pm->n && root_is_live_system(c.sys.root))
+	collect_warn_repeated("proc/modules", c.snap.pm->n_repeated, c.snap.pm->repeated_line);
+	if (c.snap.pm->addresses_hidden && c.snap.pm->n && d.live)
 		log_warn("'proc/modules': every module address reads as 0 (kernel.kptr_restrict=2, "
 			 "or this user lacks CAP_SYSLOG): joining vmallocinfo areas to modules by "
 			 "address needs root");
-
 	if (c.sys.release_rejected)
 		log_warn("'proc/sys/kernel/osrelease': not a kernel release, ignoring");
 	d.release = kt_system_release(&c.sys);
@@ -1085,92 +1049,35 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		log_warn("kernel release unknown (no proc/sys/kernel/osrelease under '%s'); "
 			 "use --kernel-release",
 			 d.root);
-	d.lp = c.sys.lp;
-
-	memset(&e, 0, sizeof(e));
-	r = boot_id_read(c.sys.root, boot_id, &e);
-	set_status(&d.src[SRC_BOOT_ID], "boot_id", "proc/sys/kernel/random/boot_id", r,
-		   &e);
-	if (r < 0 && r != -ENOENT)
-		warn_source("proc/sys/kernel/random/boot_id", r, &e);
-	d.boot_id = r == 0 ? boot_id : NULL;
-
-	c.sm = calloc(c.pm->n ? c.pm->n : 1, sizeof(*c.sm));
-	if (!c.sm) {
-		log_error("out of memory");
-		goto out;
-	}
-	d.src[SRC_SYS_MODULE] = (struct source_status){ .key = "sys_module", .path = "sys/module" };
-	for (size_t i = 0; i < c.pm->n; i++) {
-		memset(&e, 0, sizeof(e));
-		r = sys_module_read(c.sys.root, c.pm->mods[i].name, &c.sm[i], &e);
-		if (r < 0 && r != -ENOENT) {
-			warn_source("sys/module", r, &e);
-			set_status(&d.src[SRC_SYS_MODULE], "sys_module", "sys/module", r, &e);
-		}
-	}
-	d.sm = c.sm;
-
-	memset(&e, 0, sizeof(e));
-	r = vmallocinfo_read_filtered(c.sys.root, modmem_keep_area, &c.vi_rest, &c.vi, &e);
-	set_status(&d.src[SRC_VMALLOCINFO], "vmallocinfo", "proc/vmallocinfo", r, &e);
-	d.src[SRC_VMALLOCINFO].why = refused_why("proc/vmallocinfo", r);
-	if (r < 0) {
-		warn_source("proc/vmallocinfo", r, &e);
-	} else {
-		collect_warn_repeated("proc/vmallocinfo", c.vi->n_repeated, c.vi->repeated_line);
-		if (c.vi->n_dropped)
+	for (size_t i = 0; i < c.snap.n_issues; i++)
+		warn_source(c.snap.issues[i].path, c.snap.issues[i].err, &c.snap.issues[i].e);
+	if (c.snap.vi) {
+		collect_warn_repeated("proc/vmallocinfo", c.snap.vi->n_repeated,
+				      c.snap.vi->repeated_line);
+		if (c.snap.vi->n_dropped)
 			log_warn("'proc/vmallocinfo': more areas than are kept (%u of module "
 				 "loading, %u others): %zu module-loading area(s) past them counted "
 				 "as tied to no module, not listed; %zu other(s) left out",
 				 MODMEM_AREAS_KEPT, MODMEM_AREAS_KEPT,
-				 c.vi_rest.n_module + c.vi_rest.n_leftover, c.vi_rest.n_other);
+				 c.snap.vi_rest.n_module + c.snap.vi_rest.n_leftover,
+				 c.snap.vi_rest.n_other);
 	}
-	d.vi = c.vi;
-
-	memset(&e, 0, sizeof(e));
-	r = meminfo_read(c.sys.root, &c.mi, &e);
-	set_status(&d.src[SRC_MEMINFO], "meminfo", "proc/meminfo", r, &e);
-	if (r < 0)
-		warn_source("proc/meminfo", r, &e);
-	else
-		d.mi = &c.mi;
-
-	memset(&e, 0, sizeof(e));
-	r = tainted_read(c.sys.root, &d.tainted, &e);
-	set_status(&d.src[SRC_TAINTED], "tainted", "proc/sys/kernel/tainted", r, &e);
-	if (r < 0 && r != -ENOENT)
-		warn_source("proc/sys/kernel/tainted", r, &e);
-	d.has_tainted = r == 0;
-
-	memset(&e, 0, sizeof(e));
-	r = modstats_read(c.sys.root, &c.ms, &e);
-	set_status(&d.src[SRC_MODSTATS], "module_stats", "sys/kernel/debug/modules/stats", r, &e);
-	d.src[SRC_MODSTATS].why = refused_why("sys/kernel/debug/modules/stats", r);
-	if (r < 0 && r != -ENOENT)
-		warn_source("sys/kernel/debug/modules/stats", r, &e);
-	d.ms = c.ms;
-
-	set_status(&d.src[SRC_KCONFIG], "kconfig", c.sys.kconfig_path, c.sys.kconfig_err,
-		   &c.sys.kconfig_e);
-	if (c.sys.kconfig_err < 0 && c.sys.kconfig_err != -ENOENT)
-		warn_source("kernel configuration", c.sys.kconfig_err, &c.sys.kconfig_e);
+	memcpy(d.src, c.snap.src, sizeof(d.src));
+	d.lp = c.sys.lp;
+	d.pm = c.snap.pm;
+	d.sm = c.snap.sm;
+	d.vi = c.snap.vi;
+	d.mi = c.snap.has_meminfo ? &c.snap.mi : NULL;
+	d.has_tainted = c.snap.has_tainted;
+	d.tainted = c.snap.tainted;
+	d.ms = c.snap.ms;
+	d.boot_id = c.snap.has_boot_id ? c.snap.boot_id : NULL;
 	d.kc = c.sys.kconfig;
-
-	set_status(&d.src[SRC_COMPRESSION], "compression", "sys/module/compression",
-		   c.sys.compression_err, &c.sys.compression_e);
-	if (c.sys.compression_err < 0 && c.sys.compression_err != -ENOENT)
-		warn_source("sys/module/compression", c.sys.compression_err, &c.sys.compression_e);
 	d.sysfs_compression = c.sys.has_compression ? c.sys.compression : NULL;
 	d.in_kernel_decompression = kt_system_in_kernel_decompression(&c.sys);
-
 	if (c.sys.moduledir) {
 		d.mds = c.sys.mds;
 		d.has_moduledir = c.sys.has_moduledir;
-		set_status(&d.src[SRC_MODULEDIR], "moduledir", c.sys.moduledir,
-			   c.sys.moduledir_err, NULL);
-		if (c.sys.moduledir_err < 0 && c.sys.moduledir_err != -ENOENT)
-			warn_source(c.sys.moduledir, c.sys.moduledir_err, NULL);
 		d.moduledir = c.sys.moduledir;
 	}
 
@@ -1196,13 +1103,13 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 
-	if (c.vi) {
-		r = modmem_join(c.pm, c.vi, &d.lp, &c.mm);
+	if (c.snap.vi) {
+		r = modmem_join(c.snap.pm, c.snap.vi, &d.lp, &c.mm);
 		if (r < 0) {
 			log_error("joining vmalloc areas to modules: %s", strerror(-r));
 			goto out;
 		}
-		modmem_add_unlisted(c.mm, &c.vi_rest);
+		modmem_add_unlisted(c.mm, &c.snap.vi_rest);
 		d.mm = c.mm;
 	}
 

@@ -11,6 +11,7 @@
 #include "ledger/summary.h"
 #include "cost/modmem.h"
 #include "output/output.h"
+#include "session/snapshot.h"
 #include "sources/kconfig.h"
 #include "sources/meminfo.h"
 #include "sources/moduledir.h"
@@ -19,29 +20,6 @@
 #include "sources/sys-module.h"
 #include "sources/vmallocinfo.h"
 
-/* How one kernel interface went: read, absent, or refused. */
-struct source_status {
-	const char *key;	/* JSON key: "proc_modules" */
-	const char *path;	/* root-relative, or absolute for --moduledir */
-	int err;		/* 0, or -errno */
-	const char *what;	/* parse error text, or NULL */
-	unsigned int line;
-	const char *why;	/* not readable: what it needs (static text), or NULL */
-};
-
-enum {
-	SRC_PROC_MODULES,
-	SRC_SYS_MODULE,
-	SRC_VMALLOCINFO,
-	SRC_MEMINFO,
-	SRC_TAINTED,
-	SRC_MODSTATS,
-	SRC_KCONFIG,
-	SRC_COMPRESSION,
-	SRC_MODULEDIR,
-	SRC_BOOT_ID,
-	_SRC_MAX,
-};
 
 /* report --boot: where the boot's capture came from and how much of the boot it holds */
 struct report_boot {
