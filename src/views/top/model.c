@@ -14,6 +14,7 @@
 #include "ledger/klog-findings.h"
 #include "util/array.h"
 #include "util/escape.h"
+#include "util/hindex.h"
 #include "util/macro.h"
 #include "canvas.h"
 #include "model.h"
@@ -310,101 +311,21 @@ void top_ui_init(struct top_ui *ui)
 
 /* --- small containers ----------------------------------------------------------------- */
 
-static uint64_t hash_bytes(uint64_t h, const char *s)
-{
-	/* FNV-1a */
-	if (!h)
-		h = 1469598103934665603ull;
-	if (!s)
-		return h ^ 0x9e3779b97f4a7c15ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h * 1099511628211ull;
-}
-
-/* Open addressing from a 64-bit hash to an index + 1 (0: empty); the caller compares. */
-struct index_map {
-	uint64_t *hashes;
-	size_t *vals;
-	size_t cap, n;
-};
-
-static void index_map_done(struct index_map *m)
-{
-	free(m->hashes);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static int index_map_rehash(struct index_map *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 64;
-	uint64_t *nh = calloc(ncap, sizeof(*nh));
-	size_t *nv = calloc(ncap, sizeof(*nv));
-
-	if (!nh || !nv) {
-		free(nh);
-		free(nv);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->vals[i])
-			continue;
-		j = m->hashes[i] & (ncap - 1);
-		while (nv[j])
-			j = (j + 1) & (ncap - 1);
-		nh[j] = m->hashes[i];
-		nv[j] = m->vals[i];
-	}
-	free(m->hashes);
-	free(m->vals);
-	m->hashes = nh;
-	m->vals = nv;
-	m->cap = ncap;
-	return 0;
-}
-
 /*
- * Finds the entry of @h for which @eq(ctx, index) holds. Returns its index, or -1 with
- * *ret_slot where to insert.
+ * The model's indexes (modules, requesters, aliases, tree pairs) are made when the
+ * first entry comes: a model that never sees one allocates none.
  */
-static long index_map_find(const struct index_map *m, uint64_t h,
-			   bool (*eq)(const void *ctx, size_t idx), const void *ctx,
-			   size_t *ret_slot)
+static size_t map_find(const struct hindex *h, uint64_t hash, hindex_eq_fn eq,
+		       const void *key)
 {
-	size_t j;
-
-	if (!m->cap) {
-		*ret_slot = 0;
-		return -1;
-	}
-	j = h & (m->cap - 1);
-	while (m->vals[j]) {
-		if (m->hashes[j] == h && eq(ctx, m->vals[j] - 1))
-			return (long)(m->vals[j] - 1);
-		j = (j + 1) & (m->cap - 1);
-	}
-	*ret_slot = j;
-	return -1;
+	return h ? hindex_find(h, hash, eq, key, NULL) : HINDEX_NONE;
 }
 
-static int index_map_add(struct index_map *m, uint64_t h, size_t idx)
+static int map_add(struct hindex **h, uint64_t hash, size_t pos)
 {
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap && index_map_rehash(m) < 0)
+	if (!*h && hindex_new(h) < 0)
 		return -ENOMEM;
-	j = h & (m->cap - 1);
-	while (m->vals[j])
-		j = (j + 1) & (m->cap - 1);
-	m->hashes[j] = h;
-	m->vals[j] = idx + 1;
-	m->n++;
-	return 0;
+	return hindex_add(*h, hash, pos);
 }
 
 /* A set of 64-bit keys (distinct pids per row). */
@@ -641,13 +562,13 @@ struct top_model {
 
 	struct mod_acc *mods;
 	size_t n_mods, cap_mods;
-	struct index_map mod_map;
+	struct hindex *mod_map;
 	struct req_acc *reqs;
 	size_t n_reqs, cap_reqs;
-	struct index_map req_map;
+	struct hindex *req_map;
 	struct alias_acc *aliases;
 	size_t n_aliases, cap_aliases;
-	struct index_map alias_map;
+	struct hindex *alias_map;
 	struct u64_set pids;
 
 	/* per consumed attempt: its requester and module (parallel to the ledger's attempts) */
@@ -712,9 +633,9 @@ static void model_reset(struct top_model *m)
 	m->aliases = NULL;
 	m->n_mods = m->cap_mods = m->n_reqs = m->cap_reqs = m->n_aliases =
 		m->cap_aliases = 0;
-	index_map_done(&m->mod_map);
-	index_map_done(&m->req_map);
-	index_map_done(&m->alias_map);
+	m->mod_map = hindex_free(m->mod_map);
+	m->req_map = hindex_free(m->req_map);
+	m->alias_map = hindex_free(m->alias_map);
 	free(m->pids.keys);
 	memset(&m->pids, 0, sizeof(m->pids));
 	free(m->att_req);
@@ -751,9 +672,9 @@ struct mod_key {
 	const char *name;
 };
 
-static bool mod_eq(const void *ctx, size_t idx)
+static bool mod_eq(size_t idx, const void *key, const void *userdata)
 {
-	const struct mod_key *k = ctx;
+	const struct mod_key *k = key;
 	const char *n = k->m->mods[idx].name;
 
 	return (!n && !k->name) || (n && k->name && strcmp(n, k->name) == 0);
@@ -762,13 +683,12 @@ static bool mod_eq(const void *ctx, size_t idx)
 static long mod_get(struct top_model *m, const char *name)
 {
 	struct mod_key k = { m, name };
-	uint64_t h = hash_bytes(0, name);
+	uint64_t h = hash_str(HASH_INIT, name);
 	struct mod_acc *a;
-	size_t slot;
-	long i = index_map_find(&m->mod_map, h, mod_eq, &k, &slot);
+	size_t i = map_find(m->mod_map, h, mod_eq, &k);
 
-	if (i >= 0)
-		return i;
+	if (i != HINDEX_NONE)
+		return (long)i;
 	if (array_grow((void **)&m->mods, m->n_mods, &m->cap_mods, sizeof(*m->mods)) < 0)
 		return -ENOMEM;
 	a = &m->mods[m->n_mods];
@@ -781,7 +701,7 @@ static long mod_get(struct top_model *m, const char *name)
 		free(a->disp);
 		return -ENOMEM;
 	}
-	if (index_map_add(&m->mod_map, h, m->n_mods) < 0) {
+	if (map_add(&m->mod_map, h, m->n_mods) < 0) {
 		free(a->name);
 		free(a->disp);
 		return -ENOMEM;
@@ -799,9 +719,9 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static bool req_eq(const void *ctx, size_t idx)
+static bool req_eq(size_t idx, const void *key, const void *userdata)
 {
-	const struct req_key *k = ctx;
+	const struct req_key *k = key;
 	const struct req_acc *r = &k->m->reqs[idx];
 
 	return strcmp(r->comm, k->comm) == 0 && str_eq(r->site, k->site);
@@ -810,13 +730,12 @@ static bool req_eq(const void *ctx, size_t idx)
 static long req_get(struct top_model *m, const char *comm, const char *site, int pid)
 {
 	struct req_key k = { m, comm, site };
-	uint64_t h = hash_bytes(hash_bytes(0, comm), site);
+	uint64_t h = hash_str(hash_str(HASH_INIT, comm), site);
 	struct req_acc *r;
-	size_t slot;
-	long i = index_map_find(&m->req_map, h, req_eq, &k, &slot);
+	size_t i = map_find(m->req_map, h, req_eq, &k);
 
-	if (i >= 0)
-		return i;
+	if (i != HINDEX_NONE)
+		return (long)i;
 	if (array_grow((void **)&m->reqs, m->n_reqs, &m->cap_reqs, sizeof(*m->reqs)) < 0)
 		return -ENOMEM;
 	r = &m->reqs[m->n_reqs];
@@ -827,7 +746,7 @@ static long req_get(struct top_model *m, const char *comm, const char *site, int
 	r->disp = escape_str(comm);
 	r->site_disp = site ? escape_str(site) : NULL;
 	if (!r->disp || (site && !r->site_disp) ||
-	    index_map_add(&m->req_map, h, m->n_reqs) < 0) {
+	    map_add(&m->req_map, h, m->n_reqs) < 0) {
 		free(r->disp);
 		free(r->site_disp);
 		return -ENOMEM;
@@ -840,9 +759,9 @@ struct alias_key {
 	const char *alias, *site, *comm;
 };
 
-static bool alias_eq(const void *ctx, size_t idx)
+static bool alias_eq(size_t idx, const void *key, const void *userdata)
 {
-	const struct alias_key *k = ctx;
+	const struct alias_key *k = key;
 	const struct alias_acc *a = &k->m->aliases[idx];
 
 	return strcmp(a->alias, k->alias) == 0 && str_eq(a->site, k->site) &&
@@ -853,15 +772,13 @@ static long alias_get(struct top_model *m, const struct autoload_request *rq)
 {
 	const char *alias = rq->alias ? rq->alias : "";
 	struct alias_key k = { m, alias, rq->call_site, rq->comm };
-	uint64_t h =
-		hash_bytes(hash_bytes(hash_bytes(0, alias), rq->call_site), rq->comm);
+	uint64_t h = hash_str(hash_str(hash_str(HASH_INIT, alias), rq->call_site), rq->comm);
 	const char *mod = rq->n_resolved ? rq->resolved[0] : NULL;
 	struct alias_acc *a;
-	size_t slot;
-	long i = index_map_find(&m->alias_map, h, alias_eq, &k, &slot);
+	size_t i = map_find(m->alias_map, h, alias_eq, &k);
 
-	if (i >= 0)
-		return i;
+	if (i != HINDEX_NONE)
+		return (long)i;
 	if (array_grow((void **)&m->aliases, m->n_aliases, &m->cap_aliases,
 		 sizeof(*m->aliases)) < 0)
 		return -ENOMEM;
@@ -878,7 +795,7 @@ static long alias_get(struct top_model *m, const struct autoload_request *rq)
 	a->unresolved = rq->resolve_failed;
 	if (!a->alias_disp || !a->site_disp || !a->comm_disp ||
 	    (mod && !a->module_disp) ||
-	    index_map_add(&m->alias_map, h, m->n_aliases) < 0) {
+	    map_add(&m->alias_map, h, m->n_aliases) < 0) {
 		free(a->alias_disp);
 		free(a->site_disp);
 		free(a->comm_disp);
@@ -1784,9 +1701,9 @@ struct pair_key {
 	size_t req, mod;
 };
 
-static bool pair_eq(const void *ctx, size_t idx)
+static bool pair_eq(size_t idx, const void *key, const void *userdata)
 {
-	const struct pair_key *k = ctx;
+	const struct pair_key *k = key;
 
 	return k->pairs[idx].req == k->req && k->pairs[idx].mod == k->mod;
 }
@@ -1847,7 +1764,7 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 	const char *branch = unicode ? "\u251c\u2500 " : "|- ";
 	const char *last_branch = unicode ? "\u2514\u2500 " : "`- ";
 	const char *pipe = unicode ? "\u2502  " : "|  ";
-	struct index_map map = { 0 };
+	struct hindex *map = NULL;
 	struct pair *pairs = NULL;
 	size_t n_pairs = 0, cap = 0, *order = NULL, *first = NULL;
 
@@ -1858,17 +1775,18 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 		const struct attempt *a;
 		struct pair_key k;
 		struct pair *p;
-		size_t slot;
+		size_t found;
 		long pi;
 
 		if (ai >= l->n_attempts)
 			continue;
 		a = &l->attempts[ai];
 		k = (struct pair_key){ pairs, m->att_req[ai], m->att_mod[ai] };
-		pi = index_map_find(&map, pair_hash(k.req, k.mod), pair_eq, &k, &slot);
+		found = map_find(map, pair_hash(k.req, k.mod), pair_eq, &k);
+		pi = found == HINDEX_NONE ? -1 : (long)found;
 		if (pi < 0) {
 			if (array_grow((void **)&pairs, n_pairs, &cap, sizeof(*pairs)) < 0 ||
-			    index_map_add(&map, pair_hash(k.req, k.mod), n_pairs) < 0) {
+			    map_add(&map, pair_hash(k.req, k.mod), n_pairs) < 0) {
 				b->err = -ENOMEM;
 				goto out;
 			}
@@ -1897,7 +1815,7 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 		else
 			p->head = (p->head + 1) % TREE_ATTEMPTS;
 	}
-	index_map_done(&map);
+	map = hindex_free(map);
 	/* pairs grouped by requester, each group by attempts */
 	if (n_pairs > 1)
 		qsort_r(pairs, n_pairs, sizeof(*pairs), cmp_pairs, m);
@@ -2033,7 +1951,7 @@ static void build_tree(struct top_model *m, const struct top_ui *ui, struct buil
 		}
 	}
 out:
-	index_map_done(&map);
+	map = hindex_free(map);
 	for (size_t i = 0; i < n_pairs; i++)
 		free(pairs[i].all);
 	free(pairs);
@@ -2068,7 +1986,7 @@ static const char *chain_text(void **arena, const struct ledger *l,
 static int missing_add(struct missing *ms, const struct top_sample *s, const char *symbol)
 {
 	char owner[64], **ns;
-	size_t k = hash_bytes(0, symbol) % ARRAY_SIZE(ms->slot);
+	size_t k = hash_str(HASH_INIT, symbol) % ARRAY_SIZE(ms->slot);
 	int r;
 
 	for (; ms->slot[k]; k = (k + 1) % ARRAY_SIZE(ms->slot))
