@@ -49,6 +49,7 @@
 #include "cmd/cmd.h"
 #include "session/collect.h"
 #include "session/boot-capture.h"
+#include "session/live.h"
 
 /*
  * kmodtop top: wires a sampler (a replayed capture, or the system's files polled at
@@ -1302,7 +1303,7 @@ struct poll {
 	struct collect_lookup lk;
 	struct info_ctx ic;
 	/* a live system: kmodtop's tracefs instance and /dev/kmsg, spooled */
-	struct live *lv;
+	struct live_session *lv;
 	bool measure;
 	struct collect_stream *cs;	/* the spools, read as they grow, into one ledger */
 	size_t n_updates;
