@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What every command shares on its command line: the global options, and what to say
- * after a bad one. Here, not in main's file, so that no command calls into main.
+ * after a bad one. Here, not in main's file, so that no command calls into main. And
+ * what the commands that collect live (report --duration, top, record) share: the
+ * --duration argument, and the warnings about what a collection lacked and lost.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +18,7 @@
 #include "util/log.h"
 #include "util/version.h"
 #include "cmd/cmd.h"
+#include "session/live.h"
 
 int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 {
@@ -123,4 +129,85 @@ void cmd_usage_error(const char *cmd, const struct option *opts, char *const *ar
 		fprintf(stderr, "Try 'kmodtop %s --help' for more information.\n", cmd);
 	else
 		fputs("Try 'kmodtop --help' for more information.\n", stderr);
+}
+
+int cmd_parse_duration(const char *arg, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !isfinite(v) || v <= 0)
+		goto bad;
+	if (*end == 's')
+		end++;
+	else if (*end == 'm')
+		v *= 60, end++;
+	else if (*end == 'h')
+		v *= 3600, end++;
+	if (*end || v > 366.0 * 24 * 3600)
+		goto bad;
+	*ret = v;
+	return 0;
+bad:
+	log_error("--duration '%s': not a number of seconds (N, Ns, Nm, Nh)", arg);
+	return -EINVAL;
+}
+
+/* Says on stderr what the collection lacked and lost; 0, or -1 when it left state. */
+int live_log(const struct live_session *lv)
+{
+	const struct live_status *st = live_get_status(lv);
+	const char *pfx = st->tracefs_path ? st->tracefs_path : "tracefs";
+
+	if (st->stale.instances || st->stale.probes)
+		log_info("removed %u tracefs instance(s) and %u kprobe event(s) left by kmodtop "
+			 "processes that no longer run",
+			 st->stale.instances, st->stale.probes);
+	if (st->stale.failed)
+		log_warn("%u leftover kmodtop tracefs instance(s) or kprobe(s) could not be "
+			 "removed: %s, ignoring",
+			 st->stale.failed, strerror(-st->stale.first_err));
+	if (st->trace_err)
+		log_warn("no trace: %s (%s): no load attempts from the trace, only from the "
+			 "kernel log",
+			 st->trace_why ? st->trace_why : "tracefs", strerror(-st->trace_err));
+	for (size_t i = 0; !st->trace_err && i < st->n_events; i++) {
+		if (!st->events[i].err)
+			continue;
+		if (st->events[i].why)
+			log_warn("%s: no probe %s (%s): no %s", pfx, st->events[i].name,
+				 st->events[i].why, st->events[i].loses);
+		else
+			log_warn("%s: this kernel has no event %s: no %s", pfx,
+				 st->events[i].name, st->events[i].loses);
+	}
+	if (st->measure_asked && !st->trace_err && st->measure == KTRACE_MEASURE_NONE)
+		log_warn("--measure: %s: estimates only", st->measure_why ? st->measure_why : "?");
+	if (st->kmsg_err)
+		log_warn("/dev/kmsg: %s (%s): no kernel log findings", st->kmsg_why,
+			 strerror(-st->kmsg_err));
+	if (st->kstats.epipe)
+		log_warn("/dev/kmsg: %" PRIu64 " time(s) records were overwritten before kmodtop "
+			 "read them (%" PRIu64 " records lost)",
+			 st->kstats.epipe, st->kstats.lost);
+	if (st->lost_err)
+		log_warn("%s/per_cpu/cpuN/stats: %s: lost events unknown", st->instance,
+			 strerror(-st->lost_err));
+	for (unsigned int c = 0; c < st->ncpus; c++)
+		if (st->lost[c])
+			log_warn("%s: %" PRIu64 " trace events lost on CPU %u (per_cpu/cpu%u/stats): "
+				 "attempts may be missing or incomplete",
+				 st->instance, st->lost[c], c, c);
+	if (st->lost_uncounted)
+		log_warn("%s: %" PRIu64 " \"[LOST EVENTS]\" line(s) without a count: an unknown "
+			 "number of trace events lost", st->instance, st->lost_uncounted);
+	if (st->teardown_err) {
+		log_error("%s: %s could not be removed (%s): remove it with 'rmdir %s/%s'%s%s", pfx,
+			  st->instance, strerror(-st->teardown_err), pfx, st->instance,
+			  st->group[0] ? " and the kprobe group " : "", st->group);
+		return -1;
+	}
+	return 0;
 }

@@ -52,6 +52,7 @@
 #include "session/snapshot.h"
 #include "session/system.h"
 #include "session/boot-capture.h"
+#include "session/live.h"
 
 static void report_usage(FILE *f)
 {
@@ -168,7 +169,7 @@ struct metrics_opts {
 
 struct collected {
 	struct kt_system sys;		/* the kernel under study */
-	struct live *live;		/* report --duration: what was collected, its spools */
+	struct live_session *live;	/* report --duration: what was collected, its spools */
 	struct kt_snapshot snap;	/* what the kernel shows now */
 	struct modmem *mm;
 	struct ledger *ledger;
@@ -863,9 +864,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			}
 			continue;
 		case OPT_DURATION:
-			if (live_parse_duration(optarg, &lo.duration) < 0) {
-				log_error("--duration '%s': not a number of seconds (N, Ns, Nm, Nh)",
-					  optarg);
+			if (cmd_parse_duration(optarg, &lo.duration) < 0) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -1136,7 +1135,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		out_set_width(o, text_width(arg_width));
 		r = report_render(&d, o);
 		if (r >= 0 && c.live)
-			live_render(c.live, o);
+			live_render(live_get_status(c.live), o);
 		if (r >= 0)
 			r = out_finish(o);
 		if (r < 0) {

@@ -20,6 +20,7 @@
 #include "views/top/model.h"
 #include "views/top/term-curses.h"
 #include "cmd/cmd.h"
+#include "session/live.h"
 #include "session/top-live.h"
 #include "session/top-replay.h"
 #include "session/top-system.h"
@@ -413,7 +414,7 @@ out:
 	top_model_free(m);
 	rp = top_replay_free(rp);
 	if (pl) {
-		struct live *lv = top_live_engine(pl);
+		struct live_session *lv = top_live_engine(pl);
 
 		/* the terminal is restored: what the live collection lacked can be said */
 		if (lv) {

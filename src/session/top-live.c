@@ -18,7 +18,7 @@
 #include "util/root.h"
 #include "session/boot-capture.h"
 #include "session/collect.h"
-#include "session/top-live-engine.h"
+#include "session/live.h"
 #include "session/top-live.h"
 
 /*
@@ -36,7 +36,7 @@ struct top_live {
 	struct collect_lookup lk;
 	struct top_detail ic;
 	/* a live system: kmodtop's tracefs instance and /dev/kmsg, spooled */
-	struct live *lv;
+	struct live_session *lv;
 	bool measure;
 	struct collect_stream *cs;	/* the spools, read as they grow, into one ledger */
 	size_t n_updates;
@@ -635,7 +635,7 @@ fail:
 	return r;
 }
 
-struct live *top_live_engine(const struct top_live *p)
+struct live_session *top_live_engine(const struct top_live *p)
 {
 	return p->lv;
 }

@@ -13,7 +13,7 @@
  * live collection's attempts as they settle, under a captured root its history once.
  */
 struct top_live;
-struct live;
+struct live_session;
 
 /*
  * Starts sampling the root of @st (which must outlive the sampler); on the running
@@ -32,7 +32,7 @@ struct top_live *top_live_free(struct top_live *p);
 int top_live_sample(void *userdata, double dt, const struct top_sample **ret);
 const struct top_failure *top_live_failure(const struct top_live *p);
 /* The live collection, for its end and its account of what it lacked; NULL: none */
-struct live *top_live_engine(const struct top_live *p);
+struct live_session *top_live_engine(const struct top_live *p);
 /* Refreshes that read the live trace and log into the attempts, their seconds, the longest */
 void top_live_update_stats(const struct top_live *p, size_t *ret_n, double *ret_secs,
 			   double *ret_max);

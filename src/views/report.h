@@ -114,3 +114,6 @@ int report_render_metrics(const struct report_data *d, struct om *m);
 extern const char *const report_metric_label_names[];
 void report_render_vmsample(const struct vmsample *s, unsigned int interval_ms, int err,
 			    struct out *o);
+struct live_status;
+/* The "live" section (views/report-live.c): what a live collection had, lacked and lost */
+void live_render(const struct live_status *st, struct out *o);
