@@ -9,12 +9,12 @@ struct kconfig;
 
 /*
  * What a kernel release does when finit_module() meets a module that is already
- * there, and how it lays out module memory (../shared/notes/kernel-model.md 1.0).
+ * there, and how it lays out module memory (doc/load-path.md, section 1.0).
  */
 struct loadpath {
 	bool known;			/* the release parsed as MAJOR.MINOR */
 	struct kver v;
-	char era;			/* 'A'..'F' as in the notes; '?' when unknown */
+	char era;			/* 'A'..'F' as in doc/load-path.md; '?' when unknown */
 	bool busy_on_going;		/* 6.2+: 0254127ab977, -EBUSY instead of waiting */
 	bool early_dup_check;		/* 6.4+: 064f4536d139, before layout allocation */
 	bool per_type_alloc;		/* 6.4+: ac3b43283923, one area per mod_mem_type */

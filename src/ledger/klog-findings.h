@@ -8,8 +8,9 @@
 /*
  * Kernel log messages that say something about module loads, recognised by the
  * printk format strings the kernel source uses (kernel/module/, kernel/kmod.c,
- * mm/vmalloc.c, drivers/base/dd.c, ...; ../shared/notes/kernel-model.md section 5),
- * plus kmod's own modprobe/insmod error lines, which CI logs carry too.
+ * mm/vmalloc.c, drivers/base/dd.c, ...), plus kmod's own modprobe/insmod error lines,
+ * which CI logs carry too. doc/log-messages.md lists each with its class and kernel
+ * source place; the "(5.x)" marks in klog-findings.c's table are its sections.
  *
  * Which fields a kind fills (strings point into the message):
  *   UNKNOWN_SYMBOL       module, symbol, num[0] = err ("(err -2)")

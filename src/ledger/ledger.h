@@ -38,7 +38,10 @@ enum attempt_outcome {
 	_OUTCOME_MAX,
 };
 
-/* How an attempt's module name was found (house rule: never guessed). */
+/*
+ * How an attempt's module name was found. A name comes only from evidence about that
+ * call, never from a guess: an attempt nothing names stays NAME_NONE.
+ */
 enum name_source {
 	NAME_NONE,
 	NAME_MODULE_LOAD,		/* module:module_load in the same thread, inside the call */

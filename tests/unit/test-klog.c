@@ -831,7 +831,7 @@ static void test_finding_probe(void **state)
 	char buf[256];
 	struct klog_finding f;
 
-	/* kernel-model.md 5.8, acpi-cpufreq after another cpufreq driver registered */
+	/* doc/log-messages.md 5.8, acpi-cpufreq after another cpufreq driver registered */
 	snprintf(buf, sizeof(buf), "%s: probe of %s failed with error %d\n", "acpi-cpufreq",
 		 "acpi-cpufreq", -17);
 	f = classify_fmt(KLOG_FINDING_PROBE_FAILED, buf);

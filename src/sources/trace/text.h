@@ -12,9 +12,10 @@
 
 /*
  * Trace events as text: the tracefs "trace" and "trace_pipe" files and "trace-cmd
- * report". Two layers (house style 8.5): ktrace_parse_line() is pure and knows one
- * line; struct ktrace_parser is a push parser that attaches "<stack trace>" blocks
- * to their event and hands complete events to a callback.
+ * report". Two layers, so that tests and the fuzzer reach one line without I/O or
+ * state: ktrace_parse_line() is pure and knows one line; struct ktrace_parser is a
+ * push parser that attaches "<stack trace>" blocks to their event and hands complete
+ * events to a callback.
  *
  * Line shapes, told apart per line:
  *   tracefs:   "%16s-%-7d " ["(%7d) "] "[%03d] " [flags] " %5lu.%06lu: " body
