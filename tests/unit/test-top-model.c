@@ -75,10 +75,10 @@ static const char *const trace_lines[] = {
 };
 
 /*
- * Names the attempts of @comm: the ledger names a duplicate only from evidence the
- * trace above does not have (house rule: never guessed), and the model takes names
- * as given. The ledger does not free an attempt's name (it keeps each name once):
- * @module must outlive it.
+ * Names the attempts of @comm: the ledger names a duplicate only from evidence about
+ * that call, which the trace above does not have (a name is never guessed), and the
+ * model takes names as given. The ledger does not free an attempt's name (it keeps
+ * each name once): @module must outlive it.
  */
 static void name_attempts(struct ledger *l, const char *comm, const char *module)
 {
