@@ -68,8 +68,8 @@ static void ci_usage(FILE *f)
 	      "per boot, and fail when a gate is exceeded.\n"
 	      "\n"
 	      "Gates:\n"
-	      "      --max-duplicates=N    fail when a boot has more than N duplicate loads\n"
-	      "      --max-failures=N      fail when a boot has more than N failures\n"
+	      "      --max-duplicates=N    fail when a boot has more than N duplicate load attempts\n"
+	      "      --max-failures=N      fail when a boot has more than N failed load attempts\n"
 	      "      --max-wasted=SIZE     fail when a boot wasted more vmap space (K, M, G)\n"
 	      "      --fail-on=CLASS[,...] fail on any finding of these classes or groups\n"
 	      "                            ('--fail-on=help' lists them)\n"
@@ -561,6 +561,11 @@ struct run {
 	size_t n_lines, cap_lines;
 	/* a trace.dat: no lines, its events are numbered instead */
 	bool dat;
+	/* the trace is read again by collect_read(): this read only numbers its lines */
+	bool lines_only;
+	/* the kernel log of the trace's boot (given with it), and whether it is being read */
+	const char *boot_log;
+	bool joining;
 };
 
 static void bad_line(struct run *x, uint64_t line, const char *what)
@@ -860,6 +865,13 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	d->time_only = rec.has_monotonic && !rec.has_wallclock && !rec.prefix_len;
 	d->time_unread = false;
 	d->kind = (uint8_t)f.kind;
+	/*
+	 * A load that misses symbols logs one line a symbol: those lines are one run by
+	 * class and module, but ci counts the load's attempts by symbol, so each is read
+	 */
+	if (f.kind == KLOG_FINDING_UNKNOWN_SYMBOL || f.kind == KLOG_FINDING_SYMBOL_VERSION ||
+	    f.kind == KLOG_FINDING_SYMBOL_NAMESPACE)
+		d->may_repeat = false;
 	d->module = f.module;
 	d->module_len = (uint32_t)f.module_len;
 	d->moved = 0;
@@ -1422,6 +1434,8 @@ static int on_trace_event(void *userdata, const struct ktrace_event *ev)
 		if (r < 0)
 			return r;
 	}
+	if (x->lines_only)
+		return 0;
 	return ledger_feed_trace(x->ledger, ev);
 }
 
@@ -1448,6 +1462,37 @@ static int note_event_line(struct run *x, const char *line, size_t len)
 }
 
 /*
+ * The trace at x->path and the kernel log of its boot (x->boot_log, may be NULL) as
+ * report reads them, into one ledger priced as report prices it: the log's records
+ * name and explain the trace's attempts instead of being counted again.
+ */
+static int read_trace_as_report(struct run *x, struct collect_lookup *lk, bool idempotent,
+				struct collect_result *ret)
+{
+	_cleanup_fclose_ FILE *trace = NULL, *log = NULL;
+	struct collect_input in = { .trace_path = x->path, .log_path = x->boot_log,
+				    .klog_runs = true };
+	int r;
+
+	r = input_fopen(x->path, ROOT_STREAM_MAX, &trace);
+	if (r < 0) {
+		log_error("'%s': %s", x->path, strerror(-r));
+		return r;
+	}
+	if (x->boot_log) {
+		r = input_fopen(x->boot_log, ROOT_STREAM_MAX, &log);
+		if (r < 0) {
+			log_error("'%s': %s", x->boot_log, strerror(-r));
+			return r;
+		}
+	}
+	in.trace = trace;
+	in.log = log;
+	/* the counting read just done warned about its lines: this one need not again */
+	return collect_read(lk, idempotent, &in, ret);
+}
+
+/*
  * A trace: text from @line on (the stream's next lines after it), or with @dat_fd >= 0
  * the trace.dat open on it, read by libtracecmd as report reads one.
  */
@@ -1461,6 +1506,7 @@ static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 	struct ledger_ops lops;
 	struct ktrace_parser *p = NULL;
 	struct cost_result *cost = NULL;
+	struct collect_result res = { 0 };
 	struct loadpath lp;
 	int r;
 
@@ -1503,6 +1549,12 @@ static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 			 "file's order may be wrong; kmodtop report reads such a file sorted",
 			 x->path, (unsigned long long)x->trace_back_line,
 			 (unsigned long long)x->trace_back_steps);
+	if (r >= 0 && x->lines_only) {
+		r = read_trace_as_report(x, &lk, lp.idempotent_finit, &res);
+		if (r >= 0)
+			r = ci_trace(x->ci, res.ledger, res.cost, x->lines, x->n_lines);
+		goto out;
+	}
 	if (r >= 0)
 		r = ledger_finish(x->ledger);
 	if (r >= 0)
@@ -1514,6 +1566,7 @@ static int read_trace(struct run *x, char *line, size_t len, int dat_fd)
 	if (r >= 0)
 		r = ci_trace(x->ci, x->ledger, cost, x->lines, x->n_lines);
 out:
+	collect_result_done(&res);
 	cost_result_free(cost);
 	ktrace_parser_free(p);
 	x->ledger = ledger_free(x->ledger);
@@ -1555,7 +1608,9 @@ static int read_tracedat_input(struct run *x, const char *path, int fd)
 	r = ci_input_begin(x->ci, path, x->cost->release);
 	if (r >= 0) {
 		ci_input_set_format(x->ci, format_names[FMT_TRACE_DAT], NULL);
+		x->lines_only = fd != STDIN_FILENO;
 		r = read_trace(x, NULL, 0, fd);
+		x->lines_only = false;
 	}
 	/* its "lines" are its events, as the evidence numbers them */
 	x->st.lines = x->st.records;
@@ -1611,7 +1666,10 @@ static int read_input(struct run *x, const char *path)
 				    stream_compression_name(stream_compression(x->s)));
 		switch (fmt) {
 		case FMT_TRACE:
+			/* what collect_read() can open again: a file, uncompressed */
+			x->lines_only = strcmp(path, "-") != 0 && !stream_compression(x->s);
 			r = read_trace(x, line, len, -1);
+			x->lines_only = false;
 			break;
 		case FMT_TRACE_DAT:
 			/* libtracecmd seeks: from a pipe or a decompressor it cannot read one */
@@ -1638,12 +1696,69 @@ static int read_input(struct run *x, const char *path)
 	if (stream_missing_newline(x->s) && x->st.lines)
 		log_warn("'%s':%llu: the last line has no newline (truncated log?)", path,
 			 (unsigned long long)x->st.lines);
+	if (x->joining)
+		ci_input_join(x->ci);
 	r = ci_input_end(x->ci, &x->st);
 out:
 	if (r == -ENOMEM)
 		log_error("out of memory");
 	x->s = stream_free(x->s);
 	return r;
+}
+
+/* An input's format, as read_input() will sniff it; -1 when it cannot be told now */
+static int input_format_of(const char *path)
+{
+	_cleanup_close_ int fd = -1;
+	struct stream *s = NULL;
+	const char *what = NULL;
+	char *line;
+	size_t len;
+	int r, fmt = -1;
+
+	if (strcmp(path, "-") == 0 || open_input(path, &fd) < 0)
+		return -1;
+	if (is_tracedat(fd))
+		return FMT_TRACE_DAT;
+	if (stream_new(fd, 0, &s, &what) < 0)
+		return -1;
+	fd = -1;	/* the stream's now */
+	do
+		r = stream_next_line(s, &line, &len);
+	while (r > 0 && len == 0 && stream_lineno(s) < SNIFF_LINES);
+	if (r > 0)
+		fmt = sniff(line, len);
+	stream_free(s);
+	return fmt;
+}
+
+/*
+ * A trace and a kernel log given together are one boot, as report reads a capture's:
+ * the trace's attempts are the boot's, the log's records join them. With one trace and
+ * one kernel log among the inputs, the log's index in *ret_log and the trace's in
+ * *ret_trace; else -1 (each input its own boots).
+ */
+static void pair_inputs(int argc, char **argv, int first, int *ret_log, int *ret_trace)
+{
+	int n_log = 0, n_trace = 0;
+
+	*ret_log = *ret_trace = -1;
+	for (int i = first; i < argc; i++) {
+		int fmt = input_format_of(argv[i]);
+
+		if (fmt == FMT_TRACE || fmt == FMT_TRACE_DAT) {
+			n_trace++;
+			*ret_trace = i;
+		} else if (fmt == FMT_DMESG || fmt == FMT_KMSG) {
+			n_log++;
+			*ret_log = i;
+		} else {
+			/* a journal, or what cannot be read twice: no pairing */
+			n_log += 2;
+		}
+	}
+	if (n_log != 1 || n_trace != 1)
+		*ret_log = *ret_trace = -1;
 }
 
 /* The CPUs this process may run on (its affinity, as nproc(1) says), at most 8 */
@@ -1833,7 +1948,7 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 	enum ci_result res;
 	const char *const *needles;
 	size_t n_needles;
-	int opt, r, ret = CI_EXIT_USAGE;
+	int opt, r, ret = CI_EXIT_USAGE, log_i, trace_i;
 
 	while ((opt = getopt_long(argc, argv, GLOBAL_SHORT_OPTIONS "h", long_options, NULL)) != -1) {
 		char origin[32];
@@ -1958,9 +2073,28 @@ int cmd_ci(int argc, char **argv, struct global_opts *g)
 					      x.pm->repeated_line);
 	}
 
-	for (int i = optind; i < argc; i++)
-		if (read_input(&x, argv[i]) < 0)
+	pair_inputs(argc, argv, optind, &log_i, &trace_i);
+	for (int i = optind; i < argc; i++) {
+		if (i == trace_i)
+			continue;
+		x.joining = i == log_i;
+		r = read_input(&x, argv[i]);
+		x.joining = false;
+		if (r < 0)
 			goto out;
+		if (i != log_i && trace_i < 0)
+			continue;
+		if (i == log_i) {
+			/* the trace right after its log: they are one boot */
+			x.boot_log = argv[log_i];
+			r = read_input(&x, argv[trace_i]);
+			x.boot_log = NULL;
+			if (r < 0)
+				goto out;
+		}
+	}
+	if (trace_i >= 0 && log_i < 0 && read_input(&x, argv[trace_i]) < 0)
+		goto out;
 
 	r = ci_finish(x.ci, &res);
 	if (r < 0) {

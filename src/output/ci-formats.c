@@ -380,6 +380,8 @@ static json_object *sarif_result(const struct ci_fmt_rule *rules, const struct c
 	}
 	if (ok && r->module)
 		ok = jadd(props, "module", json_object_new_string(r->module));
+	ok = ok && jadd(props, "attempts", json_object_new_uint64(r->attempts));
+	ok = ok && jadd(props, "evidence_lines", json_object_new_uint64(r->count));
 	ok = ok && jadd(props, "count", json_object_new_uint64(r->count));
 	if (ok && r->requester)
 		ok = jadd(props, "requester", json_object_new_string(r->requester));
@@ -653,7 +655,9 @@ static int baseline_item(json_object *row, struct ci_fmt_baseline_item *it, cons
 		if (!it->module)
 			return -ENOMEM;
 	}
-	if (!get_u64(row, "count", &it->count, NULL)) {
+	/* schema 2 compares attempts; a baseline of schema 1 has its lines only */
+	if (!get_u64(row, "attempts", &it->count, NULL) &&
+	    !get_u64(row, "count", &it->count, NULL)) {
 		*what = "a finding without a count";
 		return -EINVAL;
 	}

@@ -77,7 +77,8 @@ struct ci_fmt_result {
 	struct ci_fmt_location first, last;
 	/* properties */
 	const char *module;		/* NULL: none */
-	uint64_t count;
+	uint64_t count;			/* evidence lines */
+	uint64_t attempts;
 	const char *requester;		/* NULL: none */
 	bool allowed;
 };
@@ -115,7 +116,7 @@ int ci_json_fields(const char *line, size_t len, const char *const *keys, size_t
 struct ci_fmt_baseline_item {
 	char *class;
 	char *module;			/* NULL: the finding names none */
-	uint64_t count;
+	uint64_t count;			/* attempts; a schema 1 baseline's: its lines */
 	uint64_t wasted;
 	bool wasted_known;
 };

@@ -36,6 +36,13 @@
 #define GITHUB_MAX 50
 
 #define MODULE_INIT_COMPRESSED_FILE 4
+
+static uint64_t mul_sat_u64(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
 #define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
 
 /* --- classes --------------------------------------------------------------------------- */
@@ -264,11 +271,12 @@ struct agg {
 	uint32_t input;
 	uint16_t cls;
 	uint32_t module;		/* name id, 0: none */
-	uint64_t count;
+	uint64_t count;			/* evidence lines (a trace's: one per attempt) */
+	uint64_t attempts;		/* the attempts the evidence makes (attempts_of_lines()) */
 	uint64_t first_line, last_line;
 	uint32_t boots;
 	size_t last_boot;		/* boot index + 1 that counted it last */
-	uint64_t boot_count;
+	uint64_t boot_count, boot_attempts;
 	uint64_t wasted, boot_wasted;
 	bool wasted_known;		/* some of it was estimated or measured */
 	bool from_trace;
@@ -279,6 +287,10 @@ struct agg {
 	char *sample;
 };
 
+struct ci_figures {
+	uint64_t attempts, failed, duplicates, wasted;
+};
+
 struct boot {
 	uint64_t number;		/* 1, 2, ... in the run */
 	uint32_t input;
@@ -287,8 +299,14 @@ struct boot {
 	bool marker;			/* started by a boot marker */
 	char release[65];
 	char boot_id[48];
-	uint64_t duplicates, failures, findings;
-	uint64_t wasted;
+	/*
+	 * Load attempts as report counts them: a boot with a trace takes them from its
+	 * ledger (the log's records joined it there), one with a log alone from the
+	 * log's evidence. @gated leaves out --allow's modules.
+	 */
+	bool traced;
+	struct ci_figures all, gated;
+	uint64_t findings;
 	bool waste_possible;		/* it has findings that may waste memory */
 	bool waste_known;		/* one of them could be estimated or was measured */
 	bool waste_lower_bound;		/* log findings: one attempt each */
@@ -377,6 +395,13 @@ struct ci {
 	/* the row the last kernel record's finding went to (index + 1; 0: none), its line */
 	uint32_t again;
 	uint64_t again_line;
+	uint64_t again_detail;		/* its message's detail_hash(), 0: none */
+	/* the current boot's (row, message) counts of the symbol classes */
+	struct detail *details;
+	size_t n_details, cap_details;
+	struct hindex *detail_index;
+	struct ci_figures total;	/* over every boot, --allow's modules too */
+	bool total_wasted_known;
 	bool capped;			/* rows were folded into "(other)" */
 	bool waste_available;		/* module files or a measured trace */
 	bool waste_lower_bound;		/* log findings: one attempt per module and boot */
@@ -387,6 +412,7 @@ struct ci {
 	uint64_t baseline_wasted_old;
 	bool finished;
 	enum ci_result result;
+	bool join_next;			/* ci_input_join(): the next input continues the boot */
 };
 
 /* --- small helpers --------------------------------------------------------------------- */
@@ -608,7 +634,97 @@ struct evidence {
 	bool has_waste;
 	uint64_t wasted;
 	bool trace;
+	uint64_t detail;		/* detail_hash() of a symbol class's message, or 0 */
 };
+
+/*
+ * A failed load logs each symbol it misses once ("nfs: Unknown symbol rpc_put_task"), so
+ * one load is many lines: the loads of a module are the most lines of one (module,
+ * symbol) pair, not the lines. Counted per boot by the message's hash (a collision only
+ * merges two symbols' counts, the larger still wins).
+ */
+struct detail {
+	uint32_t agg;
+	uint64_t hash;
+	uint64_t n;
+};
+
+/* Details kept per boot; past them each line counts as a load of its own */
+#define MAX_DETAILS (1u << 20)
+
+static bool is_symbol_class(size_t cls)
+{
+	int k = classes[cls].klog;
+
+	return k == KLOG_FINDING_UNKNOWN_SYMBOL || k == KLOG_FINDING_SYMBOL_VERSION ||
+	       k == KLOG_FINDING_SYMBOL_NAMESPACE;
+}
+
+/* A load attempt that failed, as a kernel log line shows one (already-loaded: EEXIST) */
+static bool is_log_attempt_class(size_t cls)
+{
+	return classes[cls].klog && classes[cls].cost_outcome >= 0;
+}
+
+static uint64_t detail_hash(const char *msg, size_t len)
+{
+	return hash_words(msg, len, 0x6b6d6f64) | 1;
+}
+
+struct detail_key {
+	uint32_t agg;
+	uint64_t hash;
+};
+
+static bool detail_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct detail *d = &((const struct ci *)userdata)->details[pos];
+	const struct detail_key *k = key;
+
+	return d->agg == k->agg && d->hash == k->hash;
+}
+
+/* The row @a's lines of one message, @n more: its attempts, as attempts_of_lines() says */
+static int detail_add(struct ci *c, struct agg *a, uint64_t hash, uint64_t n)
+{
+	struct detail_key k = { (uint32_t)(a - c->aggs), hash };
+	uint64_t h = hash ^ ((uint64_t)k.agg * UINT64_C(0x9e3779b97f4a7c15));
+	size_t pos = HINDEX_NONE;
+	int r;
+
+	if (!c->detail_index) {
+		r = hindex_new(&c->detail_index);
+		if (r < 0)
+			return r;
+	}
+	pos = hindex_find(c->detail_index, h, detail_eq, &k, c);
+	if (pos == HINDEX_NONE) {
+		if (c->n_details >= MAX_DETAILS) {
+			a->boot_attempts += n;
+			return 0;
+		}
+		r = grow((void **)&c->details, &c->cap_details, c->n_details + 1,
+			 sizeof(*c->details));
+		if (r < 0)
+			return r;
+		r = hindex_add(c->detail_index, h, c->n_details);
+		if (r < 0)
+			return r;
+		pos = c->n_details++;
+		c->details[pos] = (struct detail){ k.agg, hash, 0 };
+	}
+	c->details[pos].n += n;
+	if (c->details[pos].n > a->boot_attempts)
+		a->boot_attempts = c->details[pos].n;
+	return 0;
+}
+
+/* A boot's details end with it */
+static void details_reset(struct ci *c)
+{
+	c->n_details = 0;
+	c->detail_index = hindex_free(c->detail_index);
+}
 
 static void add_requester(struct agg *a, uint32_t comm, uint32_t site, uint64_t n)
 {
@@ -643,7 +759,7 @@ static const struct boot *boot_at(const struct ci *c, long i)
 /* The gates' figure of @b: 0 duplicates, 1 failures, 2 waste */
 static uint64_t boot_metric(const struct boot *b, int m)
 {
-	return m == 0 ? b->duplicates : m == 1 ? b->failures : b->wasted;
+	return m == 0 ? b->gated.duplicates : m == 1 ? b->gated.failed : b->gated.wasted;
 }
 
 /* An unlisted boot, closed: kept where it is the worst so far */
@@ -714,6 +830,7 @@ static int agg_add_n(struct ci *c, struct agg *a, const struct evidence *ev, uin
 	if (a->last_boot != c->all_boots) {
 		a->last_boot = c->all_boots;
 		a->boot_count = 0;
+		a->boot_attempts = 0;
 		a->boot_wasted = 0;
 		a->boots++;
 		r = grow((void **)&c->touched, &c->cap_touched, c->n_touched + 1, sizeof(size_t));
@@ -722,6 +839,13 @@ static int agg_add_n(struct ci *c, struct agg *a, const struct evidence *ev, uin
 		c->touched[c->n_touched++] = (size_t)(a - c->aggs);
 	}
 	a->boot_count += n;
+	if (ev->detail && is_symbol_class(a->cls)) {
+		r = detail_add(c, a, ev->detail, n);
+		if (r < 0)
+			return r;
+	} else {
+		a->boot_attempts += n;
+	}
 	if (ev->has_waste) {
 		a->wasted = add_sat_u64(a->wasted, ev->wasted);
 		a->boot_wasted = add_sat_u64(a->boot_wasted, ev->wasted);
@@ -821,31 +945,48 @@ static int boot_close(struct ci *c)
 		uint64_t est;
 
 		b->findings += a->boot_count;
+		a->attempts += a->boot_attempts;
 		cc[a->cls].n += a->boot_count;
-		if (!a->from_trace && k->cost_outcome >= 0) {
-			/* a log says a load failed, not how often: one attempt, at least */
+		if (a->from_trace && (k->group == CI_GROUP_FAILURE ||
+				      k->group == CI_GROUP_DUPLICATE))
 			b->waste_possible = true;
-			if (estimate_log_finding(c, b, a, &est)) {
-				a->wasted = add_sat_u64(a->wasted, est);
-				a->boot_wasted = est;
-				a->wasted_known = true;
-				b->waste_known = true;
-				b->waste_lower_bound = true;
-				c->waste_available = true;
-				c->waste_lower_bound = true;
-			}
-		} else if (a->from_trace && (k->group == CI_GROUP_FAILURE ||
-					     k->group == CI_GROUP_DUPLICATE)) {
-			b->waste_possible = true;
-		}
-		if (a->allowed)
+		/* a trace's boot has its figures from the ledger, which the log joined */
+		if (b->traced || a->from_trace || !is_log_attempt_class(a->cls))
 			continue;
-		if (k->group == CI_GROUP_DUPLICATE)
-			b->duplicates += a->boot_count;
-		else if (k->group == CI_GROUP_FAILURE)
-			b->failures += a->boot_count;
-		b->wasted = add_sat_u64(b->wasted, a->boot_wasted);
+		/*
+		 * The log's failed loads, as many as its evidence makes (it cannot see
+		 * idempotent waiters, which log nothing): what each of them held, at least.
+		 */
+		b->waste_possible = true;
+		if (estimate_log_finding(c, b, a, &est)) {
+			est = mul_sat_u64(est, a->boot_attempts);
+			a->wasted = add_sat_u64(a->wasted, est);
+			a->boot_wasted = est;
+			a->wasted_known = true;
+			b->waste_known = true;
+			b->waste_lower_bound = true;
+			c->waste_available = true;
+			c->waste_lower_bound = true;
+		}
+		for (int g = 0; g < 2; g++) {
+			struct ci_figures *f = g ? &b->gated : &b->all;
+
+			if (g && a->allowed)
+				continue;
+			f->attempts += a->boot_attempts;
+			f->failed += a->boot_attempts;
+			if (k->group == CI_GROUP_DUPLICATE)
+				f->duplicates += a->boot_attempts;
+			f->wasted = add_sat_u64(f->wasted, a->boot_wasted);
+		}
 	}
+	c->total.attempts += b->all.attempts;
+	c->total.failed += b->all.failed;
+	c->total.duplicates += b->all.duplicates;
+	c->total.wasted = add_sat_u64(c->total.wasted, b->all.wasted);
+	if (b->waste_known)
+		c->total_wasted_known = true;
+	details_reset(c);
 	/* the classes seen, a few of many: sorted alone (a log may have 10,000s of boots) */
 	for (size_t i = 0; i < ARRAY_SIZE(classes); i++)
 		if (cc[i].n)
@@ -925,6 +1066,8 @@ struct ci *ci_free(struct ci *c)
 	}
 	free(c->inputs);
 	free(c->touched);
+	free(c->details);
+	hindex_free(c->detail_index);
 	klog_memo_free(c->memo);
 	for (int i = 0; i < _GATE_MAX; i++)
 		free(c->gates[i].detail);
@@ -956,8 +1099,20 @@ int ci_input_begin(struct ci *c, const char *path, const char *release)
 	snprintf(in->format, sizeof(in->format), "unknown");
 	snprintf(in->compression, sizeof(in->compression), "none");
 	c->n_inputs++;
-	c->in_boot = false;
+	if (c->join_next && c->in_boot) {
+		/* the boot the input before left open is this one's too */
+		in->first_boot = (size_t)cur_boot(c)->number - 1;
+		in->n_boots = 1;
+	} else {
+		c->in_boot = false;
+	}
+	c->join_next = false;
 	return 0;
+}
+
+void ci_input_join(struct ci *c)
+{
+	c->join_next = true;
 }
 
 void ci_input_set_format(struct ci *c, const char *format, const char *compression)
@@ -1057,6 +1212,8 @@ static int klog_finding(struct ci *c, uint64_t line, const char *msg, size_t len
 
 	if (cls < 0)
 		return 0;
+	ev.detail = is_symbol_class((size_t)cls) ? detail_hash(msg, len) : 0;
+	c->again_detail = ev.detail;
 	/* the same message again: the same row */
 	if (slot && *slot && (uint32_t)(*slot >> 32) == input)
 		return add_again(c, (uint32_t)*slot - 1, &ev);
@@ -1122,6 +1279,7 @@ static int klog_record(struct ci *c, uint64_t line, const struct klog_rec *rec,
 	int r;
 
 	c->again = 0;
+	c->again_detail = 0;
 	c->again_line = line;
 	r = record_line(c, line, rec);
 	if (r < 0)
@@ -1149,7 +1307,7 @@ int ci_klog_classified(struct ci *c, uint64_t line, const struct klog_rec *rec,
 
 int ci_klog_repeat(struct ci *c, uint64_t first, uint64_t last, uint64_t n)
 {
-	struct evidence ev = { .first = first, .last = last };
+	struct evidence ev = { .first = first, .last = last, .detail = c->again_detail };
 
 	if (!n)
 		return 0;
@@ -1246,6 +1404,53 @@ static int trace_requester(struct ci *c, const struct ledger *l, const struct at
 	return intern(c, site, site ? strlen(site) : 0, ret_site);
 }
 
+/*
+ * The boot's figures from its ledger, as report has them: attempts and failed from
+ * ledger_summarize(), duplicates its modules' (attempt_is_duplicate()), the waste the
+ * cost model's total (else what the vmalloc events measured). The gates' leave out
+ * --allow's modules.
+ */
+static int trace_figures(struct ci *c, const struct ledger *l, const struct cost_result *cost)
+{
+	struct boot *b = cur_boot(c);
+	struct ledger_summary *s = NULL;
+	int r;
+
+	r = ledger_summarize(l, &s);
+	if (r < 0)
+		return r;
+	b->traced = true;
+	b->all = (struct ci_figures){ s->attempts, s->failed, 0, 0 };
+	for (size_t i = 0; i < s->n_modules; i++)
+		b->all.duplicates += s->modules[i].duplicate;
+	if (cost) {
+		b->all.wasted = cost->wasted;
+		b->waste_known = true;
+	} else if (l->saw_vmap_events) {
+		b->all.wasted = s->wasted_measured;
+		b->waste_known = true;
+	}
+	b->gated = b->all;
+	for (size_t i = 0; i < s->n_modules; i++) {
+		const struct module_summary *m = &s->modules[i];
+
+		if (!m->name || !module_allowed(c, m->name))
+			continue;
+		b->gated.attempts -= m->total;
+		b->gated.failed -= m->failed;
+		b->gated.duplicates -= m->duplicate;
+	}
+	for (size_t i = 0; i < l->n_attempts && b->waste_known; i++) {
+		const struct attempt *a = &l->attempts[i];
+		uint64_t w = cost ? (i < cost->n ? cost->att[i].wasted : 0) : attempt_wasted(a);
+
+		if (a->module && module_allowed(c, a->module))
+			b->gated.wasted -= w < b->gated.wasted ? w : b->gated.wasted;
+	}
+	ledger_summary_free(s);
+	return 0;
+}
+
 int ci_trace(struct ci *c, const struct ledger *l,
 	     const struct cost_result *cost, struct ci_event_line *lines, size_t n_lines)
 {
@@ -1265,6 +1470,9 @@ int ci_trace(struct ci *c, const struct ledger *l,
 	}
 	if (l->saw_vmap_events)
 		c->waste_available = true;
+	r = trace_figures(c, l, cost);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < l->n_attempts; i++) {
 		const struct attempt *a = &l->attempts[i];
 		struct evidence ev = { .trace = true };
@@ -1348,8 +1556,11 @@ int ci_input_end(struct ci *c, const struct ci_input_stats *st)
 		if (r < 0)
 			return r;
 	}
-	if (c->in_boot && st->lines > cur_boot(c)->end_line)
+	if (c->in_boot && cur_boot(c)->input == c->n_inputs - 1 &&
+	    st->lines > cur_boot(c)->end_line)
 		cur_boot(c)->end_line = st->lines;
+	if (c->join_next)
+		return 0;
 	return boot_close(c);
 }
 
@@ -1450,7 +1661,8 @@ static int count_gate(struct ci *c, enum gate_id id, int64_t limit, enum ci_grou
 				   v, where, lim);
 	}
 	return gate_detail(g, "%" PRIu64 " %s in the worst boot, %s, limit %" PRId64, g->value,
-			   group == CI_GROUP_DUPLICATE ? "duplicate loads" : "failures", where,
+			   group == CI_GROUP_DUPLICATE ? "duplicate attempts" : "failed attempts",
+			   where,
 			   limit);
 }
 
@@ -1466,7 +1678,7 @@ static int fail_on_gate(struct ci *c)
 
 		if (a->allowed || !(c->opt->fail_on & (1ull << a->cls)))
 			continue;
-		g->value += a->count;
+		g->value += a->attempts;
 		a->gated = true;
 		if (g->agg < 0)
 			g->agg = (long)i;
@@ -1551,7 +1763,7 @@ static int baseline_gates(struct ci *c)
 	for (size_t j = 0; j < c->n_aggs; j++) {
 		const struct agg *a = &c->aggs[j];
 
-		cur[j] = (struct total){ classes[a->cls].name, name_of(c, a->module), a->count,
+		cur[j] = (struct total){ classes[a->cls].name, name_of(c, a->module), a->attempts,
 					 is_offending(c, a) };
 		if (!a->allowed && a->wasted_known) {
 			wasted = add_sat_u64(wasted, a->wasted);
@@ -1681,6 +1893,7 @@ void ci_finding_get(const struct ci *c, size_t i, struct ci_finding_info *ret)
 		.module = name_of(c, a->module),
 		.path = c->inputs[a->input].path,
 		.count = a->count,
+		.attempts = a->attempts,
 		.first_line = a->first_line,
 		.last_line = a->last_line,
 		.boots = a->boots,
@@ -1841,6 +2054,7 @@ enum {
 	BC_END,
 	BC_RELEASE,
 	BC_BOOT_ID,
+	BC_ATTEMPTS,
 	BC_DUPS,
 	BC_FAILS,
 	BC_WASTED,
@@ -1856,8 +2070,10 @@ static const struct col_desc boot_cols[_BC_MAX] = {
 		     "its last line: before the next boot's first" },
 	[BC_RELEASE] = { "RELEASE", "release", COL_STR, 0, "from the Linux version banner" },
 	[BC_BOOT_ID] = { "BOOT ID", "boot_id", COL_STR, COL_NOTEXT, "journal boot id" },
-	[BC_DUPS] = { "DUP", "duplicates", COL_U64, COL_RIGHT, "duplicate-group evidence" },
-	[BC_FAILS] = { "FAIL", "failures", COL_U64, COL_RIGHT, "failure-group evidence" },
+	[BC_ATTEMPTS] = { "ATTEMPTS", "attempts", COL_U64, COL_RIGHT,
+			  "load attempts: the trace's, else the log's evidence" },
+	[BC_DUPS] = { "DUP", "duplicates", COL_U64, COL_RIGHT, "duplicate load attempts" },
+	[BC_FAILS] = { "FAIL", "failed", COL_U64, COL_RIGHT, "failed load attempts" },
 	[BC_WASTED] = { "WASTED", "wasted", COL_BYTES, COL_RIGHT, "vmap bytes wasted" },
 	[BC_SUMMARY] = { "FINDINGS", "summary", COL_STR, 0, "classes by count" },
 };
@@ -1867,7 +2083,9 @@ enum {
 	FC_GROUP,
 	FC_LEVEL,
 	FC_MODULE,
+	FC_ATTEMPTS,
 	FC_COUNT,
+	FC_COUNT_V1,
 	FC_BOOTS,
 	FC_REQUESTER,
 	FC_REQ_COMM,
@@ -1888,7 +2106,12 @@ static const struct col_desc finding_cols[_FC_MAX] = {
 	[FC_GROUP] = { "GROUP", "group", COL_STR, COL_NOTEXT, "duplicates, failures, ..." },
 	[FC_LEVEL] = { "LEVEL", "level", COL_STR, COL_NOTEXT, "error, warning, note" },
 	[FC_MODULE] = { "MODULE", "module", COL_STR, COL_NAME, "module, alias or driver; - none" },
-	[FC_COUNT] = { "COUNT", "count", COL_U64, COL_RIGHT, "evidence lines or attempts" },
+	[FC_ATTEMPTS] = { "ATTEMPTS", "attempts", COL_U64, COL_RIGHT,
+			  "load attempts (or events) the evidence makes" },
+	[FC_COUNT] = { "LINES", "evidence_lines", COL_U64, COL_RIGHT,
+		       "evidence lines (a trace's: its attempts)" },
+	/* schema 1's name, kept for the readers of its documented field (baselines) */
+	[FC_COUNT_V1] = { "COUNT", "count", COL_U64, COL_NOTEXT, "evidence_lines" },
 	[FC_BOOTS] = { "BOOTS", "boots", COL_U64, COL_RIGHT, "boots it occurs in" },
 	[FC_REQUESTER] = { "REQUESTER", "requester_text", COL_STR, COL_NOJSON,
 			   "who asked, and the kernel call site" },
@@ -1998,10 +2221,11 @@ static int render_boots(const struct ci *c, struct out *o)
 			r = table_set_str(t, row, BC_RELEASE, b->release);
 		if (r >= 0 && b->boot_id[0])
 			r = table_set_str(t, row, BC_BOOT_ID, b->boot_id);
-		table_set_u64(t, row, BC_DUPS, b->duplicates);
-		table_set_u64(t, row, BC_FAILS, b->failures);
+		table_set_u64(t, row, BC_ATTEMPTS, b->all.attempts);
+		table_set_u64(t, row, BC_DUPS, b->all.duplicates);
+		table_set_u64(t, row, BC_FAILS, b->all.failed);
 		if (b->waste_known || (!b->waste_possible && c->waste_available))
-			table_set_u64(t, row, BC_WASTED, b->wasted);
+			table_set_u64(t, row, BC_WASTED, b->all.wasted);
 		if (r >= 0)
 			r = table_set_str(t, row, BC_SUMMARY, b->summary);
 	}
@@ -2048,7 +2272,9 @@ static int finding_row(const struct ci *c, struct table *t, const struct agg *a)
 	free(req);
 	if (r < 0)
 		return r;
+	table_set_u64(t, row, FC_ATTEMPTS, a->attempts);
 	table_set_u64(t, row, FC_COUNT, a->count);
+	table_set_u64(t, row, FC_COUNT_V1, a->count);
 	table_set_u64(t, row, FC_BOOTS, a->boots);
 	if (a->wasted_known)
 		table_set_u64(t, row, FC_WASTED, a->wasted);
@@ -2183,16 +2409,13 @@ static int n_gates(const struct ci *c, size_t *ret_failed)
 	return n;
 }
 
-static void totals(const struct ci *c, uint64_t *ret_evidence, uint64_t *ret_dups,
-		   uint64_t *ret_fails, uint64_t *ret_wasted, bool *ret_wasted_known,
-		   size_t *ret_modules)
+static void totals(const struct ci *c, uint64_t *ret_evidence, size_t *ret_modules)
 {
 	bool *seen = NULL;
 	uint32_t max_id = 0;
 	size_t n_seen = 0;
 
-	*ret_evidence = *ret_dups = *ret_fails = *ret_wasted = 0;
-	*ret_wasted_known = false;
+	*ret_evidence = 0;
 	/* distinct modules by their name id: a scan of those seen was quadratic */
 	for (size_t i = 0; i < c->n_aggs; i++)
 		if (c->aggs[i].module > max_id)
@@ -2204,36 +2427,27 @@ static void totals(const struct ci *c, uint64_t *ret_evidence, uint64_t *ret_dup
 		*ret_evidence += a->count;
 		if (a->allowed)
 			continue;
-		if (classes[a->cls].group == CI_GROUP_DUPLICATE)
-			*ret_dups += a->count;
-		else if (classes[a->cls].group == CI_GROUP_FAILURE)
-			*ret_fails += a->count;
-		if (a->wasted_known) {
-			*ret_wasted = add_sat_u64(*ret_wasted, a->wasted);
-			*ret_wasted_known = true;
-		}
 		if (seen && a->module && !seen[a->module]) {
 			seen[a->module] = true;
 			n_seen++;
 		}
 	}
-	if (c->waste_available)
-		*ret_wasted_known = true;
 	*ret_modules = n_seen;
 	free(seen);
 }
 
 int ci_render(const struct ci *c, struct out *o)
 {
-	uint64_t evidence, dups, fails, wasted;
-	bool wasted_known;
+	uint64_t evidence;
+	bool wasted_known = c->waste_available || c->total_wasted_known;
 	size_t modules, failed;
 	int ng = n_gates(c, &failed), r;
 	char buf[160];
 
-	totals(c, &evidence, &dups, &fails, &wasted, &wasted_known, &modules);
+	totals(c, &evidence, &modules);
 	out_str(o, "command", NULL, "ci");
-	out_u64(o, "schema_version", NULL, 1);
+	/* 2: totals count attempts (failed, not failures), findings have attempts */
+	out_u64(o, "schema_version", NULL, 2);
 	out_str(o, "result", NULL, result_name(c->result));
 	out_section_begin(o, NULL, "kmodtop ci");
 	switch (c->result) {
@@ -2258,13 +2472,14 @@ int ci_render(const struct ci *c, struct out *o)
 	out_u64(o, "inputs", "inputs", c->n_inputs);
 	out_u64(o, "boots", "boots", c->all_boots);
 	out_u64(o, "findings", "findings", c->n_aggs);
-	out_u64(o, "evidence", "evidence lines and attempts", evidence);
+	out_u64(o, "evidence_lines", "evidence lines", evidence);
 	out_u64(o, "modules", "modules with findings", modules);
-	out_u64(o, "duplicates", "duplicates", dups);
-	out_u64(o, "failures", "failures", fails);
+	out_u64(o, "attempts", "load attempts", c->total.attempts);
+	out_u64(o, "failed", "failed attempts", c->total.failed);
+	out_u64(o, "duplicates", "duplicate attempts", c->total.duplicates);
 	if (wasted_known)
 		out_bytes(o, "wasted", c->waste_lower_bound ? "wasted (at least)" : "wasted",
-			  wasted);
+			  c->total.wasted);
 	else
 		out_null(o, "wasted", "wasted", "unknown: counts only");
 	out_bool(o, "wasted_lower_bound", NULL, c->waste_lower_bound);
@@ -2273,9 +2488,10 @@ int ci_render(const struct ci *c, struct out *o)
 		out_note(o, "no vmap waste estimate: no module files (pass --root or --moduledir) "
 			    "and no trace with vmalloc events; counts only");
 	else if (c->waste_lower_bound)
-		out_note(o, "waste from kernel log findings is a lower bound: a log shows that a "
-			    "load failed, not how many times it was tried, so one attempt per "
-			    "module and boot is counted");
+		out_note(o, "waste from a kernel log alone is a lower bound: it counts the failed "
+			    "loads the log shows (a load that misses symbols logs each once), not "
+			    "those that logged nothing (idempotent waiters); give the boot's trace "
+			    "with it for report's figures");
 	if (c->capped)
 		out_note(o, "too many distinct names: the rest are counted under \"(other)\"");
 	if (c->all_boots > c->n_boots) {
@@ -2313,8 +2529,10 @@ static char *finding_message(const struct ci *c, const struct agg *a)
 		snprintf(w, sizeof(w), ", %s wasted", format_bytes(a->wasted, b, sizeof(b)));
 	}
 	n = asprintf(&s, "%s%s%s: %" PRIu64 " %s in %" PRIu32 " boot%s%s%s%s%s%s%s",
-		     classes[a->cls].name, m ? " " : "", m ? m : "", a->count,
-		     a->from_trace ? "attempt(s)" : "line(s)", a->boots, a->boots == 1 ? "" : "s",
+		     classes[a->cls].name, m ? " " : "", m ? m : "",
+		     a->from_trace || is_log_attempt_class(a->cls) ? a->attempts : a->count,
+		     a->from_trace || is_log_attempt_class(a->cls) ? "attempt(s)" : "line(s)",
+		     a->boots, a->boots == 1 ? "" : "s",
 		     w, req ? ", requested by " : "", req ? req : "", a->sample ? " - \"" : "",
 		     a->sample ? a->sample : "", a->sample ? "\"" : "");
 	free(req);
@@ -2359,6 +2577,7 @@ int ci_write_sarif(const struct ci *c, FILE *f, bool pretty)
 			.last = { c->inputs[a->input].path, a->last_line },
 			.module = name_of(c, a->module),
 			.count = a->count,
+			.attempts = a->attempts,
 			.requester = reqs[i],
 			.allowed = a->allowed,
 		};

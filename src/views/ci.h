@@ -130,6 +130,12 @@ struct ci_input_stats {
 };
 
 int ci_input_end(struct ci *c, const struct ci_input_stats *st);
+/*
+ * The input being read and the next one are of one boot (a kernel log and the trace of
+ * its last boot): that boot stays open for the next input, whose trace's ledger gives
+ * its attempts; the log's findings there are evidence, counted as attempts once.
+ */
+void ci_input_join(struct ci *c);
 
 /* --- results --------------------------------------------------------------------------- */
 
@@ -148,7 +154,8 @@ struct ci_finding_info {
 	const char *cls;
 	const char *module;		/* NULL: none */
 	const char *path;
-	uint64_t count, first_line, last_line;
+	uint64_t count, first_line, last_line;	/* count: evidence lines */
+	uint64_t attempts;		/* the load attempts (or events) they make */
 	uint32_t boots;
 	bool wasted_known;
 	uint64_t wasted;

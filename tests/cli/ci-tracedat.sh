@@ -12,8 +12,8 @@ DAT=$FIXTURES/tracedat/debian-6.1-storms.dat
 TXT=$FIXTURES/tracedat/debian-6.1-storms.txt
 # what does not depend on the input's name or numbering (lines in text, events in .dat)
 Q='[(.totals | del(.inputs)), .result,
-    [.findings[] | {c: .class, m: .module, n: .count, r: .requester, w: .wasted}],
-    [.boots[] | {duplicates, failures, wasted, summary}]]'
+    [.findings[] | {c: .class, m: .module, n: .attempts, e: .evidence_lines, r: .requester, w: .wasted}],
+    [.boots[] | {attempts, duplicates, failed, wasted, summary}]]'
 
 ts_run ci -j "$DAT"
 ts_expect_rc 0 "ci trace.dat" && cp "$TS_TMP/out" "$TS_TMP/dat.json"
@@ -24,7 +24,7 @@ a=$(jq -c "$Q" "$TS_TMP/dat.json") b=$(jq -c "$Q" "$TS_TMP/txt.json")
 [ -n "$a" ] && [ "$a" = "$b" ] || ts_fail "ci: trace.dat and its text differ: $a / $b"
 [ "$(jq -r '.inputs[0].format' "$TS_TMP/dat.json")" = trace-dat ] ||
 	ts_fail "ci trace.dat: format $(jq -r '.inputs[0].format' "$TS_TMP/dat.json")"
-[ "$(jq '.totals.failures + .totals.duplicates' "$TS_TMP/dat.json")" -gt 0 ] ||
+[ "$(jq '.totals.failed + .totals.duplicates' "$TS_TMP/dat.json")" -gt 0 ] ||
 	ts_fail "ci trace.dat: no failed or duplicate load found"
 [ "$(jq -r '.result' "$TS_TMP/dat.json")" != empty ] || ts_fail "ci trace.dat: nothing to analyse"
 # the evidence of a trace.dat is its events, numbered from 1

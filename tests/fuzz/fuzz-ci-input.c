@@ -105,7 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ci_finding_info fi;
 
 		ci_finding_get(x.ci, i, &fi);
-		CHECK(fi.cls && fi.path && fi.count > 0 && fi.first_line <= fi.last_line);
+		CHECK(fi.cls && fi.path && fi.count > 0 && fi.first_line <= fi.last_line &&
+		      fi.attempts <= fi.count);
 	}
 	for (size_t i = 0; i < ci_boot_count(x.ci); i++)
 		CHECK(ci_boot_release(x.ci, i));

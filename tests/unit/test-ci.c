@@ -884,14 +884,88 @@ static struct ci *new_ci(struct ci_options *o)
 	return c;
 }
 
+#ifndef FIXTURES_DIR
+#define FIXTURES_DIR "tests/fixtures"
+#endif
+
+/*
+ * A kernel log alone: a failed load logs each symbol it misses once, so the attempts of
+ * a module are the most lines of one (module, symbol) pair, whatever the lines; over the
+ * fixtures' real logs (concurrent loads interleave their lines).
+ */
+static void test_log_attempts(void **state)
+{
+	static const char *const names[] = { "debian-6.1-plain", "debian-6.12-xz",
+					     "custom-6.12-modstats" };
+
+	(void)state;
+	for (size_t fx = 0; fx < sizeof(names) / sizeof(names[0]); fx++) {
+		char path[256], buf[512], (*seen)[160] = calloc(4096, sizeof(*seen));
+		uint64_t *n = calloc(4096, sizeof(*n)), lines = 0, want = 0, lineno = 0;
+		struct ci_input_stats st = { 0 };
+		struct ci_finding_info fi;
+		struct ci_options o;
+		struct ci *c = new_ci(&o);
+		enum ci_result res;
+		size_t n_seen = 0;
+		FILE *f;
+
+		assert_non_null(seen);
+		assert_non_null(n);
+		snprintf(path, sizeof(path), "%s/%s/capture/dmesg.txt", FIXTURES_DIR, names[fx]);
+		f = fopen(path, "re");
+		assert_non_null(f);
+		assert_int_equal(ci_input_begin(c, path, NULL), 0);
+		while (fgets(buf, sizeof(buf), f)) {
+			char *msg = strstr(buf, "] ");
+			struct klog_rec rec = { 0 };
+			size_t k;
+
+			lineno++;
+			if (!msg || !strstr(msg, ": Unknown symbol "))
+				continue;
+			msg += 2;
+			msg[strcspn(msg, "\n")] = '\0';
+			rec.msg = msg;
+			rec.msg_len = strlen(msg);
+			assert_int_equal(ci_klog(c, lineno, &rec), 0);
+			lines++;
+			/* the oracle: the lines of each message, by a scan */
+			for (k = 0; k < n_seen && strcmp(seen[k], msg) != 0; k++)
+				;
+			if (k == n_seen) {
+				assert_true(n_seen < 4096);
+				snprintf(seen[n_seen++], sizeof(seen[0]), "%s", msg);
+			}
+			if (++n[k] > want)
+				want = n[k];
+		}
+		fclose(f);
+		st.records = st.lines = lineno;
+		assert_int_equal(ci_input_end(c, &st), 0);
+		assert_int_equal(ci_finish(c, &res), 0);
+		assert_int_equal(ci_finding_count(c), 1);
+		ci_finding_get(c, 0, &fi);
+		assert_string_equal(fi.module, "nfs");
+		assert_int_equal(fi.count, lines);
+		assert_int_equal(fi.attempts, want);
+		/* many symbols a load: the lines are not the loads */
+		assert_true(fi.attempts * 10 < fi.count);
+		ci_free(c);
+		free(seen);
+		free(n);
+	}
+}
+
 /* ci_klog_repeat() over runs counts what ci_klog() line by line counts */
 static void test_klog_repeat(void **state)
 {
 	static const char *const msgs[] = {
 		"Linux version 6.1.0-9-amd64 (x@y) #1",
+		/* a run is of one message: a load failing alike on every CPU */
 		"nfs: Unknown symbol a (err -2)",
-		"nfs: Unknown symbol b (err -2)",
-		"nfs: Unknown symbol c (err -2)",
+		"nfs: Unknown symbol a (err -2)",
+		"nfs: Unknown symbol a (err -2)",
 		"xfs: Unknown symbol d (err -2)",
 		"module: module-autoload: duplicate request for module net-pf-31",
 		"module: module-autoload: duplicate request for module net-pf-31",
@@ -899,7 +973,7 @@ static void test_klog_repeat(void **state)
 		"EXT4-fs (vda1): mounted filesystem",
 		"EXT4-fs (vda1): mounted filesystem",
 		"Linux version 6.12.1 (x@y) #3",
-		"nfs: Unknown symbol a (err -2)",
+		"nfs: Unknown symbol e (err -2)",
 		"nfs: Unknown symbol e (err -2)",
 	};
 	/* a run: from this message on, the next ones say the same */
@@ -961,6 +1035,7 @@ static void test_klog_repeat(void **state)
 		assert_string_equal(a.cls, b.cls);
 		assert_true((!a.module && !b.module) || strcmp(a.module, b.module) == 0);
 		assert_int_equal(a.count, b.count);
+		assert_int_equal(a.attempts, b.attempts);
 		assert_int_equal(a.first_line, b.first_line);
 		assert_int_equal(a.last_line, b.last_line);
 		assert_int_equal(a.boots, b.boots);
@@ -1128,16 +1203,21 @@ static void test_boots_and_gates(void **state)
 {
 	static const char *const lines[] = {
 		"Linux version 6.1.0-9-amd64 (debian-kernel@lists.debian.org) #1 SMP",
+		/* two loads: each logs each symbol it misses once */
 		"nfs: Unknown symbol rpc_put_task (err -2)",
 		"nfs: Unknown symbol rpc_call_sync (err -2)",
+		"nfs: Unknown symbol rpc_put_task (err -2)",
 		"Linux version 6.12.1 (x@y) #2",
 		"nfs: Unknown symbol rpc_put_task (err -2)",
+		/* a request the kernel merged: no load attempt, no duplicate */
 		"module: module-autoload: duplicate request for module net-pf-31",
+		/* a duplicate load attempt (EEXIST) */
+		"snd_hda: module is already loaded",
 		"Linux version 6.12.1 (x@y) #3",
 	};
 	struct ci_options o;
 	struct ci *c = new_ci(&o);
-	struct ci_input_stats st = { .records = 7, .lines = 7 };
+	struct ci_input_stats st = { .records = 9, .lines = 9 };
 	struct ci_finding_info fi;
 	enum ci_result res;
 	char *alw[] = { "sctp" };
@@ -1157,16 +1237,18 @@ static void test_boots_and_gates(void **state)
 	assert_int_equal(ci_boot_count(c), 3);
 	assert_string_equal(ci_boot_release(c, 0), "6.1.0-9-amd64");
 	assert_string_equal(ci_boot_release(c, 1), "6.12.1");
-	/* boot 1 has 2 failures > 1; boot 2 a duplicate request > 0 */
+	/* boot 1 has 2 failed attempts > 1; boot 2 a duplicate attempt > 0 */
 	assert_int_equal(res, CI_FAIL);
-	assert_int_equal(ci_finding_count(c), 2);
+	assert_int_equal(ci_finding_count(c), 3);
 	ci_finding_get(c, 0, &fi);
 	assert_string_equal(fi.cls, "unknown-symbol");
 	assert_string_equal(fi.module, "nfs");
-	assert_int_equal(fi.count, 3);
+	assert_int_equal(fi.count, 4);
+	/* 2 loads in boot 1 (rpc_put_task twice), 1 in boot 2 */
+	assert_int_equal(fi.attempts, 3);
 	assert_int_equal(fi.boots, 2);
 	assert_int_equal(fi.first_line, 2);
-	assert_int_equal(fi.last_line, 5);
+	assert_int_equal(fi.last_line, 6);
 	assert_true(fi.gated);
 	ci_finding_get(c, 1, &fi);
 	assert_string_equal(fi.cls, "autoload-duplicate");
@@ -1178,7 +1260,7 @@ static void test_boots_and_gates(void **state)
 	c = new_ci(&o);
 	o.max_failures = 2;
 	o.max_duplicates = 0;
-	alw[0] = "net-pf-*";
+	alw[0] = "snd-hda*";
 	o.allow = alw;
 	o.n_allow = 1;
 	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
@@ -1195,7 +1277,7 @@ static void test_boots_and_gates(void **state)
 	c = new_ci(&o);
 	o.max_failures = 2;
 	o.max_duplicates = 0;
-	alw[0] = "net_pf_*";
+	alw[0] = "snd_hda*";
 	o.allow = alw;
 	o.n_allow = 1;
 	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
@@ -1437,6 +1519,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_klog_banner),
 		cmocka_unit_test(test_boots_and_gates),
 		cmocka_unit_test(test_klog_repeat),
+		cmocka_unit_test(test_log_attempts),
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_formats_escape_log_text),
 		cmocka_unit_test(test_parse_size),
