@@ -14,9 +14,8 @@
 #include <lzma.h>
 #define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_getFrameHeader(): the window size */
 #include <zstd.h>
-#include <zstd_errors.h>
-#include <zlib.h>
 
+#include "util/codec.h"
 #include "util/io.h"
 #include "util/macro.h"
 #include "modfile.h"
@@ -221,13 +220,12 @@ static int sink_room(struct sink *s, uint8_t **ret_at, size_t *ret_room)
 	return 0;
 }
 
+/* Counts @produced bytes (the decoder holds the cap); drops an image that is no ELF. */
 static int sink_add(struct sink *s, size_t produced)
 {
 	uint64_t before = s->n;
 
 	s->n += produced;
-	if (s->n > s->max)
-		return -EFBIG;
 	/*
 	 * No layout without the ELF magic (-ENOEXEC): the rest is only counted, so a bomb
 	 * of zeros costs CHUNK bytes, not its size.
@@ -248,19 +246,23 @@ static int sink_add(struct sink *s, size_t produced)
 
 /* ---- format detection -------------------------------------------------------------- */
 
-static const uint8_t xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
-static const uint8_t zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
-static const uint8_t gzip_magic[] = { 0x1f, 0x8b };
-
+/* The format by magic (util/codec.c's table); one this build cannot decode is plain. */
 static int sniff(const uint8_t *head, size_t n)
 {
-	if (n >= sizeof(xz_magic) && memcmp(head, xz_magic, sizeof(xz_magic)) == 0)
+	enum codec_type t;
+
+	if (codec_detect(head, n, &t, NULL) < 0)
+		return MODFILE_PLAIN;
+	switch (t) {
+	case CODEC_XZ:
 		return MODFILE_XZ;
-	if (n >= sizeof(zstd_magic) && memcmp(head, zstd_magic, sizeof(zstd_magic)) == 0)
+	case CODEC_ZSTD:
 		return MODFILE_ZSTD;
-	if (n >= sizeof(gzip_magic) && memcmp(head, gzip_magic, sizeof(gzip_magic)) == 0)
+	case CODEC_GZIP:
 		return MODFILE_GZIP;
-	return MODFILE_PLAIN;
+	default:
+		return MODFILE_PLAIN;
+	}
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -438,76 +440,7 @@ out:
 	return err;
 }
 
-/*
- * Streams the first stream (module_xz_decompress() stops at its end) into @s, whose
- * max is the index's size: more output than the index promised is corrupt data.
- */
-static int xz_stream(const struct input *in, struct sink *s)
-{
-	lzma_stream strm = LZMA_STREAM_INIT;
-	struct reader r;
-	lzma_ret lr = LZMA_OK;
-	int err;
-
-	err = reader_init(&r, in, 0);
-	if (err < 0)
-		return err;
-	lr = lzma_stream_decoder(&strm, XZ_DECODE_MEMLIMIT, 0);
-	if (lr != LZMA_OK) {
-		reader_done(&r);
-		return lzma_errno(lr);
-	}
-	while (lr != LZMA_STREAM_END) {
-		lzma_action action = LZMA_RUN;
-		uint8_t *at;
-		size_t room;
-
-		if (strm.avail_in == 0) {
-			const uint8_t *p = NULL;
-			size_t n;
-
-			err = reader_next(&r, &p, &n);
-			if (err < 0)
-				goto out;
-			if (n == 0)
-				action = LZMA_FINISH;
-			strm.next_in = p;
-			strm.avail_in = n;
-		}
-		err = sink_room(s, &at, &room);
-		if (err < 0)
-			goto out;
-		strm.next_out = at;
-		strm.avail_out = room;
-		lr = lzma_code(&strm, action);
-		if (lr != LZMA_OK && lr != LZMA_STREAM_END) {
-			/* LZMA_BUF_ERROR: truncated input */
-			err = lzma_errno(lr);
-			goto out;
-		}
-		err = sink_add(s, room - strm.avail_out);
-		if (err < 0)
-			goto out;
-	}
-out:
-	lzma_end(&strm);
-	reader_done(&r);
-	return err == -EFBIG ? -EBADMSG : err;
-}
-
 /* ---- zstd ---------------------------------------------------------------------------- */
-
-static int zstd_errno(size_t zr)
-{
-	switch (ZSTD_getErrorCode(zr)) {
-	case ZSTD_error_memory_allocation:
-		return -ENOMEM;
-	case ZSTD_error_frameParameter_windowTooLarge:
-		return -EFBIG;
-	default:
-		return -EBADMSG;
-	}
-}
 
 static int zstd_header(const struct input *in, ZSTD_frameHeader *ret)
 {
@@ -526,159 +459,55 @@ static int zstd_header(const struct input *in, ZSTD_frameHeader *ret)
 	return 0;
 }
 
+/* ---- gzip ---------------------------------------------------------------------------- */
+
+/* ---- decoding (util/codec.c) ---------------------------------------------------------- */
+
 /*
- * Streams the first frame (module_zstd_decompress() stops at its end) into @s. The
- * decoder checks the frame's content size and checksum when the frame has them.
+ * Streams the first stream, frame or member of @in into @s: module_xz_decompress(),
+ * module_zstd_decompress() and module_gzip_decompress() stop at its end, and the gzip
+ * one reads the deflate data after the header without checking the trailer's CRC or
+ * ISIZE (which is the size mod 2^32, and a file can lie). The output is capped at
+ * @s->max: -EFBIG past it. xz, zstd and gzip check what their format checks.
  */
-static int zstd_stream(const struct input *in, struct sink *s)
+static int decode_first(const struct input *in, int comp, struct sink *s)
 {
-	ZSTD_DCtx *dctx;
+	static const enum codec_type types[] = {
+		[MODFILE_XZ] = CODEC_XZ, [MODFILE_ZSTD] = CODEC_ZSTD, [MODFILE_GZIP] = CODEC_GZIP,
+	};
+	struct codec_options o = { .max_out = s->max, .xz_memlimit = XZ_DECODE_MEMLIMIT,
+				   .flags = comp == MODFILE_GZIP ? CODEC_NO_TRAILER : 0 };
+	struct codec_decoder *dec = NULL;
+	const uint8_t *p = NULL;
 	struct reader r;
-	ZSTD_inBuffer zin = { 0 };
-	size_t zr = 1;
+	size_t n = 0;
+	bool end = false;
 	int err;
 
 	err = reader_init(&r, in, 0);
 	if (err < 0)
 		return err;
-	dctx = ZSTD_createDCtx();
-	if (!dctx) {
-		reader_done(&r);
-		return -ENOMEM;
-	}
-	while (zr != 0) {
-		ZSTD_outBuffer zout;
+	err = codec_decoder_new(types[comp], &o, &dec);
+	while (err == 0) {
 		uint8_t *at;
-		size_t room;
+		size_t room, got;
 
-		if (zin.pos == zin.size) {
-			const uint8_t *p;
-			size_t n;
-
+		if (n == 0 && !end) {
 			err = reader_next(&r, &p, &n);
 			if (err < 0)
-				goto out;
-			if (n == 0) {
-				err = -EBADMSG;	/* truncated */
-				goto out;
-			}
-			zin = (ZSTD_inBuffer){ p, n, 0 };
+				break;
+			end = r.pos >= in->size;
 		}
 		err = sink_room(s, &at, &room);
 		if (err < 0)
-			goto out;
-		zout = (ZSTD_outBuffer){ at, room, 0 };
-		zr = ZSTD_decompressStream(dctx, &zout, &zin);
-		if (ZSTD_isError(zr)) {
-			err = zstd_errno(zr);
-			goto out;
-		}
-		err = sink_add(s, zout.pos);
-		if (err < 0)
-			goto out;
+			break;
+		err = codec_decode(dec, &p, &n, end, at, room, &got);
+		if (err >= 0 && sink_add(s, got) < 0)
+			err = -ENOMEM;
 	}
-out:
-	ZSTD_freeDCtx(dctx);
+	codec_decoder_free(dec);
 	reader_done(&r);
-	return err;
-}
-
-/* ---- gzip ---------------------------------------------------------------------------- */
-
-/*
- * Length of the RFC 1952 member header, 0 if invalid. module_gzip_header_len() only
- * knows FNAME (the one flag gzip(1) sets); a module with FEXTRA, FCOMMENT or FHCRC
- * would fail to decompress in the kernel, but it still has a size, measured here.
- */
-static size_t gzip_header_len(const uint8_t *p, size_t n)
-{
-	size_t len = 10;
-	uint8_t flg;
-
-	if (n < len || p[0] != 0x1f || p[1] != 0x8b || p[2] != 0x08)
-		return 0;
-	flg = p[3];
-	if (flg & 0x04) {	/* FEXTRA */
-		if (n < len + 2)
-			return 0;
-		len += 2 + (size_t)(p[len] | p[len + 1] << 8);
-	}
-	for (unsigned int f = 0x08; f <= 0x10; f <<= 1) {	/* FNAME, FCOMMENT */
-		if (!(flg & f))
-			continue;
-		while (len < n && p[len])
-			len++;
-		if (len >= n)
-			return 0;
-		len++;
-	}
-	if (flg & 0x02)		/* FHCRC */
-		len += 2;
-	return len <= n ? len : 0;
-}
-
-/*
- * Inflates the first member like module_gzip_decompress(): raw deflate after the
- * header, up to the end of the deflate stream. The trailer's ISIZE is not trusted (it
- * is the size mod 2^32, and a file can lie); like the kernel, the CRC is not checked.
- */
-static int gzip_stream(const struct input *in, struct sink *s)
-{
-	uint8_t head[1024];
-	z_stream zs = { 0 };
-	struct reader r;
-	size_t n, hlen;
-	int err, zr = Z_OK;
-
-	err = input_pread(in, 0, head, sizeof(head), &n);
-	if (err < 0)
-		return err;
-	hlen = gzip_header_len(head, n);
-	if (!hlen)
-		return -EBADMSG;
-	err = reader_init(&r, in, hlen);
-	if (err < 0)
-		return err;
-	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
-		reader_done(&r);
-		return -ENOMEM;
-	}
-	while (zr != Z_STREAM_END) {
-		uint8_t *at;
-		size_t room;
-
-		if (zs.avail_in == 0) {
-			const uint8_t *p;
-
-			err = reader_next(&r, &p, &n);
-			if (err < 0)
-				goto out;
-			if (n == 0) {
-				err = -EBADMSG;	/* truncated */
-				goto out;
-			}
-			zs.next_in = (Bytef *)p;
-			zs.avail_in = n > UINT_MAX ? UINT_MAX : (uInt)n;
-			r.pos -= n - zs.avail_in;	/* what did not fit comes again */
-		}
-		err = sink_room(s, &at, &room);
-		if (err < 0)
-			goto out;
-		zs.next_out = at;
-		zs.avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
-		zr = inflate(&zs, Z_NO_FLUSH);
-		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			err = zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
-			goto out;
-		}
-		err = sink_add(s, (room > UINT_MAX ? UINT_MAX : room) - zs.avail_out);
-		if (err < 0)
-			goto out;
-	}
-out:
-	inflateEnd(&zs);
-	reader_done(&r);
-	return err;
+	return err == 1 ? 0 : err;
 }
 
 /* ISIZE, the trailer's size hint (mod 2^32): only used to size the first buffer. */
@@ -1172,7 +1001,10 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 			break;
 		err = sink_init(&s, true, ret->decompressed_size, ret->decompressed_size);
 		if (err == 0)
-			err = xz_stream(in, &s);
+			err = decode_first(in, comp, &s);
+		/* a memory limit hit or more than the index said: the data lies */
+		if (err == -EFBIG || err == -ERANGE)
+			err = -EBADMSG;
 		if (err == 0 && s.n != ret->decompressed_size)
 			err = -EBADMSG;	/* less than the index said */
 		if (err < 0) {
@@ -1201,7 +1033,9 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 		err = sink_init(&s, layout, known ? zfh.frameContentSize : 4 * in->size,
 				known ? zfh.frameContentSize : max_image);
 		if (err == 0)
-			err = zstd_stream(in, &s);
+			err = decode_first(in, comp, &s);
+		if (err == -ERANGE)
+			err = -EFBIG;	/* a window past libzstd's default limit */
 		if (known && (err == -EFBIG || (err == 0 && s.n != zfh.frameContentSize)))
 			err = -EBADMSG;	/* not the size the header promised */
 		if (err < 0) {
@@ -1215,7 +1049,7 @@ static int analyze_input(const struct input *in, int comp, unsigned int flags,
 	case MODFILE_GZIP:
 		err = sink_init(&s, layout, gzip_isize_hint(in), max_image);
 		if (err == 0)
-			err = gzip_stream(in, &s);
+			err = decode_first(in, comp, &s);
 		if (err < 0) {
 			sink_done(&s);
 			return err;

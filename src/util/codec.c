@@ -119,10 +119,12 @@ int codec_decode(struct codec_decoder *d, const uint8_t **in, size_t *in_len, bo
 	*ret_n = 0;
 	if (d->result)
 		return d->result;
-	/* one byte past the cap tells "too much" from "exactly the cap" */
+	/*
+	 * The room is not cut to the cap: a call decodes as far as it would without one,
+	 * so corrupt data is told as corrupt whatever the cap (a caller that keeps the
+	 * text gives no more room than the cap and one byte).
+	 */
 	io.cap = cap;
-	if (d->o.max_out && io.cap > d->o.max_out - d->out + 1)
-		io.cap = (size_t)(d->o.max_out - d->out + 1);
 	r = d->ops->decode(d, &io);
 	*in += io.in_used;
 	*in_len -= io.in_used;
