@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "util/codec.h"
 #include "util/macro.h"
 #include "kconfig.h"
 
@@ -138,62 +138,29 @@ int kconfig_parse(const char *text, size_t len, const char *path, struct kconfig
 	return 0;
 }
 
+/*
+ * proc/config.gz as zlib's gzread() reads it: members one after another, bytes after
+ * them that start no member ignored, and a file that is no gzip read as it is.
+ */
 static int read_gz(const struct kt_root *root, const char *path, char **ret_buf,
 		   size_t *ret_len)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
-	gzFile gz;
-	int fd, r = 0;
+	static const struct codec_options opts = {
+		.flags = CODEC_CONCATENATED | CODEC_TRAILING_IGNORED,
+		.max_out = KCONFIG_MAX,
+	};
+	uint8_t *buf;
+	int fd, r;
 
 	fd = root_open(root, path, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	gz = gzdopen(fd, "rb");
-	if (!gz) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		int n;
-
-		if (len + 65536 > cap) {
-			char *nb;
-
-			if (cap >= KCONFIG_MAX) {
-				r = -EFBIG;
-				break;
-			}
-			cap = cap ? cap * 2 : 262144;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				r = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = gzread(gz, buf + len, 65536);
-		if (n < 0) {
-			r = -EBADMSG;
-			break;
-		}
-		if (n == 0) {
-			int err;
-
-			/* a truncated stream ends like EOF; only gzerror() says Z_BUF_ERROR */
-			gzerror(gz, &err);
-			if (err != Z_OK)
-				r = -EBADMSG;
-			break;
-		}
-		len += n;
-	}
-	gzclose(gz);
+	r = codec_read_fd(fd, 1u << CODEC_GZIP, &opts, &buf, ret_len);
+	close(fd);
+	/* a file that cannot be read whole is as unusable as a corrupt one (gzread()) */
 	if (r < 0)
-		return r;
-	*ret_buf = buf;
-	*ret_len = len;
-	buf = NULL;
+		return r == -EFBIG || r == -ENOMEM ? r : -EBADMSG;
+	*ret_buf = (char *)buf;
 	return 0;
 }
 

@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <lzma.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
-#include <zstd_errors.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -18,6 +14,7 @@
 #endif
 
 #include "util/array.h"
+#include "util/codec.h"
 #include "util/macro.h"
 #include "stream.h"
 
@@ -27,19 +24,10 @@
 #define RAW_BLOCK (128 * 1024)
 /* Text is handed out from a buffer of this size plus max_line (L2-sized: scanned hot). */
 #define TEXT_BLOCK (256 * 1024)
-/* Enough to tell every supported and refused format apart. */
-#define SNIFF_LEN 10
 
 const char *stream_compression_name(enum stream_compression c)
 {
-	static const char *const names[_STREAM_COMPRESSION_MAX] = {
-		[STREAM_PLAIN] = "none",
-		[STREAM_GZIP] = "gzip",
-		[STREAM_XZ] = "xz",
-		[STREAM_ZSTD] = "zstd",
-	};
-
-	return (unsigned int)c < _STREAM_COMPRESSION_MAX ? names[c] : "?";
+	return codec_name((enum codec_type)c);
 }
 
 /* --- needles --------------------------------------------------------------------------- */
@@ -531,7 +519,12 @@ size_t stream_needles_find(const struct stream_needles *nd, const char *buf, siz
 	return find_scalar(nd, buf, 0, len);
 }
 
-/* --- decompression backends ------------------------------------------------------------ */
+/* --- decompression ---------------------------------------------------------------------- */
+
+/* The stream's names for the formats are util/codec.h's, in the same order. */
+_Static_assert((int)STREAM_PLAIN == (int)CODEC_NONE && (int)STREAM_GZIP == (int)CODEC_GZIP &&
+		       (int)STREAM_XZ == (int)CODEC_XZ && (int)STREAM_ZSTD == (int)CODEC_ZSTD,
+	       "enum stream_compression follows enum codec_type");
 
 struct stream {
 	int fd;
@@ -540,13 +533,7 @@ struct stream {
 	uint8_t *in;
 	size_t in_pos, in_len;
 	bool in_eof;
-	union {
-		z_stream z;
-		lzma_stream x;
-		ZSTD_DStream *zs;
-	};
-	bool backend_ready;
-	bool frame_open;	/* zstd: inside a frame; gzip: inside a member */
+	struct codec_decoder *dec;	/* made at the first fill */
 	/* text */
 	char *buf;
 	size_t cap, start, end;
@@ -603,201 +590,47 @@ static int plain_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
 	return 0;
 }
 
-static int gzip_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
-{
-	int r;
-
-	if (!s->backend_ready) {
-		/* 16 + MAX_WBITS: gzip wrapper only, with its CRC and length checked */
-		if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK)
-			return -ENOMEM;
-		s->backend_ready = true;
-		s->frame_open = true;
-	}
-	s->z.next_out = (Bytef *)dst;
-	s->z.avail_out = (uInt)cap;
-	while (s->z.avail_out == cap) {
-		r = raw_fill(s);
-		if (r < 0)
-			return r;
-		if (!s->frame_open) {
-			if (s->in_pos == s->in_len && s->in_eof)
-				break;
-			/* concatenated members ("cat a.gz b.gz") are one gzip stream */
-			if (inflateReset(&s->z) != Z_OK)
-				return -EBADMSG;
-			s->frame_open = true;
-		}
-		s->z.next_in = s->in + s->in_pos;
-		s->z.avail_in = (uInt)(s->in_len - s->in_pos);
-		r = inflate(&s->z, Z_NO_FLUSH);
-		s->in_pos = s->in_len - s->z.avail_in;
-		if (r == Z_STREAM_END)
-			s->frame_open = false;
-		else if (r == Z_MEM_ERROR)
-			return -ENOMEM;
-		else if (r == Z_BUF_ERROR && s->in_eof && s->in_pos == s->in_len)
-			return -EBADMSG;	/* the input ended inside a member */
-		else if (r != Z_OK && r != Z_BUF_ERROR)
-			return -EBADMSG;
-	}
-	*ret_n = cap - s->z.avail_out;
-	return 0;
-}
-
-static int xz_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
-{
-	lzma_ret lr;
-	int r;
-
-	if (!s->backend_ready) {
-		lzma_stream init = LZMA_STREAM_INIT;
-
-		s->x = init;
-		/* LZMA_CONCATENATED: "cat a.xz b.xz" is read as xz(1) reads it */
-		lr = lzma_stream_decoder(&s->x, UINT64_MAX, LZMA_CONCATENATED);
-		if (lr != LZMA_OK)
-			return lr == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
-		s->backend_ready = true;
-		s->frame_open = true;
-	}
-	if (!s->frame_open) {
-		*ret_n = 0;
-		return 0;
-	}
-	s->x.next_out = (uint8_t *)dst;
-	s->x.avail_out = cap;
-	while (s->x.avail_out == cap) {
-		r = raw_fill(s);
-		if (r < 0)
-			return r;
-		s->x.next_in = s->in + s->in_pos;
-		s->x.avail_in = s->in_len - s->in_pos;
-		lr = lzma_code(&s->x, s->in_eof ? LZMA_FINISH : LZMA_RUN);
-		s->in_pos = s->in_len - s->x.avail_in;
-		if (lr == LZMA_STREAM_END) {
-			s->frame_open = false;
-			break;
-		}
-		if (lr == LZMA_MEM_ERROR || lr == LZMA_MEMLIMIT_ERROR)
-			return -ENOMEM;
-		/* LZMA_BUF_ERROR: no progress at the end of input, a truncated file */
-		if (lr != LZMA_OK)
-			return -EBADMSG;
-	}
-	*ret_n = cap - s->x.avail_out;
-	return 0;
-}
-
-static int zstd_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
-{
-	ZSTD_outBuffer out = { dst, cap, 0 };
-	int r;
-
-	if (!s->backend_ready) {
-		s->zs = ZSTD_createDStream();
-		if (!s->zs)
-			return -ENOMEM;
-		s->backend_ready = true;
-	}
-	while (out.pos == 0) {
-		ZSTD_inBuffer in;
-		size_t zr;
-
-		r = raw_fill(s);
-		if (r < 0)
-			return r;
-		if (s->in_pos == s->in_len && s->in_eof) {
-			if (!s->frame_open)
-				break;
-			/* the decoder may still hold output; then the input may only end
-			 * between frames */
-			in = (ZSTD_inBuffer){ NULL, 0, 0 };
-			zr = ZSTD_decompressStream(s->zs, &out, &in);
-			if (ZSTD_isError(zr))
-				return -EBADMSG;
-			s->frame_open = zr != 0;
-			if (!out.pos && s->frame_open)
-				return -EBADMSG;
-			break;
-		}
-		in = (ZSTD_inBuffer){ s->in + s->in_pos, s->in_len - s->in_pos, 0 };
-		zr = ZSTD_decompressStream(s->zs, &out, &in);
-		s->in_pos += in.pos;
-		if (ZSTD_isError(zr))
-			return ZSTD_getErrorCode(zr) == ZSTD_error_memory_allocation ? -ENOMEM
-										: -EBADMSG;
-		/* 0: a frame is complete and flushed */
-		s->frame_open = zr != 0;
-	}
-	*ret_n = out.pos;
-	return 0;
-}
-
+/* Some text into @dst (*ret_n 0 at the end). 0, -EBADMSG, -ENOMEM, -errno. */
 static int backend_fill(struct stream *s, char *dst, size_t cap, size_t *ret_n)
 {
-	switch (s->comp) {
-	case STREAM_GZIP:
-		return gzip_fill(s, dst, cap, ret_n);
-	case STREAM_XZ:
-		return xz_fill(s, dst, cap, ret_n);
-	case STREAM_ZSTD:
-		return zstd_fill(s, dst, cap, ret_n);
-	default:
-		return plain_fill(s, dst, cap, ret_n);
-	}
-}
+	/* concatenated files ("cat a.gz b.gz") are one log, as zcat reads them */
+	static const struct codec_options opts = { .flags = CODEC_CONCATENATED };
+	int r;
 
-static void backend_done(struct stream *s)
-{
-	if (!s->backend_ready)
-		return;
-	switch (s->comp) {
-	case STREAM_GZIP:
-		inflateEnd(&s->z);
-		break;
-	case STREAM_XZ:
-		lzma_end(&s->x);
-		break;
-	case STREAM_ZSTD:
-		ZSTD_freeDStream(s->zs);
-		break;
-	default:
-		break;
+	*ret_n = 0;
+	if (s->comp == STREAM_PLAIN)
+		return plain_fill(s, dst, cap, ret_n);
+	if (!s->dec) {
+		r = codec_decoder_new((enum codec_type)s->comp, &opts, &s->dec);
+		if (r < 0)
+			return r;
 	}
-	s->backend_ready = false;
+	for (;;) {
+		const uint8_t *p;
+		size_t len, n;
+
+		r = raw_fill(s);
+		if (r < 0)
+			return r;
+		p = s->in + s->in_pos;
+		len = s->in_len - s->in_pos;
+		r = codec_decode(s->dec, &p, &len, s->in_eof, (uint8_t *)dst, cap, &n);
+		s->in_pos = s->in_len - len;
+		/* the text of a call that failed is dropped: it may be garbage */
+		if (r < 0)
+			return r == -ENOMEM ? -ENOMEM : -EBADMSG;
+		if (n || r == 1) {
+			*ret_n = n;
+			return 0;
+		}
+	}
 }
 
 /* --- magic bytes ----------------------------------------------------------------------- */
 
-static const struct {
-	enum stream_compression comp;	/* _STREAM_COMPRESSION_MAX: refused */
-	const char *name;
-	const char *magic;
-	size_t len;
-} magics[] = {
-	{ STREAM_GZIP, "gzip", "\x1f\x8b", 2 },
-	{ STREAM_XZ, "xz", "\xfd" "7zXZ\0", 6 },
-	{ STREAM_ZSTD, "zstd", "\x28\xb5\x2f\xfd", 4 },
-	/* formats people compress logs with that this build has no library for */
-	{ _STREAM_COMPRESSION_MAX, "bzip2", "BZh", 3 },
-	{ _STREAM_COMPRESSION_MAX, "lz4", "\x04\x22\x4d\x18", 4 },
-	{ _STREAM_COMPRESSION_MAX, "lzma", "\x5d\x00\x00", 3 },
-};
-
-/* bzip2 is "BZh" + block size digit + the block magic 0x314159265359 (pi) */
-static bool magic_matches(size_t i, const uint8_t *p, size_t n)
-{
-	if (n < magics[i].len || memcmp(p, magics[i].magic, magics[i].len) != 0)
-		return false;
-	if (strcmp(magics[i].name, "bzip2") == 0)
-		return n >= 10 && p[3] >= '1' && p[3] <= '9' &&
-		       memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0;
-	return true;
-}
-
 int stream_new(int fd, size_t max_line, struct stream **ret, const char **reterr_what)
 {
+	enum codec_type type;
 	struct stream *s;
 	int r;
 
@@ -820,7 +653,7 @@ int stream_new(int fd, size_t max_line, struct stream **ret, const char **reterr
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
 	/* short reads from pipes: gather the head before looking at it */
-	while (s->in_len < SNIFF_LEN && !s->in_eof) {
+	while (s->in_len < CODEC_SNIFF_LEN && !s->in_eof) {
 		ssize_t n = read(fd, s->in + s->in_len, RAW_BLOCK - s->in_len);
 
 		if (n < 0 && errno == EINTR)
@@ -832,19 +665,10 @@ int stream_new(int fd, size_t max_line, struct stream **ret, const char **reterr
 		s->in_len += (size_t)n;
 		s->in_eof = n == 0;
 	}
-	s->comp = STREAM_PLAIN;
-	for (size_t i = 0; i < ARRAY_SIZE(magics); i++) {
-		if (!magic_matches(i, s->in, s->in_len))
-			continue;
-		if (magics[i].comp == _STREAM_COMPRESSION_MAX) {
-			if (reterr_what)
-				*reterr_what = magics[i].name;
-			r = -EPROTONOSUPPORT;
-			goto fail;
-		}
-		s->comp = magics[i].comp;
-		break;
-	}
+	r = codec_detect(s->in, s->in_len, &type, reterr_what);
+	if (r < 0)
+		goto fail;
+	s->comp = (enum stream_compression)type;
 	*ret = s;
 	return 0;
 fail:
@@ -856,7 +680,7 @@ struct stream *stream_free(struct stream *s)
 {
 	if (!s)
 		return NULL;
-	backend_done(s);
+	codec_decoder_free(s->dec);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->in);
@@ -1716,7 +1540,7 @@ int stream_fwrap(FILE **f, const char **reterr_what)
 {
 	static const cookie_io_functions_t io = { .read = cookie_read, .seek = cookie_seek,
 						  .close = cookie_close };
-	uint8_t head[SNIFF_LEN];
+	uint8_t head[CODEC_SNIFF_LEN];
 	struct stream_cookie *k;
 	ssize_t n;
 	FILE *nf;
@@ -1727,11 +1551,10 @@ int stream_fwrap(FILE **f, const char **reterr_what)
 	/* a file as it is when it is plain: its fd, offset and pread() stay a file's */
 	n = pread(fd, head, sizeof(head), 0);
 	if (n >= 0) {
-		bool plain = true;
+		enum codec_type type;
 
-		for (size_t i = 0; i < ARRAY_SIZE(magics) && plain; i++)
-			plain = !magic_matches(i, head, (size_t)n);
-		if (plain)
+		/* a refused format is not plain: stream_new() says which it is */
+		if (codec_detect(head, (size_t)n, &type, NULL) == 0 && type == CODEC_NONE)
 			return 0;
 	}
 	fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);

@@ -2,154 +2,38 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <lzma.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 
+#include "util/codec.h"
 #include "vmlinuz.h"
 
 #define IMAGE_MAX (256u << 20)
 /* magic bytes found by chance in the setup code: tried, refused, searched past */
 #define TRIES_MAX 32
 
-enum kind { K_XZ, K_ZSTD, K_GZIP };
-
+/*
+ * Where the payload may start. gzip's magic is followed by its one method byte
+ * (deflate): fewer chance hits in the setup code than the two bytes alone.
+ */
 static const struct magic {
-	enum kind kind;
+	enum codec_type type;
 	const char *bytes;
 	size_t len;
 } magics[] = {
-	{ K_XZ, "\xfd" "7zXZ\0", 6 },
-	{ K_ZSTD, "\x28\xb5\x2f\xfd", 4 },
-	{ K_GZIP, "\x1f\x8b\x08", 3 },
+	{ CODEC_XZ, "\xfd" "7zXZ\0", 6 },
+	{ CODEC_ZSTD, "\x28\xb5\x2f\xfd", 4 },
+	{ CODEC_GZIP, "\x1f\x8b\x08", 3 },
 };
 
 struct out {
 	uint8_t *p;
-	size_t len, cap, max;
+	size_t len;
 };
-
-/* Room for at least 1 MiB more; -EFBIG past o->max */
-static int out_grow(struct out *o)
-{
-	size_t cap;
-	uint8_t *p;
-
-	if (o->cap - o->len >= (1u << 20))
-		return 0;
-	if (o->cap >= o->max)
-		return -EFBIG;
-	cap = o->cap ? o->cap * 2 : (4u << 20);
-	if (cap > o->max)
-		cap = o->max;
-	p = realloc(o->p, cap);
-	if (!p)
-		return -ENOMEM;
-	o->p = p;
-	o->cap = cap;
-	return 0;
-}
-
-static int unxz(const uint8_t *in, size_t len, struct out *o)
-{
-	lzma_stream s = LZMA_STREAM_INIT;
-	lzma_ret lr;
-	int r = 0;
-
-	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
-		return -ENOMEM;
-	s.next_in = in;
-	s.avail_in = len;
-	for (;;) {
-		r = out_grow(o);
-		if (r < 0)
-			break;
-		s.next_out = o->p + o->len;
-		s.avail_out = o->cap - o->len;
-		lr = lzma_code(&s, LZMA_FINISH);
-		o->len = o->cap - s.avail_out;
-		if (lr == LZMA_STREAM_END)
-			break;
-		if (lr != LZMA_OK) {
-			r = lr == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
-			break;
-		}
-	}
-	lzma_end(&s);
-	return r;
-}
-
-static int unzstd(const uint8_t *in, size_t len, struct out *o)
-{
-	ZSTD_DStream *z = ZSTD_createDStream();
-	ZSTD_inBuffer ib = { in, len, 0 };
-	int r = 0;
-
-	if (!z)
-		return -ENOMEM;
-	/* the kernel's image is compressed with --ultra -22: windows past the default */
-	ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, 31);
-	for (;;) {
-		ZSTD_outBuffer ob;
-		size_t rc;
-
-		r = out_grow(o);
-		if (r < 0)
-			break;
-		ob = (ZSTD_outBuffer){ o->p + o->len, o->cap - o->len, 0 };
-		rc = ZSTD_decompressStream(z, &ob, &ib);
-		o->len += ob.pos;
-		if (ZSTD_isError(rc)) {
-			r = -EINVAL;
-			break;
-		}
-		if (rc == 0)
-			break;	/* the frame is complete */
-		if (ib.pos == ib.size && ob.pos < ob.size) {
-			r = -EINVAL;	/* truncated */
-			break;
-		}
-	}
-	ZSTD_freeDStream(z);
-	return r;
-}
-
-static int gunzip(const uint8_t *in, size_t len, struct out *o)
-{
-	z_stream s = { 0 };
-	int zr, r = 0;
-
-	if (inflateInit2(&s, 16 + MAX_WBITS) != Z_OK)
-		return -ENOMEM;
-	s.next_in = (Bytef *)in;
-	s.avail_in = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
-	for (;;) {
-		size_t room;
-
-		r = out_grow(o);
-		if (r < 0)
-			break;
-		room = o->cap - o->len;
-		s.next_out = o->p + o->len;
-		s.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
-		zr = inflate(&s, Z_NO_FLUSH);
-		o->len = (size_t)(s.next_out - o->p);
-		if (zr == Z_STREAM_END)
-			break;
-		if (zr != Z_OK) {
-			r = zr == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
-			break;
-		}
-	}
-	inflateEnd(&s);
-	return r;
-}
 
 /* The .BTF section of the ELF image @o holds: 0, -ENOENT */
 static int elf_btf(struct out *o, struct kernel_btf **ret, const char **ret_why)
@@ -215,19 +99,24 @@ int vmlinuz_btf_from_image(const void *data, size_t len, size_t max_vmlinux,
 {
 	const uint8_t *p = data, *end = p + len, *at;
 	const struct magic *m = NULL;
-	struct out o = { .max = max_vmlinux < (2u << 20) ? (2u << 20) : max_vmlinux };
+	struct out o = { 0 };
+	/*
+	 * The first stream only, as the boot decompressor reads it; the kernel's image is
+	 * compressed with zstd --ultra -22, a window past libzstd's default.
+	 */
+	const struct codec_options opts = {
+		.max_out = max_vmlinux < (2u << 20) ? (2u << 20) : max_vmlinux,
+		.zstd_window_log_max = 31,
+	};
 	int r = -ENOENT, tries = 0;
 
 	*ret_why = "no xz, zstd or gzip stream in the image";
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOTSUP;
 	while ((at = next_magic(p, end, &m)) && tries++ < TRIES_MAX) {
-		o.len = 0;
-		switch (m->kind) {
-		case K_XZ: r = unxz(at, (size_t)(end - at), &o); break;
-		case K_ZSTD: r = unzstd(at, (size_t)(end - at), &o); break;
-		case K_GZIP: r = gunzip(at, (size_t)(end - at), &o); break;
-		}
+		free(o.p);
+		o = (struct out){ 0 };
+		r = codec_decode_buffer(m->type, &opts, at, (size_t)(end - at), &o.p, &o.len);
 		if (r == -ENOMEM || r == -EFBIG)
 			break;
 		if (r == 0) {
