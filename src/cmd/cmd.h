@@ -31,6 +31,13 @@ struct option;
  */
 void cmd_usage_error(const char *cmd, const struct option *opts, char *const *argv, int argind);
 
+struct kt_err;
+/*
+ * A source that failed in a way worth telling, as a warning: its file and line, what was
+ * wrong, or what reading it needs when this user was refused; "ignoring".
+ */
+void cmd_warn_source(const char *path, int r, const struct kt_err *e);
+
 /* Parses one global option (from the long option table below); 1 if it was one. */
 int global_opt_handle(struct global_opts *g, int opt, const char *arg);
 

@@ -17,6 +17,7 @@
 #include "util/escape.h"
 #include "util/log.h"
 #include "util/version.h"
+#include "session/snapshot.h"
 #include "cmd/cmd.h"
 #include "session/live.h"
 
@@ -210,4 +211,23 @@ int live_log(const struct live_session *lv)
 		return -1;
 	}
 	return 0;
+}
+
+/* Logs a source that failed in a way worth telling; absent optional files are not. */
+void cmd_warn_source(const char *path, int r, const struct kt_err *e)
+{
+	const char *why = snapshot_refused_why(path, r);
+
+	if (why) {
+		log_warn("'%s': %s: %s, ignoring", path, strerror(-r), why);
+		return;
+	}
+	if (e && e->what && e->path[0]) {
+		if (e->line)
+			log_warn("'%s':%u: %s, ignoring", e->path, e->line, e->what);
+		else
+			log_warn("'%s': %s, ignoring", e->path, e->what);
+	} else {
+		log_warn("'%s': %s, ignoring", path, strerror(-r));
+	}
 }

@@ -200,25 +200,6 @@ static void collected_done(struct collected *c)
 	kt_system_close(&c->sys);
 }
 
-/* Logs a source that failed in a way worth telling; absent optional files are not. */
-static void warn_source(const char *path, int r, const struct kt_err *e)
-{
-	const char *why = snapshot_refused_why(path, r);
-
-	if (why) {
-		log_warn("'%s': %s: %s, ignoring", path, strerror(-r), why);
-		return;
-	}
-	if (e && e->what && e->path[0]) {
-		if (e->line)
-			log_warn("'%s':%u: %s, ignoring", e->path, e->line, e->what);
-		else
-			log_warn("'%s': %s, ignoring", e->path, e->what);
-	} else {
-		log_warn("'%s': %s, ignoring", path, strerror(-r));
-	}
-}
-
 static void on_progress(void *userdata, size_t done, size_t total)
 {
 	log_progress("analysing module files", done, total);
@@ -233,99 +214,6 @@ static void setup_module_tree(struct collected *c)
 		c->sys.cat->progress = on_progress;
 }
 
-/* How many CPUs: --cpus, the root's sysfs or cpuinfo, the trace header, this machine */
-static unsigned int count_cpus(struct collected *c, unsigned int arg_cpus,
-			       const char **ret_from)
-{
-	_cleanup_free_ char *buf = NULL;
-	char path[64];
-	unsigned int n = 0;
-	size_t len;
-
-	if (arg_cpus) {
-		*ret_from = "--cpus";
-		return arg_cpus;
-	}
-	for (n = 0; n < 65536; n++) {
-		snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u", n);
-		if (!root_exists(c->sys.root, path))
-			break;
-	}
-	if (n) {
-		*ret_from = "sys/devices/system/cpu";
-		return n;
-	}
-	if (root_read_file(c->sys.root, "proc/cpuinfo", 16 << 20, &buf, &len) == 0) {
-		for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-			n += strncmp(p, "processor", 9) == 0;
-		if (n) {
-			*ret_from = "proc/cpuinfo";
-			return n;
-		}
-	}
-	if (c->trace_stats.ncpus > 0) {
-		*ret_from = "trace header";
-		return (unsigned int)c->trace_stats.ncpus;
-	}
-	if (root_is_live_system(c->sys.root)) {
-		long v = sysconf(_SC_NPROCESSORS_CONF);
-
-		if (v > 0) {
-			*ret_from = "this machine";
-			return (unsigned int)v;
-		}
-	}
-	*ret_from = NULL;
-	return 0;
-}
-
-/*
- * The modaliases a CPU's devices raise: the root's cpu0 modalias when captured, else
- * one that any x86 CPU feature matches (only vendor/family/model-specific aliases can
- * be missed then), and the ACPI processor objects.
- */
-static int percpu_modaliases(struct collected *c, char ***ret, const char **ret_cpu_from)
-{
-	_cleanup_free_ char *buf = NULL;
-	char **v = calloc(4, sizeof(char *));
-	size_t len, n = 0;
-
-	if (!v)
-		return -ENOMEM;
-	if (root_read_file(c->sys.root, "sys/devices/system/cpu/cpu0/modalias", 65536, &buf, &len) == 0 &&
-	    len && !memchr(buf, '\0', len)) {
-		while (len && buf[len - 1] == '\n')
-			buf[--len] = '\0';
-		v[n++] = strdup(buf);
-		*ret_cpu_from = "sys/devices/system/cpu/cpu0/modalias";
-	} else {
-		/*
-		 * x86 has NCAPINTS * 32 feature bits (21 words on 6.12): list them all, and
-		 * stay under libkmod's PATH_MAX limit on an alias
-		 */
-		size_t cap = 64 + 0x2c0 * 5;
-		char *s = malloc(cap), *p;
-
-		if (s) {
-			p = s + sprintf(s, "cpu:type:x86,ven0000fam0006mod0000:feature:");
-			for (unsigned int f = 0; f < 0x2c0; f++)
-				p += sprintf(p, ",%04X", f);
-			sprintf(p, ",");
-		}
-		v[n++] = s;
-		*ret_cpu_from = "any x86 CPU feature";
-	}
-	v[n++] = strdup("acpi:ACPI0007:");
-	v[n++] = strdup("acpi:LNXCPU:");
-	for (size_t i = 0; i < n; i++)
-		if (!v[i]) {
-			modindex_names_free(v);
-			return -ENOMEM;
-		}
-	*ret = v;
-	return 0;
-}
-
 static int compute_percpu(struct collected *c, struct report_data *d, unsigned int arg_cpus)
 {
 	char **aliases = NULL;
@@ -333,8 +221,15 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 
 	if (!c->sys.idx || !c->sys.cat)
 		return 0;
-	d->ncpus = count_cpus(c, arg_cpus, &d->ncpus_from);
-	r = percpu_modaliases(c, &aliases, &d->percpu_alias_from);
+	if (arg_cpus) {
+		d->ncpus = arg_cpus;
+		d->ncpus_from = "--cpus";
+	} else {
+		d->ncpus = kt_system_count_cpus(&c->sys, c->trace_stats.ncpus > 0 ?
+							     (unsigned int)c->trace_stats.ncpus : 0,
+						&d->ncpus_from);
+	}
+	r = kt_system_cpu_modaliases(&c->sys, &aliases, &d->percpu_alias_from);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; aliases[i]; i++) {
@@ -1049,7 +944,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			 "use --kernel-release",
 			 d.root);
 	for (size_t i = 0; i < c.snap.n_issues; i++)
-		warn_source(c.snap.issues[i].path, c.snap.issues[i].err, &c.snap.issues[i].e);
+		cmd_warn_source(c.snap.issues[i].path, c.snap.issues[i].err, &c.snap.issues[i].e);
 	if (c.snap.vi) {
 		collect_warn_repeated("proc/vmallocinfo", c.snap.vi->n_repeated,
 				      c.snap.vi->repeated_line);

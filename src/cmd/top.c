@@ -23,7 +23,8 @@
 #include "session/live.h"
 #include "session/top-live.h"
 #include "session/top-replay.h"
-#include "session/top-system.h"
+#include "session/collect.h"
+#include "session/system.h"
 
 /*
  * kmodtop top: wires a sampler (session/top-replay.h: a replayed capture;
@@ -166,14 +167,14 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *arg_replay = NULL, *arg_sort = NULL, *arg_filter = NULL;
+	const char *arg_replay = NULL, *arg_sort = NULL, *arg_filter = NULL, *dir;
 	bool arg_measure = false, arg_no_color = false, arg_no_unicode = false;
 	bool arg_no_mouse = false, arg_batch = false, size_given = false,
 	     arg_no_cache = false;
 	double arg_speed = 1, arg_delay = 1.5;
 	long arg_iterations = 0;
 	int width = 80, height = 24, opt, r, ret = EXIT_ERROR, col = -1;
-	struct top_static st = { 0 };
+	struct kt_system sys = { 0 };
 	struct top_warn warn = { .warn = top_warn_log };
 	struct top_failure fail = { 0 };
 	struct top_replay *rp = NULL;
@@ -329,19 +330,30 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 	/* --batch colours too when asked (--color=always) or writing to a terminal */
 	color_init(g->color, isatty(STDOUT_FILENO));
 
-	st.use_cache = !arg_no_cache;
-	r = top_static_collect(&st, arg_replay ? arg_replay : g->root ? g->root : "/", g->release,
-			       g->moduledir);
-	if (r < 0)
+	dir = arg_replay ? arg_replay : g->root ? g->root : "/";
+	r = kt_system_open(&(struct kt_system_opts){ .root = dir, .release = g->release,
+						     .moduledir = g->moduledir },
+			   &sys);
+	if (r < 0) {
+		log_error("'%s': %s", dir, strerror(-r));
 		goto out;
-	if (!root_exists(st.root, "proc/modules") && !arg_replay) {
+	}
+	if (!kt_system_release(&sys))
+		log_warn("kernel release unknown (no proc/sys/kernel/osrelease under '%s'); "
+			 "use --kernel-release",
+			 dir);
+	if (sys.kconfig_err < 0 && sys.kconfig_err != -ENOENT && sys.kconfig_err != -ENOMEM)
+		cmd_warn_source("kernel configuration", sys.kconfig_err, &sys.kconfig_e);
+	kt_system_open_module_tree(&sys, !arg_no_cache);
+	collect_module_tree_warn(&sys);
+	if (!root_exists(sys.root, "proc/modules") && !arg_replay) {
 		log_info("%s: the kernel has no module support (no proc/modules)",
-			 root_dir(st.root));
+			 root_dir(sys.root));
 		ret = EXIT_NO_MODULES;
 		goto out;
 	}
 	if (arg_replay) {
-		r = top_replay_new(&st, arg_speed, &warn, &fail, &rp);
+		r = top_replay_new(&sys, arg_speed, &warn, &fail, &rp);
 		if (r < 0) {
 			say_failure(&fail, r);
 			goto out;
@@ -354,7 +366,7 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 		 * A stop signal from here on waits for the loop (or for the teardown
 		 * below): the tracefs instance must not outlive kmodtop
 		 */
-		if (root_is_live_system(st.root)) {
+		if (root_is_live_system(sys.root)) {
 			sigset_t stop;
 
 			sigemptyset(&stop);
@@ -365,7 +377,7 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 			sigprocmask(SIG_BLOCK, &stop, &oldmask);
 			restore_mask = true;
 		}
-		r = top_live_new(&st, arg_measure, &warn, &fail, &pl);
+		r = top_live_new(&sys, arg_measure, &warn, &fail, &pl);
 		if (r < 0) {
 			say_failure(&fail, r);
 			goto out;
@@ -433,7 +445,7 @@ out:
 		top_live_warn_reads(pl);
 		pl = top_live_free(pl);
 	}
-	top_static_done(&st);
+	kt_system_close(&sys);
 	if (restore_mask)
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return ret;

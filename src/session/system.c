@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "cost/catalog.h"
 #include "sources/kconfig.h"
+#include "sources/moduledir.h"
 #include "sources/modindex.h"
 #include "sources/sys-module.h"
 #include "util/macro.h"
@@ -154,4 +156,109 @@ bool kt_system_in_kernel_decompression(const struct kt_system *sys)
 		return kconfig_enabled(sys->kconfig, "CONFIG_MODULE_DECOMPRESS") &&
 		       sys->lp.decompress_capable;
 	return sys->lp.decompress_capable;
+}
+
+void kt_system_decompression_text(const struct kt_system *sys, char *buf, size_t size)
+{
+	const char *files = sys->has_moduledir ? moduledir_compression(&sys->mds) : NULL;
+
+	if (kt_system_in_kernel_decompression(sys))
+		snprintf(buf, size, "in-kernel (%s)",
+			 sys->has_compression ? sys->compression : files ? files : "?");
+	else if (files && strcmp(files, "none") != 0)
+		snprintf(buf, size, "userspace (%s files)", files);
+	else if (files)
+		snprintf(buf, size, "none (.ko files)");
+	else
+		snprintf(buf, size, "unknown");
+}
+
+unsigned int kt_system_count_cpus(const struct kt_system *sys, unsigned int trace_ncpus,
+				  const char **ret_from)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[64];
+	unsigned int n;
+	size_t len;
+
+	for (n = 0; n < 65536; n++) {
+		snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u", n);
+		if (!root_exists(sys->root, path))
+			break;
+	}
+	if (n) {
+		*ret_from = "sys/devices/system/cpu";
+		return n;
+	}
+	if (root_read_file(sys->root, "proc/cpuinfo", 16 << 20, &buf, &len) == 0) {
+		for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			n += strncmp(p, "processor", 9) == 0;
+		if (n) {
+			*ret_from = "proc/cpuinfo";
+			return n;
+		}
+	}
+	if (trace_ncpus) {
+		*ret_from = "trace header";
+		return trace_ncpus;
+	}
+	if (sys->live) {
+		long v = sysconf(_SC_NPROCESSORS_CONF);
+
+		if (v > 0) {
+			*ret_from = "this machine";
+			return (unsigned int)v;
+		}
+	}
+	*ret_from = NULL;
+	return 0;
+}
+
+int kt_system_cpu_modaliases(const struct kt_system *sys, char ***ret, const char **ret_from)
+{
+	_cleanup_free_ char *buf = NULL;
+	char **v = calloc(4, sizeof(char *));
+	size_t len, n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (root_read_file(sys->root, "sys/devices/system/cpu/cpu0/modalias", 65536, &buf,
+			   &len) == 0 &&
+	    len && !memchr(buf, '\0', len)) {
+		while (len && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		v[n++] = strdup(buf);
+		*ret_from = "sys/devices/system/cpu/cpu0/modalias";
+	} else {
+		/*
+		 * x86 has NCAPINTS * 32 feature bits (21 words on 6.12): list them all, and
+		 * stay under libkmod's PATH_MAX limit on an alias
+		 */
+		size_t cap = 64 + 0x2c0 * 5;
+		char *s = malloc(cap), *p;
+
+		if (s) {
+			p = s + sprintf(s, "cpu:type:x86,ven0000fam0006mod0000:feature:");
+			for (unsigned int f = 0; f < 0x2c0; f++)
+				p += sprintf(p, ",%04X", f);
+			sprintf(p, ",");
+		}
+		v[n++] = s;
+		*ret_from = "any x86 CPU feature";
+	}
+	v[n++] = strdup("acpi:ACPI0007:");
+	v[n++] = strdup("acpi:LNXCPU:");
+	for (size_t i = 0; i < n; i++)
+		if (!v[i]) {
+			modindex_names_free(v);
+			return -ENOMEM;
+		}
+	*ret = v;
+	return 0;
+}
+
+bool kt_alias_is_percpu(const char *pattern)
+{
+	return strncmp(pattern, "cpu:type", 8) == 0 || strstr(pattern, "ACPI0007") ||
+	       strstr(pattern, "LNXCPU");
 }

@@ -117,3 +117,24 @@ static inline const char *kt_system_release(const struct kt_system *sys)
  * is one it can serve, and one it cannot fails with EOPNOTSUPP, which the ledger sees.
  */
 bool kt_system_in_kernel_decompression(const struct kt_system *sys);
+
+/* "in-kernel (xz)", "userspace (zstd files)", "none (.ko files)", "unknown": for a header */
+void kt_system_decompression_text(const struct kt_system *sys, char *buf, size_t size);
+
+/*
+ * CPUs of the machine the kernel ran on: the root's sysfs, its proc/cpuinfo, else
+ * @trace_ncpus (a trace header's; 0: none), else this machine when the root is the running
+ * system. *ret_from says which (NULL and 0: unknown). udev loads the modules of the
+ * aliases every CPU raises once per CPU: the count prices that storm.
+ */
+unsigned int kt_system_count_cpus(const struct kt_system *sys, unsigned int trace_ncpus,
+				  const char **ret_from);
+/*
+ * The modaliases a CPU's devices raise: the root's cpu0 modalias when captured, else one
+ * that any x86 CPU feature matches (only vendor/family/model-specific aliases can be
+ * missed then), and the ACPI processor objects. NULL-terminated, for
+ * modindex_names_free(). 0 or -ENOMEM.
+ */
+int kt_system_cpu_modaliases(const struct kt_system *sys, char ***ret, const char **ret_from);
+/* Is @pattern (a modules.alias pattern) one every CPU matches: cpu:type, ACPI0007, LNXCPU? */
+bool kt_alias_is_percpu(const char *pattern);

@@ -174,7 +174,7 @@ static void warn_optional(const struct top_warn *w, const char *rel, int r)
 }
 
 /* Opens the root's trace and kernel log, as `report` does by default under --root. */
-int top_history_read(struct top_history *h, const struct top_static *st,
+int top_history_read(struct top_history *h, const struct kt_system *st,
 		     struct collect_lookup *lk, const struct top_warn *w)
 {
 	static const char *const trace_files[] = { "sys/kernel/tracing/trace",
@@ -341,7 +341,8 @@ int top_detail_symbol_module(void *userdata, const char *symbol, char *buf, size
 int top_detail_module_info(void *userdata, const char *module, struct top_module_info *ret)
 {
 	struct top_detail *ic = userdata;
-	const struct top_static *st = ic->st;
+	const struct kt_system *st = ic->st;
+	const char *cpus_from;
 	_cleanup_free_ char *path = NULL, *alias_file = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
 	struct sys_module sm = { 0 };
@@ -432,7 +433,7 @@ int top_detail_module_info(void *userdata, const char *module, struct top_module
 		if (!pat || !mod || strcmp(mod, module) != 0)
 			continue;
 		ret->n_aliases++;
-		if (top_alias_is_percpu(pat)) {
+		if (kt_alias_is_percpu(pat)) {
 			if (!ret->n_percpu_aliases)
 				snprintf(ret->percpu_example, sizeof(ret->percpu_example),
 					 "%s", pat);
@@ -440,7 +441,7 @@ int top_detail_module_info(void *userdata, const char *module, struct top_module
 		}
 	}
 	free(line);
-	ret->ncpus = top_static_count_cpus(st, ic->trace_ncpus);
+	ret->ncpus = kt_system_count_cpus(st, ic->trace_ncpus, &cpus_from);
 	if (ret->n_percpu_aliases && ret->ncpus && ce) {
 		const struct cost_module *cm = catalog_cost_module(st->cat, ce);
 		struct percpu_risk risk;

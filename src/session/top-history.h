@@ -13,7 +13,7 @@
 #include "util/macro.h"
 #include "session/collect.h"
 #include "session/top-sample.h"
-#include "session/top-system.h"
+#include "session/system.h"
 
 /*
  * What both top samplers share: how they say what they could not use, the vmalloc
@@ -97,7 +97,7 @@ struct top_history {
  * into @h (zeroed by the caller; @lk set but for the catalog and kernel). 0 or -errno;
  * top_history_done() in either case.
  */
-int top_history_read(struct top_history *h, const struct top_static *st,
+int top_history_read(struct top_history *h, const struct kt_system *st,
 		     struct collect_lookup *lk, const struct top_warn *w);
 void top_history_done(struct top_history *h);
 /* The index of module name @name (@len bytes) in h->names, added when new; -ENOMEM. */
@@ -107,7 +107,7 @@ long top_history_name(struct top_history *h, const char *name, size_t len);
 
 /* The userdata of top_sample's module_info and symbol_module */
 struct top_detail {
-	const struct top_static *st;
+	const struct kt_system *st;
 	unsigned int trace_ncpus; /* from the trace header, 0 if none */
 };
 

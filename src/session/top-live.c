@@ -29,7 +29,8 @@
  */
 
 struct top_live {
-	const struct top_static *st;
+	const struct kt_system *st;
+	char decompress[64];		/* kt_system_decompression_text() */
 	struct top_warn w;
 	struct top_failure fail;	/* why a sample failed, with its -errno */
 	struct top_history h;
@@ -344,7 +345,7 @@ static int top_pull(void *userdata)
 static int engine_start(struct top_live *p, size_t *ns, struct top_failure *ret_fail)
 {
 	struct live_opts lo = { .measure = p->measure,
-				.release = p->st->has_release ? p->st->release : NULL };
+				.release = kt_system_release(p->st) };
 	const char *why = NULL;
 	char *boot = NULL;
 	size_t boot_len = 0;
@@ -542,7 +543,7 @@ int top_live_sample(void *userdata, double dt, const struct top_sample **ret)
 	return 0;
 }
 
-int top_live_new(const struct top_static *st, bool measure, const struct top_warn *w,
+int top_live_new(const struct kt_system *st, bool measure, const struct top_warn *w,
 		 struct top_failure *ret_fail, struct top_live **ret)
 {
 	struct top_live *p = calloc(1, sizeof(*p));
@@ -608,7 +609,7 @@ int top_live_new(const struct top_static *st, bool measure, const struct top_war
 		p->s.measured = p->h.ledger && p->h.ledger->saw_vmap_events;
 		p->s.measured_why = "no vmap events in the trace";
 	}
-	if (!st->modstats)
+	if (!root_exists(st->root, "sys/kernel/debug/modules/stats"))
 		p->sources[ns++] =
 			(struct top_source){ "module_stats", TOP_SRC_MISSING, NULL };
 	p->s.sources = p->sources;
@@ -616,9 +617,10 @@ int top_live_new(const struct top_static *st, bool measure, const struct top_war
 	p->ic.st = st;
 	p->ic.trace_ncpus =
 		p->h.trace_stats.ncpus > 0 ? (unsigned int)p->h.trace_stats.ncpus : 0;
-	p->s.release = st->has_release ? st->release : NULL;
+	p->s.release = kt_system_release(st);
 	p->s.lp = &st->lp;
-	p->s.decompress = st->decompress;
+	kt_system_decompression_text(st, p->decompress, sizeof(p->decompress));
+	p->s.decompress = p->decompress;
 	p->s.module_info = top_detail_module_info;
 	p->s.symbol_module = top_detail_symbol_module;
 	p->s.userdata = &p->ic;

@@ -6,7 +6,7 @@
 
 #include "session/top-history.h"
 #include "session/top-sample.h"
-#include "session/top-system.h"
+#include "session/system.h"
 
 /*
  * The live sampler: ROOT/proc read at every refresh; on the running system also the
@@ -21,7 +21,7 @@ struct live_session;
  * caller holds the stop signals first. Warnings go to @w (may be NULL). 0, or -errno
  * with *ret_fail saying what failed when it can.
  */
-int top_live_new(const struct top_static *st, bool measure, const struct top_warn *w,
+int top_live_new(const struct kt_system *st, bool measure, const struct top_warn *w,
 		 struct top_failure *ret_fail, struct top_live **ret);
 /* Removes the live collection's instance first, whatever else fails. */
 struct top_live *top_live_free(struct top_live *p);

@@ -29,7 +29,8 @@ struct snapshot {
 };
 
 struct top_replay {
-	const struct top_static *st;
+	const struct kt_system *st;
+	char decompress[64];		/* kt_system_decompression_text() */
 	struct top_warn w;
 	struct top_history h;
 	struct collect_lookup lk;
@@ -244,7 +245,7 @@ static void apply_modules(struct top_replay *rp, const struct proc_modules *pm)
 	}
 }
 
-int top_replay_new(const struct top_static *st, double speed, const struct top_warn *w,
+int top_replay_new(const struct kt_system *st, double speed, const struct top_warn *w,
 		   struct top_failure *ret_fail, struct top_replay **ret)
 {
 	struct top_replay *rp = calloc(1, sizeof(*rp));
@@ -403,7 +404,7 @@ int top_replay_new(const struct top_static *st, double speed, const struct top_w
 	if (!st->idx)
 		rp->sources[ns++] =
 			(struct top_source){ "module index", TOP_SRC_MISSING, NULL };
-	if (!st->modstats)
+	if (!root_exists(st->root, "sys/kernel/debug/modules/stats"))
 		rp->sources[ns++] =
 			(struct top_source){ "module_stats", TOP_SRC_MISSING, NULL };
 	rp->s.sources = rp->sources;
@@ -412,9 +413,10 @@ int top_replay_new(const struct top_static *st, double speed, const struct top_w
 	rp->ic.st = st;
 	rp->ic.trace_ncpus =
 		rp->h.trace_stats.ncpus > 0 ? (unsigned int)rp->h.trace_stats.ncpus : 0;
-	rp->s.release = st->has_release ? st->release : NULL;
+	rp->s.release = kt_system_release(st);
 	rp->s.lp = &st->lp;
-	rp->s.decompress = st->decompress;
+	kt_system_decompression_text(st, rp->decompress, sizeof(rp->decompress));
+	rp->s.decompress = rp->decompress;
 	rp->s.ledger = rp->h.ledger;
 	rp->s.cost = rp->h.cost ? rp->h.cost->att : NULL;
 	rp->s.done = rp->done;

@@ -3,7 +3,7 @@
 
 #include "session/top-history.h"
 #include "session/top-sample.h"
-#include "session/top-system.h"
+#include "session/system.h"
 
 /* The replay sampler: a captured root, by the clock of its trace and kernel log. */
 struct top_replay;
@@ -13,7 +13,7 @@ struct top_replay;
  * capture's pace (0: everything at once). Warnings go to @w (may be NULL). 0, or -errno
  * with *ret_fail saying what failed when it can.
  */
-int top_replay_new(const struct top_static *st, double speed, const struct top_warn *w,
+int top_replay_new(const struct kt_system *st, double speed, const struct top_warn *w,
 		   struct top_failure *ret_fail, struct top_replay **ret);
 struct top_replay *top_replay_free(struct top_replay *rp);
 /*

@@ -18,7 +18,7 @@
 #include "util/root.h"
 #include "session/collect.h"
 #include "session/top-replay.h"
-#include "session/top-system.h"
+#include "session/system.h"
 
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
@@ -37,7 +37,7 @@ struct counts {
  * The same root as `report --root` reads it, done here without the replay: its trace
  * and kernel log into a ledger, with the root's modules standing for those Live before.
  */
-static void report_counts(const struct top_static *st, struct counts *ret)
+static void report_counts(const struct kt_system *st, struct counts *ret)
 {
 	struct collect_lookup lk = { 0 };
 	struct collect_input in = { .ledger_only = true };
@@ -102,7 +102,7 @@ static void test_replay_counts_as_report(void **state)
 	(void)state;
 	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
 		char dir[512];
-		struct top_static st = { 0 };
+		struct kt_system st = { 0 };
 		struct warnings w = { 0 };
 		struct top_warn tw = { collect_warning, &w };
 		struct top_failure fail = { 0 };
@@ -112,8 +112,8 @@ static void test_replay_counts_as_report(void **state)
 		size_t prev = 0, samples = 0;
 
 		snprintf(dir, sizeof(dir), "%s/%s", FIXTURES_DIR, fixtures[f]);
-		st.use_cache = false;
-		assert_int_equal(top_static_collect(&st, dir, NULL, NULL), 0);
+		assert_int_equal(kt_system_open(&(struct kt_system_opts){ .root = dir }, &st), 0);
+		kt_system_open_module_tree(&st, false);
 		report_counts(&st, &want);
 		assert_true(want.attempts > 0);
 
@@ -149,7 +149,7 @@ static void test_replay_counts_as_report(void **state)
 		/* a whole fixture: nothing it could not use */
 		assert_int_equal(w.n, 0);
 		top_replay_free(rp);
-		top_static_done(&st);
+		kt_system_close(&st);
 	}
 }
 
@@ -177,7 +177,7 @@ static void remove_tree(const char *dir)
 static void test_replay_warns_caller(void **state)
 {
 	char dir[] = "/tmp/kmodtop-test-replay-XXXXXX", path[600];
-	struct top_static st = { 0 };
+	struct kt_system st = { 0 };
 	struct warnings w = { 0 };
 	struct top_warn tw = { collect_warning, &w };
 	struct top_failure fail = { 0 };
@@ -194,8 +194,10 @@ static void test_replay_warns_caller(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	write_file(dir, "proc/modules", "xfs 2375680 0 - Live 0x0000000000000000\n");
 	write_file(dir, "capture/snapshots/modules.after-nowhere", "");
-	st.use_cache = false;
-	assert_int_equal(top_static_collect(&st, dir, "6.12.0", NULL), 0);
+	assert_int_equal(kt_system_open(&(struct kt_system_opts){ .root = dir, .release = "6.12.0" },
+					&st),
+			 0);
+	kt_system_open_module_tree(&st, false);
 	assert_int_equal(top_replay_new(&st, 0, &tw, &fail, &rp), 0);
 	assert_true(warned(&w, "nothing to replay"));
 	assert_true(warned(&w, "'capture/snapshots/modules.after-nowhere': no step named by"));
@@ -217,7 +219,7 @@ static void test_replay_warns_caller(void **state)
 	assert_true(fail.has_err);
 	assert_string_equal(fail.err.path, "proc/modules");
 	assert_int_equal(fail.err.line, 1);
-	top_static_done(&st);
+	kt_system_close(&st);
 	remove_tree(dir);
 }
 
@@ -228,7 +230,7 @@ int main(void)
 		cmocka_unit_test(test_replay_warns_caller),
 	};
 
-	/* top_static_collect() still says what it lacks on stderr; the replay must not */
+	/* the replay says nothing on stderr: what it lacks goes to the caller's callback */
 	log_set_quiet(1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
