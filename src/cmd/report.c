@@ -49,6 +49,7 @@
 #include "views/report.h"
 #include "cmd/cmd.h"
 #include "session/collect.h"
+#include "session/saved-capture.h"
 #include "session/snapshot.h"
 #include "session/system.h"
 #include "session/boot-capture.h"
@@ -172,12 +173,7 @@ struct collected {
 	struct live_session *live;	/* report --duration: what was collected, its spools */
 	struct kt_snapshot snap;	/* what the kernel shows now */
 	struct modmem *mm;
-	struct ledger *ledger;
-	struct ledger_summary *sum;
-	struct cost_result *cost;
-	struct ktrace_stats trace_stats;
-	char *trace_path, *log_path;
-	void *lookup;
+	struct saved_capture saved;	/* the trace and the kernel log, read */
 	bool use_cache;
 	/* report --boot, live: the global buffer's trace file and the kernel log so far */
 	int pre_trace_fd, pre_log_fd;
@@ -189,12 +185,7 @@ static void collected_done(struct collected *c)
 {
 	kt_snapshot_done(&c->snap);
 	modmem_free(c->mm);
-	ledger_summary_free(c->sum);
-	cost_result_free(c->cost);
-	ledger_free(c->ledger);
-	free(c->trace_path);
-	free(c->log_path);
-	free(c->lookup);
+	saved_capture_done(&c->saved);
 	free(c->untraced);
 	live_free(c->live);
 	kt_system_close(&c->sys);
@@ -225,8 +216,8 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 		d->ncpus = arg_cpus;
 		d->ncpus_from = "--cpus";
 	} else {
-		d->ncpus = kt_system_count_cpus(&c->sys, c->trace_stats.ncpus > 0 ?
-							     (unsigned int)c->trace_stats.ncpus : 0,
+		d->ncpus = kt_system_count_cpus(&c->sys, c->saved.res.trace_stats.ncpus > 0 ?
+							     (unsigned int)c->saved.res.trace_stats.ncpus : 0,
 						&d->ncpus_from);
 	}
 	r = kt_system_cpu_modaliases(&c->sys, &aliases, &d->percpu_alias_from);
@@ -248,8 +239,8 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 				dup = dup || !strcmp(d->percpu[q].name, e ? e->name : names[k]);
 			if (!e || !m || dup)
 				continue;
-			for (size_t a = 0; c->ledger && a < c->ledger->n_attempts; a++) {
-				const struct attempt *at = &c->ledger->attempts[a];
+			for (size_t a = 0; c->saved.ledger && a < c->saved.ledger->n_attempts; a++) {
+				const struct attempt *at = &c->saved.ledger->attempts[a];
 
 				fails = fails || (at->module && !strcmp(at->module, e->name) &&
 						  at->outcome == OUTCOME_INIT_FAILED);
@@ -267,56 +258,6 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 	return 0;
 }
 
-/*
- * A file named on the command line, or the root's default when it has one; its text
- * decompressed when it is gzip, xz or zstd, as ci reads it (-EPROTONOSUPPORT with
- * *ret_what naming another compression)
- */
-static int open_input(struct collected *c, const char *arg, const char *const *defaults,
-		      FILE **ret_f, char **ret_path, const char **ret_what)
-{
-	const char *path = NULL;
-	FILE *f = NULL;
-	int r;
-
-	if (arg) {
-		r = input_fopen(arg, ROOT_STREAM_MAX, &f);
-		if (r < 0)
-			return r;
-		path = arg;
-	} else if (root_is_live_system(c->sys.root)) {
-		/* the live system's global trace buffer and log are not ours to read as history */
-		return -ENOENT;
-	} else {
-		for (size_t i = 0; defaults[i] && !f; i++) {
-			r = root_fopen(c->sys.root, defaults[i], &f);
-			if (r == -ENOENT)
-				continue;
-			if (r < 0) {
-				/* a default is an optional source: one that cannot be read is a warning */
-				if (!root_refusal_text(r))
-					log_warn("'%s': %s, ignoring", defaults[i], strerror(-r));
-				f = NULL;
-				continue;
-			}
-			path = defaults[i];
-		}
-		if (!f)
-			return -ENOENT;
-	}
-	r = stream_fwrap(&f, ret_what);
-	if (r >= 0) {
-		*ret_path = strdup(path);
-		r = *ret_path ? 0 : -ENOMEM;
-	}
-	if (r < 0) {
-		fclose(f);
-		return r;
-	}
-	*ret_f = f;
-	return 0;
-}
-
 /* An input that could not be opened, said once */
 static void open_error(const char *what, const char *path, int r, const char *comp)
 {
@@ -327,107 +268,46 @@ static void open_error(const char *what, const char *path, int r, const char *co
 		log_error("%s '%s': %s", what, path, strerror(-r));
 }
 
-static int read_attempts(struct collected *c, struct report_data *d, const char *arg_trace,
-			 const char *arg_log, bool want_trace, bool want_log)
+static int read_attempts(struct collected *c, struct report_data *d,
+			 const struct saved_inputs *in)
 {
-	static const char *const trace_defaults[] = { "sys/kernel/tracing/trace",
-						      "sys/kernel/debug/tracing/trace", NULL };
-	static const char *const log_defaults[] = { "capture/kmsg.raw", "capture/dmesg.txt",
-						    NULL };
-	struct collect_input in = { 0 };
-	struct collect_result res;
-	struct collect_lookup *lk;
-	FILE *tf = NULL, *lf = NULL;
-	const char *comp = NULL;
-	int r;
+	struct saved_capture *sc = &c->saved;
+	int r = saved_capture_read(&c->sys, c->snap.pm, in, sc);
 
-	if (want_trace) {
-		if (c->live)
-			r = collect_open_spool(live_trace_fd(c->live), live_trace_name(c->live), &tf,
-					       &c->trace_path);
-		else if (c->pre_trace_fd >= 0)
-			r = collect_open_spool(c->pre_trace_fd, c->pre_trace_name, &tf,
-					       &c->trace_path);
-		else
-			r = open_input(c, arg_trace, trace_defaults, &tf, &c->trace_path, &comp);
-		if (r < 0 && (arg_trace || r != -ENOENT)) {
-			open_error("trace", arg_trace ? arg_trace : trace_defaults[0], r, comp);
-			return r;
-		}
-		if (r >= 0 && !c->live && c->pre_trace_fd < 0) {
-			struct ktrace_order ord;
-
-			r = ktrace_order_fwrap(&tf, &ord);
-			if (r < 0) {
-				log_error("trace '%s': %s", c->trace_path, strerror(-r));
-				fclose(tf);
-				return r;
-			}
-			collect_trace_order_warn(c->trace_path, &ord);
-		}
+	for (size_t i = 0; i < sc->n_skipped; i++)
+		log_warn("'%s': %s, ignoring", sc->skipped[i].path, strerror(-sc->skipped[i].err));
+	if (r < 0 && sc->failed_what) {
+		open_error(sc->failed_what, sc->failed_path, r, sc->failed_compression);
+		return r;
 	}
-	if (want_log) {
-		if (c->live)
-			r = collect_open_spool(live_kmsg_fd(c->live), "/dev/kmsg", &lf, &c->log_path);
-		else if (c->pre_log_fd >= 0)
-			r = collect_open_spool(c->pre_log_fd, c->pre_log_name, &lf, &c->log_path);
-		else
-			r = open_input(c, arg_log, log_defaults, &lf, &c->log_path, &comp);
-		if (r < 0 && (arg_log || r != -ENOENT)) {
-			open_error("kernel log", arg_log ? arg_log : log_defaults[0], r, comp);
-			if (tf)
-				fclose(tf);
-			return r;
-		}
+	if (sc->has_order)
+		collect_trace_order_warn(sc->trace_path, &sc->order);
+	if (!sc->ledger)
+		return r;
+	d->trace_first = sc->res.trace_window.first;
+	d->trace_last = sc->res.trace_window.last;
+	d->log_first = sc->res.log_window.first;
+	d->log_last = sc->res.log_window.last;
+	if (sc->log_path) {
+		d->log_format = sc->res.log_format;
+		d->log_records = sc->res.log_records;
+		d->log_malformed = sc->res.log_malformed;
+		d->log_other_lines = sc->res.log_other_lines;
+		d->log_path = sc->log_path;
 	}
-	if (!tf && !lf)
-		return 0;
-
-	/* the lookups live as long as the ledger: keep them in the collected state */
-	lk = calloc(1, sizeof(*lk));
-	if (!lk) {
-		r = -ENOMEM;
-		goto out;
-	}
-	*lk = (struct collect_lookup){ .idx = c->sys.idx, .pm = c->snap.pm, .cat = c->sys.cat, .k = &c->sys.k };
-	c->lookup = lk;
-	in = (struct collect_input){ .trace = tf, .log = lf, .trace_path = c->trace_path,
-				     .log_path = c->log_path, .klog_runs = true };
-	r = collect_read(lk, d->lp.idempotent_finit, &in, &res);
-	c->ledger = res.ledger;
-	c->cost = res.cost;
-	c->trace_stats = res.trace_stats;
-	d->trace_first = res.trace_window.first;
-	d->trace_last = res.trace_window.last;
-	d->log_first = res.log_window.first;
-	d->log_last = res.log_window.last;
-	if (lf) {
-		d->log_format = res.log_format;
-		d->log_records = res.log_records;
-		d->log_malformed = res.log_malformed;
-		d->log_other_lines = res.log_other_lines;
-		d->log_path = c->log_path;
-	}
-	if (r < 0)
-		goto out;
-	if (tf) {
-		d->trace_path = c->trace_path;
-		d->trace_stats = &c->trace_stats;
-	}
-	r = ledger_summarize(c->ledger, &c->sum);
 	if (r < 0) {
-		log_error("building load attempts: %s", strerror(-r));
-		goto out;
+		if (sc->summary_failed)
+			log_error("building load attempts: %s", strerror(-r));
+		return r;
 	}
-	d->ledger = c->ledger;
-	d->sum = c->sum;
-	d->cost = c->cost;
-out:
-	if (tf)
-		fclose(tf);
-	if (lf)
-		fclose(lf);
-	return r;
+	if (sc->trace_path) {
+		d->trace_path = sc->trace_path;
+		d->trace_stats = &sc->res.trace_stats;
+	}
+	d->ledger = sc->ledger;
+	d->sum = sc->sum;
+	d->cost = sc->cost;
+	return 0;
 }
 
 /* NAME=VALUE: a label name kmodtop does not use itself, and a UTF-8 value */
@@ -977,8 +857,13 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 
 	c.use_cache = !arg_no_cache;
 	setup_module_tree(&c);
-	r = read_attempts(&c, &d, arg_no_trace ? NULL : arg_trace, arg_no_log ? NULL : arg_log,
-			  !arg_no_trace, !arg_no_log);
+	r = read_attempts(&c, &d, &(struct saved_inputs){
+		.trace_arg = arg_trace, .log_arg = arg_log,
+		.want_trace = !arg_no_trace, .want_log = !arg_no_log,
+		.trace_fd = c.live ? live_trace_fd(c.live) : c.pre_trace_fd,
+		.trace_fd_name = c.live ? live_trace_name(c.live) : c.pre_trace_name,
+		.log_fd = c.live ? live_kmsg_fd(c.live) : c.pre_log_fd,
+		.log_fd_name = c.live ? "/dev/kmsg" : c.pre_log_name });
 	if (r < 0)
 		goto out;
 	d.with_attempts = arg_attempts;
