@@ -48,6 +48,7 @@
 #include "sources/boot-id.h"
 #include "views/report.h"
 #include "cmd/cmd.h"
+#include "cmd/report.h"
 #include "session/collect.h"
 #include "session/saved-capture.h"
 #include "session/snapshot.h"
@@ -154,19 +155,6 @@ static unsigned int text_width(int64_t arg_width)
 	return 0;
 }
 
-#define MAX_LABELS 16
-
-/* --openmetrics, --prometheus, --textfile and their --label's */
-struct metrics_opts {
-	bool openmetrics, prometheus;
-	const char *textfile;		/* as given */
-	char *textfile_path;		/* the file it names */
-	struct {
-		char *name;
-		const char *value;	/* inside name's allocation */
-	} labels[MAX_LABELS];
-	size_t n_labels;
-};
 
 struct collected {
 	struct kt_system sys;		/* the kernel under study */
@@ -308,165 +296,6 @@ static int read_attempts(struct collected *c, struct report_data *d,
 	d->sum = sc->sum;
 	d->cost = sc->cost;
 	return 0;
-}
-
-/* NAME=VALUE: a label name kmodtop does not use itself, and a UTF-8 value */
-static int parse_label(struct metrics_opts *mo, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	char *name;
-
-	if (mo->n_labels == MAX_LABELS) {
-		log_error("--label: at most %d labels", MAX_LABELS);
-		return -EINVAL;
-	}
-	if (!eq) {
-		log_error("--label '%s': not NAME=VALUE", arg);
-		return -EINVAL;
-	}
-	name = strdup(arg);
-	if (!name) {
-		log_error("out of memory");
-		return -ENOMEM;
-	}
-	name[eq - arg] = '\0';
-	mo->labels[mo->n_labels].name = name;
-	mo->labels[mo->n_labels].value = name + (eq - arg) + 1;
-	mo->n_labels++;
-	if (!om_label_name_valid(name)) {
-		log_error("--label '%s': a label name is letters, digits and '_', not starting "
-			  "with a digit or '__'", arg);
-		return -EINVAL;
-	}
-	for (size_t i = 0; report_metric_label_names[i]; i++)
-		if (!strcmp(name, report_metric_label_names[i])) {
-			log_error("--label '%s': kmodtop's metrics use the label '%s' themselves",
-				  arg, name);
-			return -EINVAL;
-		}
-	for (size_t i = 0; i + 1 < mo->n_labels; i++)
-		if (!strcmp(name, mo->labels[i].name)) {
-			log_error("--label '%s': label '%s' given twice", arg, name);
-			return -EINVAL;
-		}
-	/* Prometheus takes an empty value for no label at all */
-	if (!eq[1]) {
-		log_error("--label '%s': empty value", arg);
-		return -EINVAL;
-	}
-	/* OpenMetrics is UTF-8: a value that is not is the caller's to fix, not ours */
-	if (!utf8_valid(eq + 1, strlen(eq + 1))) {
-		log_error("--label '%s': the value is not UTF-8", name);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static void metrics_opts_done(struct metrics_opts *mo)
-{
-	for (size_t i = 0; i < mo->n_labels; i++)
-		free(mo->labels[i].name);
-	free(mo->textfile_path);
-}
-
-/*
- * --textfile PATH: a directory (node_exporter's --collector.textfile.directory) gets
- * kmodtop.prom; otherwise PATH is the file, named NAME.prom as the collector wants,
- * in a directory that exists. Checked now, so that a mistyped path is refused before
- * a --duration's collection; written at the end (at boot the file system may become
- * writable only in between). The directory is held to the cache's rules: a file others
- * read is not written where someone else can swap the directory. EXIT_OK, or the exit
- * code.
- */
-static int textfile_dir_check(const char *p, const char *dir)
-{
-	size_t len = strlen(dir);
-	_cleanup_free_ char *d = NULL;
-	const char *why = NULL;
-	int fd;
-
-	/* "DIR/" would follow a symlink that "DIR" names */
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	d = strndup(dir, len);
-	if (!d) {
-		log_error("out of memory");
-		return EXIT_ERROR;
-	}
-	fd = dir_open_private(d, &why);
-	if (fd >= 0) {
-		close(fd);
-		return EXIT_OK;
-	}
-	log_error("--textfile '%s': '%s' %s", p, dir, why ? why : strerror(-fd));
-	return EXIT_ERROR;
-}
-
-static int resolve_textfile(struct metrics_opts *mo)
-{
-	const char *p = mo->textfile, *slash;
-	_cleanup_free_ char *dir = NULL;
-	size_t len = strlen(p);
-	struct stat st;
-
-	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (asprintf(&mo->textfile_path, "%s%skmodtop.prom", p,
-			     len && p[len - 1] == '/' ? "" : "/") < 0) {
-			mo->textfile_path = NULL;
-			log_error("out of memory");
-			return EXIT_ERROR;
-		}
-		return textfile_dir_check(p, p);
-	}
-	if (len <= 5 || strcmp(p + len - 5, ".prom") != 0) {
-		log_error("--textfile '%s': not a directory, nor a file name ending in .prom "
-			  "(node_exporter reads only those)", p);
-		return EXIT_USAGE;
-	}
-	slash = strrchr(p, '/');
-	dir = slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
-	mo->textfile_path = strdup(p);
-	if (!dir || !mo->textfile_path) {
-		log_error("out of memory");
-		return EXIT_ERROR;
-	}
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		log_error("--textfile '%s': '%s' is not a directory", p, dir);
-		return EXIT_USAGE;
-	}
-	return textfile_dir_check(p, dir);
-}
-
-static int write_metrics(const struct report_data *d, const struct metrics_opts *mo,
-			 enum om_flavour fl, FILE *f)
-{
-	struct om *m = NULL;
-	int r;
-
-	r = om_new(fl, f, &m);
-	for (size_t i = 0; r >= 0 && i < mo->n_labels; i++)
-		r = om_add_const_label(m, mo->labels[i].name, mo->labels[i].value);
-	if (r >= 0)
-		r = report_render_metrics(d, m);
-	if (r >= 0)
-		r = om_finish(m);
-	om_free(m);
-	return r;
-}
-
-/* The Prometheus text into the textfile: a temporary, then renamed over it */
-static int write_textfile(const struct report_data *d, const struct metrics_opts *mo)
-{
-	struct atomic_file *af = NULL;
-	int r;
-
-	r = atomic_file_new(mo->textfile_path, 0644, &af);
-	if (r >= 0)
-		r = write_metrics(d, mo, OM_PROMETHEUS, atomic_file_stream(af));
-	if (r >= 0)
-		r = atomic_file_commit(af);
-	atomic_file_free(af);
-	return r;
 }
 
 /*
@@ -633,7 +462,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			mo.textfile = optarg;
 			continue;
 		case OPT_LABEL:
-			if (parse_label(&mo, optarg) < 0) {
+			if (report_parse_label(&mo, optarg) < 0) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -733,7 +562,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 	if (mo.textfile) {
-		ret = resolve_textfile(&mo);
+		ret = report_resolve_textfile(&mo);
 		if (ret != EXIT_OK)
 			goto out;
 		ret = EXIT_ERROR;
@@ -893,15 +722,15 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	}
 
 	if (mo.textfile) {
-		r = write_textfile(&d, &mo);
+		r = report_write_textfile(&d, &mo);
 		if (r < 0) {
 			log_error("--textfile '%s': %s", mo.textfile_path, strerror(-r));
 			goto out;
 		}
 	}
 	if (mo.openmetrics || mo.prometheus) {
-		r = write_metrics(&d, &mo, mo.openmetrics ? OM_OPENMETRICS : OM_PROMETHEUS,
-				  stdout);
+		r = report_write_metrics(&d, &mo, mo.openmetrics ? OM_OPENMETRICS : OM_PROMETHEUS,
+					 stdout);
 		if (r < 0) {
 			log_error("writing the metrics: %s", strerror(-r));
 			goto out;
@@ -927,7 +756,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	ret = live_left_state ? EXIT_ERROR : EXIT_OK;
 out:
 	out_free(o);
-	metrics_opts_done(&mo);
+	report_metrics_opts_done(&mo);
 	collected_done(&c);
 	boot_capture_done(&bc);
 	return ret;
