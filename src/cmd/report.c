@@ -195,8 +195,8 @@ static void setup_module_tree(struct collected *c)
 
 static int compute_percpu(struct collected *c, struct report_data *d, unsigned int arg_cpus)
 {
-	char **aliases = NULL;
-	int r;
+	unsigned int trace_ncpus = c->saved.res.trace_stats.ncpus > 0 ?
+					   (unsigned int)c->saved.res.trace_stats.ncpus : 0;
 
 	if (!c->sys.idx || !c->sys.cat)
 		return 0;
@@ -204,46 +204,10 @@ static int compute_percpu(struct collected *c, struct report_data *d, unsigned i
 		d->ncpus = arg_cpus;
 		d->ncpus_from = "--cpus";
 	} else {
-		d->ncpus = kt_system_count_cpus(&c->sys, c->saved.res.trace_stats.ncpus > 0 ?
-							     (unsigned int)c->saved.res.trace_stats.ncpus : 0,
-						&d->ncpus_from);
+		d->ncpus = kt_system_count_cpus(&c->sys, trace_ncpus, &d->ncpus_from);
 	}
-	r = kt_system_cpu_modaliases(&c->sys, &aliases, &d->percpu_alias_from);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; aliases[i]; i++) {
-		char **names = NULL;
-		size_t n = 0;
-
-		if (modindex_lookup(c->sys.idx, aliases[i], &names, &n) < 0)
-			continue;
-		for (size_t k = 0; k < n && d->n_percpu < REPORT_MAX_PERCPU; k++) {
-			struct catalog_entry *e = catalog_find(c->sys.cat, names[k]);
-			const struct cost_module *m = catalog_cost_module(c->sys.cat, e);
-			struct report_percpu *p = &d->percpu[d->n_percpu];
-			bool dup = false, fails = false;
-
-			for (size_t q = 0; q < d->n_percpu; q++)
-				dup = dup || !strcmp(d->percpu[q].name, e ? e->name : names[k]);
-			if (!e || !m || dup)
-				continue;
-			for (size_t a = 0; c->saved.ledger && a < c->saved.ledger->n_attempts; a++) {
-				const struct attempt *at = &c->saved.ledger->attempts[a];
-
-				fails = fails || (at->module && !strcmp(at->module, e->name) &&
-						  at->outcome == OUTCOME_INIT_FAILED);
-			}
-			snprintf(p->name, sizeof(p->name), "%s", e->name);
-			p->alias = i == 0 ? "cpu" : i == 1 ? "ACPI0007" : "LNXCPU";
-			p->fails = fails;
-			percpu_risk_estimate(&c->sys.k, m, d->ncpus, fails, c->sys.k.in_kernel_decompress,
-					     &p->risk);
-			d->n_percpu++;
-		}
-		modindex_names_free(names);
-	}
-	modindex_names_free(aliases);
-	return 0;
+	return kt_system_percpu_risks(&c->sys, c->saved.ledger, d->ncpus, d->percpu,
+				      REPORT_MAX_PERCPU, &d->n_percpu, &d->percpu_alias_from);
 }
 
 /* An input that could not be opened, said once */
@@ -315,75 +279,6 @@ static int parse_boot_n(const char *s, int32_t *ret)
 	if (parse_u32(s, 10, &v) < 0 || v > 100000)
 		return -EINVAL;
 	*ret = -(int32_t)v;
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * report --boot: the capture's source, when it began, and the Live modules it has no
- * load of (loaded before tracing started: an initramfs, a late service)
- */
-static int boot_describe(struct collected *c, struct report_data *d,
-			 const struct boot_capture *bc, struct report_boot *rb)
-{
-	const char **loaded = NULL;
-	size_t n_loaded = 0;
-
-	*rb = (struct report_boot){
-		.source = bc->source == BOOT_SOURCE_CMDLINE ? "kernel command line (global "
-							       "trace buffer)"
-							     : "kmodtop-boot.service bundle",
-		.trace = d->trace_path,
-		.log = d->log_path,
-		.boot_id = bc->boot_id[0] ? bc->boot_id : d->boot_id,
-		.first_event = d->trace_first,
-		.first_attempt = NAN,
-		.has_lost = bc->has_lost,
-		.log_partial = bc->log_partial,
-		.changed = bc->changed[0] ? bc->changed : NULL,
-		.lost = bc->lost,
-	};
-	if (!rb->has_lost && d->trace_stats && d->trace_stats->entries >= 0 &&
-	    d->trace_stats->written >= d->trace_stats->entries) {
-		/* the trace's own header: entries-in-buffer/entries-written */
-		rb->has_lost = true;
-		rb->lost = (uint64_t)(d->trace_stats->written - d->trace_stats->entries);
-	}
-	if (d->ledger) {
-		loaded = calloc(d->ledger->n_attempts + 1, sizeof(*loaded));
-		if (!loaded)
-			return -ENOMEM;
-		for (size_t i = 0; i < d->ledger->n_attempts; i++) {
-			const struct attempt *a = &d->ledger->attempts[i];
-
-			if (isnan(rb->first_attempt) || a->start < rb->first_attempt)
-				rb->first_attempt = a->start;
-			if (a->outcome == OUTCOME_LOADED && a->module)
-				loaded[n_loaded++] = a->module;
-		}
-		qsort(loaded, n_loaded, sizeof(*loaded), cmp_str);
-	}
-	if (c->snap.pm && d->trace_path) {
-		c->untraced = calloc(c->snap.pm->n + 1, sizeof(*c->untraced));
-		if (!c->untraced) {
-			free(loaded);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < c->snap.pm->n; i++) {
-			const char *name = c->snap.pm->mods[i].name;
-
-			if (c->snap.pm->mods[i].state != MODULE_LIVE ||
-			    (n_loaded && bsearch(&name, loaded, n_loaded, sizeof(*loaded), cmp_str)))
-				continue;
-			c->untraced[rb->n_untraced++] = name;
-		}
-		rb->untraced = c->untraced;
-	}
-	free(loaded);
 	return 0;
 }
 
@@ -697,7 +592,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		goto out;
 	d.with_attempts = arg_attempts;
 	if (arg_boot) {
-		r = boot_describe(&c, &d, &bc, &rb);
+		r = report_boot_describe(&bc, &d, &rb, &c.untraced);
 		if (r < 0) {
 			log_error("out of memory");
 			goto out;

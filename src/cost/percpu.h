@@ -27,3 +27,12 @@ struct percpu_risk {
 void percpu_risk_estimate(const struct cost_kernel *k, const struct cost_module *m,
 			  unsigned int ncpus, bool fails, bool compressed_flag,
 			  struct percpu_risk *ret);
+
+/* A module every CPU's devices ask for, and what its per-CPU storm costs */
+struct percpu_alias_risk {
+	char name[64];
+	const char *alias;	/* "cpu", "ACPI0007", "LNXCPU" */
+	bool fails;		/* its init failed in the capture */
+	struct percpu_risk risk;
+};
+

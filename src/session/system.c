@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "cost/catalog.h"
+#include "cost/percpu.h"
+#include "ledger/ledger.h"
 #include "sources/kconfig.h"
 #include "sources/moduledir.h"
 #include "sources/modindex.h"
@@ -261,4 +263,54 @@ bool kt_alias_is_percpu(const char *pattern)
 {
 	return strncmp(pattern, "cpu:type", 8) == 0 || strstr(pattern, "ACPI0007") ||
 	       strstr(pattern, "LNXCPU");
+}
+
+int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
+			   unsigned int ncpus, struct percpu_alias_risk *ret, size_t max,
+			   size_t *ret_n, const char **ret_alias_from)
+{
+	char **aliases = NULL;
+	size_t n_ret = 0;
+	int r;
+
+	*ret_n = 0;
+	if (!sys->idx || !sys->cat)
+		return 0;
+	r = kt_system_cpu_modaliases(sys, &aliases, ret_alias_from);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; aliases[i]; i++) {
+		char **names = NULL;
+		size_t n = 0;
+
+		if (modindex_lookup(sys->idx, aliases[i], &names, &n) < 0)
+			continue;
+		for (size_t k = 0; k < n && n_ret < max; k++) {
+			struct catalog_entry *e = catalog_find(sys->cat, names[k]);
+			const struct cost_module *m = catalog_cost_module(sys->cat, e);
+			struct percpu_alias_risk *p = &ret[n_ret];
+			bool dup = false, fails = false;
+
+			for (size_t q = 0; q < n_ret; q++)
+				dup = dup || !strcmp(ret[q].name, e ? e->name : names[k]);
+			if (!e || !m || dup)
+				continue;
+			for (size_t a = 0; l && a < l->n_attempts; a++) {
+				const struct attempt *at = &l->attempts[a];
+
+				fails = fails || (at->module && !strcmp(at->module, e->name) &&
+						  at->outcome == OUTCOME_INIT_FAILED);
+			}
+			snprintf(p->name, sizeof(p->name), "%s", e->name);
+			p->alias = i == 0 ? "cpu" : i == 1 ? "ACPI0007" : "LNXCPU";
+			p->fails = fails;
+			percpu_risk_estimate(&sys->k, m, ncpus, fails, sys->k.in_kernel_decompress,
+					     &p->risk);
+			n_ret++;
+		}
+		modindex_names_free(names);
+	}
+	modindex_names_free(aliases);
+	*ret_n = n_ret;
+	return 0;
 }

@@ -138,3 +138,15 @@ unsigned int kt_system_count_cpus(const struct kt_system *sys, unsigned int trac
 int kt_system_cpu_modaliases(const struct kt_system *sys, char ***ret, const char **ret_from);
 /* Is @pattern (a modules.alias pattern) one every CPU matches: cpu:type, ACPI0007, LNXCPU? */
 bool kt_alias_is_percpu(const char *pattern);
+
+struct ledger;
+struct percpu_alias_risk;
+/*
+ * The modules the CPUs' aliases resolve to in the module tree (at most @max, each
+ * once), each with what a storm of @ncpus loads costs; those whose init failed in @l
+ * (may be NULL) are priced as failing every time. Nothing without an index and a
+ * catalog. 0 or -ENOMEM.
+ */
+int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
+			   unsigned int ncpus, struct percpu_alias_risk *ret, size_t max,
+			   size_t *ret_n, const char **ret_alias_from);

@@ -689,7 +689,7 @@ int report_render_percpu(const struct report_data *d, struct out *o)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < d->n_percpu && r >= 0; i++) {
-		const struct report_percpu *p = &d->percpu[i];
+		const struct percpu_alias_risk *p = &d->percpu[i];
 		size_t row;
 
 		r = table_add_row(t, &row);

@@ -81,12 +81,7 @@ struct report_data {
 	unsigned int ncpus;
 	const char *ncpus_from;		/* NULL: unknown */
 	const char *percpu_alias_from;
-	struct report_percpu {
-		char name[64];
-		const char *alias;	/* "cpu", "ACPI0007", "LNXCPU" */
-		bool fails;
-		struct percpu_risk risk;
-	} percpu[64];
+	struct percpu_alias_risk percpu[64];
 	size_t n_percpu;
 };
 #define REPORT_MAX_PERCPU 64
@@ -117,3 +112,14 @@ void report_render_vmsample(const struct vmsample *s, unsigned int interval_ms, 
 struct live_status;
 /* The "live" section (views/report-live.c): what a live collection had, lacked and lost */
 void live_render(const struct live_status *st, struct out *o);
+
+struct boot_capture;
+/*
+ * report --boot: the capture's source, when it began, and the Live modules of @d->pm it
+ * has no load of (loaded before tracing started: an initramfs, a late service), into
+ * @rb; those names in *ret_untraced (the caller frees the array, not the names). 0 or
+ * -ENOMEM.
+ */
+int report_boot_describe(const struct boot_capture *bc, const struct report_data *d,
+			 struct report_boot *rb, const char ***ret_untraced);
+
