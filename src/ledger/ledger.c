@@ -2026,13 +2026,17 @@ static int gone_add(struct priv *p, int pid, long request)
 
 /*
  * How far back of the oldest attempt still open to change (or of a newer one to come)
- * the passes look: a leader or a call overlapping a log line started at most the
- * longest call before (waiter_index_build(), names_from_klog()), and the cost model's
- * look-back for an overlapping call of a priced attempt is the longest call and a second
+ * the passes look, beyond ORDER_SLACK: a leader ended within 2 * WAITER_EXIT_SLACK_MEASURED
+ * and started at most the longest call before (waiter_index_build()), a call overlapping
+ * a log line 2 * longest + 1 s (names_from_klog()), and cost_attempt_bounded() looks back
+ * the longest call and 2 s for the calls a priced attempt overlaps
  */
 static double forget_look_back(double longest)
 {
-	return 2 * longest + 1.0 + 2 * WAITER_EXIT_SLACK_MEASURED + ORDER_SLACK;
+	double w = longest + 2 * WAITER_EXIT_SLACK_MEASURED, k = 2 * longest + 1.0,
+	       c = longest + 2.0, m = w > k ? w : k;
+
+	return m > c ? m : c;
 }
 
 int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
