@@ -15,6 +15,10 @@
 #   ci-forks N          N sched_process_fork events (and exits): ci -j
 #   ci-forks-noexit N   N sched_process_fork events, no exits (as kmodtop record traces): ci -j
 #   ci-boots N          N boot banners in one log, a finding each: ci -j
+#   ci-stream N         a trace of N attempts read as ci reads it a settled attempt at a
+#                       time, then forgotten (bench/cistream, collect_read_each()); its
+#                       module names cycle over 6000, as a machine has a few thousand
+#                       modules (N distinct names would cost memory of their own)
 #
 # Targets: report within 64 MiB plus 2 KiB per attempt, ci within 32 MiB. Each case
 # prints its RSS, the bytes per attempt where it has attempts, and "met" or "NOT met";
@@ -53,11 +57,12 @@ base_root() {
 	: >"$1/proc/vmallocinfo"
 }
 
-# gen_trace FILE N [FORKS]: N finit_module() calls, every other one loads (module_load),
-# the others fail; with FORKS 1 N forks and exits of modprobe processes instead, with
-# FORKS 2 N forks and no exits
+# gen_trace FILE N [FORKS [NAMES]]: N finit_module() calls, every other one loads
+# (module_load), the others fail; with FORKS 1 N forks and exits of modprobe processes
+# instead, with FORKS 2 N forks and no exits; with NAMES the module names cycle over that
+# many, else each load has its own
 gen_trace() {
-	awk -v n="$2" -v forks="${3:-0}" 'BEGIN {
+	awk -v n="$2" -v forks="${3:-0}" -v names="${4:-0}" 'BEGIN {
 		print "# tracer: nop"
 		print "#"
 		t = 100.0
@@ -73,7 +78,7 @@ gen_trace() {
 			task = sprintf("        modprobe-%d", pid)
 			printf "%s     [%03d] .....  %13.6f: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)\n", task, i % 64, t
 			if (i % 2 == 0) {
-				printf "%s     [%03d] .....  %13.6f: module_load: mod%07d\n", task, i % 64, t + 0.000010, i
+				printf "%s     [%03d] .....  %13.6f: module_load: mod%07d\n", task, i % 64, t + 0.000010, names ? i % names : i
 				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0x0\n", task, i % 64, t + 0.000020
 			} else {
 				printf "%s     [%03d] .....  %13.6f: sys_finit_module -> 0xfffffffffffffffe\n", task, i % 64, t + 0.000020
@@ -120,6 +125,17 @@ for n in $((10000 * SCALE)) $((100000 * SCALE)) $((300000 * SCALE)); do
 	measure ci-attempts "$n" $CI_KIB 0 "$KMODTOP" ci -j "$r/sys/kernel/tracing/trace"
 	rm -rf "$r"
 done
+
+CISTREAM=${CISTREAM:-$BUILDDIR/bench/cistream}
+if [ -x "$CISTREAM" ]; then
+	for n in $((100000 * SCALE)) $((300000 * SCALE)) $((1000000 * SCALE)); do
+		gen_trace "$work/stream.trace" "$n" 0 6000
+		measure ci-stream "$n" $CI_KIB 0 "$CISTREAM" "$work/stream.trace"
+		rm -f "$work/stream.trace"
+	done
+else
+	echo "   ci-stream: no $CISTREAM (make bench/cistream), not run"
+fi
 
 n=$((1000000 * SCALE))
 r=$work/loglines

@@ -138,6 +138,30 @@ void cost_attempt(const struct cost_kernel *k, const struct attempt *a,
 	ac->wasted = attempt_is_failure(a) ? ac->est_total : 0;
 }
 
+/* @l's attempt @i's race_extra, looking for the load it raced among attempts [lo, hi) */
+static uint64_t race_extra(const struct cost_kernel *k, const struct ledger *l, size_t i,
+			   size_t lo, size_t hi, cost_lookup_fn lookup, void *userdata)
+{
+	const struct attempt *a = &l->attempts[i];
+	const struct cost_module *m;
+
+	/* with the layout probe traced the estimate already says whether it did */
+	if (!k->lp.early_dup_check ||
+	    (a->outcome != OUTCOME_DUP_LIVE && a->outcome != OUTCOME_DUP_CONCURRENT) ||
+	    a->layout_probed || !a->module || !lookup || !(m = lookup(userdata, a->module)) ||
+	    !m->has_layout)
+		return 0;
+	for (size_t j = lo; j < hi; j++) {
+		const struct attempt *b = &l->attempts[j];
+
+		if (!b->module_load_seen || !b->module || strcmp(b->module, a->module) != 0 ||
+		    b->start >= a->end || a->start >= b->end)
+			continue;
+		return cost_layout(k, m);
+	}
+	return 0;
+}
+
 /*
  * A 6.5+ finit_module() the trace saw only the entry and exit of: a waiter if a call
  * with the same result overlapped it, else it did its own work. The timing rule of the
@@ -279,24 +303,8 @@ int cost_compute_bounded(const struct ledger *l, const struct cost_kernel *k,
 		}
 	}
 	/* duplicates that raced a load of their module (see race_extra) */
-	for (size_t i = 0; k->lp.early_dup_check && i < l->n_attempts; i++) {
-		const struct attempt *a = &l->attempts[i];
-		const struct cost_module *m;
-
-		/* with the layout probe traced the estimate already says whether it did */
-		if ((a->outcome != OUTCOME_DUP_LIVE && a->outcome != OUTCOME_DUP_CONCURRENT) ||
-		    a->layout_probed || !a->module || !lookup || !(m = lookup(userdata, a->module)) || !m->has_layout)
-			continue;
-		for (size_t j = 0; j < l->n_attempts; j++) {
-			const struct attempt *b = &l->attempts[j];
-
-			if (!b->module_load_seen || !b->module || strcmp(b->module, a->module) != 0 ||
-			    b->start >= a->end || a->start >= b->end)
-				continue;
-			r->att[i].race_extra = cost_layout(k, m);
-			break;
-		}
-	}
+	for (size_t i = 0; i < l->n_attempts; i++)
+		r->att[i].race_extra = race_extra(k, l, i, 0, l->n_attempts, lookup, userdata);
 	{
 		double longest = 0;
 
@@ -333,4 +341,24 @@ int cost_compute_bounded(const struct ledger *l, const struct cost_kernel *k,
 	}
 	*ret = r;
 	return 0;
+}
+
+int cost_attempt_bounded(const struct ledger *l, size_t i, const struct cost_kernel *k,
+			 double longest, cost_lookup_fn lookup, cost_max_fn max, void *userdata,
+			 struct attempt_cost *ac)
+{
+	const struct attempt *a = &l->attempts[i];
+	size_t lo = i, hi = i + 1;
+
+	cost_attempt(k, a, a->module && lookup ? lookup(userdata, a->module) : NULL, ac);
+	/*
+	 * The calls it overlaps: started at most the longest call before it (and the second
+	 * entry order may stray from time order), and before it ended
+	 */
+	while (lo > 0 && !(l->attempts[lo - 1].start < a->start - longest - 2.0))
+		lo--;
+	while (hi < l->n_attempts && !(l->attempts[hi].start > a->end + 1.0))
+		hi++;
+	ac->race_extra = race_extra(k, l, i, lo, hi, lookup, userdata);
+	return attempt_bounds(k, l, i, longest, lookup, max, userdata, ac);
 }

@@ -101,6 +101,14 @@ int cost_compute(const struct ledger *l, const struct cost_kernel *k, cost_looku
 int cost_compute_bounded(const struct ledger *l, const struct cost_kernel *k,
 			 cost_lookup_fn lookup, cost_max_fn max, void *userdata,
 			 struct cost_result **ret);
+/*
+ * Attempt @i of @l priced as cost_compute_bounded() prices it (its estimate, race_extra,
+ * its bounds), looking at the attempts it overlaps only: those kept around it, @longest
+ * the longest complete call among them. 0 or -ENOMEM.
+ */
+int cost_attempt_bounded(const struct ledger *l, size_t i, const struct cost_kernel *k,
+			 double longest, cost_lookup_fn lookup, cost_max_fn max, void *userdata,
+			 struct attempt_cost *ac);
 struct cost_result *cost_result_free(struct cost_result *r);
 const char *cost_source_name(enum cost_source s);
 const struct module_cost *cost_module_find(const struct cost_result *r, const char *name);

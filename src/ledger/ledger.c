@@ -49,6 +49,14 @@ struct open_call {
 	size_t attempt;
 };
 
+/* PID_MAX_LIMIT of 64-bit Linux: pids below it take a bit each once forgotten */
+#define PID_BITS (1u << 22)
+
+struct gone_pid {
+	int pid;
+	long request;			/* its first attempt's, -1: none */
+};
+
 struct live_event {
 	double ts;
 	bool live;
@@ -78,7 +86,18 @@ struct priv {
 	size_t n_names, cap_names;
 	struct hindex *name_idx;
 	struct proctab *procs;
-	struct hindex *pid_first;	/* each pid's first attempt */
+	struct hindex *pid_first;	/* each pid's first attempt, if still kept */
+	/*
+	 * The pids whose first attempt was forgotten (ledger_forget_settled()): a later
+	 * attempt of theirs is not their first, and follows that first's autoload request.
+	 * A bit per pid below PID_BITS, the others (and those with a request) in @gone.
+	 */
+	uint64_t *gone_bits;
+	struct gone_pid *gone;
+	size_t n_gone, cap_gone;
+	struct hindex *gone_idx;
+	/* a time that is not a finite number was seen: look-backs may reach anything */
+	bool keep_all;
 	double longest;			/* the longest complete call (NaN: infinite) */
 	size_t n_req_resolved;		/* requests [0, n) asked resolve_alias() */
 	uint64_t live_named_settled;
@@ -238,6 +257,9 @@ struct ledger *ledger_free(struct ledger *l)
 		free(p->wi_pos);
 		proctab_free(p->procs);
 		hindex_free(p->pid_first);
+		free(p->gone_bits);
+		free(p->gone);
+		hindex_free(p->gone_idx);
 		free(p);
 	}
 	free(l->attempts);
@@ -365,12 +387,43 @@ static bool pid_is(size_t pos, const void *key, const void *userdata)
 	return l->attempts[pos].pid == *(const int *)key;
 }
 
-/* The first attempt of @pid in the whole trace, or HINDEX_NONE */
+static bool gone_is(size_t pos, const void *key, const void *userdata)
+{
+	const struct priv *p = userdata;
+
+	return p->gone[pos].pid == *(const int *)key;
+}
+
+/* @pid's entry among those whose first attempt was forgotten, or NULL */
+static const struct gone_pid *gone_find(const struct priv *p, int pid)
+{
+	static const struct gone_pid no_request = { 0, -1 };
+	size_t pos;
+
+	if (!p->gone_bits)
+		return NULL;
+	if (pid >= 0 && (unsigned int)pid < PID_BITS &&
+	    !(p->gone_bits[(unsigned int)pid / 64] & (UINT64_C(1) << (pid % 64))))
+		return NULL;
+	pos = hindex_find(p->gone_idx, pid_hash(pid), gone_is, &pid, p);
+	if (pos != HINDEX_NONE)
+		return &p->gone[pos];
+	/* in the bits alone: no request */
+	return pid >= 0 && (unsigned int)pid < PID_BITS ? &no_request : NULL;
+}
+
+/* The first attempt of @pid was forgotten (an index before every attempt kept) */
+#define PID_FIRST_GONE (SIZE_MAX - 1)
+
+/* The first attempt of @pid in the whole trace, PID_FIRST_GONE, or HINDEX_NONE */
 static size_t pid_first(const struct ledger *l, int pid)
 {
 	const struct priv *p = l->priv;
+	size_t pos = hindex_find(p->pid_first, pid_hash(pid), pid_is, &pid, l);
 
-	return hindex_find(p->pid_first, pid_hash(pid), pid_is, &pid, l);
+	if (pos == HINDEX_NONE && gone_find(p, pid))
+		return PID_FIRST_GONE;
+	return pos;
 }
 
 static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attempt_syscall sc)
@@ -408,6 +461,7 @@ static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attemp
 	a->pid = ev->pid;
 	a->tgid = ev->tgid;
 	a->start = a->end = ev->ts;
+	p->keep_all = p->keep_all || !isfinite(ev->ts);
 	a->outcome = OUTCOME_INCOMPLETE;
 	a->leader = -1;
 	a->request = -1;
@@ -465,6 +519,7 @@ static int on_exit_(struct ledger *l, const struct ktrace_event *ev, enum attemp
 	a = &l->attempts[p->open[o].attempt];
 	open_remove(p, (size_t)o);
 	a->end = ev->ts;
+	p->keep_all = p->keep_all || !isfinite(ev->ts);
 	a->complete = true;
 	a->ret = ev->sys_exit.ret;
 	/* the raw syscall return: -errno in [-4095, -1] */
@@ -1763,8 +1818,12 @@ static int link_modprobes(struct ledger *l, size_t from)
 		/* the process's first attempt decides; later ones follow it */
 		if (first != i) {
 			/* its first is settled: follow it (those after it are linked below) */
-			if (first < from && l->attempts[first].request >= 0) {
-				a->request = l->attempts[first].request;
+			long req = first == PID_FIRST_GONE ? gone_find(p, a->pid)->request
+				   : first < from	     ? l->attempts[first].request
+							     : -1;
+
+			if (req >= 0) {
+				a->request = req;
 				l->requests[a->request].n_attempts++;
 			}
 			continue;
@@ -1939,4 +1998,96 @@ int ledger_finish(struct ledger *l)
 const struct proctab *ledger_proctab(const struct ledger *l)
 {
 	return ((const struct priv *)l->priv)->procs;
+}
+
+/* Marks @pid's first attempt, with its autoload request, as forgotten. 0 or -ENOMEM. */
+static int gone_add(struct priv *p, int pid, long request)
+{
+	if (!p->gone_bits) {
+		if (hindex_new(&p->gone_idx) < 0)
+			return -ENOMEM;
+		p->gone_bits = calloc(PID_BITS / 64, sizeof(*p->gone_bits));
+		if (!p->gone_bits) {
+			p->gone_idx = hindex_free(p->gone_idx);
+			return -ENOMEM;
+		}
+	}
+	if (pid >= 0 && (unsigned int)pid < PID_BITS) {
+		p->gone_bits[(unsigned int)pid / 64] |= UINT64_C(1) << (pid % 64);
+		if (request < 0)
+			return 0;
+	}
+	if (array_grow((void **)&p->gone, p->n_gone, &p->cap_gone, sizeof(*p->gone)) < 0 ||
+	    hindex_add(p->gone_idx, pid_hash(pid), p->n_gone) < 0)
+		return -ENOMEM;
+	p->gone[p->n_gone++] = (struct gone_pid){ pid, request };
+	return 0;
+}
+
+/*
+ * How far back of the oldest attempt still open to change (or of a newer one to come)
+ * the passes look, beyond ORDER_SLACK: a leader ended within 2 * WAITER_EXIT_SLACK_MEASURED
+ * and started at most the longest call before (waiter_index_build()), a call overlapping
+ * a log line 2 * longest + 1 s (names_from_klog()), and cost_attempt_bounded() looks back
+ * the longest call and 2 s for the calls a priced attempt overlaps
+ */
+static double forget_look_back(double longest)
+{
+	double w = longest + 2 * WAITER_EXIT_SLACK_MEASURED, k = 2 * longest + 1.0,
+	       c = longest + 2.0, m = w > k ? w : k;
+
+	return m > c ? m : c;
+}
+
+int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
+{
+	struct priv *p = l->priv;
+	size_t f = l->n_settled, d;
+	/* attempts to come start, in a trace in time order, no earlier than this */
+	double t = now - ORDER_SLACK;
+	struct hindex *first;
+
+	*ret_n = 0;
+	if (p->keep_all || !isfinite(p->longest) || !isfinite(now))
+		return 0;
+	if (f < l->n_attempts && l->attempts[f].start < t)
+		t = l->attempts[f].start;
+	d = look_back(l, f, t - forget_look_back(p->longest));
+	if (!d)
+		return 0;
+	if (hindex_new(&first) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < d; i++) {
+		const struct attempt *a = &l->attempts[i];
+
+		if (pid_first(l, a->pid) == i && gone_add(p, a->pid, a->request) < 0) {
+			hindex_free(first);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < d; i++)
+		proctab_unpin(p->procs, l->attempts[i].pid);
+	memmove(l->attempts, l->attempts + d, (l->n_attempts - d) * sizeof(*l->attempts));
+	l->n_attempts -= d;
+	l->n_settled -= d;
+	l->n_forgotten += d;
+	for (size_t k = 0; k < p->n_open; k++)
+		p->open[k].attempt -= d;
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+
+		/* only a settled waiter can have a leader this far back: it stays a waiter */
+		if (a->leader >= 0)
+			a->leader = (size_t)a->leader >= d ? a->leader - (long)d : -1;
+		if (!gone_find(p, a->pid) &&
+		    hindex_find(first, pid_hash(a->pid), pid_is, &a->pid, l) == HINDEX_NONE &&
+		    hindex_add(first, pid_hash(a->pid), i) < 0) {
+			hindex_free(first);
+			return -ENOMEM;
+		}
+	}
+	hindex_free(p->pid_first);
+	p->pid_first = first;
+	*ret_n = d;
+	return 0;
 }

@@ -198,6 +198,11 @@ struct ledger {
 	 * [0, n_requests_settled) are decided for good; the rest may still change.
 	 */
 	size_t n_settled, n_requests_settled;
+	/*
+	 * Attempts ledger_forget_settled() dropped: attempts[i] is the trace's attempt
+	 * n_forgotten + i. 0 unless it was called.
+	 */
+	size_t n_forgotten;
 	struct ledger_ops ops;
 	/* private */
 	void *priv;
@@ -221,6 +226,20 @@ int ledger_finish(struct ledger *l);
  * as often as wanted; ledger_finish() is ledger_settle(l, INFINITY). 0 or -ENOMEM.
  */
 int ledger_settle(struct ledger *l, double now);
+/*
+ * After ledger_settle(l, @now): the settled attempts no later pass can look back at
+ * (those ended more than twice the longest call and a few seconds before the oldest
+ * attempt still open to change) are dropped from attempts[], so that a reader that took
+ * what it wanted of each as it settled keeps memory bounded by the attempts of a few
+ * seconds, whatever the length of the trace. Indices into attempts[] are rebased; a kept
+ * waiter whose leader went has leader -1. Requests, steps and log findings stay. The
+ * process table keeps a dropped attempt's process only while something else needs it.
+ * Nothing is dropped (keeping all is always right) once a trace time or a call length
+ * was not a finite number: look-backs from such a call may reach anything. The trace
+ * must come in time order, give or take a second (the ledger's own assumption). @ret_n:
+ * the attempts dropped. 0 or -ENOMEM (the ledger is then fit only for ledger_free()).
+ */
+int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n);
 
 const char *attempt_outcome_name(enum attempt_outcome o);
 const char *name_source_name(enum name_source s);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -18,7 +19,8 @@ struct proc {
 	int ppid;
 	unsigned int children;	/* entries whose ppid is this pid */
 	bool exact;		/* comm is from an event's fields, not a line's header */
-	bool pinned;		/* made a load attempt or request: looked up at the end */
+	unsigned int pinned;	/* load attempts and requests it made still kept: looked
+				 * up at the end (UINT_MAX: for good) */
 	bool exited;		/* kept only while pinned or a parent of a kept entry */
 	bool forget;		/* forget_oldest()'s choice */
 	char comm[32];
@@ -330,16 +332,45 @@ int proctab_pin(struct proctab *pt, int pid)
 	int r;
 	struct proc *p = get(pt, pid, &r);
 
-	if (p)
-		p->pinned = true;
+	if (p && p->pinned < UINT_MAX)
+		p->pinned++;
 	return r;
+}
+
+/* An entry nothing looks up goes, and the reference it held on its parent with it */
+static void drop_if_unused(struct proctab *pt, size_t h)
+{
+	struct proc *p = &pt->slots[h];
+	int up;
+
+	if (!p->exited || p->pinned || p->children)
+		return;
+	up = refs_parent(p) ? p->ppid : 0;
+	remove_slot(pt, h);
+	if (up)
+		unref(pt, up);
+}
+
+void proctab_unpin(struct proctab *pt, int pid)
+{
+	size_t h;
+	struct proc *p;
+
+	if (pid <= 0)
+		return;
+	h = slot_of(pt, pid);
+	p = &pt->slots[h];
+	/* a count that reached its ceiling no longer counts: kept for good */
+	if (!p->pid || !p->pinned || p->pinned == UINT_MAX)
+		return;
+	p->pinned--;
+	drop_if_unused(pt, h);
 }
 
 void proctab_exit(struct proctab *pt, int pid)
 {
 	size_t h;
 	struct proc *p;
-	int up;
 
 	if (pid <= 0)
 		return;
@@ -348,12 +379,7 @@ void proctab_exit(struct proctab *pt, int pid)
 	if (!p->pid)
 		return;
 	p->exited = true;
-	if (p->pinned || p->children)
-		return;
-	up = refs_parent(p) ? p->ppid : 0;
-	remove_slot(pt, h);
-	if (up)
-		unref(pt, up);
+	drop_if_unused(pt, h);
 }
 
 size_t proctab_count(const struct proctab *pt)

@@ -18,8 +18,16 @@ int proctab_name(struct proctab *pt, int pid, const char *comm);
 int proctab_fork(struct proctab *pt, int parent, int child, const char *child_comm);
 /* A parent learnt elsewhere (/proc, live): kept only when no fork of @pid said one */
 int proctab_set_parent(struct proctab *pt, int pid, int ppid);
-/* @pid made a load attempt or a request: kept, with its ancestors, for the end */
+/*
+ * @pid made a load attempt or a request: kept, with its ancestors, for the end. Counted:
+ * each pin is undone by one proctab_unpin().
+ */
 int proctab_pin(struct proctab *pt, int pid);
+/*
+ * A load attempt of @pid was forgotten (ledger_forget_settled()): with no pin left, an
+ * exited process goes, and a live one may be forgotten as an unpinned one is
+ */
+void proctab_unpin(struct proctab *pt, int pid);
 /*
  * @pid exited (sched_process_exit): its entry goes unless pinned or the parent of one
  * kept, so that a fork storm costs no memory per process

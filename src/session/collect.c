@@ -405,9 +405,28 @@ int collect_open_spool(int fd, const char *name, FILE **ret_f, char **ret_path)
 /* Warnings about skipped input lines: the first few, then a count */
 #define BAD_LINE_WARNINGS 10
 
+/*
+ * collect_read_each(): the ledger is settled every SETTLE_EVERY of trace time; each
+ * attempt that settled is priced and handed on, then forgotten
+ */
+#define SETTLE_EVERY 0.5
+/* an event this far behind the newest: the trace is not in time order, keep everything */
+#define OUT_OF_ORDER 0.5
+
+struct each_state {
+	const struct collect_each *each;
+	struct collect_lookup *lk;
+	bool price;
+	uint64_t emitted;		/* attempts handed on, from the trace's first */
+	double longest;			/* of the complete calls handed on */
+	double now, settled_at;		/* the newest event; the last settle's time */
+	bool settle_late;		/* settle only at the end (see collect_read_each()) */
+};
+
 struct read_ctx {
 	struct ledger *ledger;
 	const struct collect_input *in;
+	struct each_state *each;	/* NULL: collect_read() */
 	unsigned int bad_lines;
 	uint64_t records;
 	struct collect_window *trace_window, *log_window;	/* NULL: none kept */
@@ -433,6 +452,70 @@ static void on_bad_line(void *userdata, const struct kt_err *e)
 		log_warn("'%s': more malformed lines, not shown", e->path);
 }
 
+/* The attempts that settled since the last call, priced, to the caller's callback */
+static int each_hand_on(struct read_ctx *c)
+{
+	struct each_state *e = c->each;
+	struct ledger *l = c->ledger;
+
+	for (; e->emitted < l->n_forgotten + l->n_settled; e->emitted++) {
+		size_t i = (size_t)(e->emitted - l->n_forgotten);
+		const struct attempt *a = &l->attempts[i];
+		struct attempt_cost ac;
+		int r;
+
+		/* the longest call before it, as cost_compute_bounded() has the whole ledger's */
+		if (a->complete && a->end - a->start > e->longest)
+			e->longest = a->end - a->start;
+		if (e->price) {
+			r = cost_attempt_bounded(l, i, e->lk->k, e->longest, collect_cost_module,
+						 collect_cost_max, e->lk, &ac);
+			if (r < 0)
+				return r;
+		}
+		r = e->each->on_attempt(e->each->userdata, l, a, e->price ? &ac : NULL);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int each_settle(struct read_ctx *c)
+{
+	struct each_state *e = c->each;
+	size_t n;
+	int r;
+
+	e->settled_at = e->now;
+	r = ledger_settle(c->ledger, e->now);
+	if (r >= 0)
+		r = each_hand_on(c);
+	if (r >= 0 && !e->each->keep)
+		r = ledger_forget_settled(c->ledger, e->now, &n);
+	return r;
+}
+
+static int each_on_event(struct read_ctx *c, const struct ktrace_event *ev)
+{
+	struct each_state *e = c->each;
+
+	/* LOST lines have no time */
+	if (ev->kind == KTRACE_EV_LOST || e->settle_late)
+		return 0;
+	/* a counter clock counts no seconds; a trace far out of time order settles wrong */
+	if (!ev->ts_digits || !isfinite(ev->ts) || ev->ts < e->now - OUT_OF_ORDER) {
+		e->settle_late = true;
+		return 0;
+	}
+	if (ev->ts > e->now)
+		e->now = ev->ts;
+	if (isnan(e->settled_at)) {
+		e->settled_at = e->now;
+		return 0;
+	}
+	return e->now - e->settled_at >= SETTLE_EVERY ? each_settle(c) : 0;
+}
+
 static int on_trace_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct read_ctx *c = userdata;
@@ -450,6 +533,11 @@ static int on_trace_event(void *userdata, const struct ktrace_event *ev)
 
 		if (r < 0)
 			return r;
+	}
+	if (c->each) {
+		int r = ledger_feed_trace(c->ledger, ev);
+
+		return r < 0 ? r : each_on_event(c, ev);
 	}
 	return ledger_feed_trace(c->ledger, ev);
 }
@@ -469,10 +557,11 @@ static int on_klog_record(void *userdata, const struct klog_rec *rec)
 			       f.module_len, f.kind, f.err, rec->msg, rec->msg_len);
 }
 
-int collect_read(struct collect_lookup *lk, bool idempotent_finit,
-		 const struct collect_input *in, struct collect_result *ret)
+static int read_into(struct collect_lookup *lk, bool idempotent_finit,
+		     const struct collect_input *in, struct each_state *each,
+		     struct collect_result *ret)
 {
-	struct read_ctx c = { .in = in };
+	struct read_ctx c = { .in = in, .each = each };
 	struct ledger_ops ops;
 	struct kt_err e = { 0 };
 	int r;
@@ -526,15 +615,35 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 				 (unsigned long long)c.trace_back_steps);
 	}
 	r = ledger_finish(ret->ledger);
+	if (r >= 0 && each)
+		r = each_hand_on(&c);
 	if (r >= 0 && in->trace)
 		collect_warn_forgotten(in->trace_path, ret->ledger);
-	if (r >= 0 && lk->k && !in->ledger_only)
+	if (r >= 0 && lk->k && !in->ledger_only && !each)
 		r = cost_compute_bounded(ret->ledger, lk->k, collect_cost_module,
 					 collect_cost_max, lk, &ret->cost);
 	collect_note_layouts(lk->cat);
 	if (r < 0)
 		log_error("building load attempts: %s", strerror(-r));
 	return r;
+}
+
+int collect_read(struct collect_lookup *lk, bool idempotent_finit,
+		 const struct collect_input *in, struct collect_result *ret)
+{
+	return read_into(lk, idempotent_finit, in, NULL, ret);
+}
+
+int collect_read_each(struct collect_lookup *lk, bool idempotent_finit,
+		      const struct collect_input *in, const struct collect_each *each,
+		      struct collect_result *ret)
+{
+	struct each_state e = {
+		.each = each, .lk = lk, .price = lk->k && !in->ledger_only,
+		.now = -INFINITY, .settled_at = NAN,
+	};
+
+	return read_into(lk, idempotent_finit, in, &e, ret);
 }
 
 void collect_result_done(struct collect_result *r)

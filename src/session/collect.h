@@ -154,6 +154,35 @@ int collect_read(struct collect_lookup *lk, bool idempotent_finit,
 void collect_result_done(struct collect_result *r);
 
 /*
+ * What collect_read() reads, handed on an attempt at a time and then forgotten, so that
+ * memory stays bounded by the attempts of a few seconds of trace (ci over a trace of
+ * any length): the ledger is settled as the trace's time goes on, and each attempt, once
+ * no later event can change it, goes to @on_attempt in the ledger's order with its cost
+ * as collect_read()'s cost_compute_bounded() has it (NULL without a cost model, or with
+ * @in->ledger_only); then ledger_forget_settled() drops it. What the callback reads of
+ * @l (requests, the process table, attempts[] around @a) is valid during the call only.
+ * The attempts, their outcomes, names, requests and costs are collect_read()'s, in its
+ * order; the whole read's cost_result (per module, peak_concurrent) is the caller's to
+ * sum. *ret is collect_read()'s but for ->cost (NULL) and the ledger, which holds the
+ * requests, steps, log findings and stats but only the attempts not forgotten.
+ * Everything is kept and handed on at the end, as collect_read() does, where the trace
+ * gives no seconds (a counter clock) or goes back in time by more than half a second;
+ * see ledger_forget_settled() for what else keeps everything. A negative return of
+ * @on_attempt stops the read with it.
+ */
+struct attempt_cost;
+struct collect_each {
+	int (*on_attempt)(void *userdata, const struct ledger *l, const struct attempt *a,
+			  const struct attempt_cost *cost);
+	void *userdata;
+	bool keep;			/* forget nothing (tests compare both ways) */
+};
+
+int collect_read_each(struct collect_lookup *lk, bool idempotent_finit,
+		      const struct collect_input *in, const struct collect_each *each,
+		      struct collect_result *ret);
+
+/*
  * Live (top): the spools read as they grow, each byte once, into one ledger that
  * ledger_settle() decides as it goes, so that a refresh costs what came since the last,
  * not the history. collect_stream_feed() reads what the spools (@trace_fd, @kmsg_fd,
