@@ -31,6 +31,21 @@ struct option;
  */
 void cmd_usage_error(const char *cmd, const struct option *opts, char *const *argv, int argind);
 
+/* --width: 0 (none) or CMD_MIN_WIDTH..CMD_MAX_WIDTH columns; -EINVAL said */
+#define CMD_MIN_WIDTH 40
+#define CMD_MAX_WIDTH 100000
+int cmd_parse_width(const char *arg, int64_t *ret);
+/*
+ * The columns text fits in: @arg_width (>= 0: --width), else $COLUMNS, else the
+ * terminal's when stdout is one; else none (0), so that text piped to a file or a script
+ * is not cut.
+ */
+unsigned int cmd_text_width(int64_t arg_width);
+
+struct kt_system;
+/* What the kernel under study lacks of its release, as warnings (osrelease refused, none) */
+void cmd_warn_release(const struct kt_system *sys);
+
 struct kt_err;
 /*
  * A source that failed in a way worth telling, as a warning: its file and line, what was

@@ -13,11 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "util/escape.h"
 #include "util/log.h"
 #include "util/version.h"
 #include "session/snapshot.h"
+#include "util/parse-num.h"
+#include "util/root.h"
+#include "session/system.h"
 #include "cmd/cmd.h"
 #include "session/live.h"
 
@@ -230,4 +235,43 @@ void cmd_warn_source(const char *path, int r, const struct kt_err *e)
 	} else {
 		log_warn("'%s': %s, ignoring", path, strerror(-r));
 	}
+}
+
+int cmd_parse_width(const char *arg, int64_t *ret)
+{
+	uint32_t width;
+
+	if (parse_u32(arg, 10, &width) < 0 ||
+	    (width && (width < CMD_MIN_WIDTH || width > CMD_MAX_WIDTH))) {
+		log_error("--width: '%s' is not a width (0 for none, or %d-%d columns)", arg,
+			  CMD_MIN_WIDTH, CMD_MAX_WIDTH);
+		return -EINVAL;
+	}
+	*ret = width;
+	return 0;
+}
+
+unsigned int cmd_text_width(int64_t arg_width)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	uint32_t n;
+
+	if (arg_width >= 0)
+		return (unsigned int)arg_width;
+	if (env && parse_u32(env, 10, &n) == 0 && n >= CMD_MIN_WIDTH && n <= CMD_MAX_WIDTH)
+		return n;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col < CMD_MIN_WIDTH ? CMD_MIN_WIDTH : ws.ws_col;
+	return 0;
+}
+
+void cmd_warn_release(const struct kt_system *sys)
+{
+	if (sys->release_rejected)
+		log_warn("'proc/sys/kernel/osrelease': not a kernel release, ignoring");
+	if (!kt_system_release(sys))
+		log_warn("kernel release unknown (no proc/sys/kernel/osrelease under '%s'); "
+			 "use --kernel-release",
+			 root_dir(sys->root));
 }

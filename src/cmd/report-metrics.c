@@ -212,3 +212,16 @@ int report_write_textfile(const struct report_data *d, const struct metrics_opts
 	atomic_file_free(af);
 	return r;
 }
+
+int report_metrics_check(struct metrics_opts *mo, bool json)
+{
+	if (mo->openmetrics + mo->prometheus + json > 1) {
+		log_error("report: one of -j, --openmetrics and --prometheus");
+		return EXIT_USAGE;
+	}
+	if (mo->n_labels && !(mo->openmetrics || mo->prometheus || mo->textfile)) {
+		log_error("report: --label goes with --openmetrics, --prometheus or --textfile");
+		return EXIT_USAGE;
+	}
+	return mo->textfile ? report_resolve_textfile(mo) : EXIT_OK;
+}

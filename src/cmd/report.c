@@ -1,51 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <signal.h>
-#include <math.h>
 #include <getopt.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cost/catalog.h"
-#include "cost/cost.h"
-#include "cost/estimate.h"
-#include "cost/loadpath.h"
-#include "cost/percpu.h"
-#include "ledger/klog-findings.h"
-#include "ledger/ledger.h"
-#include "ledger/summary.h"
-#include "cost/modmem.h"
 #include "output/output.h"
-#include "sources/dmesg-text.h"
-#include "sources/kconfig.h"
-#include "sources/kmsg.h"
-#include "sources/meminfo.h"
-#include "sources/modindex.h"
-#include "sources/moduledir.h"
-#include "sources/modstats.h"
-#include "sources/proc-modules.h"
-#include "sources/stream.h"
-#include "sources/sys-module.h"
-#include "sources/tainted.h"
-#include "sources/trace/text.h"
-#include "sources/trace/order.h"
-#include "sources/vmallocinfo.h"
-#include "util/io.h"
 #include "util/log.h"
-#include "util/macro.h"
 #include "util/parse-num.h"
 #include "util/root.h"
-#include "util/atomic-file.h"
-#include "util/escape.h"
-#include "util/io.h"
-#include "output/openmetrics.h"
-#include "sources/boot-id.h"
 #include "views/report.h"
 #include "cmd/cmd.h"
 #include "cmd/report.h"
@@ -132,28 +100,6 @@ enum {
 	OPT_BOOT,
 	OPT_WIDTH,
 };
-
-#define MIN_WIDTH 40
-#define MAX_WIDTH 100000
-
-/*
- * The columns the text fits in: --width, else $COLUMNS, else the terminal's when stdout
- * is one; else none (0), so that text piped to a file or a script is not cut.
- */
-static unsigned int text_width(int64_t arg_width)
-{
-	struct winsize ws;
-	const char *env = getenv("COLUMNS");
-	uint32_t n;
-
-	if (arg_width >= 0)
-		return (unsigned int)arg_width;
-	if (env && parse_u32(env, 10, &n) == 0 && n >= MIN_WIDTH && n <= MAX_WIDTH)
-		return n;
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
-		return ws.ws_col < MIN_WIDTH ? MIN_WIDTH : ws.ws_col;
-	return 0;
-}
 
 
 struct collected {
@@ -267,21 +213,6 @@ static int read_attempts(struct collected *c, struct report_data *d,
  * read, so that the report describes the state the collection ended in, as a bundle
  * recorded at the same time would.
  */
-/* --boot=N: 0, -1, -2... as journalctl -b counts back */
-static int parse_boot_n(const char *s, int32_t *ret)
-{
-	uint32_t v;
-
-	if (s[0] == '-')
-		s++;
-	else if (strcmp(s, "0") != 0)
-		return -EINVAL;
-	if (parse_u32(s, 10, &v) < 0 || v > 100000)
-		return -EINVAL;
-	*ret = -(int32_t)v;
-	return 0;
-}
-
 static int collect_live(struct collected *c, const struct global_opts *g, struct live_opts *lo)
 {
 	struct utsname u;
@@ -320,7 +251,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	};
 	const char *arg_trace = NULL, *arg_log = NULL;
 	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false, arg_no_cache = false;
-	uint32_t arg_cpus = 0, width;
+	uint32_t arg_cpus = 0;
 	int64_t arg_width = -1;
 	struct collected c = { .pre_trace_fd = -1, .pre_log_fd = -1 };
 	struct boot_capture bc = { .trace_fd = -1, .log_fd = -1 };
@@ -376,7 +307,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			continue;
 		case OPT_BOOT:
 			arg_boot = true;
-			if (optarg && (parse_boot_n(optarg, &arg_boot_n) < 0)) {
+			if (optarg && (boot_capture_parse_index(optarg, &arg_boot_n) < 0)) {
 				log_error("--boot: '%s' is not a boot (0 this one, -1 the one before, "
 					  "...)", optarg);
 				ret = EXIT_USAGE;
@@ -399,14 +330,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			arg_attempts = true;
 			continue;
 		case OPT_WIDTH:
-			if (parse_u32(optarg, 10, &width) < 0 ||
-			    (width && (width < MIN_WIDTH || width > MAX_WIDTH))) {
-				log_error("--width: '%s' is not a width (0 for none, or %d-%d columns)",
-					  optarg, MIN_WIDTH, MAX_WIDTH);
+			if (cmd_parse_width(optarg, &arg_width) < 0) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			arg_width = width;
 			continue;
 		case OPT_NO_CACHE:
 			arg_no_cache = true;
@@ -445,23 +372,11 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (mo.openmetrics + mo.prometheus + g->json > 1) {
-		log_error("report: one of -j, --openmetrics and --prometheus");
-		ret = EXIT_USAGE;
+	ret = report_metrics_check(&mo, g->json);
+	if (ret != EXIT_OK)
 		goto out;
-	}
+	ret = EXIT_ERROR;
 	metrics_out = mo.openmetrics || mo.prometheus || mo.textfile;
-	if (mo.n_labels && !metrics_out) {
-		log_error("report: --label goes with --openmetrics, --prometheus or --textfile");
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (mo.textfile) {
-		ret = report_resolve_textfile(&mo);
-		if (ret != EXIT_OK)
-			goto out;
-		ret = EXIT_ERROR;
-	}
 	color_init(g->color, !g->json && !metrics_out && isatty(STDOUT_FILENO));
 
 	if (arg_boot) {
@@ -539,14 +454,9 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		log_warn("'proc/modules': every module address reads as 0 (kernel.kptr_restrict=2, "
 			 "or this user lacks CAP_SYSLOG): joining vmallocinfo areas to modules by "
 			 "address needs root");
-	if (c.sys.release_rejected)
-		log_warn("'proc/sys/kernel/osrelease': not a kernel release, ignoring");
+	cmd_warn_release(&c.sys);
 	d.release = kt_system_release(&c.sys);
 	d.release_from = kt_system_release_from(&c.sys);
-	if (!d.release)
-		log_warn("kernel release unknown (no proc/sys/kernel/osrelease under '%s'); "
-			 "use --kernel-release",
-			 d.root);
 	for (size_t i = 0; i < c.snap.n_issues; i++)
 		cmd_warn_source(c.snap.issues[i].path, c.snap.issues[i].err, &c.snap.issues[i].e);
 	if (c.snap.vi) {
@@ -636,7 +546,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			log_error("out of memory");
 			goto out;
 		}
-		out_set_width(o, text_width(arg_width));
+		out_set_width(o, cmd_text_width(arg_width));
 		r = report_render(&d, o);
 		if (r >= 0 && c.live)
 			live_render(live_get_status(c.live), o);

@@ -28,6 +28,11 @@ struct metrics_opts {
 /* NAME=VALUE: a label name kmodtop does not use itself, and a UTF-8 value. 0, or -1 said */
 int report_parse_label(struct metrics_opts *mo, const char *arg);
 void report_metrics_opts_done(struct metrics_opts *mo);
+/*
+ * The metrics options together, and --textfile's file resolved: an exit code (EXIT_OK,
+ * or the error said)
+ */
+int report_metrics_check(struct metrics_opts *mo, bool json);
 /* --textfile: the file it names, checked; an exit code (EXIT_OK, or the error said) */
 int report_resolve_textfile(struct metrics_opts *mo);
 int report_write_metrics(const struct report_data *d, const struct metrics_opts *mo,

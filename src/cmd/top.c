@@ -338,10 +338,7 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 		log_error("'%s': %s", dir, strerror(-r));
 		goto out;
 	}
-	if (!kt_system_release(&sys))
-		log_warn("kernel release unknown (no proc/sys/kernel/osrelease under '%s'); "
-			 "use --kernel-release",
-			 dir);
+	cmd_warn_release(&sys);
 	if (sys.kconfig_err < 0 && sys.kconfig_err != -ENOENT && sys.kconfig_err != -ENOMEM)
 		cmd_warn_source("kernel configuration", sys.kconfig_err, &sys.kconfig_e);
 	kt_system_open_module_tree(&sys, !arg_no_cache);

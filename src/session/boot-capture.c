@@ -13,6 +13,7 @@
 #include "sources/journal-klog.h"
 #include "sources/kmsg-follow.h"
 #include "util/root.h"
+#include "util/parse-num.h"
 #include "session/boot-capture.h"
 
 /* per_cpu/cpuN/stats: "overrun: N" and "dropped events: N" summed */
@@ -429,4 +430,18 @@ void boot_capture_done(struct boot_capture *bc)
 	free(bc->log_name);
 	bc->bundle = bc->trace_name = bc->log_name = NULL;
 	bc->trace_fd = bc->log_fd = -1;
+}
+
+int boot_capture_parse_index(const char *s, int32_t *ret)
+{
+	uint32_t v;
+
+	if (s[0] == '-')
+		s++;
+	else if (strcmp(s, "0") != 0)
+		return -EINVAL;
+	if (parse_u32(s, 10, &v) < 0 || v > 100000)
+		return -EINVAL;
+	*ret = -(int32_t)v;
+	return 0;
 }

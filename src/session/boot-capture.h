@@ -63,3 +63,7 @@ struct boot_capture {
 int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 		      const char **ret_why);
 void boot_capture_done(struct boot_capture *bc);
+
+/* --boot=N: 0, -1, -2... as journalctl -b counts back (at most 100000). 0 or -EINVAL */
+int boot_capture_parse_index(const char *s, int32_t *ret);
+
