@@ -5,7 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "output/ci-formats.h"
-#include "views/ci.h"
+#include "ci/ci.h"
 
 /*
  * `ci`'s settings: the command line, then a config file (--config, one "key = value" a

@@ -250,7 +250,7 @@ static const char *const format_names[] = {
 };
 
 struct run {
-	struct ci *ci;
+	struct ci_findings *ci;
 	struct cost_ctx *cost;
 	const struct global_opts *g;
 	struct kt_root *idx_root;	/* modprobe.d for the module index: --root, or / */
@@ -1512,8 +1512,8 @@ static bool write_in_place(const char *path)
 	return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode);
 }
 
-static int write_file(const char *opt, const char *path, const struct ci *ci, bool pretty,
-		      int (*fn)(const struct ci *, FILE *, bool))
+static int write_file(const char *opt, const char *path, const struct ci_findings *ci, bool pretty,
+		      int (*fn)(const struct ci_findings *, FILE *, bool))
 {
 	struct atomic_file *af = NULL;
 	FILE *f = NULL;
@@ -1544,17 +1544,17 @@ static int write_file(const char *opt, const char *path, const struct ci *ci, bo
 	return r;
 }
 
-static int junit_fn(const struct ci *ci, FILE *f, bool pretty)
+static int junit_fn(const struct ci_findings *ci, FILE *f, bool pretty)
 {
 	return ci_write_junit(ci, f);
 }
 
-static int sarif_fn(const struct ci *ci, FILE *f, bool pretty)
+static int sarif_fn(const struct ci_findings *ci, FILE *f, bool pretty)
 {
 	return ci_write_sarif(ci, f, pretty);
 }
 
-static int github_fn(const struct ci *ci, FILE *f, bool pretty)
+static int github_fn(const struct ci_findings *ci, FILE *f, bool pretty)
 {
 	return ci_write_github(ci, f);
 }

@@ -874,9 +874,9 @@ static void test_classes(void **state)
 	assert_int_equal(ci_class_group((size_t)ci_class_find("duplicate-live")), CI_GROUP_DUPLICATE);
 }
 
-static struct ci *new_ci(struct ci_options *o)
+static struct ci_findings *new_ci(struct ci_options *o)
 {
-	struct ci *c;
+	struct ci_findings *c;
 
 	memset(o, 0, sizeof(*o));
 	o->max_duplicates = o->max_failures = o->max_wasted = -1;
@@ -905,7 +905,7 @@ static void test_log_attempts(void **state)
 		struct ci_input_stats st = { 0 };
 		struct ci_finding_info fi;
 		struct ci_options o;
-		struct ci *c = new_ci(&o);
+		struct ci_findings *c = new_ci(&o);
 		enum ci_result res;
 		size_t n_seen = 0;
 		FILE *f;
@@ -980,7 +980,7 @@ static void test_klog_repeat(void **state)
 	static const size_t runs[][2] = { { 1, 3 }, { 5, 6 }, { 7, 8 }, { 10, 11 } };
 	const size_t n_msgs = sizeof(msgs) / sizeof(msgs[0]);
 	struct ci_options o1, o2;
-	struct ci *one = new_ci(&o1), *rep = new_ci(&o2);
+	struct ci_findings *one = new_ci(&o1), *rep = new_ci(&o2);
 	struct ci_input_stats st = { .records = n_msgs, .lines = 3 * n_msgs };
 	struct klog_rec rec = { 0 };
 	enum ci_result res;
@@ -1143,7 +1143,7 @@ static void test_every_format(void **state)
 	size_t n, n_nd;
 	struct stream_needles *s;
 	struct ci_options o;
-	struct ci *c = new_ci(&o);
+	struct ci_findings *c = new_ci(&o);
 	struct ci_input_stats st = { .records = 1 };
 
 	nd = ci_needles(&n_nd);
@@ -1216,7 +1216,7 @@ static void test_boots_and_gates(void **state)
 		"Linux version 6.12.1 (x@y) #3",
 	};
 	struct ci_options o;
-	struct ci *c = new_ci(&o);
+	struct ci_findings *c = new_ci(&o);
 	struct ci_input_stats st = { .records = 9, .lines = 9 };
 	struct ci_finding_info fi;
 	enum ci_result res;
@@ -1305,7 +1305,7 @@ static void test_boots_and_gates(void **state)
 /* --- formats ------------------------------------------------------------------------- */
 
 /* ci_write_*() into a string */
-static char *ci_written(const struct ci *c, int (*write)(const struct ci *, FILE *))
+static char *ci_written(const struct ci_findings *c, int (*write)(const struct ci_findings *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -1317,7 +1317,7 @@ static char *ci_written(const struct ci *c, int (*write)(const struct ci *, FILE
 	return buf;
 }
 
-static int sarif_plain(const struct ci *c, FILE *f)
+static int sarif_plain(const struct ci_findings *c, FILE *f)
 {
 	return ci_write_sarif(c, f, false);
 }
@@ -1331,7 +1331,7 @@ static void test_formats_escape_log_text(void **state)
 	static const char line[] = "modprobe: vmalloc error: size 8192, failed to map pages\n"
 				   "::error ::owned\xe2\x80\xae" "dlrow";
 	struct ci_options o;
-	struct ci *c = new_ci(&o);
+	struct ci_findings *c = new_ci(&o);
 	struct ci_input_stats st = { .records = 1, .lines = 1 };
 	struct klog_rec rec = { .msg = line, .msg_len = sizeof(line) - 1 };
 	enum ci_result res;
