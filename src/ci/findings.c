@@ -47,23 +47,17 @@ const char *ci_name_of(const struct ci_findings *c, uint32_t id)
 	return id && id <= c->names.n ? c->names.s[id - 1] : NULL;
 }
 
-static int names_rehash(struct names *nm, size_t n_slots)
+struct name_key {
+	const char *s;
+	size_t len;
+};
+
+static bool name_eq(size_t pos, const void *key, const void *userdata)
 {
-	uint32_t *slots = calloc(n_slots, sizeof(*slots));
+	const struct names *nm = userdata;
+	const struct name_key *k = key;
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < nm->n; i++) {
-		size_t h = hash_words(nm->raw[i], nm->raw_len[i], 1) & (n_slots - 1);
-
-		while (slots[h])
-			h = (h + 1) & (n_slots - 1);
-		slots[h] = (uint32_t)(i + 1);
-	}
-	free(nm->slots);
-	nm->slots = slots;
-	nm->n_slots = n_slots;
-	return 0;
+	return nm->raw_len[pos] == k->len && memcmp(nm->raw[pos], k->s, k->len) == 0;
 }
 
 /*
@@ -73,8 +67,9 @@ static int names_rehash(struct names *nm, size_t n_slots)
 static int intern(struct ci_findings *c, const char *s, size_t len, uint32_t *ret)
 {
 	struct names *nm = &c->names;
-	size_t h;
-	int r;
+	struct name_key k;
+	uint64_t h;
+	size_t pos;
 
 	if (!s || !len) {
 		*ret = 0;
@@ -83,20 +78,14 @@ static int intern(struct ci_findings *c, const char *s, size_t len, uint32_t *re
 	/* module names are at most 55 bytes; longer text is cut (it is evidence only) */
 	if (len > NAME_MAX_RAW)
 		len = NAME_MAX_RAW;
-	if (nm->n_slots == 0 || (nm->n + 1) * 2 > nm->n_slots) {
-		r = names_rehash(nm, nm->n_slots ? nm->n_slots * 2 : 1024);
-		if (r < 0)
-			return r;
-	}
-	h = hash_words(s, len, 1) & (nm->n_slots - 1);
-	while (nm->slots[h]) {
-		uint32_t id = nm->slots[h];
-
-		if (nm->raw_len[id - 1] == len && memcmp(nm->raw[id - 1], s, len) == 0) {
-			*ret = id;
-			return 0;
-		}
-		h = (h + 1) & (nm->n_slots - 1);
+	if (!nm->index && hindex_new(&nm->index) < 0)
+		return -ENOMEM;
+	k = (struct name_key){ s, len };
+	h = hash_words(s, len, 1);
+	pos = hindex_find(nm->index, h, name_eq, &k, nm);
+	if (pos != HINDEX_NONE) {
+		*ret = (uint32_t)(pos + 1);
+		return 0;
 	}
 	if (nm->n >= MAX_NAMES) {
 		c->capped = true;
@@ -116,8 +105,12 @@ static int intern(struct ci_findings *c, const char *s, size_t len, uint32_t *re
 	}
 	memcpy(nm->raw[nm->n], s, len);
 	nm->raw_len[nm->n] = (uint16_t)len;
-	nm->slots[h] = (uint32_t)++nm->n;
-	*ret = (uint32_t)nm->n;
+	if (hindex_add(nm->index, h, nm->n) < 0) {
+		free(nm->raw[nm->n]);
+		free(nm->s[nm->n]);
+		return -ENOMEM;
+	}
+	*ret = (uint32_t)++nm->n;
 	return 0;
 }
 
@@ -163,63 +156,55 @@ static uint64_t agg_key_hash(uint32_t input, size_t cls, uint32_t module)
 	return hash_words(&k, sizeof(k), 2);
 }
 
-static int aggs_rehash(struct ci_findings *c, size_t n_slots)
+struct agg_key {
+	uint32_t input;
+	size_t cls;
+	uint32_t module;
+};
+
+static bool agg_eq(size_t pos, const void *key, const void *userdata)
 {
-	uint32_t *slots = calloc(n_slots, sizeof(*slots));
+	const struct ci_findings *c = userdata;
+	const struct agg_key *k = key;
+	const struct agg *a = &c->aggs[pos];
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->n_aggs; i++) {
-		const struct agg *a = &c->aggs[i];
-		size_t h = agg_key_hash(a->input, a->cls, a->module) & (n_slots - 1);
-
-		while (slots[h])
-			h = (h + 1) & (n_slots - 1);
-		slots[h] = (uint32_t)(i + 1);
-	}
-	free(c->agg_slots);
-	c->agg_slots = slots;
-	c->n_agg_slots = n_slots;
-	return 0;
+	return a->input == k->input && a->cls == k->cls && a->module == k->module;
 }
 
 static int agg_find(struct ci_findings *c, size_t cls, uint32_t module, struct agg **ret)
 {
-	uint32_t input = (uint32_t)(c->n_inputs - 1);
+	struct agg_key k = { (uint32_t)(c->n_inputs - 1), cls, module };
 	struct agg *a;
-	size_t h;
+	uint64_t h;
+	size_t pos;
 	int r;
 
-	if (c->n_agg_slots == 0 || (c->n_aggs + 1) * 2 > c->n_agg_slots) {
-		r = aggs_rehash(c, c->n_agg_slots ? c->n_agg_slots * 2 : 256);
-		if (r < 0)
-			return r;
-	}
+	if (!c->agg_index && hindex_new(&c->agg_index) < 0)
+		return -ENOMEM;
 	for (;;) {
-		h = agg_key_hash(input, cls, module) & (c->n_agg_slots - 1);
-		while (c->agg_slots[h]) {
-			a = &c->aggs[c->agg_slots[h] - 1];
-			if (a->input == input && a->cls == cls && a->module == module) {
-				*ret = a;
-				return 0;
-			}
-			h = (h + 1) & (c->n_agg_slots - 1);
+		h = agg_key_hash(k.input, k.cls, k.module);
+		pos = hindex_find(c->agg_index, h, agg_eq, &k, c);
+		if (pos != HINDEX_NONE) {
+			*ret = &c->aggs[pos];
+			return 0;
 		}
-		if (c->n_aggs < MAX_AGGS || module == c->names.other)
+		if (c->n_aggs < MAX_AGGS || k.module == c->names.other)
 			break;
 		c->capped = true;
-		module = c->names.other;
+		k.module = c->names.other;
 	}
 	r = ci_grow((void **)&c->aggs, &c->cap_aggs, c->n_aggs + 1, sizeof(*c->aggs));
 	if (r < 0)
 		return r;
-	a = &c->aggs[c->n_aggs];
+	r = hindex_add(c->agg_index, h, c->n_aggs);
+	if (r < 0)
+		return r;
+	a = &c->aggs[c->n_aggs++];
 	memset(a, 0, sizeof(*a));
-	a->input = input;
-	a->cls = (uint16_t)cls;
-	a->module = module;
-	a->allowed = module_allowed(c, ci_name_of(c, module));
-	c->agg_slots[h] = (uint32_t)++c->n_aggs;
+	a->input = k.input;
+	a->cls = (uint16_t)k.cls;
+	a->module = k.module;
+	a->allowed = module_allowed(c, ci_name_of(c, k.module));
 	*ret = a;
 	return 0;
 }
@@ -651,11 +636,11 @@ struct ci_findings *ci_free(struct ci_findings *c)
 	free(c->names.s);
 	free(c->names.raw);
 	free(c->names.raw_len);
-	free(c->names.slots);
+	hindex_free(c->names.index);
 	for (size_t i = 0; i < c->n_aggs; i++)
 		free(c->aggs[i].sample);
 	free(c->aggs);
-	free(c->agg_slots);
+	hindex_free(c->agg_index);
 	for (size_t i = 0; i < c->n_boots; i++)
 		free(c->boots[i].summary);
 	free(c->boots);

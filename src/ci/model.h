@@ -12,6 +12,8 @@
 
 #include "ci/ci.h"
 
+struct hindex;
+
 /* Distinct names and (input, class, module) rows kept; the rest go to "(other)". */
 #define MAX_NAMES 65536
 #define MAX_AGGS 65536
@@ -65,8 +67,7 @@ struct names {
 	char **raw;			/* as seen: the lookup key */
 	uint16_t *raw_len;
 	size_t n, cap, cap_raw, cap_len;
-	uint32_t *slots;		/* open addressing: id + 1, 0 empty */
-	size_t n_slots;
+	struct hindex *index;		/* raw name -> id - 1 */
 	uint32_t other;
 };
 
@@ -175,8 +176,7 @@ struct ci_findings {
 	struct names names;
 	struct agg *aggs;
 	size_t n_aggs, cap_aggs;
-	uint32_t *agg_slots;
-	size_t n_agg_slots;
+	struct hindex *agg_index;	/* (input, class, module) -> row */
 	struct boot *boots;		/* the first MAX_BOOTS */
 	size_t n_boots, cap_boots;
 	uint64_t all_boots;		/* listed or not */
