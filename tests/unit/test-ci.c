@@ -957,6 +957,53 @@ static void test_log_attempts(void **state)
 	}
 }
 
+/*
+ * Rows are found again by (input, class, module) however many there are: every module
+ * seen twice is one row of two lines; past the cap of names and rows the rest are
+ * counted under "(other)", and no line is lost.
+ */
+static void test_rows_indexed(void **state)
+{
+	const size_t n_mod = 70000;
+	struct ci_input_stats st = { 0 };
+	struct ci_finding_info fi;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	uint64_t lineno = 0, sum = 0;
+	bool other = false;
+	enum ci_result res;
+
+	(void)state;
+	assert_int_equal(ci_input_begin(c, "rows", NULL), 0);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n_mod; i++) {
+			char msg[64];
+			struct klog_rec rec = { 0 };
+
+			snprintf(msg, sizeof(msg), "m%06zu: Unknown symbol s%d (err -2)", i, pass);
+			rec.msg = msg;
+			rec.msg_len = strlen(msg);
+			assert_int_equal(ci_klog(c, ++lineno, &rec), 0);
+		}
+	st.records = st.lines = lineno;
+	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	assert_true(ci_finding_count(c) < n_mod);
+	for (size_t i = 0; i < ci_finding_count(c); i++) {
+		ci_finding_get(c, i, &fi);
+		sum += fi.count;
+		if (strcmp(fi.module, "(other)") == 0) {
+			other = true;
+			continue;
+		}
+		assert_int_equal(fi.count, 2);
+		assert_int_equal(fi.attempts, 1);
+	}
+	assert_true(other);
+	assert_int_equal(sum, lineno);
+	ci_free(c);
+}
+
 /* ci_klog_repeat() over runs counts what ci_klog() line by line counts */
 static void test_klog_repeat(void **state)
 {
@@ -1525,6 +1572,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_baseline_parse),
 		cmocka_unit_test(test_json_fields),
+		cmocka_unit_test(test_rows_indexed),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)
