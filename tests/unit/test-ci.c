@@ -22,6 +22,7 @@
 #include "output/ci-formats.h"
 #include "sources/stream.h"
 #include "output/output.h"
+#include "session/ci-input.h"
 #include "views/ci.h"
 
 /*
@@ -1004,6 +1005,84 @@ static void test_rows_indexed(void **state)
 	ci_free(c);
 }
 
+/* --- session/ci-input: what it tells the command instead of printing ----------------- */
+
+struct notes {
+	unsigned int n[CI_NOTE_NO_NEWLINE + 1];
+	uint64_t last_line;
+};
+
+static void on_note(void *userdata, const struct ci_input_note *n)
+{
+	struct notes *ns = userdata;
+
+	assert_true(n->kind <= CI_NOTE_NO_NEWLINE);
+	assert_non_null(n->path);
+	ns->n[n->kind]++;
+	ns->last_line = n->line;
+}
+
+static char *write_temp(const void *data, size_t len)
+{
+	char *path = strdup("/tmp/kmodtop-test-ci-XXXXXX");
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static void test_input_faults(void **state)
+{
+	struct notes ns = { 0 };
+	struct ci_input_opts io = { .filter = true, .threads = 1, .note = on_note,
+				    .userdata = &ns };
+	struct ci_input_err err;
+	struct ci_input *in;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	char text[4096], *path;
+	size_t len = 0, zlen;
+	void *z;
+
+	(void)state;
+	assert_int_equal(ci_input_new(&io, &in, &err), 0);
+
+	/* a file that is not there: the file, and why */
+	assert_true(ci_input_read(in, c, "/nonexistent/kmodtop/dmesg", &err) < 0);
+	assert_int_equal(err.fault, CI_FAULT_FILE);
+	assert_string_equal(err.path, "/nonexistent/kmodtop/dmesg");
+	assert_non_null(err.what);
+
+	/* a log whose last line is cut: a note with its line, not a failure */
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"[    0.000000] Linux version 6.12.1 (gcc)\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"[    1.000000] nfs: Unknown symbol a (err -2)");
+	path = write_temp(text, len);
+	assert_int_equal(ci_input_read(in, c, path, &err), 0);
+	assert_int_equal(ns.n[CI_NOTE_NO_NEWLINE], 1);
+	assert_int_equal(ns.last_line, 2);
+	unlink(path);
+	free(path);
+
+	/* xz that breaks off: corrupt, said with the codec's name */
+	z = xz_of(text, len, &zlen);
+	path = write_temp(z, zlen / 2);
+	assert_int_equal(ci_input_read(in, c, path, &err), -EBADMSG);
+	assert_int_equal(err.fault, CI_FAULT_CORRUPT);
+	assert_string_equal(err.what, "xz");
+	unlink(path);
+	free(path);
+	free(z);
+
+	ci_input_free(in);
+	ci_free(c);
+}
+
 /* ci_klog_repeat() over runs counts what ci_klog() line by line counts */
 static void test_klog_repeat(void **state)
 {
@@ -1573,6 +1652,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_baseline_parse),
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_rows_indexed),
+		cmocka_unit_test(test_input_faults),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)
