@@ -108,8 +108,8 @@ struct ci_findings *ci_free(struct ci_findings *c);
 /* --- feeding --------------------------------------------------------------------------- */
 
 /* @path as given ("-": standard input); @release: --kernel-release, for traces */
-int ci_input_begin(struct ci_findings *c, const char *path, const char *release);
-void ci_input_set_format(struct ci_findings *c, const char *format, const char *compression);
+int ci_begin_input(struct ci_findings *c, const char *path, const char *release);
+void ci_set_input_format(struct ci_findings *c, const char *format, const char *compression);
 /* A kernel log record at @line of the current input (a banner starts a boot). */
 int ci_klog(struct ci_findings *c, uint64_t line, const struct klog_rec *rec);
 /* Whether a record's message is the "Linux version ..." banner that starts a boot */
@@ -153,13 +153,13 @@ struct ci_input_stats {
 	bool filtered;			/* only needle lines were parsed after the first record */
 };
 
-int ci_input_end(struct ci_findings *c, const struct ci_input_stats *st);
+int ci_end_input(struct ci_findings *c, const struct ci_input_stats *st);
 /*
  * The input being read and the next one are of one boot (a kernel log and the trace of
  * its last boot): that boot stays open for the next input, whose trace's ledger gives
  * its attempts; the log's findings there are evidence, counted as attempts once.
  */
-void ci_input_join(struct ci_findings *c);
+void ci_join_next_input(struct ci_findings *c);
 
 /* --- results --------------------------------------------------------------------------- */
 

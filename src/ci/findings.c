@@ -114,7 +114,8 @@ static int intern(struct ci_findings *c, const char *s, size_t len, uint32_t *re
 	return 0;
 }
 
-static int intern_module(struct ci_findings *c, const char *s, size_t len, bool alias, uint32_t *ret)
+static int intern_module(struct ci_findings *c, const char *s, size_t len, bool alias,
+			 uint32_t *ret)
 {
 	char buf[NAME_MAX_RAW + 1];
 
@@ -452,7 +453,8 @@ static int agg_add(struct ci_findings *c, struct agg *a, const struct evidence *
 	return agg_add_n(c, a, ev, 1);
 }
 
-static int add_finding(struct ci_findings *c, size_t cls, uint32_t module, const struct evidence *ev)
+static int add_finding(struct ci_findings *c, size_t cls, uint32_t module,
+		       const struct evidence *ev)
 {
 	struct agg *a;
 	int r;
@@ -658,7 +660,7 @@ struct ci_findings *ci_free(struct ci_findings *c)
 	return NULL;
 }
 
-int ci_input_begin(struct ci_findings *c, const char *path, const char *release)
+int ci_begin_input(struct ci_findings *c, const char *path, const char *release)
 {
 	struct input *in;
 	int r;
@@ -692,12 +694,12 @@ int ci_input_begin(struct ci_findings *c, const char *path, const char *release)
 	return 0;
 }
 
-void ci_input_join(struct ci_findings *c)
+void ci_join_next_input(struct ci_findings *c)
 {
 	c->join_next = true;
 }
 
-void ci_input_set_format(struct ci_findings *c, const char *format, const char *compression)
+void ci_set_input_format(struct ci_findings *c, const char *format, const char *compression)
 {
 	struct input *in = &c->inputs[c->n_inputs - 1];
 
@@ -992,7 +994,8 @@ static int trace_requester(struct ci_findings *c, const struct ledger *l, const 
  * cost model's total (else what the vmalloc events measured). The gates' leave out
  * --allow's modules.
  */
-static int trace_figures(struct ci_findings *c, const struct ledger *l, const struct cost_result *cost)
+static int trace_figures(struct ci_findings *c, const struct ledger *l,
+			 const struct cost_result *cost)
 {
 	struct boot *b = cur_boot(c);
 	struct ledger_summary *s = NULL;
@@ -1122,7 +1125,7 @@ int ci_trace(struct ci_findings *c, const struct ledger *l,
 	return 0;
 }
 
-int ci_input_end(struct ci_findings *c, const struct ci_input_stats *st)
+int ci_end_input(struct ci_findings *c, const struct ci_input_stats *st)
 {
 	struct input *in = &c->inputs[c->n_inputs - 1];
 	int r;

@@ -220,7 +220,7 @@ struct ci_findings {
 	uint64_t baseline_wasted_old;
 	bool finished;
 	enum ci_result result;
-	bool join_next;			/* ci_input_join(): the next input continues the boot */
+	bool join_next;			/* ci_join_next_input(): the next input continues the boot */
 };
 
 /* --- shared by the model's files and the report ------------------------------------- */

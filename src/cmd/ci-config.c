@@ -135,7 +135,8 @@ int ci_settings_set_path(char **dst, const char *v)
  * Applies one setting; @origin names it in messages ("--max-failures", "'ci.conf':3").
  * A config file does not override the command line, except lists, which add up.
  */
-int ci_settings_apply(struct ci_settings *s, int opt, const char *v, const char *origin, bool cmdline)
+int ci_settings_apply(struct ci_settings *s, int opt, const char *v, const char *origin,
+		      bool cmdline)
 {
 	size_t slot = (size_t)(opt - OPT_CMD_BASE);
 	const char *bad = NULL;

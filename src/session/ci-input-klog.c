@@ -75,7 +75,7 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 		len--;
 	if (!x->plain && has_prefix(line, len, "Linux version ")) {
 		x->plain = true;
-		ci_input_set_format(x->ci, "kernel-log-plain", NULL);
+		ci_set_input_format(x->ci, "kernel-log-plain", NULL);
 	}
 	if (!x->plain)
 		return ci_text(x->ci, lineno, line, len);

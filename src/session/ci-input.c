@@ -426,15 +426,15 @@ static int read_tracedat_input(struct ci_input *x, const char *path, int fd)
 {
 	int r;
 
-	r = ci_input_begin(x->ci, path, x->release);
+	r = ci_begin_input(x->ci, path, x->release);
 	if (r >= 0) {
-		ci_input_set_format(x->ci, format_names[CI_INPUT_TRACE_DAT], NULL);
+		ci_set_input_format(x->ci, format_names[CI_INPUT_TRACE_DAT], NULL);
 		r = read_trace(x, NULL, 0, fd);
 	}
 	/* its "lines" are its events, as the evidence numbers them */
 	x->st.lines = x->st.records;
 	if (r >= 0)
-		r = ci_input_end(x->ci, &x->st);
+		r = ci_end_input(x->ci, &x->st);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	return r;
@@ -465,7 +465,7 @@ static int read_input(struct ci_input *x, const char *path)
 			return ci_input_fail(x, r, CI_FAULT_UNSUPPORTED, path, 0, what);
 		return ci_input_fail(x, r, CI_FAULT_FILE, path, 0, strerror(-r));
 	}
-	r = ci_input_begin(x->ci, path, x->release);
+	r = ci_begin_input(x->ci, path, x->release);
 	if (r < 0)
 		goto out;
 	/* the first line that is not blank tells the format */
@@ -475,7 +475,7 @@ static int read_input(struct ci_input *x, const char *path)
 	if (r > 0) {
 		enum ci_input_format fmt = ci_input_sniff(line, len);
 
-		ci_input_set_format(x->ci, format_names[fmt],
+		ci_set_input_format(x->ci, format_names[fmt],
 				    stream_compression_name(stream_compression(x->s)));
 		switch (fmt) {
 		case CI_INPUT_TRACE:
@@ -508,7 +508,7 @@ static int read_input(struct ci_input *x, const char *path)
 			r = ci_input_read_dmesg(x, line, len);
 		}
 	} else {
-		ci_input_set_format(x->ci, "empty",
+		ci_set_input_format(x->ci, "empty",
 				    stream_compression_name(stream_compression(x->s)));
 	}
 	if (r < 0)
@@ -517,8 +517,8 @@ static int read_input(struct ci_input *x, const char *path)
 	if (stream_missing_newline(x->s) && x->st.lines)
 		ci_input_note_add(x, CI_NOTE_NO_NEWLINE, x->st.lines, 0, NULL);
 	if (x->joining)
-		ci_input_join(x->ci);
-	r = ci_input_end(x->ci, &x->st);
+		ci_join_next_input(x->ci);
+	r = ci_end_input(x->ci, &x->st);
 out:
 	x->s = stream_free(x->s);
 	return r;

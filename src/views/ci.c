@@ -808,7 +808,8 @@ static char *fmt_dup(const char *fmt, ...)
 }
 
 /* A module's findings as lines, for its testcase */
-static char *module_text(const struct ci_findings *c, const size_t *idx, uint32_t module, bool *ret_gated)
+static char *module_text(const struct ci_findings *c, const size_t *idx, uint32_t module,
+			 bool *ret_gated)
 {
 	size_t len = 0, cap = 0;
 	char *s = NULL;

@@ -916,7 +916,7 @@ static void test_log_attempts(void **state)
 		snprintf(path, sizeof(path), "%s/%s/capture/dmesg.txt", FIXTURES_DIR, names[fx]);
 		f = fopen(path, "re");
 		assert_non_null(f);
-		assert_int_equal(ci_input_begin(c, path, NULL), 0);
+		assert_int_equal(ci_begin_input(c, path, NULL), 0);
 		while (fgets(buf, sizeof(buf), f)) {
 			char *msg = strstr(buf, "] ");
 			struct klog_rec rec = { 0 };
@@ -943,7 +943,7 @@ static void test_log_attempts(void **state)
 		}
 		fclose(f);
 		st.records = st.lines = lineno;
-		assert_int_equal(ci_input_end(c, &st), 0);
+		assert_int_equal(ci_end_input(c, &st), 0);
 		assert_int_equal(ci_finish(c, &res), 0);
 		assert_int_equal(ci_finding_count(c), 1);
 		ci_finding_get(c, 0, &fi);
@@ -975,7 +975,7 @@ static void test_rows_indexed(void **state)
 	enum ci_result res;
 
 	(void)state;
-	assert_int_equal(ci_input_begin(c, "rows", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "rows", NULL), 0);
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n_mod; i++) {
 			char msg[64];
@@ -987,7 +987,7 @@ static void test_rows_indexed(void **state)
 			assert_int_equal(ci_klog(c, ++lineno, &rec), 0);
 		}
 	st.records = st.lines = lineno;
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_true(ci_finding_count(c) < n_mod);
 	for (size_t i = 0; i < ci_finding_count(c); i++) {
@@ -1112,8 +1112,8 @@ static void test_klog_repeat(void **state)
 	enum ci_result res;
 
 	(void)state;
-	assert_int_equal(ci_input_begin(one, "a.log", NULL), 0);
-	assert_int_equal(ci_input_begin(rep, "a.log", NULL), 0);
+	assert_int_equal(ci_begin_input(one, "a.log", NULL), 0);
+	assert_int_equal(ci_begin_input(rep, "a.log", NULL), 0);
 	/* nothing to repeat yet */
 	assert_int_equal(ci_klog_repeat(rep, 1, 1, 1), -EINVAL);
 	for (size_t i = 0, r = 0; i < n_msgs; i++) {
@@ -1146,8 +1146,8 @@ static void test_klog_repeat(void **state)
 	assert_int_equal(ci_text(rep, 100, "x", 1), 0);
 	assert_int_equal(ci_klog_repeat(rep, 101, 101, 1), -EINVAL);
 	assert_int_equal(ci_text(one, 100, "x", 1), 0);
-	assert_int_equal(ci_input_end(one, &st), 0);
-	assert_int_equal(ci_input_end(rep, &st), 0);
+	assert_int_equal(ci_end_input(one, &st), 0);
+	assert_int_equal(ci_end_input(rep, &st), 0);
 	assert_int_equal(ci_finish(one, &res), 0);
 	assert_int_equal(ci_finish(rep, &res), 0);
 	assert_int_equal(ci_boot_count(rep), ci_boot_count(one));
@@ -1284,11 +1284,11 @@ static void test_every_format(void **state)
 		build_sample(&t[i], buf, sizeof(buf));
 		if (stream_needles_find(s, buf, strlen(buf)) == strlen(buf))
 			fail_msg("no needle in the line of format %zu: \"%s\"", i, buf);
-		assert_int_equal(ci_input_begin(c, "formats", NULL), 0);
+		assert_int_equal(ci_begin_input(c, "formats", NULL), 0);
 		rec.msg = buf;
 		rec.msg_len = strlen(buf);
 		assert_int_equal(ci_klog(c, 1, &rec), 0);
-		assert_int_equal(ci_input_end(c, &st), 0);
+		assert_int_equal(ci_end_input(c, &st), 0);
 		for (size_t k = 0; k < ci_finding_count(c); k++) {
 			ci_finding_get(c, k, &fi);
 			if (strcmp(fi.path, "formats") != 0 || fi.first_line != 1)
@@ -1352,13 +1352,13 @@ static void test_boots_and_gates(void **state)
 	o.max_duplicates = 0;
 	o.allow = alw;
 	o.n_allow = 1;
-	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "boots.log", NULL), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
 
 		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
 	}
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(ci_boot_count(c), 3);
 	assert_string_equal(ci_boot_release(c, 0), "6.1.0-9-amd64");
@@ -1389,13 +1389,13 @@ static void test_boots_and_gates(void **state)
 	alw[0] = "snd-hda*";
 	o.allow = alw;
 	o.n_allow = 1;
-	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "boots.log", NULL), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
 
 		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
 	}
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	/* --allow patterns are normalised by the caller ('-' is '_'): no match here */
 	assert_int_equal(res, CI_FAIL);
@@ -1406,13 +1406,13 @@ static void test_boots_and_gates(void **state)
 	alw[0] = "snd_hda*";
 	o.allow = alw;
 	o.n_allow = 1;
-	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "boots.log", NULL), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
 
 		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
 	}
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(res, CI_PASS);
 	ci_free(c);
@@ -1420,8 +1420,8 @@ static void test_boots_and_gates(void **state)
 	/* nothing at all */
 	c = new_ci(&o);
 	st.records = 0;
-	assert_int_equal(ci_input_begin(c, "empty.log", NULL), 0);
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_begin_input(c, "empty.log", NULL), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(res, CI_EMPTY);
 	assert_int_equal(ci_boot_count(c), 0);
@@ -1465,9 +1465,9 @@ static void test_formats_escape_log_text(void **state)
 
 	(void)state;
 	o.max_failures = 0;
-	assert_int_equal(ci_input_begin(c, "nl.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "nl.log", NULL), 0);
 	assert_int_equal(ci_klog(c, 1, &rec), 0);
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(ci_finding_count(c), 1);
 
