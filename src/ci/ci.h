@@ -18,8 +18,8 @@
  * the baseline. Below the views: it renders nothing (views/ci.c does) and reads no file
  * (session/ci-input.c feeds it).
  *
- * The session streams each input through its parser and hands records here as
- * they come; nothing is kept per line. Kernel log findings are aggregated by (input,
+ * The session streams each input through its parser and hands records here as they
+ * come; nothing is kept per line. Kernel log findings are aggregated by (input,
  * class, module) with a count and the first and last evidence lines; a trace's load
  * attempts are turned into findings the same way once the input's ledger is complete.
  * Memory is bounded by the number of distinct (class, module) pairs (capped: the rest
@@ -89,7 +89,7 @@ struct ci_options {
 	double tolerance;		/* percent */
 };
 
-/* Module files for estimates, from the command layer (which knows --root). */
+/* Module files for estimates, from the session (a kernel under study per release). */
 struct ci_cost_ops {
 	/* 0 with the kernel the model needs for @release (NULL: unknown), or -ENOENT */
 	int (*kernel)(void *userdata, const char *release, struct cost_kernel *ret);
