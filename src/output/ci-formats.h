@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ci/ci.h"
+
 /*
  * The CI report formats other tools read: JUnit XML, SARIF 2.1.0 and GitHub Actions
  * workflow commands; and the reading side of `ci --json`, for --baseline. The view
@@ -53,11 +55,6 @@ int ci_junit_write(FILE *f, const char *name, const struct ci_fmt_suite *suites,
 
 /* --- SARIF 2.1.0 ----------------------------------------------------------------------- */
 
-enum ci_fmt_level {
-	CI_FMT_NOTE,
-	CI_FMT_WARNING,
-	CI_FMT_ERROR,
-};
 
 struct ci_fmt_rule {
 	const char *id;			/* "unknown-symbol" */
@@ -113,21 +110,6 @@ int ci_json_fields(const char *line, size_t len, const char *const *keys, size_t
 
 /* --- the baseline: an earlier `kmodtop ci --json` ------------------------------------- */
 
-struct ci_fmt_baseline_item {
-	char *class;
-	char *module;			/* NULL: the finding names none */
-	uint64_t count;			/* attempts; a schema 1 baseline's: its lines */
-	uint64_t wasted;
-	bool wasted_known;
-};
-
-struct ci_fmt_baseline {
-	struct ci_fmt_baseline_item *items;	/* one per finding row, as written */
-	size_t n;
-	uint64_t boots;
-	uint64_t wasted;		/* totals.wasted */
-	bool wasted_known;
-};
 
 /*
  * Parses the document in @buf. 0, -EINVAL with *reterr_what (static text) when it is not

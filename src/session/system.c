@@ -61,16 +61,28 @@ int kt_system_open(const struct kt_system_opts *o, struct kt_system *ret)
 	int r;
 
 	memset(sys, 0, sizeof(*sys));
-	r = root_new(o->root ? o->root : "/", &sys->root);
-	if (r < 0)
-		return r;
-	sys->live = root_is_live_system(sys->root);
-	sys->release_from = kt_release_resolve(sys->root, o->release, sys->release,
-					       sizeof(sys->release), &sys->release_rejected);
+	if (o->no_root) {
+		if (o->release) {
+			snprintf(sys->release, sizeof(sys->release), "%s", o->release);
+			sys->release_from = KT_RELEASE_ARG;
+		}
+	} else {
+		r = root_new(o->root ? o->root : "/", &sys->root);
+		if (r < 0)
+			return r;
+		sys->live = root_is_live_system(sys->root);
+		sys->release_from = kt_release_resolve(sys->root, o->release, sys->release,
+						       sizeof(sys->release),
+						       &sys->release_rejected);
+	}
 	release = kt_system_release(sys);
 	loadpath_from_release(release, &sys->lp);
 
-	sys->kconfig_err = kconfig_read(sys->root, release, &sys->kconfig, &sys->kconfig_e);
+	if (sys->root)
+		sys->kconfig_err = kconfig_read(sys->root, release, &sys->kconfig,
+						&sys->kconfig_e);
+	else
+		sys->kconfig_err = -ENOENT;
 	if (sys->kconfig_err < 0)
 		sys->kconfig = NULL;
 	/* a damaged file is named as the warning names it, not by the pattern */
@@ -79,16 +91,18 @@ int kt_system_open(const struct kt_system_opts *o, struct kt_system *ret)
 		 sys->kconfig_e.path[0]		? sys->kconfig_e.path :
 						  "boot/config-RELEASE");
 
-	sys->compression_err = sys_module_compression_read(sys->root, sys->compression,
-							   sizeof(sys->compression),
-							   &sys->compression_e);
+	sys->compression_err = sys->root ? sys_module_compression_read(sys->root,
+									sys->compression,
+									sizeof(sys->compression),
+									&sys->compression_e) :
+					   -ENOENT;
 	sys->has_compression = sys->compression_err == 0;
 
 	if (o->moduledir) {
 		sys->moduledir = strdup(o->moduledir);
 		if (!sys->moduledir)
 			goto oom;
-	} else if (release) {
+	} else if (release && sys->root) {
 		char rel[300];
 
 		snprintf(rel, sizeof(rel), "lib/modules/%s", release);
@@ -118,7 +132,9 @@ void kt_system_open_module_tree(struct kt_system *sys, bool use_cache)
 {
 	if (!sys->has_moduledir || sys->idx || sys->cat)
 		return;
-	sys->index_err = modindex_new(sys->root, sys->moduledir, &sys->idx);
+	/* libkmod reads modprobe.d from a root: without one, no index */
+	sys->index_err = sys->root ? modindex_new(sys->root, sys->moduledir, &sys->idx) :
+				     -ENOENT;
 	if (sys->index_err < 0)
 		sys->idx = NULL;
 	if (catalog_new(sys->moduledir, use_cache, NULL, &sys->cat) < 0)

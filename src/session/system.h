@@ -33,6 +33,12 @@ struct kt_system_opts {
 	const char *release;
 	/* --moduledir; NULL: ROOT/lib/modules/RELEASE */
 	const char *moduledir;
+	/*
+	 * No root at all (ci over logs saved elsewhere): @root is not read, the release is
+	 * @release or unknown, the module tree is @moduledir's, and the kernel's
+	 * configuration and sysfs are unknown (nothing of this machine stands in for them).
+	 */
+	bool no_root;
 };
 
 /* Where the release came from */
@@ -54,7 +60,7 @@ enum kt_release_from kt_release_resolve(const struct kt_root *root, const char *
 					char *buf, size_t size, bool *ret_rejected);
 
 struct kt_system {
-	struct kt_root *root;
+	struct kt_root *root;		/* NULL: opened with no_root */
 	bool live;			/* the root is "/" */
 
 	char release[256];		/* "" when unknown */

@@ -7,6 +7,7 @@
 # guest) is compared between report and ci. From the log alone, ci's attempts of a
 # module that failed for missing symbols are loads, not lines: at most report's failed
 # attempts of it less the idempotent waiters (which log nothing), far fewer than lines.
+# A trace compressed, or on standard input, counts as the file does.
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init agree
 ts_need jq
@@ -48,6 +49,25 @@ for dir in "$FIXTURES"/*/; do
 	ts_run --root "$dir" ci -j "$log" "$trace"
 	[ "$(jq -c "$C + [.totals.boots]" "$TS_TMP/out")" = "$(echo "$c" | jq -c '. + [1]')" ] ||
 		ts_fail "$fx: ci LOG TRACE differs from ci TRACE LOG"
+	# a compressed trace (compressed here, by each tool that is installed) is read and
+	# priced as report reads the file
+	for z in zstd xz; do
+		command -v $z >/dev/null 2>&1 || continue
+		$z -c "$trace" >"$TS_TMP/trace.$z" || { ts_fail "$fx: $z failed"; continue; }
+		ts_run --root "$dir" ci -j "$TS_TMP/trace.$z" "$log"
+		ts_expect_rc 0 "$fx: ci over a $z trace" || continue
+		[ "$(jq -c "$C + [.totals.boots]" "$TS_TMP/out")" = "$(echo "$r" | jq -c '. + [1]')" ] ||
+			ts_fail "$fx: ci over a $z trace $(jq -c "$C" "$TS_TMP/out"), report $r"
+		[ "$(jq -r '[.inputs[] | select(.format == "trace")][0].compression' "$TS_TMP/out")" = $z ] ||
+			ts_fail "$fx: ci did not read the trace as $z"
+	done
+	# and a trace on standard input as the same file given by name
+	ts_run --root "$dir" ci -j "$trace"
+	named=$(jq -c "$C" "$TS_TMP/out")
+	ts_run --root "$dir" ci -j - <"$trace"
+	ts_expect_rc 0 "$fx: ci - <TRACE"
+	[ "$(jq -c "$C" "$TS_TMP/out")" = "$named" ] ||
+		ts_fail "$fx: ci - <TRACE $(jq -c "$C" "$TS_TMP/out"), ci TRACE $named"
 	# a failing load gates on attempts: --max-failures at the figure passes, below fails
 	failed=$(echo "$c" | jq '.[1]')
 	ts_run --root "$dir" ci --max-failures="$failed" "$trace" "$log"
@@ -78,6 +98,10 @@ if [ -f "$dat" ]; then
 	ts_expect_rc 0 "tracedat: ci" && c=$(jq -c "$C" "$TS_TMP/out")
 	[ "$r" = "$c" ] || ts_fail "tracedat: report $r, ci $c (attempts, failed, duplicates, wasted)"
 	[ "$(jq '.totals.boots' "$TS_TMP/out")" = 1 ] || ts_fail "tracedat: ci boots"
+	ts_run --root "$FIXTURES/debian-6.1-plain" ci -j - <"$dat"
+	ts_expect_rc 0 "tracedat: ci - <DAT" &&
+		[ "$(jq -c "$C" "$TS_TMP/out")" = "$r" ] ||
+		ts_fail "tracedat: report $r, ci - <DAT $(jq -c "$C" "$TS_TMP/out")"
 fi
 ts_ok
 ts_finalize

@@ -44,7 +44,7 @@ CFLAGS="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined -D_GNU_SO
 
 # the library: every source but the command layer and the terminal
 cd "$top/src"
-LIB_SOURCES=$(ls util/*.c sources/*.c sources/*/*.c session/*.c ledger/*.c cost/*.c output/*.c views/*.c \
+LIB_SOURCES=$(ls util/*.c sources/*.c sources/*/*.c session/*.c ledger/*.c cost/*.c ci/*.c output/*.c views/*.c \
 	views/top/*.c | grep -v -e '^views/top/loop\.c$' -e '^views/top/term-curses\.c$')
 cd "$here"
 TARGETS=$(ls fuzz-*.c | sed 's/\.c$//')

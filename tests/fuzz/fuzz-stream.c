@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "sources/stream.h"
-#include "views/ci.h"
+#include "ci/ci.h"
 #include "fuzz.h"
 
 /* decompressed bytes looked at per input */

@@ -22,6 +22,7 @@
 #include "output/ci-formats.h"
 #include "sources/stream.h"
 #include "output/output.h"
+#include "session/ci-input.h"
 #include "views/ci.h"
 
 /*
@@ -874,9 +875,9 @@ static void test_classes(void **state)
 	assert_int_equal(ci_class_group((size_t)ci_class_find("duplicate-live")), CI_GROUP_DUPLICATE);
 }
 
-static struct ci *new_ci(struct ci_options *o)
+static struct ci_findings *new_ci(struct ci_options *o)
 {
-	struct ci *c;
+	struct ci_findings *c;
 
 	memset(o, 0, sizeof(*o));
 	o->max_duplicates = o->max_failures = o->max_wasted = -1;
@@ -905,7 +906,7 @@ static void test_log_attempts(void **state)
 		struct ci_input_stats st = { 0 };
 		struct ci_finding_info fi;
 		struct ci_options o;
-		struct ci *c = new_ci(&o);
+		struct ci_findings *c = new_ci(&o);
 		enum ci_result res;
 		size_t n_seen = 0;
 		FILE *f;
@@ -915,7 +916,7 @@ static void test_log_attempts(void **state)
 		snprintf(path, sizeof(path), "%s/%s/capture/dmesg.txt", FIXTURES_DIR, names[fx]);
 		f = fopen(path, "re");
 		assert_non_null(f);
-		assert_int_equal(ci_input_begin(c, path, NULL), 0);
+		assert_int_equal(ci_begin_input(c, path, NULL), 0);
 		while (fgets(buf, sizeof(buf), f)) {
 			char *msg = strstr(buf, "] ");
 			struct klog_rec rec = { 0 };
@@ -942,7 +943,7 @@ static void test_log_attempts(void **state)
 		}
 		fclose(f);
 		st.records = st.lines = lineno;
-		assert_int_equal(ci_input_end(c, &st), 0);
+		assert_int_equal(ci_end_input(c, &st), 0);
 		assert_int_equal(ci_finish(c, &res), 0);
 		assert_int_equal(ci_finding_count(c), 1);
 		ci_finding_get(c, 0, &fi);
@@ -955,6 +956,131 @@ static void test_log_attempts(void **state)
 		free(seen);
 		free(n);
 	}
+}
+
+/*
+ * Rows are found again by (input, class, module) however many there are: every module
+ * seen twice is one row of two lines; past the cap of names and rows the rest are
+ * counted under "(other)", and no line is lost.
+ */
+static void test_rows_indexed(void **state)
+{
+	const size_t n_mod = 70000;
+	struct ci_input_stats st = { 0 };
+	struct ci_finding_info fi;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	uint64_t lineno = 0, sum = 0;
+	bool other = false;
+	enum ci_result res;
+
+	(void)state;
+	assert_int_equal(ci_begin_input(c, "rows", NULL), 0);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n_mod; i++) {
+			char msg[64];
+			struct klog_rec rec = { 0 };
+
+			snprintf(msg, sizeof(msg), "m%06zu: Unknown symbol s%d (err -2)", i, pass);
+			rec.msg = msg;
+			rec.msg_len = strlen(msg);
+			assert_int_equal(ci_klog(c, ++lineno, &rec), 0);
+		}
+	st.records = st.lines = lineno;
+	assert_int_equal(ci_end_input(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	assert_true(ci_finding_count(c) < n_mod);
+	for (size_t i = 0; i < ci_finding_count(c); i++) {
+		ci_finding_get(c, i, &fi);
+		sum += fi.count;
+		if (strcmp(fi.module, "(other)") == 0) {
+			other = true;
+			continue;
+		}
+		assert_int_equal(fi.count, 2);
+		assert_int_equal(fi.attempts, 1);
+	}
+	assert_true(other);
+	assert_int_equal(sum, lineno);
+	ci_free(c);
+}
+
+/* --- session/ci-input: what it tells the command instead of printing ----------------- */
+
+struct notes {
+	unsigned int n[CI_NOTE_NO_NEWLINE + 1];
+	uint64_t last_line;
+};
+
+static void on_note(void *userdata, const struct ci_input_note *n)
+{
+	struct notes *ns = userdata;
+
+	assert_true(n->kind <= CI_NOTE_NO_NEWLINE);
+	assert_non_null(n->path);
+	ns->n[n->kind]++;
+	ns->last_line = n->line;
+}
+
+static char *write_temp(const void *data, size_t len)
+{
+	char *path = strdup("/tmp/kmodtop-test-ci-XXXXXX");
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static void test_input_faults(void **state)
+{
+	struct notes ns = { 0 };
+	struct ci_input_opts io = { .filter = true, .threads = 1, .note = on_note,
+				    .userdata = &ns };
+	struct ci_input_err err;
+	struct ci_input *in;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	char text[4096], *path;
+	size_t len = 0, zlen;
+	void *z;
+
+	(void)state;
+	assert_int_equal(ci_input_new(&io, &in, &err), 0);
+
+	/* a file that is not there: the file, and why */
+	assert_true(ci_input_read(in, c, "/nonexistent/kmodtop/dmesg", &err) < 0);
+	assert_int_equal(err.fault, CI_FAULT_FILE);
+	assert_string_equal(err.path, "/nonexistent/kmodtop/dmesg");
+	assert_non_null(err.what);
+
+	/* a log whose last line is cut: a note with its line, not a failure */
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"[    0.000000] Linux version 6.12.1 (gcc)\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"[    1.000000] nfs: Unknown symbol a (err -2)");
+	path = write_temp(text, len);
+	assert_int_equal(ci_input_read(in, c, path, &err), 0);
+	assert_int_equal(ns.n[CI_NOTE_NO_NEWLINE], 1);
+	assert_int_equal(ns.last_line, 2);
+	unlink(path);
+	free(path);
+
+	/* xz that breaks off: corrupt, said with the codec's name */
+	z = xz_of(text, len, &zlen);
+	path = write_temp(z, zlen / 2);
+	assert_int_equal(ci_input_read(in, c, path, &err), -EBADMSG);
+	assert_int_equal(err.fault, CI_FAULT_CORRUPT);
+	assert_string_equal(err.what, "xz");
+	unlink(path);
+	free(path);
+	free(z);
+
+	ci_input_free(in);
+	ci_free(c);
 }
 
 /* ci_klog_repeat() over runs counts what ci_klog() line by line counts */
@@ -980,14 +1106,14 @@ static void test_klog_repeat(void **state)
 	static const size_t runs[][2] = { { 1, 3 }, { 5, 6 }, { 7, 8 }, { 10, 11 } };
 	const size_t n_msgs = sizeof(msgs) / sizeof(msgs[0]);
 	struct ci_options o1, o2;
-	struct ci *one = new_ci(&o1), *rep = new_ci(&o2);
+	struct ci_findings *one = new_ci(&o1), *rep = new_ci(&o2);
 	struct ci_input_stats st = { .records = n_msgs, .lines = 3 * n_msgs };
 	struct klog_rec rec = { 0 };
 	enum ci_result res;
 
 	(void)state;
-	assert_int_equal(ci_input_begin(one, "a.log", NULL), 0);
-	assert_int_equal(ci_input_begin(rep, "a.log", NULL), 0);
+	assert_int_equal(ci_begin_input(one, "a.log", NULL), 0);
+	assert_int_equal(ci_begin_input(rep, "a.log", NULL), 0);
 	/* nothing to repeat yet */
 	assert_int_equal(ci_klog_repeat(rep, 1, 1, 1), -EINVAL);
 	for (size_t i = 0, r = 0; i < n_msgs; i++) {
@@ -1020,8 +1146,8 @@ static void test_klog_repeat(void **state)
 	assert_int_equal(ci_text(rep, 100, "x", 1), 0);
 	assert_int_equal(ci_klog_repeat(rep, 101, 101, 1), -EINVAL);
 	assert_int_equal(ci_text(one, 100, "x", 1), 0);
-	assert_int_equal(ci_input_end(one, &st), 0);
-	assert_int_equal(ci_input_end(rep, &st), 0);
+	assert_int_equal(ci_end_input(one, &st), 0);
+	assert_int_equal(ci_end_input(rep, &st), 0);
 	assert_int_equal(ci_finish(one, &res), 0);
 	assert_int_equal(ci_finish(rep, &res), 0);
 	assert_int_equal(ci_boot_count(rep), ci_boot_count(one));
@@ -1143,7 +1269,7 @@ static void test_every_format(void **state)
 	size_t n, n_nd;
 	struct stream_needles *s;
 	struct ci_options o;
-	struct ci *c = new_ci(&o);
+	struct ci_findings *c = new_ci(&o);
 	struct ci_input_stats st = { .records = 1 };
 
 	nd = ci_needles(&n_nd);
@@ -1158,11 +1284,11 @@ static void test_every_format(void **state)
 		build_sample(&t[i], buf, sizeof(buf));
 		if (stream_needles_find(s, buf, strlen(buf)) == strlen(buf))
 			fail_msg("no needle in the line of format %zu: \"%s\"", i, buf);
-		assert_int_equal(ci_input_begin(c, "formats", NULL), 0);
+		assert_int_equal(ci_begin_input(c, "formats", NULL), 0);
 		rec.msg = buf;
 		rec.msg_len = strlen(buf);
 		assert_int_equal(ci_klog(c, 1, &rec), 0);
-		assert_int_equal(ci_input_end(c, &st), 0);
+		assert_int_equal(ci_end_input(c, &st), 0);
 		for (size_t k = 0; k < ci_finding_count(c); k++) {
 			ci_finding_get(c, k, &fi);
 			if (strcmp(fi.path, "formats") != 0 || fi.first_line != 1)
@@ -1216,7 +1342,7 @@ static void test_boots_and_gates(void **state)
 		"Linux version 6.12.1 (x@y) #3",
 	};
 	struct ci_options o;
-	struct ci *c = new_ci(&o);
+	struct ci_findings *c = new_ci(&o);
 	struct ci_input_stats st = { .records = 9, .lines = 9 };
 	struct ci_finding_info fi;
 	enum ci_result res;
@@ -1226,13 +1352,13 @@ static void test_boots_and_gates(void **state)
 	o.max_duplicates = 0;
 	o.allow = alw;
 	o.n_allow = 1;
-	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "boots.log", NULL), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
 
 		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
 	}
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(ci_boot_count(c), 3);
 	assert_string_equal(ci_boot_release(c, 0), "6.1.0-9-amd64");
@@ -1263,13 +1389,13 @@ static void test_boots_and_gates(void **state)
 	alw[0] = "snd-hda*";
 	o.allow = alw;
 	o.n_allow = 1;
-	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "boots.log", NULL), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
 
 		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
 	}
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	/* --allow patterns are normalised by the caller ('-' is '_'): no match here */
 	assert_int_equal(res, CI_FAIL);
@@ -1280,13 +1406,13 @@ static void test_boots_and_gates(void **state)
 	alw[0] = "snd_hda*";
 	o.allow = alw;
 	o.n_allow = 1;
-	assert_int_equal(ci_input_begin(c, "boots.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "boots.log", NULL), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct klog_rec rec = { .msg = lines[i], .msg_len = strlen(lines[i]) };
 
 		assert_int_equal(ci_klog(c, i + 1, &rec), 0);
 	}
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(res, CI_PASS);
 	ci_free(c);
@@ -1294,8 +1420,8 @@ static void test_boots_and_gates(void **state)
 	/* nothing at all */
 	c = new_ci(&o);
 	st.records = 0;
-	assert_int_equal(ci_input_begin(c, "empty.log", NULL), 0);
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_begin_input(c, "empty.log", NULL), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(res, CI_EMPTY);
 	assert_int_equal(ci_boot_count(c), 0);
@@ -1305,7 +1431,7 @@ static void test_boots_and_gates(void **state)
 /* --- formats ------------------------------------------------------------------------- */
 
 /* ci_write_*() into a string */
-static char *ci_written(const struct ci *c, int (*write)(const struct ci *, FILE *))
+static char *ci_written(const struct ci_findings *c, int (*write)(const struct ci_findings *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -1317,7 +1443,7 @@ static char *ci_written(const struct ci *c, int (*write)(const struct ci *, FILE
 	return buf;
 }
 
-static int sarif_plain(const struct ci *c, FILE *f)
+static int sarif_plain(const struct ci_findings *c, FILE *f)
 {
 	return ci_write_sarif(c, f, false);
 }
@@ -1331,7 +1457,7 @@ static void test_formats_escape_log_text(void **state)
 	static const char line[] = "modprobe: vmalloc error: size 8192, failed to map pages\n"
 				   "::error ::owned\xe2\x80\xae" "dlrow";
 	struct ci_options o;
-	struct ci *c = new_ci(&o);
+	struct ci_findings *c = new_ci(&o);
 	struct ci_input_stats st = { .records = 1, .lines = 1 };
 	struct klog_rec rec = { .msg = line, .msg_len = sizeof(line) - 1 };
 	enum ci_result res;
@@ -1339,9 +1465,9 @@ static void test_formats_escape_log_text(void **state)
 
 	(void)state;
 	o.max_failures = 0;
-	assert_int_equal(ci_input_begin(c, "nl.log", NULL), 0);
+	assert_int_equal(ci_begin_input(c, "nl.log", NULL), 0);
 	assert_int_equal(ci_klog(c, 1, &rec), 0);
-	assert_int_equal(ci_input_end(c, &st), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
 	assert_int_equal(ci_finish(c, &res), 0);
 	assert_int_equal(ci_finding_count(c), 1);
 
@@ -1525,6 +1651,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_baseline_parse),
 		cmocka_unit_test(test_json_fields),
+		cmocka_unit_test(test_rows_indexed),
+		cmocka_unit_test(test_input_faults),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)

@@ -196,6 +196,59 @@ static void root_missing(void **state)
 				   &sys) < 0);
 }
 
+/*
+ * Without a root (ci over logs saved elsewhere) nothing of this machine stands in for
+ * the kernel under study: the release is the one asked for, or none (not uname), the
+ * module tree is --moduledir's, and without configuration or sysfs the release alone
+ * judges in-kernel decompression.
+ */
+static void no_root(void **state)
+{
+	char *d = make_root();
+	struct kt_system sys;
+
+	(void)state;
+	assert_int_equal(kt_system_open(&(struct kt_system_opts){ .no_root = true }, &sys), 0);
+	assert_null(sys.root);
+	assert_null(kt_system_release(&sys));
+	assert_null(sys.moduledir);
+	assert_null(sys.kconfig);
+	assert_false(sys.has_compression);
+	kt_system_open_module_tree(&sys, false);
+	assert_null(sys.idx);
+	assert_null(sys.cat);
+	kt_system_close(&sys);
+
+	/* the release's own rules: 6.12 decompresses, 5.10 cannot */
+	assert_int_equal(kt_system_open(&(struct kt_system_opts){ .no_root = true,
+								   .release = "6.12.1",
+								   .root = "/nonexistent" },
+					&sys),
+			 0);
+	assert_string_equal(kt_system_release(&sys), "6.12.1");
+	assert_null(sys.moduledir);
+	assert_true(sys.k.in_kernel_decompress);
+	kt_system_close(&sys);
+	assert_int_equal(kt_system_open(&(struct kt_system_opts){ .no_root = true,
+								   .release = "5.10.0" },
+					&sys),
+			 0);
+	assert_false(sys.k.in_kernel_decompress);
+	kt_system_close(&sys);
+
+	/* --moduledir is the tree, with no root to read an index's modprobe.d from */
+	assert_int_equal(kt_system_open(&(struct kt_system_opts){ .no_root = true,
+								   .moduledir = d },
+					&sys),
+			 0);
+	assert_string_equal(sys.moduledir, d);
+	assert_true(sys.has_moduledir);
+	kt_system_open_module_tree(&sys, false);
+	assert_null(sys.idx);
+	kt_system_close(&sys);
+	remove_root(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +257,7 @@ int main(void)
 		cmocka_unit_test(release_none),
 		cmocka_unit_test(decompression_judgement),
 		cmocka_unit_test(root_missing),
+		cmocka_unit_test(no_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger/klog-findings.h"
+#include "util/hindex.h"
+#include "util/macro.h"
+#include "ci/model.h"
+
+/* --- small helpers --------------------------------------------------------------------- */
+
+int ci_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	np = realloc(*p, c * size);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+/* kmod compares module names with '-' and '_' the same */
+static void normalize(char *s)
+{
+	for (; *s; s++)
+		if (*s == '-')
+			*s = '_';
+}
+
+/* --- names ------------------------------------------------------------------------------ */
+
+const char *ci_name_of(const struct ci_findings *c, uint32_t id)
+{
+	return id && id <= c->names.n ? c->names.s[id - 1] : NULL;
+}
+
+struct name_key {
+	const char *s;
+	size_t len;
+};
+
+static bool name_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct names *nm = userdata;
+	const struct name_key *k = key;
+
+	return nm->raw_len[pos] == k->len && memcmp(nm->raw[pos], k->s, k->len) == 0;
+}
+
+/*
+ * The id of @s (raw bytes, up to NAME_MAX_RAW of them), added if new; 0 for NULL. Names
+ * stay raw: text, GitHub and JUnit output escape them, JSON carries them exactly.
+ */
+static int intern(struct ci_findings *c, const char *s, size_t len, uint32_t *ret)
+{
+	struct names *nm = &c->names;
+	struct name_key k;
+	uint64_t h;
+	size_t pos;
+
+	if (!s || !len) {
+		*ret = 0;
+		return 0;
+	}
+	/* module names are at most 55 bytes; longer text is cut (it is evidence only) */
+	if (len > NAME_MAX_RAW)
+		len = NAME_MAX_RAW;
+	if (!nm->index && hindex_new(&nm->index) < 0)
+		return -ENOMEM;
+	k = (struct name_key){ s, len };
+	h = hash_words(s, len, 1);
+	pos = hindex_find(nm->index, h, name_eq, &k, nm);
+	if (pos != HINDEX_NONE) {
+		*ret = (uint32_t)(pos + 1);
+		return 0;
+	}
+	if (nm->n >= MAX_NAMES) {
+		c->capped = true;
+		*ret = nm->other;
+		return 0;
+	}
+	if (ci_grow((void **)&nm->s, &nm->cap, nm->n + 1, sizeof(char *)) < 0 ||
+	    ci_grow((void **)&nm->raw, &nm->cap_raw, nm->n + 1, sizeof(char *)) < 0 ||
+	    ci_grow((void **)&nm->raw_len, &nm->cap_len, nm->n + 1, sizeof(uint16_t)) < 0)
+		return -ENOMEM;
+	nm->raw[nm->n] = malloc(len);
+	nm->s[nm->n] = strndup(s, len);
+	if (!nm->raw[nm->n] || !nm->s[nm->n]) {
+		free(nm->raw[nm->n]);
+		free(nm->s[nm->n]);
+		return -ENOMEM;
+	}
+	memcpy(nm->raw[nm->n], s, len);
+	nm->raw_len[nm->n] = (uint16_t)len;
+	if (hindex_add(nm->index, h, nm->n) < 0) {
+		free(nm->raw[nm->n]);
+		free(nm->s[nm->n]);
+		return -ENOMEM;
+	}
+	*ret = (uint32_t)++nm->n;
+	return 0;
+}
+
+static int intern_module(struct ci_findings *c, const char *s, size_t len, bool alias,
+			 uint32_t *ret)
+{
+	char buf[NAME_MAX_RAW + 1];
+
+	if (!s || !len) {
+		*ret = 0;
+		return 0;
+	}
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	/* a NUL inside cannot be a name; what comes before it is what a human reads */
+	len = strlen(buf);
+	if (!alias)
+		normalize(buf);
+	return intern(c, buf, len, ret);
+}
+
+/* --- aggregation ----------------------------------------------------------------------- */
+
+static bool module_allowed(const struct ci_findings *c, const char *name)
+{
+	char norm[160];
+
+	if (!name)
+		return false;
+	snprintf(norm, sizeof(norm), "%s", name);
+	normalize(norm);
+	for (size_t i = 0; i < c->opt->n_allow; i++)
+		if (fnmatch(c->opt->allow[i], norm, 0) == 0)
+			return true;
+	return false;
+}
+
+static uint64_t agg_key_hash(uint32_t input, size_t cls, uint32_t module)
+{
+	uint64_t k = (uint64_t)input << 40 ^ (uint64_t)cls << 32 ^ module;
+
+	return hash_words(&k, sizeof(k), 2);
+}
+
+struct agg_key {
+	uint32_t input;
+	size_t cls;
+	uint32_t module;
+};
+
+static bool agg_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct ci_findings *c = userdata;
+	const struct agg_key *k = key;
+	const struct agg *a = &c->aggs[pos];
+
+	return a->input == k->input && a->cls == k->cls && a->module == k->module;
+}
+
+static int agg_find(struct ci_findings *c, size_t cls, uint32_t module, struct agg **ret)
+{
+	struct agg_key k = { (uint32_t)(c->n_inputs - 1), cls, module };
+	struct agg *a;
+	uint64_t h;
+	size_t pos;
+	int r;
+
+	if (!c->agg_index && hindex_new(&c->agg_index) < 0)
+		return -ENOMEM;
+	for (;;) {
+		h = agg_key_hash(k.input, k.cls, k.module);
+		pos = hindex_find(c->agg_index, h, agg_eq, &k, c);
+		if (pos != HINDEX_NONE) {
+			*ret = &c->aggs[pos];
+			return 0;
+		}
+		if (c->n_aggs < MAX_AGGS || k.module == c->names.other)
+			break;
+		c->capped = true;
+		k.module = c->names.other;
+	}
+	r = ci_grow((void **)&c->aggs, &c->cap_aggs, c->n_aggs + 1, sizeof(*c->aggs));
+	if (r < 0)
+		return r;
+	r = hindex_add(c->agg_index, h, c->n_aggs);
+	if (r < 0)
+		return r;
+	a = &c->aggs[c->n_aggs++];
+	memset(a, 0, sizeof(*a));
+	a->input = k.input;
+	a->cls = (uint16_t)k.cls;
+	a->module = k.module;
+	a->allowed = module_allowed(c, ci_name_of(c, k.module));
+	*ret = a;
+	return 0;
+}
+
+struct evidence {
+	uint64_t first, last;		/* lines; last 0: same as first */
+	const char *msg;		/* raw bytes, or NULL */
+	size_t msg_len;
+	uint32_t comm, site;		/* requester name ids */
+	bool has_waste;
+	uint64_t wasted;
+	bool trace;
+	uint64_t detail;		/* detail_hash() of a symbol class's message, or 0 */
+};
+
+/*
+ * A failed load logs each symbol it misses once ("nfs: Unknown symbol rpc_put_task"), so
+ * one load is many lines: the loads of a module are the most lines of one (module,
+ * symbol) pair, not the lines. Counted per boot by the message's hash (a collision only
+ * merges two symbols' counts, the larger still wins).
+ */
+struct detail {
+	uint32_t agg;
+	uint64_t hash;
+	uint64_t n;
+};
+
+/* Details kept per boot; past them each line counts as a load of its own */
+#define MAX_DETAILS (1u << 20)
+
+static bool is_symbol_class(size_t cls)
+{
+	int k = ci_classes[cls].klog;
+
+	return k == KLOG_FINDING_UNKNOWN_SYMBOL || k == KLOG_FINDING_SYMBOL_VERSION ||
+	       k == KLOG_FINDING_SYMBOL_NAMESPACE;
+}
+
+/* A load attempt that failed, as a kernel log line shows one (already-loaded: EEXIST) */
+bool ci_is_log_attempt_class(size_t cls)
+{
+	return ci_classes[cls].klog && ci_classes[cls].cost_outcome >= 0;
+}
+
+static uint64_t detail_hash(const char *msg, size_t len)
+{
+	return hash_words(msg, len, 0x6b6d6f64) | 1;
+}
+
+struct detail_key {
+	uint32_t agg;
+	uint64_t hash;
+};
+
+static bool detail_eq(size_t pos, const void *key, const void *userdata)
+{
+	const struct detail *d = &((const struct ci_findings *)userdata)->details[pos];
+	const struct detail_key *k = key;
+
+	return d->agg == k->agg && d->hash == k->hash;
+}
+
+/* The row @a's lines of one message, @n more: its attempts, as attempts_of_lines() says */
+static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint64_t n)
+{
+	struct detail_key k = { (uint32_t)(a - c->aggs), hash };
+	uint64_t h = hash ^ ((uint64_t)k.agg * UINT64_C(0x9e3779b97f4a7c15));
+	size_t pos = HINDEX_NONE;
+	int r;
+
+	if (!c->detail_index) {
+		r = hindex_new(&c->detail_index);
+		if (r < 0)
+			return r;
+	}
+	pos = hindex_find(c->detail_index, h, detail_eq, &k, c);
+	if (pos == HINDEX_NONE) {
+		if (c->n_details >= MAX_DETAILS) {
+			a->boot_attempts += n;
+			return 0;
+		}
+		r = ci_grow((void **)&c->details, &c->cap_details, c->n_details + 1,
+			 sizeof(*c->details));
+		if (r < 0)
+			return r;
+		r = hindex_add(c->detail_index, h, c->n_details);
+		if (r < 0)
+			return r;
+		pos = c->n_details++;
+		c->details[pos] = (struct detail){ k.agg, hash, 0 };
+	}
+	c->details[pos].n += n;
+	if (c->details[pos].n > a->boot_attempts)
+		a->boot_attempts = c->details[pos].n;
+	return 0;
+}
+
+/* A boot's details end with it */
+static void details_reset(struct ci_findings *c)
+{
+	c->n_details = 0;
+	c->detail_index = hindex_free(c->detail_index);
+}
+
+static void add_requester(struct agg *a, uint32_t comm, uint32_t site, uint64_t n)
+{
+	if (!comm && !site)
+		return;
+	for (int i = 0; i < REQ_MAX; i++) {
+		if (a->req[i].n && a->req[i].comm == comm && a->req[i].site == site) {
+			a->req[i].n += n;
+			return;
+		}
+		if (!a->req[i].n) {
+			a->req[i] = (struct req){ comm, site, n };
+			return;
+		}
+	}
+	a->req_other += n;
+}
+
+static struct boot *cur_boot(struct ci_findings *c)
+{
+	if (!c->in_boot)
+		return NULL;
+	return c->in_spare ? &c->spare : &c->boots[c->n_boots - 1];
+}
+
+/* Boot @i of the gates: one listed, or past them one of the worst unlisted */
+const struct boot *ci_boot_at(const struct ci_findings *c, long i)
+{
+	return (size_t)i < c->n_boots ? &c->boots[i] : &c->worst[(size_t)i - c->n_boots];
+}
+
+/* The gates' figure of @b: 0 duplicates, 1 failures, 2 waste */
+uint64_t ci_boot_metric(const struct boot *b, int m)
+{
+	return m == 0 ? b->gated.duplicates : m == 1 ? b->gated.failed : b->gated.wasted;
+}
+
+/* An unlisted boot, closed: kept where it is the worst so far */
+static void boot_fold(struct ci_findings *c)
+{
+	struct boot *b = &c->spare;
+
+	free(b->summary);
+	b->summary = NULL;
+	for (int m = 0; m < 3; m++)
+		if (!c->have_worst || ci_boot_metric(b, m) > ci_boot_metric(&c->worst[m], m))
+			c->worst[m] = *b;
+	c->have_worst = true;
+	c->in_spare = false;
+}
+
+static int boot_open(struct ci_findings *c, uint64_t line)
+{
+	struct input *in = &c->inputs[c->n_inputs - 1];
+	struct boot *b;
+	int r;
+
+	if (c->n_boots < MAX_BOOTS) {
+		r = ci_grow((void **)&c->boots, &c->cap_boots, c->n_boots + 1, sizeof(*c->boots));
+		if (r < 0)
+			return r;
+		b = &c->boots[c->n_boots++];
+	} else {
+		b = &c->spare;
+		c->in_spare = true;
+	}
+	memset(b, 0, sizeof(*b));
+	b->number = ++c->all_boots;
+	b->input = (uint32_t)(c->n_inputs - 1);
+	b->line = line;
+	b->end_line = line;
+	if (in->release)
+		snprintf(b->release, sizeof(b->release), "%s", in->release);
+	if (!in->n_boots)
+		in->first_boot = (size_t)b->number - 1;
+	in->n_boots++;
+	c->in_boot = true;
+	return 0;
+}
+
+/* Counts @ev in the row @a, in the current boot, @n times (lines of @ev's first..last). */
+static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence *ev, uint64_t n)
+{
+	struct boot *b;
+	uint64_t last = ev->last ? ev->last : ev->first;
+	int r;
+
+	/* a waste is one attempt's: repeats are of log lines, which have none */
+	if (n != 1 && ev->has_waste)
+		return -EINVAL;
+	if (!c->in_boot) {
+		r = boot_open(c, ev->first);
+		if (r < 0)
+			return r;
+	}
+	b = cur_boot(c);
+	if (a->count == 0 || ev->first < a->first_line)
+		a->first_line = ev->first;
+	if (last > a->last_line)
+		a->last_line = last;
+	a->count += n;
+	a->from_trace = ev->trace;
+	if (a->last_boot != c->all_boots) {
+		a->last_boot = c->all_boots;
+		a->boot_count = 0;
+		a->boot_attempts = 0;
+		a->boot_wasted = 0;
+		a->boots++;
+		r = ci_grow((void **)&c->touched, &c->cap_touched, c->n_touched + 1, sizeof(size_t));
+		if (r < 0)
+			return r;
+		c->touched[c->n_touched++] = (size_t)(a - c->aggs);
+	}
+	a->boot_count += n;
+	if (ev->detail && is_symbol_class(a->cls)) {
+		r = detail_add(c, a, ev->detail, n);
+		if (r < 0)
+			return r;
+	} else {
+		a->boot_attempts += n;
+	}
+	if (ev->has_waste) {
+		a->wasted = add_sat_u64(a->wasted, ev->wasted);
+		a->boot_wasted = add_sat_u64(a->boot_wasted, ev->wasted);
+		a->wasted_known = true;
+		b->waste_known = true;
+	}
+	add_requester(a, ev->comm, ev->site, n);
+	if (!a->sample && ev->msg) {
+		a->sample = strndup(ev->msg, MIN_SIZE(ev->msg_len, (size_t)SAMPLE_MAX));
+		if (!a->sample)
+			return -ENOMEM;
+	}
+	if (last > b->end_line)
+		b->end_line = last;
+	c->inputs[c->n_inputs - 1].findings += n;
+	return 0;
+}
+
+static int agg_add(struct ci_findings *c, struct agg *a, const struct evidence *ev)
+{
+	return agg_add_n(c, a, ev, 1);
+}
+
+static int add_finding(struct ci_findings *c, size_t cls, uint32_t module,
+		       const struct evidence *ev)
+{
+	struct agg *a;
+	int r;
+
+	r = agg_find(c, cls, module, &a);
+	if (r < 0)
+		return r;
+	return agg_add(c, a, ev);
+}
+
+/* One load of the module @a is about, as the log shows it failed: what it held. */
+static bool estimate_log_finding(struct ci_findings *c, const struct boot *b, const struct agg *a,
+				 uint64_t *ret)
+{
+	const struct ci_class *k = &ci_classes[a->cls];
+	const struct cost_module *m;
+	struct cost_kernel kern;
+	struct attempt at = { .syscall = ATTEMPT_FINIT, .complete = true };
+	uint64_t bytes[_VMAP_MAX];
+	const char *name = ci_name_of(c, a->module);
+
+	if (!c->cost || k->cost_outcome < 0 || !name || a->module == c->names.other)
+		return false;
+	if (c->cost->kernel(c->cost->userdata, b->release[0] ? b->release : NULL, &kern) < 0)
+		return false;
+	m = c->cost->module(c->cost->userdata, b->release[0] ? b->release : NULL, name);
+	if (!m)
+		return false;
+	at.outcome = (enum attempt_outcome)k->cost_outcome;
+	at.err = at.outcome == OUTCOME_BAD_FORMAT ? ENOEXEC : EINVAL;
+	/* kmod passes MODULE_INIT_COMPRESSED_FILE for compressed files the kernel can read;
+	 * "Invalid ELF header" on a compressed module is the load without it */
+	if (m->compressed && at.outcome != OUTCOME_BAD_FORMAT)
+		at.flags = MODULE_INIT_COMPRESSED_FILE;
+	if (!cost_estimate_attempt(&kern, &at, m, bytes))
+		return false;
+	*ret = 0;
+	for (int i = 0; i < _VMAP_MAX; i++)
+		*ret += bytes[i];
+	return true;
+}
+
+struct class_count {
+	size_t cls;
+	uint64_t n;
+};
+
+static int class_count_cmp(const void *x, const void *y)
+{
+	const struct class_count *a = x, *b = y;
+
+	if (a->n != b->n)
+		return a->n < b->n ? 1 : -1;
+	return a->cls < b->cls ? -1 : a->cls > b->cls;
+}
+
+/* Folds the current boot: per-boot counts for the gates, its one-line summary. */
+int ci_boot_close(struct ci_findings *c)
+{
+	struct class_count cc[CI_CLASS_COUNT];
+	struct boot *b = cur_boot(c);
+	char buf[256];
+	size_t len = 0, n_seen = 0;
+
+	if (!b)
+		return 0;
+	memset(cc, 0, sizeof(cc));
+	for (size_t i = 0; i < CI_CLASS_COUNT; i++)
+		cc[i].cls = i;
+	for (size_t i = 0; i < c->n_touched; i++) {
+		struct agg *a = &c->aggs[c->touched[i]];
+		const struct ci_class *k = &ci_classes[a->cls];
+		uint64_t est;
+
+		b->findings += a->boot_count;
+		a->attempts += a->boot_attempts;
+		cc[a->cls].n += a->boot_count;
+		if (a->from_trace && (k->group == CI_GROUP_FAILURE ||
+				      k->group == CI_GROUP_DUPLICATE))
+			b->waste_possible = true;
+		/* a trace's boot has its figures from the ledger, which the log joined */
+		if (b->traced || a->from_trace || !ci_is_log_attempt_class(a->cls))
+			continue;
+		/*
+		 * The log's failed loads, as many as its evidence makes (it cannot see
+		 * idempotent waiters, which log nothing): what each of them held, at least.
+		 */
+		b->waste_possible = true;
+		if (estimate_log_finding(c, b, a, &est)) {
+			est = mul_sat_u64(est, a->boot_attempts);
+			a->wasted = add_sat_u64(a->wasted, est);
+			a->boot_wasted = est;
+			a->wasted_known = true;
+			b->waste_known = true;
+			b->waste_lower_bound = true;
+			c->waste_available = true;
+			c->waste_lower_bound = true;
+		}
+		for (int g = 0; g < 2; g++) {
+			struct ci_figures *f = g ? &b->gated : &b->all;
+
+			if (g && a->allowed)
+				continue;
+			f->attempts += a->boot_attempts;
+			f->failed += a->boot_attempts;
+			if (k->group == CI_GROUP_DUPLICATE)
+				f->duplicates += a->boot_attempts;
+			f->wasted = add_sat_u64(f->wasted, a->boot_wasted);
+		}
+	}
+	c->total.attempts += b->all.attempts;
+	c->total.failed += b->all.failed;
+	c->total.duplicates += b->all.duplicates;
+	c->total.wasted = add_sat_u64(c->total.wasted, b->all.wasted);
+	if (b->waste_known)
+		c->total_wasted_known = true;
+	details_reset(c);
+	/* the classes seen, a few of many: sorted alone (a log may have 10,000s of boots) */
+	for (size_t i = 0; i < CI_CLASS_COUNT; i++)
+		if (cc[i].n)
+			cc[n_seen++] = cc[i];
+	qsort(cc, n_seen, sizeof(cc[0]), class_count_cmp);
+	buf[0] = '\0';
+	for (size_t i = 0; i < n_seen; i++) {
+		if (i == BOOT_SUMMARY_CLASSES) {
+			size_t more = n_seen - i;
+
+			snprintf(buf + len, sizeof(buf) - len, ",+%zu more", more);
+			break;
+		}
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s:%" PRIu64,
+					i ? "," : "", ci_classes[cc[i].cls].name, cc[i].n);
+		if (len >= sizeof(buf))
+			break;
+	}
+	if (buf[0]) {
+		b->summary = strdup(buf);
+		if (!b->summary)
+			return -ENOMEM;
+	}
+	c->n_touched = 0;
+	c->in_boot = false;
+	if (c->in_spare)
+		boot_fold(c);
+	return 0;
+}
+
+
+/* --- feeding --------------------------------------------------------------------------- */
+
+int ci_new(const struct ci_options *opt, const struct ci_cost_ops *cost, struct ci_findings **ret)
+{
+	struct ci_findings *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	c->opt = opt;
+	c->cost = cost && cost->kernel && cost->module ? cost : NULL;
+	if (klog_memo_new(&c->memo) < 0) {
+		free(c);
+		return -ENOMEM;
+	}
+	r = intern(c, OTHER_NAME, strlen(OTHER_NAME), &c->names.other);
+	if (r < 0) {
+		ci_free(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+struct ci_findings *ci_free(struct ci_findings *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->names.n; i++) {
+		free(c->names.s[i]);
+		free(c->names.raw[i]);
+	}
+	free(c->names.s);
+	free(c->names.raw);
+	free(c->names.raw_len);
+	hindex_free(c->names.index);
+	for (size_t i = 0; i < c->n_aggs; i++)
+		free(c->aggs[i].sample);
+	free(c->aggs);
+	hindex_free(c->agg_index);
+	for (size_t i = 0; i < c->n_boots; i++)
+		free(c->boots[i].summary);
+	free(c->boots);
+	for (size_t i = 0; i < c->n_inputs; i++) {
+		free(c->inputs[i].path);
+		free(c->inputs[i].release);
+	}
+	free(c->inputs);
+	free(c->touched);
+	free(c->details);
+	hindex_free(c->detail_index);
+	klog_memo_free(c->memo);
+	free(c->deltas);
+	free(c);
+	return NULL;
+}
+
+int ci_begin_input(struct ci_findings *c, const char *path, const char *release)
+{
+	struct input *in;
+	int r;
+
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
+
+	r = ci_grow((void **)&c->inputs, &c->cap_inputs, c->n_inputs + 1, sizeof(*c->inputs));
+	if (r < 0)
+		return r;
+	in = &c->inputs[c->n_inputs];
+	memset(in, 0, sizeof(*in));
+	in->path = strdup(path);
+	in->release = release ? strdup(release) : NULL;
+	if (!in->path || (release && !in->release)) {
+		free(in->path);
+		free(in->release);
+		return -ENOMEM;
+	}
+	snprintf(in->format, sizeof(in->format), "unknown");
+	snprintf(in->compression, sizeof(in->compression), "none");
+	c->n_inputs++;
+	if (c->join_next && c->in_boot) {
+		/* the boot the input before left open is this one's too */
+		in->first_boot = (size_t)cur_boot(c)->number - 1;
+		in->n_boots = 1;
+	} else {
+		c->in_boot = false;
+	}
+	c->join_next = false;
+	return 0;
+}
+
+void ci_join_next_input(struct ci_findings *c)
+{
+	c->join_next = true;
+}
+
+void ci_set_input_format(struct ci_findings *c, const char *format, const char *compression)
+{
+	struct input *in = &c->inputs[c->n_inputs - 1];
+
+	if (format)
+		snprintf(in->format, sizeof(in->format), "%s", format);
+	if (compression)
+		snprintf(in->compression, sizeof(in->compression), "%s", compression);
+}
+
+/*
+ * A boot ends on the line before the next one starts, not on its last line parsed:
+ * the filter skips lines, and the boots must not depend on it.
+ */
+static void boot_end_before(struct boot *b, uint64_t next_line)
+{
+	if (b && next_line > 1 && next_line - 1 > b->end_line)
+		b->end_line = next_line - 1;
+}
+
+/* "Linux version 6.12.118+deb12-amd64 (debian-kernel@...) ..." starts a boot. */
+static int boot_banner(struct ci_findings *c, uint64_t line, const char *rel, size_t len)
+{
+	struct boot *b = cur_boot(c);
+	size_t n = 0;
+	int r;
+
+	/* a marker just before, or the lines before the first banner with no finding */
+	if (!b || b->banner || b->findings || c->n_touched) {
+		boot_end_before(b, line);
+		r = ci_boot_close(c);
+		if (r < 0)
+			return r;
+		r = boot_open(c, line);
+		if (r < 0)
+			return r;
+		b = cur_boot(c);
+	}
+	b->banner = true;
+	if (!b->marker)
+		b->line = line;
+	while (n < len && n + 1 < sizeof(b->release) && rel[n] != ' ' &&
+	       (unsigned char)rel[n] > 0x20 && (unsigned char)rel[n] < 0x7f)
+		n++;
+	if (n) {
+		memcpy(b->release, rel, n);
+		b->release[n] = '\0';
+	}
+	return 0;
+}
+
+int ci_boot_mark(struct ci_findings *c, uint64_t line, const char *boot_id)
+{
+	struct boot *b = cur_boot(c);
+	int r;
+
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
+
+	if (b && !b->banner && !b->findings && !c->n_touched && !b->boot_id[0]) {
+		/* nothing seen yet in this boot: the marker names it */
+	} else {
+		boot_end_before(b, line);
+		r = ci_boot_close(c);
+		if (r < 0)
+			return r;
+		r = boot_open(c, line);
+		if (r < 0)
+			return r;
+		b = cur_boot(c);
+	}
+	b->marker = true;
+	b->line = line;
+	if (boot_id)
+		snprintf(b->boot_id, sizeof(b->boot_id), "%s", boot_id);
+	return 0;
+}
+
+/* Counts @ev in the row @i, which a repeat of this record (ci_klog_repeat()) goes to */
+static int add_again(struct ci_findings *c, uint32_t i, const struct evidence *ev)
+{
+	c->again = i + 1;
+	return agg_add(c, &c->aggs[i], ev);
+}
+
+static int klog_finding(struct ci_findings *c, uint64_t line, const char *msg, size_t len,
+			const struct klog_finding *f, uint64_t *slot)
+{
+	struct evidence ev = { .first = line, .msg = msg, .msg_len = len };
+	uint32_t input = (uint32_t)(c->n_inputs - 1), module;
+	int cls = ci_class_of_klog(f->kind), r;
+	struct agg *a;
+
+	bool alias = f->kind == KLOG_FINDING_AUTOLOAD_DUPLICATE;
+
+	if (cls < 0)
+		return 0;
+	ev.detail = is_symbol_class((size_t)cls) ? detail_hash(msg, len) : 0;
+	c->again_detail = ev.detail;
+	/* the same message again: the same row */
+	if (slot && *slot && (uint32_t)(*slot >> 32) == input)
+		return add_again(c, (uint32_t)*slot - 1, &ev);
+	/* the same module and class as the finding before */
+	if (!slot && c->last.agg && c->last.input == input && c->last.cls == cls &&
+	    c->last.alias == alias && c->last.len == f->module_len &&
+	    (!f->module_len || memcmp(c->last.module, f->module, f->module_len) == 0))
+		return add_again(c, c->last.agg - 1, &ev);
+	r = intern_module(c, f->module, f->module_len, alias, &module);
+	if (r < 0)
+		return r;
+	r = agg_find(c, (size_t)cls, module, &a);
+	if (r < 0)
+		return r;
+	/* the row (index + 1) and its input, with the message's memo */
+	if (slot)
+		*slot = (uint64_t)input << 32 | ((uint32_t)(a - c->aggs) + 1);
+	else if (f->module_len <= sizeof(c->last.module)) {
+		c->last.agg = (uint32_t)(a - c->aggs) + 1;
+		c->last.input = input;
+		c->last.cls = cls;
+		c->last.alias = alias;
+		c->last.len = (uint16_t)f->module_len;
+		if (f->module_len)
+			memcpy(c->last.module, f->module, f->module_len);
+	}
+	return add_again(c, (uint32_t)(a - c->aggs), &ev);
+}
+
+static const char banner[] = "Linux version ";
+
+bool ci_klog_banner(const char *msg, size_t len)
+{
+	return len > sizeof(banner) - 1 && memcmp(msg, banner, sizeof(banner) - 1) == 0;
+}
+
+/* What every kernel record does: a boot, the banner's release, where the boot ends. */
+static int record_line(struct ci_findings *c, uint64_t line, const struct klog_rec *rec)
+{
+	int r;
+
+	if (!c->in_boot) {
+		r = boot_open(c, line);
+		if (r < 0)
+			return r;
+	}
+	if (ci_klog_banner(rec->msg, rec->msg_len)) {
+		r = boot_banner(c, line, rec->msg + sizeof(banner) - 1,
+				rec->msg_len - (sizeof(banner) - 1));
+		if (r < 0)
+			return r;
+	}
+	if (line > cur_boot(c)->end_line)
+		cur_boot(c)->end_line = line;
+	return 0;
+}
+
+static int klog_record(struct ci_findings *c, uint64_t line, const struct klog_rec *rec,
+		       const struct klog_finding *classified)
+{
+	uint64_t *slot = NULL;
+	struct klog_finding f;
+	int r;
+
+	c->again = 0;
+	c->again_detail = 0;
+	c->again_line = line;
+	r = record_line(c, line, rec);
+	if (r < 0)
+		return r;
+	if (classified) {
+		if (classified->kind == KLOG_FINDING_NONE)
+			return 0;
+		return klog_finding(c, line, rec->msg, rec->msg_len, classified, NULL);
+	}
+	if (!klog_classify_memo(c->memo, rec->msg, rec->msg_len, &f, &slot))
+		return 0;
+	return klog_finding(c, line, rec->msg, rec->msg_len, &f, slot);
+}
+
+int ci_klog(struct ci_findings *c, uint64_t line, const struct klog_rec *rec)
+{
+	return klog_record(c, line, rec, NULL);
+}
+
+int ci_klog_classified(struct ci_findings *c, uint64_t line, const struct klog_rec *rec,
+		       const struct klog_finding *f)
+{
+	return klog_record(c, line, rec, f);
+}
+
+int ci_klog_repeat(struct ci_findings *c, uint64_t first, uint64_t last, uint64_t n)
+{
+	struct evidence ev = { .first = first, .last = last, .detail = c->again_detail };
+
+	if (!n)
+		return 0;
+	if (!c->again_line || !c->in_boot || first <= c->again_line || last < first ||
+	    last - first + 1 < n)
+		return -EINVAL;
+	/* as record_line() for each: no banner, and the last line ends the boot */
+	if (last > cur_boot(c)->end_line)
+		cur_boot(c)->end_line = last;
+	c->again_line = last;
+	if (!c->again)
+		return 0;
+	return agg_add_n(c, &c->aggs[c->again - 1], &ev, n);
+}
+
+int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
+{
+	uint64_t *slot;
+	struct klog_finding f;
+
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
+
+	while (len && (*s == '\r' || *s == ' ')) {
+		s++;
+		len--;
+	}
+	/* only kmod's and udev's own lines: kernel formats need the kernel's record */
+	if (len < 10 || (memcmp(s, "modprobe: ", 10) != 0 && memcmp(s, "insmod: ", 8) != 0 &&
+			 !memmem(s, len, ": Worker [", 10)))
+		return 0;
+	if (!klog_classify_memo(c->memo, s, len, &f, &slot) ||
+	    (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT))
+		return 0;
+	return klog_finding(c, line, s, len, &f, slot);
+}
+
+static int event_line_cmp(const void *x, const void *y)
+{
+	const struct ci_event_line *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static bool lines_sorted(const struct ci_event_line *lines, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (event_line_cmp(&lines[i - 1], &lines[i]) > 0)
+			return false;
+	return true;
+}
+
+/*
+ * The first line at or after @after with an event of @pid at @ts, or 0. A trace may
+ * hold the same (ts, pid) twice (time went back: two traces in one file), so an exit
+ * is looked for after its enter.
+ */
+static uint64_t event_line(const struct ci_event_line *lines, size_t n, double ts, int pid,
+			   uint64_t after)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lines[mid].ts < ts || (lines[mid].ts == ts && lines[mid].pid < pid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && lines[lo].ts == ts && lines[lo].pid == pid; lo++)
+		if (lines[lo].line >= after)
+			return lines[lo].line;
+	return 0;
+}
+
+static int trace_requester(struct ci_findings *c, const struct ledger *l, const struct attempt *a,
+			   uint32_t *ret_comm, uint32_t *ret_site)
+{
+	const char *comm = a->comm, *site = NULL;
+	int r;
+
+	if (a->request >= 0 && (size_t)a->request < l->n_requests) {
+		comm = l->requests[a->request].comm;
+		site = l->requests[a->request].call_site;
+	}
+	r = intern(c, comm, strnlen(comm, sizeof(a->comm)), ret_comm);
+	if (r < 0)
+		return r;
+	return intern(c, site, site ? strlen(site) : 0, ret_site);
+}
+
+/*
+ * The boot's figures from its ledger, as report has them: attempts and failed from
+ * ledger_summarize(), duplicates its modules' (attempt_is_duplicate()), the waste the
+ * cost model's total (else what the vmalloc events measured). The gates' leave out
+ * --allow's modules.
+ */
+static int trace_figures(struct ci_findings *c, const struct ledger *l,
+			 const struct cost_result *cost)
+{
+	struct boot *b = cur_boot(c);
+	struct ledger_summary *s = NULL;
+	int r;
+
+	r = ledger_summarize(l, &s);
+	if (r < 0)
+		return r;
+	b->traced = true;
+	b->all = (struct ci_figures){ s->attempts, s->failed, 0, 0 };
+	for (size_t i = 0; i < s->n_modules; i++)
+		b->all.duplicates += s->modules[i].duplicate;
+	if (cost) {
+		b->all.wasted = cost->wasted;
+		b->waste_known = true;
+	} else if (l->saw_vmap_events) {
+		b->all.wasted = s->wasted_measured;
+		b->waste_known = true;
+	}
+	b->gated = b->all;
+	for (size_t i = 0; i < s->n_modules; i++) {
+		const struct module_summary *m = &s->modules[i];
+
+		if (!m->name || !module_allowed(c, m->name))
+			continue;
+		b->gated.attempts -= m->total;
+		b->gated.failed -= m->failed;
+		b->gated.duplicates -= m->duplicate;
+	}
+	for (size_t i = 0; i < l->n_attempts && b->waste_known; i++) {
+		const struct attempt *a = &l->attempts[i];
+		uint64_t w = cost ? (i < cost->n ? cost->att[i].wasted : 0) : attempt_wasted(a);
+
+		if (a->module && module_allowed(c, a->module))
+			b->gated.wasted -= w < b->gated.wasted ? w : b->gated.wasted;
+	}
+	ledger_summary_free(s);
+	return 0;
+}
+
+int ci_trace(struct ci_findings *c, const struct ledger *l,
+	     const struct cost_result *cost, struct ci_event_line *lines, size_t n_lines)
+{
+	int r;
+
+	/*
+	 * @lines is NULL for a trace without syscalls, and qsort() must not be passed NULL.
+	 * A trace in time order gives them sorted: no sort, and no copy of them that
+	 * glibc's merge sort would allocate.
+	 */
+	if (n_lines && !lines_sorted(lines, n_lines))
+		qsort(lines, n_lines, sizeof(*lines), event_line_cmp);
+	if (!c->in_boot) {
+		r = boot_open(c, 1);
+		if (r < 0)
+			return r;
+	}
+	if (l->saw_vmap_events)
+		c->waste_available = true;
+	r = trace_figures(c, l, cost);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		const struct attempt *a = &l->attempts[i];
+		struct evidence ev = { .trace = true };
+		uint32_t module;
+		int cls;
+
+		if (a->outcome == OUTCOME_LOADED)
+			continue;
+		cls = ci_class_of_outcome(a->outcome);
+		if (cls < 0)
+			continue;
+		ev.first = event_line(lines, n_lines, a->start, a->pid, 0);
+		ev.last = a->complete ? event_line(lines, n_lines, a->end, a->pid, ev.first) : 0;
+		if (!ev.first)
+			ev.first = ev.last ? ev.last : 1;
+		if (a->measured) {
+			ev.has_waste = true;
+			ev.wasted = attempt_wasted(a);
+		} else if (cost && i < cost->n && cost->att[i].estimated) {
+			ev.has_waste = true;
+			ev.wasted = cost->att[i].wasted;
+			c->waste_available = true;
+		}
+		r = trace_requester(c, l, a, &ev.comm, &ev.site);
+		if (r < 0)
+			return r;
+		r = intern_module(c, a->module, a->module ? strlen(a->module) : 0, false, &module);
+		if (r < 0)
+			return r;
+		r = add_finding(c, (size_t)cls, module, &ev);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < l->n_requests; i++) {
+		const struct autoload_request *rq = &l->requests[i];
+		struct evidence ev = { .trace = true };
+		const char *name;
+		uint32_t module;
+		size_t cls;
+
+		if (rq->needless && rq->n_resolved) {
+			cls = CLS_NEEDLESS;
+			name = rq->resolved[0];
+		} else if (!rq->resolve_failed && rq->n_resolved == 0) {
+			cls = CLS_UNRESOLVED;
+			name = rq->alias;
+		} else {
+			continue;
+		}
+		ev.first = event_line(lines, n_lines, rq->ts, rq->pid, 0);
+		if (!ev.first)
+			ev.first = 1;
+		r = intern(c, rq->comm, strnlen(rq->comm, sizeof(rq->comm)), &ev.comm);
+		if (r >= 0)
+			r = intern(c, rq->call_site, rq->call_site ? strlen(rq->call_site) : 0,
+				   &ev.site);
+		if (r >= 0)
+			r = intern_module(c, name, name ? strlen(name) : 0, cls == CLS_UNRESOLVED,
+					  &module);
+		if (r >= 0)
+			r = add_finding(c, cls, module, &ev);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int ci_end_input(struct ci_findings *c, const struct ci_input_stats *st)
+{
+	struct input *in = &c->inputs[c->n_inputs - 1];
+	int r;
+
+	/* ci_klog_repeat() repeats a kernel record only right after it */
+	c->again_line = 0;
+
+	in->st = *st;
+	c->records += st->records;
+	/* a trace or a log without banner and findings is one boot all the same */
+	if (!in->n_boots && st->records) {
+		r = boot_open(c, 1);
+		if (r < 0)
+			return r;
+	}
+	if (c->in_boot && cur_boot(c)->input == c->n_inputs - 1 &&
+	    st->lines > cur_boot(c)->end_line)
+		cur_boot(c)->end_line = st->lines;
+	if (c->join_next)
+		return 0;
+	return ci_boot_close(c);
+}
+

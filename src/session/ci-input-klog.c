@@ -1,0 +1,765 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger/klog-findings.h"
+#include "output/ci-formats.h"
+#include "sources/dmesg-text.h"
+#include "sources/kmsg.h"
+#include "sources/stream.h"
+#include "util/linecache.h"
+#include "util/macro.h"
+#include "util/parse-num.h"
+#include "session/ci-input-private.h"
+
+/*
+ * ci's kernel log readers: dmesg text in every rendering (scanned on several threads,
+ * lines seen before copied rather than parsed), /dev/kmsg records, journalctl JSON.
+ */
+
+/* journalctl's "-- Boot 0123abcd... --" between boots (and "-- Reboot --" of old ones) */
+static int boot_marker(struct ci_input *x, uint64_t lineno, const char *line, size_t len)
+{
+	char id[48] = "";
+
+	if (has_prefix(line, len, "-- Boot ")) {
+		size_t n = 0;
+
+		line += 8;
+		len -= 8;
+		while (n < len && n + 1 < sizeof(id) && line[n] != ' ')
+			n++;
+		memcpy(id, line, n);
+		id[n] = '\0';
+	} else if (!has_prefix(line, len, "-- Reboot --")) {
+		return 0;
+	}
+	return ci_boot_mark(x->ci, lineno, id[0] ? id : NULL);
+}
+
+static int on_dmesg_record(void *userdata, const struct klog_rec *rec)
+{
+	struct ci_input *x = userdata;
+
+	/* journalctl text marks boots with lines of its own: those need every line */
+	if (!x->st.records && rec->format >= KLOG_FORMAT_JOURNAL_SHORT)
+		x->journal = true;
+	x->st.records++;
+	if (x->classified)
+		return ci_klog_classified(x->ci, x->lineno, rec, x->classified);
+	return ci_klog(x->ci, x->lineno, rec);
+}
+
+static void on_dmesg_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct ci_input *x = userdata;
+
+	ci_input_bad_line(x, x->lineno, e->what ? e->what : "malformed");
+}
+
+/*
+ * A line that is no timestamped record: other text (a serial console's), or, once a
+ * banner without timestamp was seen, a kernel message of a log without timestamps.
+ */
+static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, size_t len)
+{
+	struct klog_rec rec = { .format = KLOG_FORMAT_DMESG, .facility = -1, .level = -1 };
+
+	while (len && *line == '\r') {
+		line++;
+		len--;
+	}
+	while (len && line[len - 1] == '\r')
+		len--;
+	if (!x->plain && has_prefix(line, len, "Linux version ")) {
+		x->plain = true;
+		ci_set_input_format(x->ci, "kernel-log-plain", NULL);
+	}
+	if (!x->plain)
+		return ci_text(x->ci, lineno, line, len);
+	if (!len || memchr(line, '\0', len))
+		return 0;
+	rec.msg = line;
+	rec.msg_len = len;
+	x->st.records++;
+	return ci_klog(x->ci, lineno, &rec);
+}
+
+/* One line of a kernel log, parsed (@parsed, @rec, @what as dmesg_parse() gives them). */
+static int dmesg_line(struct ci_input *x, struct dmesg_parser *p, uint64_t lineno, const char *line,
+		      size_t len, int parsed, const struct klog_rec *rec, const char *what)
+{
+	uint64_t before = x->st.records;
+	int r;
+
+	x->lineno = lineno;
+	if (line[0] == '-' && line[1] == '-' && (r = boot_marker(x, lineno, line, len)) < 0)
+		return r;
+	r = dmesg_parser_feed_parsed(p, parsed, rec, what);
+	if (r < 0)
+		return r;
+	if (x->st.records == before)
+		r = plain_line(x, lineno, line, len);
+	return r;
+}
+
+struct dmesg_reduce {
+	struct ci_input *x;
+	struct dmesg_parser *p;
+	struct dmesg_state *st;		/* reduce's own, to map a line again */
+	/* rebuilt for each line from its struct dmesg_mapped */
+	struct klog_rec rec;
+	struct klog_finding f;
+};
+
+/*
+ * What the scanning threads find out about a line, all but the order-dependent part:
+ * of its record and finding, what the reduce reads (dmesg_parser_feed_parsed(),
+ * on_dmesg_record(), ci_klog_classified()). Kept small, for each is written on one
+ * core and read on another: the whole record and finding are four times the size.
+ */
+struct dmesg_mapped {
+	int parsed;			/* dmesg_parse()'s */
+	const char *what;
+	/* the record's */
+	const char *msg, *host;
+	uint32_t msg_len, host_len;
+	uint64_t usec;
+	double ts;
+	bool has_monotonic;
+	bool time_only;			/* the time is all the line gives of it */
+	bool time_unread;		/* usec and ts: the line's leading time, for reduce to read */
+	/* a record with no host that starts nothing (a boot marker, the banner) */
+	bool may_repeat;
+	/* what dmesg_repeats() compares, in one word: 0 but for records */
+	union {
+		struct {
+			uint8_t format;
+			uint8_t kind;	/* the finding's */
+			bool record;
+			uint8_t zero;	/* padding, kept 0 for the word */
+			uint32_t module_len;
+		};
+		uint64_t same;
+	};
+	uint64_t module_head;		/* the module's first 8 bytes, or fewer and zeros */
+	const char *module;
+	/* how far the line is from where msg, host and module point: see dmesg_at() */
+	intptr_t moved;
+};
+
+/* Where @p, a pointer of @d into its line, is in the line */
+static const char *dmesg_at(const struct dmesg_mapped *d, const char *p)
+{
+	return p ? p + d->moved : NULL;
+}
+
+_Static_assert(KLOG_FORMAT__MAX <= UINT8_MAX && KLOG_FINDING__MAX <= UINT8_MAX,
+	       "dmesg_mapped holds a klog_format and a klog_finding_kind in a byte");
+
+/* What a thread keeps: the classifier's memo, and what it found of whole lines */
+struct dmesg_state {
+	struct klog_memo *memo;
+	struct linecache *lines;	/* NULL: none (out of memory) */
+};
+
+/* Of a line seen before, by the text after its time: all but the time */
+struct dmesg_known {
+	bool needle;
+	uintptr_t base;			/* where that text was when the line was read */
+	struct dmesg_mapped d;		/* when it holds a needle */
+};
+
+/* distinct lines kept: each boot's log has a few thousand */
+#define DMESG_KNOWN_LINES 4096
+
+/* A thread's state, @lines: with a cache of lines (else the memo only); NULL: no memory */
+static struct dmesg_state *dmesg_state_new(bool lines)
+{
+	struct dmesg_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	if (klog_memo_new(&st->memo) < 0) {
+		free(st);
+		return NULL;
+	}
+	if (lines && linecache_new(sizeof(struct dmesg_known), DMESG_KNOWN_LINES, &st->lines) < 0)
+		st->lines = NULL;
+	return st;
+}
+
+static void *dmesg_map_state_new(void *userdata)
+{
+	struct dmesg_reduce *dr = userdata;
+
+	return dmesg_state_new(dr->x->time_blind);
+}
+
+static void dmesg_map_state_free(void *state)
+{
+	struct dmesg_state *st = state;
+
+	if (!st)
+		return;
+	klog_memo_free(st->memo);
+	linecache_free(st->lines);
+	free(st);
+}
+
+static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
+			   struct dmesg_mapped *d)
+{
+	struct klog_rec rec;
+	struct klog_finding f;
+
+	d->what = NULL;
+	d->same = 0;
+	d->may_repeat = false;
+	d->parsed = dmesg_parse(line, len, &rec, &d->what);
+	if (d->parsed != 1)
+		return;
+	d->record = true;
+	d->may_repeat = !rec.host && line[0] != '-' && !ci_klog_banner(rec.msg, rec.msg_len);
+	/* without memory (out of it), the same answer, more slowly */
+	if (st)
+		klog_classify_memo(st->memo, rec.msg, rec.msg_len, &f, NULL);
+	else
+		klog_classify(rec.msg, rec.msg_len, &f);
+	/* lines are at most DMESG_LINE_MAX: lengths fit */
+	d->msg = rec.msg;
+	d->msg_len = (uint32_t)rec.msg_len;
+	d->host = rec.host;
+	d->host_len = (uint32_t)rec.host_len;
+	d->usec = rec.usec;
+	d->ts = rec.ts;
+	d->format = (uint8_t)rec.format;
+	d->has_monotonic = rec.has_monotonic;
+	d->time_only = rec.has_monotonic && !rec.has_wallclock && !rec.prefix_len;
+	d->time_unread = false;
+	d->kind = (uint8_t)f.kind;
+	/*
+	 * A load that misses symbols logs one line a symbol: those lines are one run by
+	 * class and module, but ci counts the load's attempts by symbol, so each is read
+	 */
+	if (f.kind == KLOG_FINDING_UNKNOWN_SYMBOL || f.kind == KLOG_FINDING_SYMBOL_VERSION ||
+	    f.kind == KLOG_FINDING_SYMBOL_NAMESPACE)
+		d->may_repeat = false;
+	d->module = f.module;
+	d->module_len = (uint32_t)f.module_len;
+	d->moved = 0;
+	d->module_head = 0;
+	if (f.module)
+		memcpy(&d->module_head, f.module,
+		       f.module_len < sizeof(d->module_head) ? f.module_len : sizeof(d->module_head));
+}
+
+/*
+ * Whether @d, its line @moved bytes from where its pointers point, is one more of the
+ * record @prev, the line before it, as ci and the parser count lines: so that a run (a
+ * load failing on every CPU) is reduced at once. Found where the lines are mapped, for
+ * reduce may run on another core. Inline: asked of every line of a dense log.
+ */
+static inline __attribute__((always_inline)) bool
+dmesg_repeats_moved(const struct dmesg_mapped *prev, const struct dmesg_mapped *d, intptr_t moved)
+{
+	const size_t head = sizeof(d->module_head);
+
+	return prev && d->may_repeat && d->same == prev->same &&
+	       d->module_head == prev->module_head &&
+	       (d->module_len <= head || memcmp(d->module + moved + head,
+						 dmesg_at(prev, prev->module) + head,
+						 d->module_len - head) == 0);
+}
+
+static bool dmesg_repeats(const struct dmesg_mapped *prev, const struct dmesg_mapped *d)
+{
+	return dmesg_repeats_moved(prev, d, d->moved);
+}
+
+/* Of the line known as @k, its text after the time at @rest: how far it moved */
+static intptr_t dmesg_known_moved(const struct dmesg_known *k, const char *rest)
+{
+	return (intptr_t)((uintptr_t)rest - k->base);
+}
+
+/*
+ * stream_match.tag of a line that repeats the one before (dmesg_repeats()): reduce
+ * counts it with its run and reads nothing else of it, so the line op leaves its
+ * result unwritten.
+ */
+#define DMESG_TAG_REPEAT 1u
+
+static void dmesg_map(void *userdata, void *state, struct stream_match *m, size_t n,
+		      void *results)
+{
+	struct dmesg_mapped *d = results;
+
+	for (size_t i = 0; i < n; i++)
+		if (m[i].err >= 0) {
+			dmesg_map_line(state, m[i].line, m[i].len, &d[i]);
+			if (i && m[i - 1].err >= 0 && dmesg_repeats(&d[i - 1], &d[i]))
+				m[i].tag = DMESG_TAG_REPEAT;
+		}
+}
+
+/* The pointers of @d into its line: those a line's copy moves */
+#define DMESG_MAPPED_PTRS 3
+static void dmesg_mapped_ptrs(struct dmesg_mapped *d, const char **ret[DMESG_MAPPED_PTRS])
+{
+	ret[0] = &d->msg;
+	ret[1] = &d->host;
+	ret[2] = &d->module;
+}
+
+/*
+ * Whether @d, of the line whose text after the time is @rest, holds for every line
+ * with that text: a record with that time and nothing else of the time, and what
+ * points into the line points after it.
+ */
+static bool dmesg_mapped_movable(struct dmesg_mapped *d, const char *rest, size_t len,
+				 uint64_t usec)
+{
+	const char **p[DMESG_MAPPED_PTRS];
+
+	if (d->parsed != 1 || !d->time_only || d->usec != usec)
+		return false;
+	dmesg_mapped_ptrs(d, p);
+	for (int i = 0; i < DMESG_MAPPED_PTRS; i++)
+		if (*p[i] && ((uintptr_t)*p[i] < (uintptr_t)rest ||
+			      (uintptr_t)*p[i] > (uintptr_t)rest + len))
+			return false;
+	return true;
+}
+
+/* dmesg_line_known() of a line not known: searched, mapped, and kept when it can be */
+static __attribute__((noinline)) int dmesg_line_new(struct dmesg_reduce *dr,
+						    struct dmesg_state *st,
+						    struct stream_match *m,
+						    const struct dmesg_mapped *prev,
+						    struct dmesg_mapped *d, size_t t, uint64_t h)
+{
+	const char *rest = m->line + t;
+	struct dmesg_known *nk;
+	uint64_t usec = 0;
+	bool needle;
+
+	needle = stream_needles_find(dr->x->needles, m->line, m->len) < m->len;
+	if (needle) {
+		dmesg_map_line(st, m->line, m->len, d);
+		if (dmesg_repeats(prev, d))
+			m->tag = DMESG_TAG_REPEAT;
+	}
+	if (t && needle)
+		dmesg_time_prefix(m->line, m->len, &usec);
+	if (t && (!needle || dmesg_mapped_movable(d, rest, m->len - t, usec)) &&
+	    (nk = linecache_put(st->lines, rest, m->len - t, h))) {
+		nk->needle = needle;
+		nk->base = (uintptr_t)rest;
+		if (needle) {
+			nk->d = *d;
+			nk->d.time_unread = true;
+		}
+	}
+	return needle;
+}
+
+/* stream_scan_ops.line: a line seen before (but for its time) is copied, not parsed */
+static int dmesg_line_known(void *userdata, void *state, struct stream_match *m,
+			    const void *prev, void *result)
+{
+	struct dmesg_state *st = state;
+	struct dmesg_mapped *d = result;
+	const struct dmesg_known *k;
+	uint64_t h = 0;
+	size_t t = 0;
+
+	/* the time is read by reduce, which skips most lines (runs) */
+	if (st && st->lines)
+		t = dmesg_time_shape(m->line, m->len);
+	if (!t)
+		return dmesg_line_new(userdata, st, m, prev, d, 0, 0);
+	k = linecache_get(st->lines, m->line + t, m->len - t, &h);
+	if (!k)
+		return dmesg_line_new(userdata, st, m, prev, d, t, h);
+	if (!k->needle)
+		return 0;
+	if (dmesg_repeats_moved(prev, &k->d, dmesg_known_moved(k, m->line + t))) {
+		m->tag = DMESG_TAG_REPEAT;
+		return 2;
+	}
+	*d = k->d;
+	d->moved = dmesg_known_moved(k, m->line + t);
+	return 1;
+}
+
+/* Whether the line at @p is the one @e keeps: a time, then the same text, then '\n' */
+static inline bool dmesg_known_at(const struct linecache_entry *e, const char *p,
+				  const char *end, size_t max_line)
+{
+	size_t len = DMESG_TIME_LEN + e->len;
+
+	return len < (size_t)(end - p) && p[len] == '\n' && len <= max_line &&
+	       dmesg_time_shape(p, len) && memcmp(p + DMESG_TIME_LEN, e->key, e->len) == 0;
+}
+
+/*
+ * stream_scan_ops.run: the lines that come in the order they came last time, each as
+ * dmesg_line_known() finds it by the cache's first try, but without a call a line.
+ */
+static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
+{
+	struct dmesg_state *st = state;
+	struct linecache *lc = st ? st->lines : NULL;
+	const struct dmesg_mapped *prev = r->prev;
+	struct dmesg_mapped *d = r->results;
+	char *p = r->text;
+	const char *const end = r->text + r->len;
+	size_t kept = 0;
+	uint64_t lines = 0;
+	struct linecache_entry *e;
+
+	if (!lc)
+		return 0;
+	while ((e = linecache_predict(lc))) {
+		const struct dmesg_known *k;
+		intptr_t moved;
+		size_t len;
+
+		if (!dmesg_known_at(e, p, end, r->max_line)) {
+			e = linecache_predict2(lc);
+			if (!e || !dmesg_known_at(e, p, end, r->max_line))
+				break;
+			linecache_follows(lc, e);
+		}
+		k = linecache_value(lc, e);
+		len = DMESG_TIME_LEN + e->len;
+		if (k->needle) {
+			if (kept == r->room)
+				break;
+			moved = dmesg_known_moved(k, p + DMESG_TIME_LEN);
+			p[len] = '\0';
+			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0 };
+			if (dmesg_repeats_moved(prev, &k->d, moved)) {
+				r->m[kept].tag = DMESG_TAG_REPEAT;
+			} else {
+				d[kept] = k->d;
+				d[kept].moved = moved;
+				prev = &d[kept];
+			}
+			kept++;
+		}
+		linecache_hit(lc, e);
+		lines++;
+		p += len + 1;
+	}
+	r->kept = kept;
+	r->lines = lines;
+	r->prev = prev;
+	return (size_t)(p - r->text);
+}
+
+/* Whether a needle can start inside a "[%5lu.%06lu]" time, as dmesg_time_prefix() reads */
+bool ci_input_needle_in_time(const char *const *needles, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(needles[i]);
+
+		for (size_t at = 0; at < DMESG_TIME_LEN; at++) {
+			bool fits = true;
+
+			for (size_t j = 0; j < len && at + j < DMESG_TIME_LEN && fits; j++) {
+				char c = needles[i][j];
+				size_t pos = at + j;
+
+				if (pos == 0)
+					fits = c == '[';
+				else if (pos < 6)
+					fits = c == ' ' || (c >= '0' && c <= '9');
+				else if (pos == 6)
+					fits = c == '.';
+				else if (pos < DMESG_TIME_LEN - 1)
+					fits = c >= '0' && c <= '9';
+				else
+					fits = c == ']';
+			}
+			if (fits)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The record and finding of @d, as far as the reduce reads them: the rest of dr->rec
+ * and dr->f stays as it was made (no facility, level or caller; no other fields of a
+ * finding), which nothing after the scan reads.
+ */
+static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
+			const struct stream_match *m)
+{
+	dr->rec.format = (enum klog_format)d->format;
+	dr->rec.has_monotonic = d->has_monotonic;
+	dr->rec.usec = d->usec;
+	dr->rec.ts = d->ts;
+	if (d->time_unread) {
+		/* as dmesg_parse() has it */
+		dmesg_time_prefix(m->line, m->len, &dr->rec.usec);
+		dr->rec.ts = (double)dr->rec.usec / 1e6;
+	}
+	dr->rec.msg = dmesg_at(d, d->msg);
+	dr->rec.msg_len = d->msg_len;
+	dr->rec.host = dmesg_at(d, d->host);
+	dr->rec.host_len = d->host_len;
+	dr->f.kind = (enum klog_finding_kind)d->kind;
+	dr->f.module = dmesg_at(d, d->module);
+	dr->f.module_len = d->module_len;
+}
+
+static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
+{
+	struct dmesg_reduce *dr = userdata;
+	struct ci_input *x = dr->x;
+	struct dmesg_mapped *d = results;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0;) {
+		uint64_t before = x->st.records, k;
+		size_t j;
+
+		if (m[i].err < 0) {
+			ci_input_bad_line(x, m[i].lineno, "line too long");
+			i++;
+			continue;
+		}
+		/* a repeat not counted with a run (after a line that heads none): found again */
+		if (m[i].tag & DMESG_TAG_REPEAT)
+			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
+		if (d[i].parsed == 1)
+			dmesg_unmap(dr, &d[i], &m[i]);
+		x->classified = d[i].parsed == 1 ? &dr->f : NULL;
+		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d[i].parsed, &dr->rec,
+			       d[i].what);
+		x->classified = NULL;
+		if (r < 0 || d[i].parsed != 1 || d[i].host || x->st.records == before) {
+			i++;
+			continue;
+		}
+		/* the lines after it that say the same (a load failing on every CPU): at once */
+		for (j = i + 1; j < n && m[j].err == 0 && (m[j].tag & DMESG_TAG_REPEAT); j++)
+			;
+		k = j - i - 1;
+		if (!k) {
+			i++;
+			continue;
+		}
+		r = dmesg_parser_feed_records(dr->p, (enum klog_format)d[i].format, k);
+		if (r == -EAGAIN) {
+			r = 0;
+			i++;
+			continue;
+		}
+		if (r < 0)
+			break;
+		x->lineno = m[j - 1].lineno;
+		x->st.records += k;
+		r = ci_klog_repeat(x->ci, m[i + 1].lineno, m[j - 1].lineno, k);
+		i = j;
+	}
+	return r;
+}
+
+int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len)
+{
+	struct klog_parser_ops ops = { .record = on_dmesg_record, .bad_line = on_dmesg_bad_line };
+	struct stream_scan_ops sops = { .result_size = sizeof(struct dmesg_mapped),
+					.state_new = dmesg_map_state_new,
+					.state_free = dmesg_map_state_free,
+					.map = dmesg_map,
+					.reduce = dmesg_reduce,
+					.line = x->time_blind ? dmesg_line_known : NULL,
+					.run = x->time_blind ? dmesg_run_known : NULL };
+	struct dmesg_reduce dr = { .x = x, .rec = { .facility = -1, .level = -1 } };
+	struct dmesg_parser *p;
+	int r;
+
+	r = dmesg_parser_new(x->path, &ops, x, &p);
+	if (r < 0)
+		return r;
+	dr.p = p;
+	dr.st = dmesg_state_new(false);
+	do {
+		struct klog_rec rec;
+		const char *what = NULL;
+		int parsed = dmesg_parse(line, len, &rec, &what);
+
+		r = dmesg_line(x, p, stream_lineno(x->s), line, len, parsed, &rec, what);
+		if (r < 0)
+			break;
+		/* once it is a kernel log, only lines that may hold a finding need parsing,
+		 * and those on every CPU */
+		x->st.filtered = x->filter && x->st.records > 0 && !x->journal;
+		if (x->st.filtered) {
+			r = stream_scan(x->s, x->needles, x->threads - 1, &sops, &dr);
+			if (r < 0)
+				ci_input_stream_error(x, r);
+			break;
+		}
+		r = ci_input_next_line(x, false, &line, &len);
+	} while (r > 0);
+	if (r == 0)
+		r = dmesg_parser_finish(p);
+	dmesg_parser_free(p);
+	dmesg_map_state_free(dr.st);
+	return r;
+}
+
+/* kmsg records through kmsg.c's parser, which joins a line's continuation records */
+struct kmsg_read {
+	struct ci_input *x;
+	uint64_t line;		/* the line being fed */
+	uint64_t pending;	/* the line of the record the parser holds */
+};
+
+static int on_kmsg_record(void *userdata, const struct klog_rec *rec)
+{
+	struct kmsg_read *k = userdata;
+
+	k->x->st.records++;
+	return ci_klog(k->x->ci, k->pending, rec);
+}
+
+static void on_kmsg_bad_line(void *userdata, const struct kt_err *e)
+{
+	struct kmsg_read *k = userdata;
+
+	/* the parser reports the line it was fed last */
+	ci_input_bad_line(k->x, k->line, e->what ? e->what : "malformed");
+}
+
+/*
+ * Every line is parsed, the filter is not used: a continuation record is joined to the
+ * record before it, which may hold no needle while the line they make does.
+ */
+int ci_input_read_kmsg(struct ci_input *x, char *line, size_t len)
+{
+	struct klog_parser_ops ops = { .record = on_kmsg_record, .bad_line = on_kmsg_bad_line };
+	struct kmsg_read k = { .x = x };
+	struct kmsg_parser *p;
+	int r;
+
+	r = kmsg_parser_new(x->path, &ops, &k, &p);
+	if (r < 0)
+		return r;
+	for (;;) {
+		const struct kmsg_stats *st = kmsg_parser_stats(p);
+		uint64_t joined = st->joined, dict = st->dict_lines, bad = st->malformed;
+
+		k.line = stream_lineno(x->s);
+		r = kmsg_parser_feed(p, line, len);
+		if (r < 0)
+			break;
+		/* a record line that starts a record of its own: the one the parser holds */
+		if (st->joined == joined && st->dict_lines == dict && st->malformed == bad &&
+		    !(len && line[0] == ' '))
+			k.pending = k.line;
+		for (;;) {
+			r = x->max_bytes && stream_bytes(x->s) > x->max_bytes ?
+				    0 :
+				    stream_next_line(x->s, &line, &len);
+			if (r != -E2BIG)
+				break;
+			k.line = stream_lineno(x->s);
+			r = kmsg_parser_skip_line(p, "line too long");
+			if (r < 0)
+				goto out;
+		}
+		if (r < 0)
+			ci_input_stream_error(x, r);
+		if (r <= 0)
+			break;
+	}
+	if (r == 0)
+		r = kmsg_parser_finish(p);
+out:
+	kmsg_parser_free(p);
+	return r;
+}
+
+/* journalctl -o json: one object a line; kernel records have _TRANSPORT=kernel */
+static int journal_json_line(struct ci_input *x, uint64_t lineno, const char *line, size_t len)
+{
+	static const char *const keys[] = { "MESSAGE", "_TRANSPORT", "SYSLOG_IDENTIFIER",
+					    "__MONOTONIC_TIMESTAMP", "_BOOT_ID", "PRIORITY",
+					    "_HOSTNAME" };
+	enum { MESSAGE, TRANSPORT, IDENT, MONO, BOOT_ID, PRIORITY, HOST, N_KEYS };
+	char *v[N_KEYS];
+	size_t l[N_KEYS];
+	int r;
+
+	r = ci_json_fields(line, len, keys, N_KEYS, v, l);
+	if (r == -EINVAL) {
+		ci_input_bad_line(x, lineno, "not a JSON object");
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (v[BOOT_ID] && strcmp(v[BOOT_ID], x->boot_id) != 0) {
+		snprintf(x->boot_id, sizeof(x->boot_id), "%s", v[BOOT_ID]);
+		r = ci_boot_mark(x->ci, lineno, x->boot_id);
+	}
+	if (r >= 0 && v[MESSAGE] && v[TRANSPORT] && strcmp(v[TRANSPORT], "kernel") == 0) {
+		struct klog_rec rec = { .format = KLOG_FORMAT_JOURNAL_MONOTONIC,
+					.facility = 0,
+					.level = -1,
+					.msg = v[MESSAGE],
+					.msg_len = l[MESSAGE] };
+		uint64_t usec;
+		int prio;
+
+		if (v[MONO]) {
+			/* as kmsg's: a record whose time does not read is damaged */
+			if (parse_u64(v[MONO], 10, &usec) < 0) {
+				ci_input_bad_line(x, lineno, "bad __MONOTONIC_TIMESTAMP");
+				goto done;
+			}
+			rec.has_monotonic = true;
+			rec.usec = usec;
+			rec.ts = (double)usec / 1e6;
+		}
+		if (v[PRIORITY] && parse_int(v[PRIORITY], &prio) == 0)
+			rec.level = prio;
+		rec.host = v[HOST];
+		rec.host_len = v[HOST] ? l[HOST] : 0;
+		x->st.records++;
+		r = ci_klog(x->ci, lineno, &rec);
+	} else if (r >= 0 && v[MESSAGE] && v[IDENT]) {
+		/* kmod and udev log through the journal without their "modprobe: " */
+		_cleanup_free_ char *t = NULL;
+		int n = asprintf(&t, "%s: %s", v[IDENT], v[MESSAGE]);
+
+		r = n < 0 ? -ENOMEM : ci_text(x->ci, lineno, t, (size_t)n);
+		if (r >= 0 && strcmp(v[IDENT], "systemd-udevd") == 0)
+			r = ci_text(x->ci, lineno, v[MESSAGE], l[MESSAGE]);
+	}
+done:
+	for (int i = 0; i < N_KEYS; i++)
+		free(v[i]);
+	return r;
+}
+
+int ci_input_read_journal_json(struct ci_input *x, char *line, size_t len)
+{
+	int r;
+
+	x->boot_id[0] = '\0';
+	do {
+		r = journal_json_line(x, stream_lineno(x->s), line, len);
+		if (r < 0)
+			break;
+		r = ci_input_next_line(x, false, &line, &len);
+	} while (r > 0);
+	return r;
+}
