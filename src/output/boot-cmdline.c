@@ -94,18 +94,3 @@ int boot_cmdline_write_grub(FILE *f, const char *cmdline, const char *release)
 	return ferror(f) ? -EIO : 0;
 }
 
-bool boot_cmdline_traces_modules(const char *cmdline)
-{
-	/* trace_event=...module:module_load... (or module:* / module:) as a word */
-	for (const char *p = cmdline; (p = strstr(p, "trace_event=")); p++) {
-		const char *end;
-
-		if (p != cmdline && p[-1] != ' ' && p[-1] != '\t' && p[-1] != '"')
-			continue;
-		end = p + strcspn(p, " \t\n");
-		for (const char *q = p; (q = strstr(q, "module:")) && q < end; q++)
-			if (q[-1] == '=' || q[-1] == ',')
-				return true;
-	}
-	return false;
-}

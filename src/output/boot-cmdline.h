@@ -43,11 +43,6 @@ int boot_cmdline_new(const struct setup_script *s, unsigned int buf_kb, char **r
  */
 int boot_cmdline_write_grub(FILE *f, const char *cmdline, const char *release);
 
-/*
- * Does a kernel command line (/proc/cmdline) trace module events from boot: a
- * trace_event= word naming module:EVENT, module:* or module: among its events?
- */
-bool boot_cmdline_traces_modules(const char *cmdline);
 
 /* The marker line every drop-in kmodtop writes starts with (--remove checks it) */
 #define BOOT_CMDLINE_GRUB_MARK "# kmodtop boot-setup"

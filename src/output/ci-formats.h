@@ -97,17 +97,6 @@ struct ci_fmt_annotation {
 /* "::error file=F,line=L,endLine=E,title=T::message" lines, values %-encoded. */
 int ci_github_write(FILE *f, const struct ci_fmt_annotation *a, size_t n);
 
-/* --- JSON lines (journalctl -o json) --------------------------------------------------- */
-
-/*
- * The values of @keys in the JSON object @line as bytes: strings as they decode,
- * numbers as their text, arrays of byte values (journald's form for text that is not
- * UTF-8) as those bytes; NULL when absent or null. @ret_values[i] (NUL-terminated,
- * caller frees) and @ret_lens[i]. 0, -EINVAL when @line is no JSON object, -ENOMEM.
- */
-int ci_json_fields(const char *line, size_t len, const char *const *keys, size_t n,
-		   char **ret_values, size_t *ret_lens);
-
 /* --- the baseline: an earlier `kmodtop ci --json` ------------------------------------- */
 
 

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output/boot-cmdline.h"
 #include "sources/journal-klog.h"
 #include "sources/kmsg-follow.h"
 #include "util/root.h"
@@ -357,7 +356,7 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 		goto out;
 	}
 	if (root_read_file(root, "proc/cmdline", 1 << 16, &cmdline, &len) == 0 &&
-	    boot_cmdline_traces_modules(cmdline)) {
+	    boot_capture_cmdline_traces(cmdline)) {
 		bc->source = BOOT_SOURCE_CMDLINE;
 		if (!root_is_live_system(root)) {
 			/* a root's copy of tracefs, as far as it has one */
@@ -444,4 +443,20 @@ int boot_capture_parse_index(const char *s, int32_t *ret)
 		return -EINVAL;
 	*ret = -(int32_t)v;
 	return 0;
+}
+
+bool boot_capture_cmdline_traces(const char *cmdline)
+{
+	/* trace_event=...module:module_load... (or module:* / module:) as a word */
+	for (const char *p = cmdline; (p = strstr(p, "trace_event=")); p++) {
+		const char *end;
+
+		if (p != cmdline && p[-1] != ' ' && p[-1] != '\t' && p[-1] != '"')
+			continue;
+		end = p + strcspn(p, " \t\n");
+		for (const char *q = p; (q = strstr(q, "module:")) && q < end; q++)
+			if (q[-1] == '=' || q[-1] == ',')
+				return true;
+	}
+	return false;
 }

@@ -67,3 +67,9 @@ void boot_capture_done(struct boot_capture *bc);
 /* --boot=N: 0, -1, -2... as journalctl -b counts back (at most 100000). 0 or -EINVAL */
 int boot_capture_parse_index(const char *s, int32_t *ret);
 
+/*
+ * Does a kernel command line (/proc/cmdline) trace module events from boot: a
+ * trace_event= word naming module:EVENT, module:* or module: among its events?
+ */
+bool boot_capture_cmdline_traces(const char *cmdline);
+

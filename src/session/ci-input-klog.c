@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ledger/klog-findings.h"
-#include "output/ci-formats.h"
+#include "sources/journal-json.h"
 #include "sources/dmesg-text.h"
 #include "sources/kmsg.h"
 #include "sources/stream.h"
@@ -699,7 +699,7 @@ static int journal_json_line(struct ci_input *x, uint64_t lineno, const char *li
 	size_t l[N_KEYS];
 	int r;
 
-	r = ci_json_fields(line, len, keys, N_KEYS, v, l);
+	r = journal_json_fields(line, len, keys, N_KEYS, v, l);
 	if (r == -EINVAL) {
 		ci_input_bad_line(x, lineno, "not a JSON object");
 		return 0;

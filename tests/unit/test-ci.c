@@ -20,6 +20,7 @@
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
 #include "output/ci-formats.h"
+#include "sources/journal-json.h"
 #include "sources/stream.h"
 #include "output/output.h"
 #include "session/ci-input.h"
@@ -1597,7 +1598,7 @@ static void test_json_fields(void **state)
 	char *v[6];
 	size_t l[6];
 
-	assert_int_equal(ci_json_fields(line, strlen(line), keys, 6, v, l), 0);
+	assert_int_equal(journal_json_fields(line, strlen(line), keys, 6, v, l), 0);
 	assert_string_equal(v[0], "nfs: Unknown symbol x (err -2)");
 	assert_string_equal(v[1], "11700013");
 	assert_string_equal(v[2], "4");
@@ -1607,8 +1608,8 @@ static void test_json_fields(void **state)
 	assert_null(v[5]);
 	for (int i = 0; i < 6; i++)
 		free(v[i]);
-	assert_int_equal(ci_json_fields("[1,2]", 5, keys, 6, v, l), -EINVAL);
-	assert_int_equal(ci_json_fields("not json", 8, keys, 6, v, l), -EINVAL);
+	assert_int_equal(journal_json_fields("[1,2]", 5, keys, 6, v, l), -EINVAL);
+	assert_int_equal(journal_json_fields("not json", 8, keys, 6, v, l), -EINVAL);
 }
 
 /* --- the CLI test's format lines ------------------------------------------------------- */

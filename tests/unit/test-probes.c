@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "output/boot-cmdline.h"
+#include "session/boot-capture.h"
 #include "output/setup-script.h"
 #include "sources/kernel-btf.h"
 #include "sources/load-probes.h"
@@ -447,7 +448,7 @@ static void test_boot_cmdline(void **state)
 		"kprobe_event=p:kmodtop/kmodtop_kread,kernel_read_file,size=+80(+40($arg1)):s64,"
 		"id=$arg2:s32;p:kmodtop/kmodtop_name,find_module_all,name=+0($arg1):string "
 		"trace_buf_size=1024K trace_options=nooverwrite trace_clock=global");
-	assert_true(boot_cmdline_traces_modules(cmd));
+	assert_true(boot_capture_cmdline_traces(cmd));
 
 	/* grub: sh sources the file, GRUB reads grub.cfg; ';' and '$' inside single quotes */
 	f = open_memstream(&text, &len);
@@ -478,14 +479,14 @@ static void test_boot_cmdline(void **state)
 	assert_int_equal(boot_cmdline_new(&ss, 1024, &cmd), -EINVAL);
 
 	/* which command lines set the capture up */
-	assert_true(boot_cmdline_traces_modules("quiet trace_event=module:module_load"));
-	assert_true(boot_cmdline_traces_modules("trace_event=sched:sched_switch,module:*"));
-	assert_true(boot_cmdline_traces_modules("a \"trace_event=module:\""));
-	assert_false(boot_cmdline_traces_modules("trace_event=sched:sched_switch mymodule:x"));
-	assert_false(boot_cmdline_traces_modules("xtrace_event=module:module_load"));
-	assert_false(boot_cmdline_traces_modules("trace_event=sched:module_x"));
-	assert_false(boot_cmdline_traces_modules("trace_event=foomodule:x"));
-	assert_false(boot_cmdline_traces_modules(""));
+	assert_true(boot_capture_cmdline_traces("quiet trace_event=module:module_load"));
+	assert_true(boot_capture_cmdline_traces("trace_event=sched:sched_switch,module:*"));
+	assert_true(boot_capture_cmdline_traces("a \"trace_event=module:\""));
+	assert_false(boot_capture_cmdline_traces("trace_event=sched:sched_switch mymodule:x"));
+	assert_false(boot_capture_cmdline_traces("xtrace_event=module:module_load"));
+	assert_false(boot_capture_cmdline_traces("trace_event=sched:module_x"));
+	assert_false(boot_capture_cmdline_traces("trace_event=foomodule:x"));
+	assert_false(boot_capture_cmdline_traces(""));
 }
 
 int main(void)
