@@ -549,7 +549,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		out_set_width(o, cmd_text_width(arg_width));
 		r = report_render(&d, o);
 		if (r >= 0 && c.live)
-			live_render(live_get_status(c.live), o);
+			report_render_live(live_get_status(c.live), o);
 		if (r >= 0)
 			r = out_finish(o);
 		if (r < 0) {

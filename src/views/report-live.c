@@ -19,7 +19,7 @@ static void out_err(struct out *o, int err, const char *why)
 	}
 }
 
-void live_render(const struct live_status *st, struct out *o)
+void report_render_live(const struct live_status *st, struct out *o)
 {
 	static const char *const measure_names[] = { "none", "tracepoint", "kprobe" };
 	char buf[200];

@@ -111,7 +111,7 @@ void report_render_vmsample(const struct vmsample *s, unsigned int interval_ms, 
 			    struct out *o);
 struct live_status;
 /* The "live" section (views/report-live.c): what a live collection had, lacked and lost */
-void live_render(const struct live_status *st, struct out *o);
+void report_render_live(const struct live_status *st, struct out *o);
 
 struct boot_capture;
 /*

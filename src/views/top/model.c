@@ -1647,7 +1647,7 @@ static void build_events(struct top_model *m, const struct top_ui *ui, struct bu
 }
 
 /* Attempts of one (requester, module), in order, for the tree and the detail. */
-static size_t collect_attempts(const struct top_model *m, const struct top_sample *s,
+static size_t gather_attempts(const struct top_model *m, const struct top_sample *s,
 			       long req, long mod, size_t *out, size_t max,
 			       size_t *ret_total)
 {
@@ -2305,7 +2305,7 @@ static void build_detail(struct top_model *m, const struct top_ui *ui, struct bu
 		b->err = -ENOMEM;
 		return;
 	}
-	n = collect_attempts(m, s, -1, mi, idx, DETAIL_ATTEMPTS, &total);
+	n = gather_attempts(m, s, -1, mi, idx, DETAIL_ATTEMPTS, &total);
 	if (total > n)
 		add_line(b, ST_DIM, "(the last %zu of %zu attempts)", n, total);
 	for (size_t q = 0; q < n && !b->err; q++) {
