@@ -409,11 +409,48 @@ static void test_storm(void **state)
 	unlink(path);
 }
 
+/*
+ * Forks without exits (what kmodtop record traces) on pids 64 apart, which share slots
+ * of the process table: its least recently seen entries are forgotten in place, and
+ * every entry kept must stay where a lookup finds it, the pinned one with its parent
+ */
+static void test_proctab_forget(void **state)
+{
+	struct proctab *pt = NULL;
+	size_t found = 0;
+	int n = 200000;
+
+	(void)state;
+	assert_int_equal(proctab_new(&pt), 0);
+	assert_int_equal(proctab_fork(pt, 1, 400, "systemd-udevd"), 0);
+	assert_int_equal(proctab_fork(pt, 400, 401, "modprobe"), 0);
+	assert_int_equal(proctab_pin(pt, 401), 0);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(proctab_fork(pt, 1, 2 + 64 * i, "worker"), 0);
+	assert_true(proctab_forgotten(pt) > 0);
+	assert_int_equal(proctab_forgotten(pt) + proctab_count(pt), (uint64_t)n + 3);
+	for (int i = 0; i < n; i++) {
+		if (proctab_parent(pt, 2 + 64 * i) != 1)
+			continue;
+		assert_string_equal(proctab_comm(pt, 2 + 64 * i), "worker");
+		found++;
+	}
+	/* all but pid 1, 400 and 401 */
+	assert_int_equal(found + 3, proctab_count(pt));
+	/* the newest quarter of what the table keeps is there */
+	for (int i = n - 8000; i < n; i++)
+		assert_int_equal(proctab_parent(pt, 2 + 64 * i), 1);
+	assert_int_equal(proctab_parent(pt, 401), 400);
+	assert_int_equal(proctab_parent(pt, 400), 1);
+	proctab_free(pt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_storm),
+		cmocka_unit_test(test_proctab_forget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
