@@ -59,9 +59,13 @@ struct gone_pid {
 
 struct live_event {
 	double ts;
-	bool live;
 	size_t prev, next;		/* the module's events before and after, or SIZE_MAX */
+	uint32_t name;			/* its entry in the names, LIVE_NAME_FAR: not kept */
+	bool live;
 };
+
+/* A name entry past what live_event.name holds: its events are never forgotten */
+#define LIVE_NAME_FAR UINT32_MAX
 
 /* A module's load and free events, so that a lookup reads that module's only */
 struct live_name {
@@ -73,6 +77,8 @@ struct live_name {
 struct name_entry {
 	char *s;
 	struct live_name live;
+	double hold;			/* forget_live_events(): keep the last event at or
+					 * before this, and the later ones */
 };
 
 struct priv {
@@ -81,6 +87,7 @@ struct priv {
 	size_t cap_attempts, cap_requests, cap_steps, cap_klog;
 	struct live_event *live;
 	size_t n_live, cap_live;
+	size_t live_prune_at;		/* forget_live_events() when n_live reaches it */
 	/* names, each kept once: attempts, requests and module events point at them */
 	struct name_entry *names;
 	size_t n_names, cap_names;
@@ -312,7 +319,7 @@ static int name_intern_pos(struct priv *p, const char *s, size_t len, size_t *re
 			return -ENOMEM;
 		}
 		p->names[p->n_names] = (struct name_entry){
-			.s = n, .live = { SIZE_MAX, SIZE_MAX, true },
+			.s = n, .live = { SIZE_MAX, SIZE_MAX, true }, .hold = INFINITY,
 		};
 		pos = p->n_names++;
 	}
@@ -547,6 +554,7 @@ static int live_add(struct ledger *l, const struct ktrace_str *name, double ts, 
 		return r;
 	e = &p->live[p->n_live];
 	e->ts = ts;
+	e->name = pos < LIVE_NAME_FAR ? (uint32_t)pos : LIVE_NAME_FAR;
 	e->live = live;
 	e->prev = e->next = SIZE_MAX;
 	n = &p->names[pos].live;
@@ -1591,7 +1599,7 @@ static int resolve_requests(struct ledger *l)
 	for (size_t i = l->n_requests_settled; i < l->n_requests; i++) {
 		struct autoload_request *rq = &l->requests[i];
 
-		if (rq->resolve_failed)
+		if (rq->resolve_failed || rq->needless_final)
 			continue;
 		/* modprobe finds the module Live and makes no syscall: a needless request */
 		rq->needless = rq->n_resolved > 0;
@@ -2000,6 +2008,17 @@ const struct proctab *ledger_proctab(const struct ledger *l)
 	return ((const struct priv *)l->priv)->procs;
 }
 
+void ledger_held(const struct ledger *l, struct ledger_held *ret)
+{
+	const struct priv *p = l->priv;
+
+	*ret = (struct ledger_held){
+		.attempts = l->n_attempts,
+		.module_events = p->n_live,
+		.processes = proctab_count(p->procs),
+	};
+}
+
 /* Marks @pid's first attempt, with its autoload request, as forgotten. 0 or -ENOMEM. */
 static int gone_add(struct priv *p, int pid, long request)
 {
@@ -2039,6 +2058,120 @@ static double forget_look_back(double longest)
 	return m > c ? m : c;
 }
 
+/*
+ * Does live event @i go? Not the last of its module at or before @t (and its hold): a
+ * later one is, in a module whose events are in time order
+ */
+static bool live_event_goes(const struct priv *p, size_t i, double t)
+{
+	const struct live_event *e = &p->live[i];
+	const struct name_entry *n;
+
+	if (e->name == LIVE_NAME_FAR || e->next == SIZE_MAX)
+		return false;
+	n = &p->names[e->name];
+	return n->live.ordered && p->live[e->next].ts <= t && p->live[e->next].ts <= n->hold;
+}
+
+/* Does @name have a load or free event? */
+static bool name_has_events(const struct priv *p, const char *name)
+{
+	size_t pos = name_find(p, name, strlen(name));
+
+	return pos != HINDEX_NONE && p->names[pos].live.first != SIZE_MAX;
+}
+
+/*
+ * Holds (@hold: a request's time, else INFINITY again) the events module_live_at()
+ * reads for the requests still open to change at @t: their modules' events from the last
+ * at or before each request on
+ */
+static void hold_live_events(struct ledger *l, double t, bool hold)
+{
+	struct priv *p = l->priv;
+
+	for (size_t i = l->n_requests_settled; i < l->n_requests; i++) {
+		const struct autoload_request *rq = &l->requests[i];
+
+		if (rq->resolve_failed || rq->needless_final || !(rq->ts < t))
+			continue;
+		for (size_t k = 0; k < rq->n_resolved; k++) {
+			size_t pos = name_find(p, rq->resolved[k], strlen(rq->resolved[k]));
+
+			if (pos == HINDEX_NONE)
+				continue;
+			if (!hold)
+				p->names[pos].hold = INFINITY;
+			else if (rq->ts < p->names[pos].hold)
+				p->names[pos].hold = rq->ts;
+		}
+	}
+}
+
+/*
+ * The module load and free events module_live_at() can no longer need. It reads of a
+ * module's events the last at or before the request it is asked about, and those after.
+ * A request before @now - ORDER_SLACK has every event at or before it in (the trace comes
+ * in time order, give or take that): once each of its modules has an event, later events
+ * do not change what it asks (with none, the first to come says what was before it), and
+ * it is not asked again (needless_final). The requests to come, and those not final,
+ * hold their modules' events from the last at or before them; of a module whose events
+ * are out of time order all stay (the walk from the first may stop anywhere). The scan
+ * runs when the events doubled since the last, so that it costs O(1) an event.
+ * 0 or -ENOMEM.
+ */
+static int forget_live_events(struct ledger *l, double now)
+{
+	struct priv *p = l->priv;
+	double t = now - ORDER_SLACK;
+	size_t *map, n = 0;
+	bool any = false;
+
+	for (size_t i = l->n_requests_settled; i < l->n_requests; i++) {
+		struct autoload_request *rq = &l->requests[i];
+
+		if (rq->resolve_failed || rq->needless_final || !(rq->ts < t))
+			continue;
+		rq->needless_final = true;
+		for (size_t k = 0; k < rq->n_resolved && rq->needless_final; k++)
+			rq->needless_final = name_has_events(p, rq->resolved[k]);
+	}
+	if (p->n_live < p->live_prune_at)
+		return 0;
+	hold_live_events(l, t, true);
+	for (size_t i = 0; i < p->n_live && !any; i++)
+		any = live_event_goes(p, i, t);
+	if (!any)
+		goto done;
+	map = malloc(p->n_live * sizeof(*map));
+	if (!map) {
+		hold_live_events(l, t, false);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_live; i++)
+		map[i] = live_event_goes(p, i, t) ? SIZE_MAX : n++;
+	/* a module's dropped events are the first of its list: the kept keep their order */
+	for (size_t i = 0; i < p->n_live; i++) {
+		struct live_event *e = &p->live[i];
+
+		if (map[i] == SIZE_MAX)
+			continue;
+		e->prev = e->prev == SIZE_MAX ? SIZE_MAX : map[e->prev];
+		e->next = e->next == SIZE_MAX ? SIZE_MAX : map[e->next];
+		if (e->name != LIVE_NAME_FAR && e->prev == SIZE_MAX)
+			p->names[e->name].live.first = map[i];
+		if (e->name != LIVE_NAME_FAR && e->next == SIZE_MAX)
+			p->names[e->name].live.last = map[i];
+		p->live[map[i]] = *e;
+	}
+	free(map);
+	p->n_live = n;
+done:
+	hold_live_events(l, t, false);
+	p->live_prune_at = p->n_live < 512 ? 1024 : 2 * p->n_live;
+	return 0;
+}
+
 int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 {
 	struct priv *p = l->priv;
@@ -2050,6 +2183,8 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 	*ret_n = 0;
 	if (p->keep_all || !isfinite(p->longest) || !isfinite(now))
 		return 0;
+	if (forget_live_events(l, now) < 0)
+		return -ENOMEM;
 	if (f < l->n_attempts && l->attempts[f].start < t)
 		t = l->attempts[f].start;
 	d = look_back(l, f, t - forget_look_back(p->longest));
