@@ -2047,13 +2047,15 @@ static int gone_add(struct priv *p, int pid, long request)
  * How far back of the oldest attempt still open to change (or of a newer one to come)
  * the passes look, beyond ORDER_SLACK: a leader ended within 2 * WAITER_EXIT_SLACK_MEASURED
  * and started at most the longest call before (waiter_index_build()), a call overlapping
- * a log line 2 * longest + 1 s (names_from_klog()), and cost_attempt_bounded() looks back
- * the longest call and 2 s for the calls a priced attempt overlaps
+ * a log line 2 * longest + 1 s (names_from_klog()). cost_attempt_bounded() reads of the
+ * calls before a priced attempt those it overlaps, started at most the longest call
+ * before it; it may have started ORDER_SLACK before the oldest open one (its scan goes
+ * further back, to be sure to pass them, but reads nothing more)
  */
 static double forget_look_back(double longest)
 {
 	double w = longest + 2 * WAITER_EXIT_SLACK_MEASURED, k = 2 * longest + 1.0,
-	       c = longest + 2.0, m = w > k ? w : k;
+	       c = longest + ORDER_SLACK, m = w > k ? w : k;
 
 	return m > c ? m : c;
 }
