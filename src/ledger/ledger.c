@@ -52,6 +52,22 @@ struct open_call {
 /* PID_MAX_LIMIT of 64-bit Linux: pids below it take a bit each once forgotten */
 #define PID_BITS (1u << 22)
 
+/*
+ * Each pid's first attempt, while kept, by its number in the trace (n_forgotten + its
+ * index): open addressing on pid, with deletion, so that forgetting rebases nothing and
+ * makes no table anew (a new one each time left the heap in pieces)
+ */
+struct first_slot {
+	size_t attempt;
+	int pid;
+	bool used;
+};
+
+struct first_table {
+	struct first_slot *slots;
+	size_t cap, n;			/* cap: a power of two, or 0 */
+};
+
 struct gone_pid {
 	int pid;
 	long request;			/* its first attempt's, -1: none */
@@ -93,7 +109,7 @@ struct priv {
 	size_t n_names, cap_names;
 	struct hindex *name_idx;
 	struct proctab *procs;
-	struct hindex *pid_first;	/* each pid's first attempt, if still kept */
+	struct first_table firsts;
 	/*
 	 * The pids whose first attempt was forgotten (ledger_forget_settled()): a later
 	 * attempt of theirs is not their first, and follows that first's autoload request.
@@ -217,12 +233,9 @@ int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledg
 	struct ledger *l = calloc(1, sizeof(*l));
 	struct priv *p = calloc(1, sizeof(*p));
 
-	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->pid_first) < 0 ||
-	    hindex_new(&p->name_idx) < 0) {
-		if (p) {
+	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->name_idx) < 0) {
+		if (p)
 			proctab_free(p->procs);
-			hindex_free(p->pid_first);
-		}
 		free(l);
 		free(p);
 		return -ENOMEM;
@@ -263,7 +276,7 @@ struct ledger *ledger_free(struct ledger *l)
 		free(p->wi_tmp);
 		free(p->wi_pos);
 		proctab_free(p->procs);
-		hindex_free(p->pid_first);
+		free(p->firsts.slots);
 		free(p->gone_bits);
 		free(p->gone);
 		hindex_free(p->gone_idx);
@@ -387,11 +400,73 @@ static uint64_t pid_hash(int pid)
 	return hash_bytes(HASH_INIT, &pid, sizeof(pid));
 }
 
-static bool pid_is(size_t pos, const void *key, const void *userdata)
+static size_t first_home(const struct first_table *t, int pid)
 {
-	const struct ledger *l = userdata;
+	return ((unsigned int)pid * 2654435761u) & (t->cap - 1);
+}
 
-	return l->attempts[pos].pid == *(const int *)key;
+/* @pid's slot, or SIZE_MAX */
+static size_t first_find(const struct first_table *t, int pid)
+{
+	if (!t->cap)
+		return SIZE_MAX;
+	for (size_t h = first_home(t, pid);; h = (h + 1) & (t->cap - 1)) {
+		if (!t->slots[h].used)
+			return SIZE_MAX;
+		if (t->slots[h].pid == pid)
+			return h;
+	}
+}
+
+static void first_put(struct first_table *t, int pid, size_t attempt)
+{
+	size_t h = first_home(t, pid);
+
+	while (t->slots[h].used)
+		h = (h + 1) & (t->cap - 1);
+	t->slots[h] = (struct first_slot){ attempt, pid, true };
+	t->n++;
+}
+
+/* @pid's first attempt is @attempt (not there yet). 0 or -ENOMEM. */
+static int first_add(struct first_table *t, int pid, size_t attempt)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		struct first_table nt = { .cap = t->cap ? 2 * t->cap : 64 };
+
+		nt.slots = calloc(nt.cap, sizeof(*nt.slots));
+		if (!nt.slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slots[i].used)
+				first_put(&nt, t->slots[i].pid, t->slots[i].attempt);
+		free(t->slots);
+		*t = nt;
+	}
+	first_put(t, pid, attempt);
+	return 0;
+}
+
+/* Linear probing's deletion: later members of the cluster move back into the hole */
+static void first_remove(struct first_table *t, size_t h)
+{
+	size_t mask = t->cap - 1, i = h, j = h;
+
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!t->slots[j].used)
+			break;
+		k = first_home(t, t->slots[j].pid);
+		/* moved unless its home lies cyclically in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			t->slots[i] = t->slots[j];
+			i = j;
+		}
+	}
+	t->slots[i].used = false;
+	t->n--;
 }
 
 static bool gone_is(size_t pos, const void *key, const void *userdata)
@@ -426,11 +501,11 @@ static const struct gone_pid *gone_find(const struct priv *p, int pid)
 static size_t pid_first(const struct ledger *l, int pid)
 {
 	const struct priv *p = l->priv;
-	size_t pos = hindex_find(p->pid_first, pid_hash(pid), pid_is, &pid, l);
+	size_t h = first_find(&p->firsts, pid);
 
-	if (pos == HINDEX_NONE && gone_find(p, pid))
-		return PID_FIRST_GONE;
-	return pos;
+	if (h != SIZE_MAX)
+		return p->firsts.slots[h].attempt - l->n_forgotten;
+	return gone_find(p, pid) ? PID_FIRST_GONE : HINDEX_NONE;
 }
 
 static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attempt_syscall sc)
@@ -479,7 +554,7 @@ static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attemp
 	p->open[p->n_open].pid = ev->pid;
 	p->open[p->n_open].attempt = l->n_attempts;
 	if (pid_first(l, ev->pid) == HINDEX_NONE &&
-	    hindex_add(p->pid_first, pid_hash(ev->pid), l->n_attempts) < 0)
+	    first_add(&p->firsts, ev->pid, l->n_forgotten + l->n_attempts) < 0)
 		return -ENOMEM;
 	p->n_open++;
 	l->n_attempts++;
@@ -2180,7 +2255,6 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 	size_t f = l->n_settled, d;
 	/* attempts to come start, in a trace in time order, no earlier than this */
 	double t = now - ORDER_SLACK;
-	struct hindex *first;
 
 	*ret_n = 0;
 	if (p->keep_all || !isfinite(p->longest) || !isfinite(now))
@@ -2192,15 +2266,15 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 	d = look_back(l, f, t - forget_look_back(p->longest));
 	if (!d)
 		return 0;
-	if (hindex_new(&first) < 0)
-		return -ENOMEM;
 	for (size_t i = 0; i < d; i++) {
 		const struct attempt *a = &l->attempts[i];
+		size_t h = first_find(&p->firsts, a->pid);
 
-		if (pid_first(l, a->pid) == i && gone_add(p, a->pid, a->request) < 0) {
-			hindex_free(first);
+		if (h == SIZE_MAX || p->firsts.slots[h].attempt != l->n_forgotten + i)
+			continue;
+		if (gone_add(p, a->pid, a->request) < 0)
 			return -ENOMEM;
-		}
+		first_remove(&p->firsts, h);
 	}
 	for (size_t i = 0; i < d; i++)
 		proctab_unpin(p->procs, l->attempts[i].pid);
@@ -2216,15 +2290,7 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 		/* only a settled waiter can have a leader this far back: it stays a waiter */
 		if (a->leader >= 0)
 			a->leader = (size_t)a->leader >= d ? a->leader - (long)d : -1;
-		if (!gone_find(p, a->pid) &&
-		    hindex_find(first, pid_hash(a->pid), pid_is, &a->pid, l) == HINDEX_NONE &&
-		    hindex_add(first, pid_hash(a->pid), i) < 0) {
-			hindex_free(first);
-			return -ENOMEM;
-		}
 	}
-	hindex_free(p->pid_first);
-	p->pid_first = first;
 	*ret_n = d;
 	return 0;
 }
