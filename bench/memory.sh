@@ -4,6 +4,7 @@
 # bench/memory.sh - does kmodtop's memory stay within its targets whatever the input?
 #
 #	bench/memory.sh [SCALE]		SCALE (default 1) multiplies every input size
+#	CASES="ci-stream ..." bench/memory.sh	only the cases named
 #
 # Generates synthetic inputs of growing size in $BENCH_DIR (default a temporary
 # directory) and measures the max RSS of one kmodtop run each with GNU time:
@@ -18,7 +19,8 @@
 #   ci-stream N         a trace of N attempts read as ci reads it a settled attempt at a
 #                       time, then forgotten (bench/cistream, collect_read_each()); its
 #                       module names cycle over 6000, as a machine has a few thousand
-#                       modules (N distinct names would cost memory of their own)
+#                       modules (N distinct names would cost memory of their own);
+#                       it must count N attempts, and prints the most it held at once
 #
 # Targets: report within 64 MiB plus 2 KiB per attempt, ci within 32 MiB. Each case
 # prints its RSS, the bytes per attempt where it has attempts, and "met" or "NOT met";
@@ -45,6 +47,13 @@ else
 fi
 export XDG_CACHE_HOME=$work/cache
 status=0
+
+# want NAME: is the case asked for (CASES, default all)?
+want() {
+	[ -z "${CASES:-}" ] && return 0
+	case " $CASES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 # base_root DIR: a root with what report needs besides the input under test
 base_root() {
@@ -118,58 +127,82 @@ REPORT_KIB=65536	# 64 MiB, plus 2 KiB an attempt
 CI_KIB=32768		# 32 MiB
 
 for n in $((10000 * SCALE)) $((100000 * SCALE)) $((300000 * SCALE)); do
+	want report-attempts || want ci-attempts || break
 	r=$work/attempts-$n
 	base_root "$r"
 	gen_trace "$r/sys/kernel/tracing/trace" "$n"
-	measure report-attempts "$n" $REPORT_KIB 2048 "$KMODTOP" --root "$r" report -j --no-cache
-	measure ci-attempts "$n" $CI_KIB 0 "$KMODTOP" ci -j "$r/sys/kernel/tracing/trace"
+	! want report-attempts ||
+		measure report-attempts "$n" $REPORT_KIB 2048 "$KMODTOP" --root "$r" report -j --no-cache
+	! want ci-attempts ||
+		measure ci-attempts "$n" $CI_KIB 0 "$KMODTOP" ci -j "$r/sys/kernel/tracing/trace"
 	rm -rf "$r"
 done
 
 CISTREAM=${CISTREAM:-$BUILDDIR/bench/cistream}
-if [ -x "$CISTREAM" ]; then
+if ! want ci-stream; then
+	:
+elif [ -x "$CISTREAM" ]; then
 	for n in $((100000 * SCALE)) $((300000 * SCALE)) $((1000000 * SCALE)); do
 		gen_trace "$work/stream.trace" "$n" 0 6000
 		measure ci-stream "$n" $CI_KIB 0 "$CISTREAM" "$work/stream.trace"
+		out=$work/ci-stream.$n.out
+		# a read that stopped early would be small for nothing
+		if [ -s "$out" ] && jq -e . "$out" >/dev/null 2>&1; then
+			got=$(jq .attempts "$out")
+			printf '   %-16s %9d: %d attempts read, at most %d held at once, %d forgotten\n' \
+				ci-stream "$n" "$got" "$(jq .most_kept "$out")" "$(jq .forgotten "$out")"
+			[ "$got" = "$n" ] || { echo "   ci-stream $n: read $got attempts, not $n: NOT met"; status=1; }
+		fi
 		rm -f "$work/stream.trace"
 	done
 else
-	echo "   ci-stream: no $CISTREAM (make bench/cistream), not run"
+	echo "   ci-stream: no $CISTREAM (make bench/cistream): NOT met"
+	status=1
 fi
 
-n=$((1000000 * SCALE))
-r=$work/loglines
-base_root "$r"
-awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "[%13.6f] mod0: Unknown symbol sym0 (err -2)\n", 100 + i * 0.0001 }' >"$r/capture/dmesg.txt"
-measure report-loglines "$n" $REPORT_KIB 0 "$KMODTOP" --root "$r" report -j --no-cache
-rm -rf "$r"
+if want report-loglines; then
+	n=$((1000000 * SCALE))
+	r=$work/loglines
+	base_root "$r"
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "[%13.6f] mod0: Unknown symbol sym0 (err -2)\n", 100 + i * 0.0001 }' >"$r/capture/dmesg.txt"
+	measure report-loglines "$n" $REPORT_KIB 0 "$KMODTOP" --root "$r" report -j --no-cache
+	rm -rf "$r"
+fi
 
-n=$((1000000 * SCALE))
-r=$work/vmalloc
-base_root "$r"
-awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
-	# 8 KiB areas; printf %x stops at 32 bits: the address in two parts
-	printf "0xffffc9%06x%04x-0xffffc9%06x%04x    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n",
-		int(i / 8), (i % 8) * 8192, int((i + 1) / 8), ((i + 1) % 8) * 8192 } }' >"$r/proc/vmallocinfo"
-measure report-vmalloc "$n" $REPORT_KIB 0 "$KMODTOP" --root "$r" report -j --no-cache
-rm -rf "$r"
+if want report-vmalloc; then
+	n=$((1000000 * SCALE))
+	r=$work/vmalloc
+	base_root "$r"
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
+		# 8 KiB areas; printf %x stops at 32 bits: the address in two parts
+		printf "0xffffc9%06x%04x-0xffffc9%06x%04x    8192 load_module+0x857/0x2470 pages=1 vmalloc N0=1\n",
+			int(i / 8), (i % 8) * 8192, int((i + 1) / 8), ((i + 1) % 8) * 8192 } }' >"$r/proc/vmallocinfo"
+	measure report-vmalloc "$n" $REPORT_KIB 0 "$KMODTOP" --root "$r" report -j --no-cache
+	rm -rf "$r"
+fi
 
-n=$((1000000 * SCALE))
-gen_trace "$work/forks.trace" "$n" 1
-measure ci-forks "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
-rm -f "$work/forks.trace"
+if want ci-forks; then
+	n=$((1000000 * SCALE))
+	gen_trace "$work/forks.trace" "$n" 1
+	measure ci-forks "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
+	rm -f "$work/forks.trace"
+fi
 
-n=$((1000000 * SCALE))
-gen_trace "$work/forks.trace" "$n" 2
-measure ci-forks-noexit "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
-rm -f "$work/forks.trace"
+if want ci-forks-noexit; then
+	n=$((1000000 * SCALE))
+	gen_trace "$work/forks.trace" "$n" 2
+	measure ci-forks-noexit "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/forks.trace"
+	rm -f "$work/forks.trace"
+fi
 
-n=$((1000000 * SCALE))
-awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
-	printf "[    0.000000] Linux version 6.12.0-%d (b@h) (gcc) #1 SMP\n", i % 7
-	printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i % 5 } }' >"$work/boots.log"
-measure ci-boots "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/boots.log"
-rm -f "$work/boots.log"
+if want ci-boots; then
+	n=$((1000000 * SCALE))
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
+		printf "[    0.000000] Linux version 6.12.0-%d (b@h) (gcc) #1 SMP\n", i % 7
+		printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i % 5 } }' >"$work/boots.log"
+	measure ci-boots "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/boots.log"
+	rm -f "$work/boots.log"
+fi
 
 [ "$status" = 0 ] && echo "== all met" || echo "== NOT met"
 exit $status

@@ -52,6 +52,22 @@ struct open_call {
 /* PID_MAX_LIMIT of 64-bit Linux: pids below it take a bit each once forgotten */
 #define PID_BITS (1u << 22)
 
+/*
+ * Each pid's first attempt, while kept, by its number in the trace (n_forgotten + its
+ * index): open addressing on pid, with deletion, so that forgetting rebases nothing and
+ * makes no table anew (a new one each time left the heap in pieces)
+ */
+struct first_slot {
+	size_t attempt;
+	int pid;
+	bool used;
+};
+
+struct first_table {
+	struct first_slot *slots;
+	size_t cap, n;			/* cap: a power of two, or 0 */
+};
+
 struct gone_pid {
 	int pid;
 	long request;			/* its first attempt's, -1: none */
@@ -59,9 +75,13 @@ struct gone_pid {
 
 struct live_event {
 	double ts;
-	bool live;
 	size_t prev, next;		/* the module's events before and after, or SIZE_MAX */
+	uint32_t name;			/* its entry in the names, LIVE_NAME_FAR: not kept */
+	bool live;
 };
+
+/* A name entry past what live_event.name holds: its events are never forgotten */
+#define LIVE_NAME_FAR UINT32_MAX
 
 /* A module's load and free events, so that a lookup reads that module's only */
 struct live_name {
@@ -73,6 +93,8 @@ struct live_name {
 struct name_entry {
 	char *s;
 	struct live_name live;
+	double hold;			/* forget_live_events(): keep the last event at or
+					 * before this, and the later ones */
 };
 
 struct priv {
@@ -81,12 +103,13 @@ struct priv {
 	size_t cap_attempts, cap_requests, cap_steps, cap_klog;
 	struct live_event *live;
 	size_t n_live, cap_live;
+	size_t live_prune_at;		/* forget_live_events() when n_live reaches it */
 	/* names, each kept once: attempts, requests and module events point at them */
 	struct name_entry *names;
 	size_t n_names, cap_names;
 	struct hindex *name_idx;
 	struct proctab *procs;
-	struct hindex *pid_first;	/* each pid's first attempt, if still kept */
+	struct first_table firsts;
 	/*
 	 * The pids whose first attempt was forgotten (ledger_forget_settled()): a later
 	 * attempt of theirs is not their first, and follows that first's autoload request.
@@ -210,12 +233,9 @@ int ledger_new(const struct ledger_ops *ops, bool idempotent_kernel, struct ledg
 	struct ledger *l = calloc(1, sizeof(*l));
 	struct priv *p = calloc(1, sizeof(*p));
 
-	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->pid_first) < 0 ||
-	    hindex_new(&p->name_idx) < 0) {
-		if (p) {
+	if (!l || !p || proctab_new(&p->procs) < 0 || hindex_new(&p->name_idx) < 0) {
+		if (p)
 			proctab_free(p->procs);
-			hindex_free(p->pid_first);
-		}
 		free(l);
 		free(p);
 		return -ENOMEM;
@@ -256,7 +276,7 @@ struct ledger *ledger_free(struct ledger *l)
 		free(p->wi_tmp);
 		free(p->wi_pos);
 		proctab_free(p->procs);
-		hindex_free(p->pid_first);
+		free(p->firsts.slots);
 		free(p->gone_bits);
 		free(p->gone);
 		hindex_free(p->gone_idx);
@@ -312,7 +332,7 @@ static int name_intern_pos(struct priv *p, const char *s, size_t len, size_t *re
 			return -ENOMEM;
 		}
 		p->names[p->n_names] = (struct name_entry){
-			.s = n, .live = { SIZE_MAX, SIZE_MAX, true },
+			.s = n, .live = { SIZE_MAX, SIZE_MAX, true }, .hold = INFINITY,
 		};
 		pos = p->n_names++;
 	}
@@ -380,11 +400,73 @@ static uint64_t pid_hash(int pid)
 	return hash_bytes(HASH_INIT, &pid, sizeof(pid));
 }
 
-static bool pid_is(size_t pos, const void *key, const void *userdata)
+static size_t first_home(const struct first_table *t, int pid)
 {
-	const struct ledger *l = userdata;
+	return ((unsigned int)pid * 2654435761u) & (t->cap - 1);
+}
 
-	return l->attempts[pos].pid == *(const int *)key;
+/* @pid's slot, or SIZE_MAX */
+static size_t first_find(const struct first_table *t, int pid)
+{
+	if (!t->cap)
+		return SIZE_MAX;
+	for (size_t h = first_home(t, pid);; h = (h + 1) & (t->cap - 1)) {
+		if (!t->slots[h].used)
+			return SIZE_MAX;
+		if (t->slots[h].pid == pid)
+			return h;
+	}
+}
+
+static void first_put(struct first_table *t, int pid, size_t attempt)
+{
+	size_t h = first_home(t, pid);
+
+	while (t->slots[h].used)
+		h = (h + 1) & (t->cap - 1);
+	t->slots[h] = (struct first_slot){ attempt, pid, true };
+	t->n++;
+}
+
+/* @pid's first attempt is @attempt (not there yet). 0 or -ENOMEM. */
+static int first_add(struct first_table *t, int pid, size_t attempt)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		struct first_table nt = { .cap = t->cap ? 2 * t->cap : 64 };
+
+		nt.slots = calloc(nt.cap, sizeof(*nt.slots));
+		if (!nt.slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slots[i].used)
+				first_put(&nt, t->slots[i].pid, t->slots[i].attempt);
+		free(t->slots);
+		*t = nt;
+	}
+	first_put(t, pid, attempt);
+	return 0;
+}
+
+/* Linear probing's deletion: later members of the cluster move back into the hole */
+static void first_remove(struct first_table *t, size_t h)
+{
+	size_t mask = t->cap - 1, i = h, j = h;
+
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!t->slots[j].used)
+			break;
+		k = first_home(t, t->slots[j].pid);
+		/* moved unless its home lies cyclically in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			t->slots[i] = t->slots[j];
+			i = j;
+		}
+	}
+	t->slots[i].used = false;
+	t->n--;
 }
 
 static bool gone_is(size_t pos, const void *key, const void *userdata)
@@ -419,11 +501,11 @@ static const struct gone_pid *gone_find(const struct priv *p, int pid)
 static size_t pid_first(const struct ledger *l, int pid)
 {
 	const struct priv *p = l->priv;
-	size_t pos = hindex_find(p->pid_first, pid_hash(pid), pid_is, &pid, l);
+	size_t h = first_find(&p->firsts, pid);
 
-	if (pos == HINDEX_NONE && gone_find(p, pid))
-		return PID_FIRST_GONE;
-	return pos;
+	if (h != SIZE_MAX)
+		return p->firsts.slots[h].attempt - l->n_forgotten;
+	return gone_find(p, pid) ? PID_FIRST_GONE : HINDEX_NONE;
 }
 
 static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attempt_syscall sc)
@@ -472,7 +554,7 @@ static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attemp
 	p->open[p->n_open].pid = ev->pid;
 	p->open[p->n_open].attempt = l->n_attempts;
 	if (pid_first(l, ev->pid) == HINDEX_NONE &&
-	    hindex_add(p->pid_first, pid_hash(ev->pid), l->n_attempts) < 0)
+	    first_add(&p->firsts, ev->pid, l->n_forgotten + l->n_attempts) < 0)
 		return -ENOMEM;
 	p->n_open++;
 	l->n_attempts++;
@@ -547,6 +629,7 @@ static int live_add(struct ledger *l, const struct ktrace_str *name, double ts, 
 		return r;
 	e = &p->live[p->n_live];
 	e->ts = ts;
+	e->name = pos < LIVE_NAME_FAR ? (uint32_t)pos : LIVE_NAME_FAR;
 	e->live = live;
 	e->prev = e->next = SIZE_MAX;
 	n = &p->names[pos].live;
@@ -1591,7 +1674,7 @@ static int resolve_requests(struct ledger *l)
 	for (size_t i = l->n_requests_settled; i < l->n_requests; i++) {
 		struct autoload_request *rq = &l->requests[i];
 
-		if (rq->resolve_failed)
+		if (rq->resolve_failed || rq->needless_final)
 			continue;
 		/* modprobe finds the module Live and makes no syscall: a needless request */
 		rq->needless = rq->n_resolved > 0;
@@ -2000,6 +2083,17 @@ const struct proctab *ledger_proctab(const struct ledger *l)
 	return ((const struct priv *)l->priv)->procs;
 }
 
+void ledger_held(const struct ledger *l, struct ledger_held *ret)
+{
+	const struct priv *p = l->priv;
+
+	*ret = (struct ledger_held){
+		.attempts = l->n_attempts,
+		.module_events = p->n_live,
+		.processes = proctab_count(p->procs),
+	};
+}
+
 /* Marks @pid's first attempt, with its autoload request, as forgotten. 0 or -ENOMEM. */
 static int gone_add(struct priv *p, int pid, long request)
 {
@@ -2028,15 +2122,131 @@ static int gone_add(struct priv *p, int pid, long request)
  * How far back of the oldest attempt still open to change (or of a newer one to come)
  * the passes look, beyond ORDER_SLACK: a leader ended within 2 * WAITER_EXIT_SLACK_MEASURED
  * and started at most the longest call before (waiter_index_build()), a call overlapping
- * a log line 2 * longest + 1 s (names_from_klog()), and cost_attempt_bounded() looks back
- * the longest call and 2 s for the calls a priced attempt overlaps
+ * a log line 2 * longest + 1 s (names_from_klog()). cost_attempt_bounded() reads of the
+ * calls before a priced attempt those it overlaps, started at most the longest call
+ * before it; it may have started ORDER_SLACK before the oldest open one (its scan goes
+ * further back, to be sure to pass them, but reads nothing more)
  */
 static double forget_look_back(double longest)
 {
 	double w = longest + 2 * WAITER_EXIT_SLACK_MEASURED, k = 2 * longest + 1.0,
-	       c = longest + 2.0, m = w > k ? w : k;
+	       c = longest + ORDER_SLACK, m = w > k ? w : k;
 
 	return m > c ? m : c;
+}
+
+/*
+ * Does live event @i go? Not the last of its module at or before @t (and its hold): a
+ * later one is, in a module whose events are in time order
+ */
+static bool live_event_goes(const struct priv *p, size_t i, double t)
+{
+	const struct live_event *e = &p->live[i];
+	const struct name_entry *n;
+
+	if (e->name == LIVE_NAME_FAR || e->next == SIZE_MAX)
+		return false;
+	n = &p->names[e->name];
+	return n->live.ordered && p->live[e->next].ts <= t && p->live[e->next].ts <= n->hold;
+}
+
+/* Does @name have a load or free event? */
+static bool name_has_events(const struct priv *p, const char *name)
+{
+	size_t pos = name_find(p, name, strlen(name));
+
+	return pos != HINDEX_NONE && p->names[pos].live.first != SIZE_MAX;
+}
+
+/*
+ * Holds (@hold: a request's time, else INFINITY again) the events module_live_at()
+ * reads for the requests still open to change at @t: their modules' events from the last
+ * at or before each request on
+ */
+static void hold_live_events(struct ledger *l, double t, bool hold)
+{
+	struct priv *p = l->priv;
+
+	for (size_t i = l->n_requests_settled; i < l->n_requests; i++) {
+		const struct autoload_request *rq = &l->requests[i];
+
+		if (rq->resolve_failed || rq->needless_final || !(rq->ts < t))
+			continue;
+		for (size_t k = 0; k < rq->n_resolved; k++) {
+			size_t pos = name_find(p, rq->resolved[k], strlen(rq->resolved[k]));
+
+			if (pos == HINDEX_NONE)
+				continue;
+			if (!hold)
+				p->names[pos].hold = INFINITY;
+			else if (rq->ts < p->names[pos].hold)
+				p->names[pos].hold = rq->ts;
+		}
+	}
+}
+
+/*
+ * The module load and free events module_live_at() can no longer need. It reads of a
+ * module's events the last at or before the request it is asked about, and those after.
+ * A request before @now - ORDER_SLACK has every event at or before it in (the trace comes
+ * in time order, give or take that): once each of its modules has an event, later events
+ * do not change what it asks (with none, the first to come says what was before it), and
+ * it is not asked again (needless_final). The requests to come, and those not final,
+ * hold their modules' events from the last at or before them; of a module whose events
+ * are out of time order all stay (the walk from the first may stop anywhere). The scan
+ * runs when the events doubled since the last, so that it costs O(1) an event.
+ * 0 or -ENOMEM.
+ */
+static int forget_live_events(struct ledger *l, double now)
+{
+	struct priv *p = l->priv;
+	double t = now - ORDER_SLACK;
+	size_t *map, n = 0;
+	bool any = false;
+
+	for (size_t i = l->n_requests_settled; i < l->n_requests; i++) {
+		struct autoload_request *rq = &l->requests[i];
+
+		if (rq->resolve_failed || rq->needless_final || !(rq->ts < t))
+			continue;
+		rq->needless_final = true;
+		for (size_t k = 0; k < rq->n_resolved && rq->needless_final; k++)
+			rq->needless_final = name_has_events(p, rq->resolved[k]);
+	}
+	if (p->n_live < p->live_prune_at)
+		return 0;
+	hold_live_events(l, t, true);
+	for (size_t i = 0; i < p->n_live && !any; i++)
+		any = live_event_goes(p, i, t);
+	if (!any)
+		goto done;
+	map = malloc(p->n_live * sizeof(*map));
+	if (!map) {
+		hold_live_events(l, t, false);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_live; i++)
+		map[i] = live_event_goes(p, i, t) ? SIZE_MAX : n++;
+	/* a module's dropped events are the first of its list: the kept keep their order */
+	for (size_t i = 0; i < p->n_live; i++) {
+		struct live_event *e = &p->live[i];
+
+		if (map[i] == SIZE_MAX)
+			continue;
+		e->prev = e->prev == SIZE_MAX ? SIZE_MAX : map[e->prev];
+		e->next = e->next == SIZE_MAX ? SIZE_MAX : map[e->next];
+		if (e->name != LIVE_NAME_FAR && e->prev == SIZE_MAX)
+			p->names[e->name].live.first = map[i];
+		if (e->name != LIVE_NAME_FAR && e->next == SIZE_MAX)
+			p->names[e->name].live.last = map[i];
+		p->live[map[i]] = *e;
+	}
+	free(map);
+	p->n_live = n;
+done:
+	hold_live_events(l, t, false);
+	p->live_prune_at = p->n_live < 512 ? 1024 : 2 * p->n_live;
+	return 0;
 }
 
 int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
@@ -2045,25 +2255,26 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 	size_t f = l->n_settled, d;
 	/* attempts to come start, in a trace in time order, no earlier than this */
 	double t = now - ORDER_SLACK;
-	struct hindex *first;
 
 	*ret_n = 0;
 	if (p->keep_all || !isfinite(p->longest) || !isfinite(now))
 		return 0;
+	if (forget_live_events(l, now) < 0)
+		return -ENOMEM;
 	if (f < l->n_attempts && l->attempts[f].start < t)
 		t = l->attempts[f].start;
 	d = look_back(l, f, t - forget_look_back(p->longest));
 	if (!d)
 		return 0;
-	if (hindex_new(&first) < 0)
-		return -ENOMEM;
 	for (size_t i = 0; i < d; i++) {
 		const struct attempt *a = &l->attempts[i];
+		size_t h = first_find(&p->firsts, a->pid);
 
-		if (pid_first(l, a->pid) == i && gone_add(p, a->pid, a->request) < 0) {
-			hindex_free(first);
+		if (h == SIZE_MAX || p->firsts.slots[h].attempt != l->n_forgotten + i)
+			continue;
+		if (gone_add(p, a->pid, a->request) < 0)
 			return -ENOMEM;
-		}
+		first_remove(&p->firsts, h);
 	}
 	for (size_t i = 0; i < d; i++)
 		proctab_unpin(p->procs, l->attempts[i].pid);
@@ -2079,15 +2290,7 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 		/* only a settled waiter can have a leader this far back: it stays a waiter */
 		if (a->leader >= 0)
 			a->leader = (size_t)a->leader >= d ? a->leader - (long)d : -1;
-		if (!gone_find(p, a->pid) &&
-		    hindex_find(first, pid_hash(a->pid), pid_is, &a->pid, l) == HINDEX_NONE &&
-		    hindex_add(first, pid_hash(a->pid), i) < 0) {
-			hindex_free(first);
-			return -ENOMEM;
-		}
 	}
-	hindex_free(p->pid_first);
-	p->pid_first = first;
 	*ret_n = d;
 	return 0;
 }

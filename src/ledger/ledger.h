@@ -114,6 +114,7 @@ struct autoload_request {
 	size_t n_resolved;
 	bool resolve_failed;		/* no module index to ask */
 	bool needless;			/* the resolved module was already Live */
+	bool needless_final;		/* the ledger's own: needless can no longer change */
 	int modprobe_pid;		/* the modprobe linked to it, 0 if none */
 	size_t n_attempts;
 };
@@ -232,14 +233,24 @@ int ledger_settle(struct ledger *l, double now);
  * attempt still open to change) are dropped from attempts[], so that a reader that took
  * what it wanted of each as it settled keeps memory bounded by the attempts of a few
  * seconds, whatever the length of the trace. Indices into attempts[] are rebased; a kept
- * waiter whose leader went has leader -1. Requests, steps and log findings stay. The
- * process table keeps a dropped attempt's process only while something else needs it.
+ * waiter whose leader went has leader -1. Module load and free events go but the last
+ * before the oldest request still open to change (and before the requests to come).
+ * Requests, steps and log findings stay. The process table keeps a dropped attempt's
+ * process only while something else needs it.
  * Nothing is dropped (keeping all is always right) once a trace time or a call length
  * was not a finite number: look-backs from such a call may reach anything. The trace
  * must come in time order, give or take a second (the ledger's own assumption). @ret_n:
  * the attempts dropped. 0 or -ENOMEM (the ledger is then fit only for ledger_free()).
  */
 int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n);
+
+/* What the ledger holds now: ledger_forget_settled() keeps each bounded */
+struct ledger_held {
+	size_t attempts;
+	size_t module_events;		/* module load and free events */
+	size_t processes;		/* the process table's entries */
+};
+void ledger_held(const struct ledger *l, struct ledger_held *ret);
 
 const char *attempt_outcome_name(enum attempt_outcome o);
 const char *name_source_name(enum name_source s);

@@ -14,17 +14,18 @@
  */
 #define PROCTAB_MAX 32768
 
+/* Ordered by size, so that it has no padding: a table of tens of thousands */
 struct proc {
 	int pid;
 	int ppid;
 	unsigned int children;	/* entries whose ppid is this pid */
-	bool exact;		/* comm is from an event's fields, not a line's header */
 	unsigned int pinned;	/* load attempts and requests it made still kept: looked
 				 * up at the end (UINT_MAX: for good) */
+	uint32_t used;		/* pt->clock when last touched */
+	char comm[32];
+	bool exact;		/* comm is from an event's fields, not a line's header */
 	bool exited;		/* kept only while pinned or a parent of a kept entry */
 	bool forget;		/* forget_oldest()'s choice */
-	char comm[32];
-	uint32_t used;		/* pt->clock when last touched */
 };
 
 /* open addressing on pid; pids are small positive ints */
@@ -111,22 +112,24 @@ static int cmp_u32(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+static void remove_slot(struct proctab *pt, size_t h);
+
 /*
- * The older half of the entries nothing looks up (not pinned, no child kept) goes.
- * The table is rebuilt rather than deleted from in place: one pass, amortised over the
- * PROCTAB_MAX / 2 insertions until the next time.
+ * The older half of the entries nothing looks up (not pinned, no child kept) goes, taken
+ * out in place: a second table would double the memory when the table is largest. One
+ * pass, amortised over the PROCTAB_MAX / 2 insertions until the next time.
  */
 static int forget_oldest(struct proctab *pt)
 {
 	uint32_t *used = malloc(pt->n * sizeof(*used)), cut;
-	struct proc *old = pt->slots, *slots;
+	struct proc *s = pt->slots;
 	size_t n = 0;
 
 	if (!used)
 		return -ENOMEM;
 	for (size_t i = 0; i < pt->cap; i++)
-		if (old[i].pid && !old[i].pinned && !old[i].children)
-			used[n++] = old[i].used;
+		if (s[i].pid && !s[i].pinned && !s[i].children)
+			used[n++] = s[i].used;
 	if (!n) {
 		/* all of them looked up at the end: the table grows, with no scan per insertion */
 		pt->limit = pt->n + PROCTAB_MAX / 2;
@@ -136,36 +139,31 @@ static int forget_oldest(struct proctab *pt)
 	qsort(used, n, sizeof(*used), cmp_u32);
 	cut = used[n / 2];
 	free(used);
-	slots = calloc(pt->cap, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
 	/* chosen on the counts as they are; then each one's reference on its parent goes */
 	for (size_t i = 0; i < pt->cap; i++) {
-		struct proc *p = &old[i];
+		struct proc *p = &s[i];
 
 		p->forget = p->pid && !p->pinned && !p->children && p->used <= cut;
 	}
 	for (size_t i = 0; i < pt->cap; i++) {
-		if (old[i].forget && refs_parent(&old[i])) {
-			struct proc *pp = &old[slot_of(pt, old[i].ppid)];
+		if (s[i].forget && refs_parent(&s[i])) {
+			struct proc *pp = &s[slot_of(pt, s[i].ppid)];
 
 			if (pp->pid && pp->children)
 				pp->children--;
 		}
 	}
-	pt->slots = slots;
 	n = pt->n;
-	pt->n = 0;
-	for (size_t i = 0; i < pt->cap; i++) {
-		if (!old[i].pid || old[i].forget)
-			continue;
-		pt->slots[slot_of(pt, old[i].pid)] = old[i];
-		pt->n++;
-	}
+	/*
+	 * remove_slot() moves later entries of the cluster back into the hole, never an
+	 * entry not yet looked at before @i: the slot is looked at again until it keeps one
+	 */
+	for (size_t i = 0; i < pt->cap; i++)
+		while (s[i].pid && s[i].forget)
+			remove_slot(pt, i);
 	pt->forgotten += n - pt->n;
 	/* pinned entries that stay push the next time back */
 	pt->limit = pt->n + PROCTAB_MAX / 2 > PROCTAB_MAX ? pt->n + PROCTAB_MAX / 2 : PROCTAB_MAX;
-	free(old);
 	return 0;
 }
 

@@ -85,7 +85,10 @@ struct seen {
 struct seen_list {
 	struct seen *v;
 	size_t n;
+	bool *needless;			/* each request's, from the ledger at the end */
+	size_t n_requests;
 	size_t most_kept;		/* the most attempts the ledger held at a callback */
+	size_t most_module_events;	/* the most module load and free events it held */
 	uint64_t wasted;
 	uint64_t failed, duplicates;
 };
@@ -124,6 +127,14 @@ static int on_attempt(void *userdata, const struct ledger *l, const struct attem
 		assert_true((size_t)a->leader < l->n_attempts);
 	if (l->n_attempts > sl->most_kept)
 		sl->most_kept = l->n_attempts;
+	{
+		struct ledger_held h;
+
+		ledger_held(l, &h);
+		assert_int_equal(h.attempts, l->n_attempts);
+		if (h.module_events > sl->most_module_events)
+			sl->most_module_events = h.module_events;
+	}
 	if (cost)
 		sl->wasted += cost->wasted;
 	sl->failed += attempt_is_failure(a);
@@ -160,6 +171,15 @@ static void assert_seen_equal(const struct seen *x, const struct seen *y, size_t
 			 (unsigned long long)d->lo, (unsigned long long)d->hi, d->doubt);
 }
 
+static void requests_take(struct seen_list *sl, const struct ledger *l)
+{
+	sl->n_requests = l->n_requests;
+	sl->needless = calloc(l->n_requests + 1, sizeof(*sl->needless));
+	assert_non_null(sl->needless);
+	for (size_t i = 0; i < l->n_requests; i++)
+		sl->needless[i] = l->requests[i].needless;
+}
+
 /* collect_read()'s attempts as a reader would have been handed them */
 static void batch(struct collect_lookup *lk, const char *trace, const char *log,
 		  struct seen_list *ret, struct ledger_summary **ret_sum, uint64_t *ret_wasted)
@@ -177,6 +197,7 @@ static void batch(struct collect_lookup *lk, const char *trace, const char *log,
 		on_attempt(ret, res.ledger, &res.ledger->attempts[i], &res.cost->att[i]);
 	assert_int_equal(ledger_summarize(res.ledger, ret_sum), 0);
 	*ret_wasted = res.cost->wasted;
+	requests_take(ret, res.ledger);
 	collect_result_done(&res);
 	fclose(in.trace);
 	if (in.log)
@@ -198,6 +219,7 @@ static void each(struct collect_lookup *lk, const char *trace, const char *log, 
 	assert_null(res.cost);
 	assert_int_equal(res.ledger->n_settled, res.ledger->n_attempts);
 	*ret_forgotten = res.ledger->n_forgotten;
+	requests_take(ret, res.ledger);
 	/* what the ledger kept at the end: its waiters' leaders rebased (or gone) */
 	for (size_t i = 0; i < res.ledger->n_attempts; i++) {
 		const struct attempt *a = &res.ledger->attempts[i];
@@ -214,7 +236,7 @@ static void each(struct collect_lookup *lk, const char *trace, const char *log, 
 
 /* Batch, kept and forgetting: the same attempts; returns how many were forgotten */
 static size_t compare_three(struct collect_lookup *lk, const char *trace, const char *log,
-			    size_t *ret_most_kept, size_t *ret_n)
+			    size_t *ret_most_kept, size_t *ret_most_events, size_t *ret_n)
 {
 	struct seen_list want, kept, forgot;
 	struct ledger_summary *sum;
@@ -231,6 +253,14 @@ static size_t compare_three(struct collect_lookup *lk, const char *trace, const 
 		assert_seen_equal(&kept.v[i], &want.v[i], i, "kept");
 		assert_seen_equal(&forgot.v[i], &want.v[i], i, "forgetting");
 	}
+	/* whether a request was needless, decided from the module events it saw */
+	assert_int_equal(kept.n_requests, want.n_requests);
+	assert_int_equal(forgot.n_requests, want.n_requests);
+	for (size_t i = 0; i < want.n_requests; i++) {
+		if (kept.needless[i] != want.needless[i] || forgot.needless[i] != want.needless[i])
+			fail_msg("request %zu: needless %d kept, %d forgetting, expected %d", i,
+				 kept.needless[i], forgot.needless[i], want.needless[i]);
+	}
 	/* the totals a reader sums from the callbacks are the whole ledger's */
 	for (size_t i = 0; i < sum->n_modules; i++)
 		dups += sum->modules[i].duplicate;
@@ -239,11 +269,16 @@ static size_t compare_three(struct collect_lookup *lk, const char *trace, const 
 	assert_int_equal(forgot.duplicates, dups);
 	assert_int_equal(forgot.wasted, wasted);
 	*ret_most_kept = forgot.most_kept;
+	if (ret_most_events)
+		*ret_most_events = forgot.most_module_events;
 	*ret_n = want.n;
 	ledger_summary_free(sum);
 	free(want.v);
 	free(kept.v);
 	free(forgot.v);
+	free(want.needless);
+	free(kept.needless);
+	free(forgot.needless);
 	return n_forgot;
 }
 
@@ -262,7 +297,7 @@ static void test_fixtures(void **state)
 			snprintf(trace, sizeof(trace), "%s/sys/kernel/tracing/trace", fixtures[f].dir);
 			snprintf(log, sizeof(log), "%s/%s", fixtures[f].dir, logs[g] ? logs[g] : "");
 			/* a capture spans seconds: its first attempts are forgotten before its last */
-			assert_true(compare_three(&t.lk, trace, logs[g] ? log : NULL, &most, &n) > 0);
+			assert_true(compare_three(&t.lk, trace, logs[g] ? log : NULL, &most, NULL, &n) > 0);
 			assert_true(n > 0);
 			tree_close(&t);
 		}
@@ -311,6 +346,20 @@ static int line_cmp(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/*
+ * The catalog's @k-th module, but the two that "crypto-crc32c" resolves to: the storm
+ * gives them events of their own (crc32c_generic none, Live from the start)
+ */
+static const char *storm_module(const struct tree *t, size_t k)
+{
+	for (size_t j = 0;; j++) {
+		const char *mod = t->cat->e[(k + j) % t->cat->n].name;
+
+		if (strncmp(mod, "crc32c", 6) != 0)
+			return mod;
+	}
+}
+
 #define FINIT "sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)"
 #define ENOENT_RET "sys_finit_module -> 0xfffffffffffffffe"
 
@@ -319,7 +368,10 @@ static int line_cmp(const void *x, const void *y)
  * cycles its few thousand modules: loads, failures, idempotent waiters (an overlapping
  * finit_module() of the same file, returning what its leader returned), kmod's fallback
  * (ENOEXEC finit_module, then init_module on the same thread), autoload requests
- * answered by a modprobe, duplicates of a Live module, and now and then two failed
+ * answered by a modprobe (the module of every other one removed just before it, so
+ * that whether it was needless turns on the module's events of that moment; now and then
+ * one of two modules), duplicates
+ * of a Live module, and now and then two failed
  * calls of 1.5 s that overlap: the later one, settled long after the earlier, is priced
  * with it in view (the earlier one must not be forgotten before).
  */
@@ -332,7 +384,7 @@ static void gen_storm(const struct tree *t, size_t n, const char *path)
 	assert_non_null(f);
 	assert_true(t->cat->n > 10);
 	for (size_t i = 0; i < n; i++) {
-		const char *mod = t->cat->e[i % t->cat->n].name;
+		const char *mod = storm_module(t, i);
 		int pid = 1000 + (int)i, cpu = (int)(i % 4);
 		/*
 		 * An autoload's modprobe pid comes back after 6 s, for the same module: a
@@ -348,9 +400,12 @@ static void gen_storm(const struct tree *t, size_t n, const char *path)
 			emit(&ls, ts + 0.000020, "modprobe", pid, cpu, "sys_finit_module -> 0x0");
 			emit(&ls, ts + 0.000022, "modprobe", 100000 + (int)i, cpu + 1, "sys_finit_module -> 0x0");
 			break;
-		case 1:	/* a duplicate of a Live module */
+		case 1:	/* a duplicate of a Live module; rmmod of the next request's module */
 			emit(&ls, ts, "modprobe", pid, cpu, FINIT);
 			emit(&ls, ts + 0.000020, "modprobe", pid, cpu, "sys_finit_module -> 0xffffffffffffffef");
+			if (i / 6 % 2)
+				emit(&ls, ts + 0.000030, "rmmod", 900, cpu, "module_free: %s",
+				     storm_module(t, q));
 			break;
 		case 2:	/* kmod's fallback */
 			emit(&ls, ts, "modprobe", pid, cpu, FINIT);
@@ -360,7 +415,7 @@ static void gen_storm(const struct tree *t, size_t n, const char *path)
 			emit(&ls, ts + 0.000040, "modprobe", pid, cpu, "sys_init_module -> 0x0");
 			break;
 		case 3:	/* an autoload request, its modprobe a moment later */
-			mod = t->cat->e[q % t->cat->n].name;
+			mod = storm_module(t, q);
 			pid = 50000 + (int)q;
 			emit(&ls, ts, "systemd-udevd", 500, cpu, "module_request: %s wait=1 call_site=__request_module", mod);
 			emit(&ls, ts + 0.000100, "modprobe", pid, cpu, FINIT);
@@ -371,6 +426,18 @@ static void gen_storm(const struct tree *t, size_t n, const char *path)
 			emit(&ls, ts, "modprobe", pid, cpu, FINIT);
 			emit(&ls, ts + 0.000020, "modprobe", pid, cpu, ENOENT_RET);
 			break;
+		}
+		/*
+		 * A request of two modules, one of them without events: open to change till
+		 * it settles, it holds crc32c_intel's events from the last before it, which
+		 * says it was Live then, though its later events alone would say it was not
+		 */
+		if (i % 1000 == 250) {
+			emit(&ls, ts, "insmod", 901, 7, "module_load: crc32c_intel");
+			emit(&ls, ts + 0.001, "systemd-udevd", 500, 7,
+			     "module_request: crypto-crc32c wait=1 call_site=crypto_alg_mod_lookup");
+			emit(&ls, ts + 0.5, "rmmod", 902, 7, "module_free: crc32c_intel");
+			emit(&ls, ts + 1.0, "insmod", 903, 7, "module_load: crc32c_intel");
 		}
 		if (i % 1000 == 500) {
 			emit(&ls, ts, "insmod", 200000 + (int)i, 5, FINIT);
@@ -392,7 +459,7 @@ static void test_storm(void **state)
 {
 	char path[] = "/tmp/kmodtop-forget-XXXXXX";
 	int fd = mkstemp(path);
-	size_t most, n, forgotten;
+	size_t most, most_events, n, forgotten;
 	struct tree t;
 
 	(void)state;
@@ -401,12 +468,50 @@ static void test_storm(void **state)
 	tree_open(&fixtures[1], &t);
 	/* 40 s of trace: forgetting keeps a few seconds of it */
 	gen_storm(&t, 20000, path);
-	forgotten = compare_three(&t.lk, path, NULL, &most, &n);
+	forgotten = compare_three(&t.lk, path, NULL, &most, &most_events, &n);
 	assert_true(n >= 20000);
 	assert_true(forgotten > n / 2);
 	assert_true(most < n / 4);
+	/* half the attempts load a module, a twelfth remove one: a few seconds' are kept */
+	assert_true(most_events < n / 4);
 	tree_close(&t);
 	unlink(path);
+}
+
+/*
+ * Forks without exits (what kmodtop record traces) on pids 64 apart, which share slots
+ * of the process table: its least recently seen entries are forgotten in place, and
+ * every entry kept must stay where a lookup finds it, the pinned one with its parent
+ */
+static void test_proctab_forget(void **state)
+{
+	struct proctab *pt = NULL;
+	size_t found = 0;
+	int n = 200000;
+
+	(void)state;
+	assert_int_equal(proctab_new(&pt), 0);
+	assert_int_equal(proctab_fork(pt, 1, 400, "systemd-udevd"), 0);
+	assert_int_equal(proctab_fork(pt, 400, 401, "modprobe"), 0);
+	assert_int_equal(proctab_pin(pt, 401), 0);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(proctab_fork(pt, 1, 2 + 64 * i, "worker"), 0);
+	assert_true(proctab_forgotten(pt) > 0);
+	assert_int_equal(proctab_forgotten(pt) + proctab_count(pt), (uint64_t)n + 3);
+	for (int i = 0; i < n; i++) {
+		if (proctab_parent(pt, 2 + 64 * i) != 1)
+			continue;
+		assert_string_equal(proctab_comm(pt, 2 + 64 * i), "worker");
+		found++;
+	}
+	/* all but pid 1, 400 and 401 */
+	assert_int_equal(found + 3, proctab_count(pt));
+	/* the newest quarter of what the table keeps is there */
+	for (int i = n - 8000; i < n; i++)
+		assert_int_equal(proctab_parent(pt, 2 + 64 * i), 1);
+	assert_int_equal(proctab_parent(pt, 401), 400);
+	assert_int_equal(proctab_parent(pt, 400), 1);
+	proctab_free(pt);
 }
 
 int main(void)
@@ -414,6 +519,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_storm),
+		cmocka_unit_test(test_proctab_forget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
