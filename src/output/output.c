@@ -145,7 +145,7 @@ static void put_wrapped(struct out *o, const char *s, size_t col, size_t indent)
 }
 
 /* json-c spells JSON null as a NULL object: only @is_null tells it from ENOMEM */
-static void json_add_v(struct out *o, const char *key, json_object *v, bool is_null)
+static void out_json_add_v(struct out *o, const char *key, json_object *v, bool is_null)
 {
 	if (!key) {
 		json_object_put(v);
@@ -161,16 +161,16 @@ static void json_add_v(struct out *o, const char *key, json_object *v, bool is_n
 	}
 }
 
-static void json_add(struct out *o, const char *key, json_object *v)
+static void out_json_add(struct out *o, const char *key, json_object *v)
 {
-	json_add_v(o, key, v, false);
+	out_json_add_v(o, key, v, false);
 }
 
 /*
  * Seconds as their sources give them, to the microsecond: 11.623710, not the double's
  * 11.623709999999999. Not finite: null (json-c would write NaN, which is not JSON).
  */
-static json_object *json_seconds(double v)
+static json_object *out_json_seconds(double v)
 {
 	char buf[40];
 
@@ -231,7 +231,7 @@ void out_section_begin(struct out *o, const char *key, const char *title)
 			o->err = o->err ? o->err : -ENOMEM;
 			return;
 		}
-		json_add(o, key, json_object_get(obj));
+		out_json_add(o, key, json_object_get(obj));
 		o->stack[++o->depth] = obj;
 		return;
 	}
@@ -256,7 +256,7 @@ void out_section_end(struct out *o)
 void out_str(struct out *o, const char *key, const char *label, const char *v)
 {
 	if (o->fmt == OUT_JSON)
-		json_add_v(o, key, v ? json_object_new_string(v) : NULL, !v);
+		out_json_add_v(o, key, v ? json_object_new_string(v) : NULL, !v);
 	else
 		text_field(o, label, v ? v : "-");
 }
@@ -266,7 +266,7 @@ void out_u64(struct out *o, const char *key, const char *label, uint64_t v)
 	char buf[32];
 
 	if (o->fmt == OUT_JSON) {
-		json_add(o, key, json_object_new_uint64(v));
+		out_json_add(o, key, json_object_new_uint64(v));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
@@ -278,7 +278,7 @@ void out_i64(struct out *o, const char *key, const char *label, int64_t v)
 	char buf[32];
 
 	if (o->fmt == OUT_JSON) {
-		json_add(o, key, json_object_new_int64(v));
+		out_json_add(o, key, json_object_new_int64(v));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%" PRId64, v);
@@ -290,7 +290,7 @@ void out_bytes(struct out *o, const char *key, const char *label, uint64_t v)
 	char buf[32];
 
 	if (o->fmt == OUT_JSON) {
-		json_add(o, key, json_object_new_uint64(v));
+		out_json_add(o, key, json_object_new_uint64(v));
 		return;
 	}
 	text_field(o, label, format_bytes(v, buf, sizeof(buf)));
@@ -305,7 +305,7 @@ void out_f64(struct out *o, const char *key, const char *label, double v)
 		return;
 	}
 	if (o->fmt == OUT_JSON) {
-		json_add(o, key, json_seconds(v));
+		out_json_add(o, key, out_json_seconds(v));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%.6f", v);
@@ -315,7 +315,7 @@ void out_f64(struct out *o, const char *key, const char *label, double v)
 void out_bool(struct out *o, const char *key, const char *label, bool v)
 {
 	if (o->fmt == OUT_JSON)
-		json_add(o, key, json_object_new_boolean(v));
+		out_json_add(o, key, json_object_new_boolean(v));
 	else
 		text_field(o, label, v ? "yes" : "no");
 }
@@ -323,7 +323,7 @@ void out_bool(struct out *o, const char *key, const char *label, bool v)
 void out_null(struct out *o, const char *key, const char *label, const char *text)
 {
 	if (o->fmt == OUT_JSON)
-		json_add_v(o, key, NULL, true);
+		out_json_add_v(o, key, NULL, true);
 	else
 		text_field(o, label, text ? text : "-");
 }
@@ -377,7 +377,7 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 	case COL_BOOL:
 		return json_object_new_boolean(c->b);
 	case COL_FLOAT:
-		return json_seconds(c->f);
+		return out_json_seconds(c->f);
 	case COL_HEX:
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64, c->u);
 		return json_object_new_string(buf);
@@ -432,7 +432,7 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 }
 
 /* "attempts.total" goes into {"attempts": {"total": ...}} */
-static void json_put_dotted(json_object *obj, const char *key, json_object *v)
+static void out_json_put_dotted(json_object *obj, const char *key, json_object *v)
 {
 	const char *dot = strchr(key, '.');
 	json_object *sub;
@@ -456,7 +456,7 @@ static void json_put_dotted(json_object *obj, const char *key, json_object *v)
 		json_object_put(v);
 		return;
 	}
-	json_put_dotted(sub, dot + 1, v);
+	out_json_put_dotted(sub, dot + 1, v);
 }
 
 static void put_pad(FILE *f, int n);
@@ -472,7 +472,7 @@ static json_object *row_json(const struct table *t, size_t r)
 
 		if (d->flags & COL_NOJSON)
 			continue;
-		json_put_dotted(row, d->json_key, cell_to_json(d, table_cell(t, r, c)));
+		out_json_put_dotted(row, d->json_key, cell_to_json(d, table_cell(t, r, c)));
 	}
 	return row;
 }
@@ -494,10 +494,10 @@ static void table_json(struct out *o, const char *key, const struct table *t)
 			break;
 		}
 	}
-	json_add(o, key, arr);
+	out_json_add(o, key, arr);
 }
 
-static int json_flags(const struct out *o)
+static int out_json_flags(const struct out *o)
 {
 	return JSON_C_TO_STRING_NOSLASHESCAPE |
 	       (o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
@@ -577,7 +577,7 @@ static int spill_begin(struct out *o)
 /* @t's rows, serialised one at a time at the end of the spill file */
 static void spill_rows(struct out *o, const struct table *t)
 {
-	int flags = json_flags(o);
+	int flags = out_json_flags(o);
 
 	o->tables[o->n_tables - 1].nrows += t->nrows;
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -655,7 +655,7 @@ static void table_spill(struct out *o, const char *key, const struct table *t)
 	*p = (struct placeholder){ o, o->n_tables - 1 };
 	json_object_set_serializer(ph, placeholder_to_json, p, placeholder_free);
 	spill_rows(o, t);
-	json_add(o, key, ph);
+	out_json_add(o, key, ph);
 }
 
 /* @s with @extra levels more indentation after each newline (json-c's indent()) */
@@ -704,7 +704,7 @@ static int spill_print(struct out *o, const struct spilled *sp)
 		}
 		json_object_set_serializer(m, mark_to_json, NULL, NULL);
 	}
-	frame = json_object_to_json_string_ext(a, json_flags(o));
+	frame = json_object_to_json_string_ext(a, out_json_flags(o));
 	if (!frame) {
 		json_object_put(a);
 		return -ENOMEM;
@@ -985,7 +985,7 @@ int out_json_fputs(const char *s, FILE *f)
 int out_finish(struct out *o)
 {
 	if (o->fmt == OUT_JSON && !o->err) {
-		const char *s = json_object_to_json_string_ext(o->stack[0], json_flags(o));
+		const char *s = json_object_to_json_string_ext(o->stack[0], out_json_flags(o));
 		int r;
 
 		if (!s)

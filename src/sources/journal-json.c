@@ -10,7 +10,7 @@
 #include "sources/journal-json.h"
 
 /* a field's value as bytes: journald writes text that is not UTF-8 as an array of bytes */
-static int json_value_bytes(json_object *v, char **ret, size_t *ret_len)
+static int field_bytes(json_object *v, char **ret, size_t *ret_len)
 {
 	const char *s;
 	size_t n = 0;
@@ -73,7 +73,7 @@ int journal_json_fields(const char *line, size_t len, const char *const *keys, s
 
 		if (!json_object_object_get_ex(doc, keys[i], &v) || !v)
 			continue;
-		r = json_value_bytes(v, &ret_values[i], &ret_lens[i]);
+		r = field_bytes(v, &ret_values[i], &ret_lens[i]);
 	}
 	if (r < 0)
 		for (size_t i = 0; i < n; i++) {

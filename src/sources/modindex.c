@@ -105,7 +105,7 @@ static int log_read(struct modindex *idx, int fd)
  * that call fd 2 is a memfd (/dev/null if there is none); what libkmod said is kept
  * for the caller to show, escaped.
  */
-static int kmod_new_quiet(struct modindex *idx, const char *moduledir)
+static int modindex_kmod_open(struct modindex *idx, const char *moduledir)
 {
 	int saved, fd, r = 0;
 
@@ -178,7 +178,7 @@ int modindex_new(const struct kt_root *root, const char *moduledir, struct modin
 		}
 		n++;
 	}
-	r = kmod_new_quiet(idx, moduledir);
+	r = modindex_kmod_open(idx, moduledir);
 	if (r < 0) {
 		modindex_free(idx);
 		return r;

@@ -27,7 +27,7 @@
 
 struct ctx {
 	struct tep_handle *tep;
-	struct tep_decoder *d;
+	struct ktrace_decoder *d;
 	struct trace_seq seq;
 	unsigned int compared, stacks;
 	unsigned int by_kind[KTRACE_EV__MAX];
@@ -128,7 +128,7 @@ static int each(struct tracecmd_input *h, struct tep_record *rec, int cpu, void 
 	struct ctx *c = data;
 	struct ktrace_event ev;
 	struct ktrace_line l;
-	int r = tep_decoder_decode(c->d, rec, &ev);
+	int r = ktrace_decoder_decode(c->d, rec, &ev);
 
 	assert_true(r == 0 || r == 1);
 	if (r == 1) {
@@ -151,7 +151,7 @@ static int each(struct tracecmd_input *h, struct tep_record *rec, int cpu, void 
 			memcpy(copy, rec->data, (size_t)n);
 			cut.data = copy;
 			cut.size = n;
-			r = tep_decoder_decode(c->d, &cut, &ev);
+			r = ktrace_decoder_decode(c->d, &cut, &ev);
 			assert_true(r == 0 || r == -EINVAL);
 			if (r < 0)
 				assert_int_equal(ev.kind, KTRACE_EV_UNKNOWN);
@@ -172,7 +172,7 @@ static void test_decode_equals_text(void **state)
 	h = tracecmd_buffer_instance_handle(top, 0);
 	assert_non_null(h);
 	c.tep = tracecmd_get_tep(h);
-	assert_int_equal(tep_decoder_new(c.tep, NULL, NULL, &c.d), 0);
+	assert_int_equal(ktrace_decoder_new(c.tep, NULL, NULL, &c.d), 0);
 	trace_seq_init(&c.seq);
 	assert_int_equal(tracecmd_iterate_events(h, NULL, 0, each, &c), 0);
 	/* the storms: every kind the ledger reads was there to compare */
@@ -186,7 +186,7 @@ static void test_decode_equals_text(void **state)
 	assert_true(c.by_kind[KTRACE_EV_TASK_RENAME] > 0);
 	assert_true(c.by_kind[KTRACE_EV_MARKER] >= 5);
 	trace_seq_destroy(&c.seq);
-	tep_decoder_free(c.d);
+	ktrace_decoder_free(c.d);
 	tracecmd_close(h);
 	tracecmd_close(top);
 }

@@ -178,7 +178,7 @@ struct raw_cpu {
 
 struct raw_stream {
 	struct tep_handle *tep;
-	struct tep_decoder *d;
+	struct ktrace_decoder *d;
 	struct kbuffer *kbuf;
 	bool long8, big;		/* the kernel's long and byte order, as kbuf reads them */
 	struct raw_cpu *cpus;
@@ -189,7 +189,7 @@ struct raw_stream {
 	uint64_t newest;		/* ns */
 };
 
-int raw_stream_new(struct tep_handle *tep, tep_comm_fn comm, void *comm_userdata,
+int raw_stream_new(struct tep_handle *tep, ktrace_comm_fn comm, void *comm_userdata,
 		   unsigned int ncpus, const struct raw_stream_ops *ops, void *userdata,
 		   struct raw_stream **ret)
 {
@@ -209,7 +209,7 @@ int raw_stream_new(struct tep_handle *tep, tep_comm_fn comm, void *comm_userdata
 	s->big = tep_is_file_bigendian(tep);
 	s->kbuf = kbuffer_alloc(s->long8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				s->big ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-	r = s->cpus && s->kbuf ? tep_decoder_new(tep, comm, comm_userdata, &s->d) : -ENOMEM;
+	r = s->cpus && s->kbuf ? ktrace_decoder_new(tep, comm, comm_userdata, &s->d) : -ENOMEM;
 	if (r < 0) {
 		raw_stream_free(s);
 		return r;
@@ -242,7 +242,7 @@ struct raw_stream *raw_stream_free(struct raw_stream *s)
 	free(s->cpus);
 	if (s->kbuf)
 		kbuffer_free(s->kbuf);
-	tep_decoder_free(s->d);
+	ktrace_decoder_free(s->d);
 	free(s);
 	return NULL;
 }
@@ -281,7 +281,7 @@ static int emit_item(struct raw_stream *s, struct raw_item *it)
 
 	if (it->page) {
 		/* it decoded once: the same record decodes the same */
-		tep_decoder_decode(s->d, &it->rec, &ev);
+		ktrace_decoder_decode(s->d, &it->rec, &ev);
 		ev.frames = it->frames;
 		ev.n_frames = it->n_frames;
 	} else {
@@ -335,7 +335,7 @@ static int attach_stack(struct raw_stream *s, struct raw_cpu *q, int pid)
 	const struct ktrace_frame *fr;
 	size_t n;
 
-	fr = tep_decoder_frames(s->d, &n);
+	fr = ktrace_decoder_frames(s->d, &n);
 	if (!prev || prev->frames || prev->pid != pid || !prev->may_get_stack) {
 		s->st.orphan_stacks++;
 		return 0;
@@ -499,7 +499,7 @@ int raw_stream_page(struct raw_stream *s, unsigned int cpu, const void *data, si
 				s->ops.bad(s->userdata, "a record shorter than its event's format");
 			continue;
 		}
-		k = tep_decoder_decode(s->d, &rec, &ev);
+		k = ktrace_decoder_decode(s->d, &rec, &ev);
 		if (k == 1) {
 			/* not an item: the frames of the one before */
 			r = attach_stack(s, q, ev.pid);

@@ -69,7 +69,7 @@ struct raw_stream_ops {
 	void (*bad)(void *userdata, const char *what);
 };
 
-int raw_stream_new(struct tep_handle *tep, tep_comm_fn comm, void *comm_userdata,
+int raw_stream_new(struct tep_handle *tep, ktrace_comm_fn comm, void *comm_userdata,
 		   unsigned int ncpus, const struct raw_stream_ops *ops, void *userdata,
 		   struct raw_stream **ret);
 struct raw_stream *raw_stream_free(struct raw_stream *s);

@@ -22,9 +22,9 @@ struct ev_info {
 	struct tep_format_field *f[F_MAX];
 };
 
-struct tep_decoder {
+struct ktrace_decoder {
 	struct tep_handle *tep;
-	tep_comm_fn comm;
+	ktrace_comm_fn comm;
 	void *userdata;
 	struct ev_info *info;		/* by event id */
 	size_t n_info;
@@ -34,10 +34,10 @@ struct tep_decoder {
 	char text[8192];		/* a marker's text, NUL-terminated in the record or not */
 };
 
-int tep_decoder_new(struct tep_handle *tep, tep_comm_fn comm, void *userdata,
-		    struct tep_decoder **ret)
+int ktrace_decoder_new(struct tep_handle *tep, ktrace_comm_fn comm, void *userdata,
+		       struct ktrace_decoder **ret)
 {
-	struct tep_decoder *d = calloc(1, sizeof(*d));
+	struct ktrace_decoder *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return -ENOMEM;
@@ -48,7 +48,7 @@ int tep_decoder_new(struct tep_handle *tep, tep_comm_fn comm, void *userdata,
 	return 0;
 }
 
-struct tep_decoder *tep_decoder_free(struct tep_decoder *d)
+struct ktrace_decoder *ktrace_decoder_free(struct ktrace_decoder *d)
 {
 	if (!d)
 		return NULL;
@@ -58,7 +58,7 @@ struct tep_decoder *tep_decoder_free(struct tep_decoder *d)
 	return NULL;
 }
 
-const struct ktrace_frame *tep_decoder_frames(const struct tep_decoder *d, size_t *ret_n)
+const struct ktrace_frame *ktrace_decoder_frames(const struct ktrace_decoder *d, size_t *ret_n)
 {
 	*ret_n = d->n_frames;
 	return d->frames;
@@ -142,7 +142,7 @@ static bool resolve(struct ev_info *in, struct tep_event *e)
 	return false;
 }
 
-static struct ev_info *info_of(struct tep_decoder *d, struct tep_record *rec)
+static struct ev_info *info_of(struct ktrace_decoder *d, struct tep_record *rec)
 {
 	int id = tep_data_type(d->tep, rec);
 	struct ev_info *in;
@@ -229,7 +229,7 @@ static bool str(const struct tep_format_field *f, struct tep_record *rec,
 	return true;
 }
 
-static void sym_of(struct tep_decoder *d, uint64_t addr, struct ktrace_sym *ret)
+static void sym_of(struct ktrace_decoder *d, uint64_t addr, struct ktrace_sym *ret)
 {
 	const char *fn = tep_find_function(d->tep, addr);
 
@@ -240,7 +240,7 @@ static void sym_of(struct tep_decoder *d, uint64_t addr, struct ktrace_sym *ret)
 	}
 }
 
-static int stack_frames(struct tep_decoder *d, const struct ev_info *in, struct tep_record *rec)
+static int stack_frames(struct ktrace_decoder *d, const struct ev_info *in, struct tep_record *rec)
 {
 	const struct tep_format_field *f = in->f[0];
 	int lsz = tep_get_long_size(d->tep);
@@ -279,7 +279,7 @@ static int stack_frames(struct tep_decoder *d, const struct ev_info *in, struct 
 	return 1;
 }
 
-int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct ktrace_event *ev)
+int ktrace_decoder_decode(struct ktrace_decoder *d, struct tep_record *rec, struct ktrace_event *ev)
 {
 	struct ev_info *in = info_of(d, rec);
 	const struct tep_format_field *const *f;

@@ -17,25 +17,27 @@
  */
 struct tep_handle;
 struct tep_record;
-struct tep_decoder;
+struct ktrace_decoder;
 
 /*
  * The comm of @pid for a record's header: a trace.dat has the kernel's saved command
  * lines (libtraceevent's), a live buffer has none (the caller's own table). NULL: "<...>".
  */
-typedef const char *(*tep_comm_fn)(void *userdata, int pid);
+typedef const char *(*ktrace_comm_fn)(void *userdata, int pid);
 
 /* @comm NULL: libtraceevent's command lines. 0 or -ENOMEM. */
-int tep_decoder_new(struct tep_handle *tep, tep_comm_fn comm, void *userdata,
-		    struct tep_decoder **ret);
-struct tep_decoder *tep_decoder_free(struct tep_decoder *d);
+int ktrace_decoder_new(struct tep_handle *tep, ktrace_comm_fn comm, void *userdata,
+		       struct ktrace_decoder **ret);
+struct ktrace_decoder *ktrace_decoder_free(struct ktrace_decoder *d);
 
 /*
  * Decodes @rec into *@ret. Strings point into @rec's data or into @d (valid until the
  * next call). 0; 1 when @rec is a kernel stack (its frames are in @d, for
- * tep_decoder_frames(), to go with the event before it on its CPU); -EINVAL for a
+ * ktrace_decoder_frames(), to go with the event before it on its CPU); -EINVAL for a
  * record the formats cannot decode (a damaged one: *ret then says UNKNOWN).
  */
-int tep_decoder_decode(struct tep_decoder *d, struct tep_record *rec, struct ktrace_event *ret);
+int ktrace_decoder_decode(struct ktrace_decoder *d, struct tep_record *rec,
+			  struct ktrace_event *ret);
 /* The frames of the last kernel stack decoded; owned by @d, valid until then. */
-const struct ktrace_frame *tep_decoder_frames(const struct tep_decoder *d, size_t *ret_n);
+const struct ktrace_frame *ktrace_decoder_frames(const struct ktrace_decoder *d,
+						 size_t *ret_n);

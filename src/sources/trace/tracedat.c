@@ -53,7 +53,7 @@ struct head {
 
 struct reader {
 	struct tracecmd_input *h;
-	struct tep_decoder *d;
+	struct ktrace_decoder *d;
 	struct head *heads;
 	int ncpus;
 	const struct ktrace_parser_ops *ops;
@@ -124,7 +124,7 @@ static int fill(struct reader *rd, int cpu)
 				return k;
 			}
 		}
-		k = tep_decoder_decode(rd->d, r, &hd->ev);
+		k = ktrace_decoder_decode(rd->d, r, &hd->ev);
 		if (k == 1) {
 			/* a stack with no event before it here: the trace began inside it */
 			rd->st.orphan_stacks++;
@@ -139,9 +139,9 @@ static int fill(struct reader *rd, int cpu)
 		hd->ev.comm = (struct ktrace_str){ hd->comm, strlen(hd->comm) };
 		/* its stack, if one follows */
 		hd->next = take(rd, cpu);
-		if (hd->next && tep_decoder_decode(rd->d, hd->next, &(struct ktrace_event){ 0 }) == 1) {
+		if (hd->next && ktrace_decoder_decode(rd->d, hd->next, &(struct ktrace_event){ 0 }) == 1) {
 			size_t n;
-			const struct ktrace_frame *fr = tep_decoder_frames(rd->d, &n);
+			const struct ktrace_frame *fr = ktrace_decoder_frames(rd->d, &n);
 
 			if (n > hd->cap_frames) {
 				struct ktrace_frame *nf = realloc(hd->frames, n * sizeof(*nf));
@@ -290,7 +290,7 @@ int tracedat_read_fd(int fd, const char *path, const struct ktrace_parser_ops *o
 	}
 	rd.st.ncpus = rd.ncpus;
 	rd.heads = calloc((size_t)rd.ncpus + 1, sizeof(*rd.heads));
-	r = rd.heads ? tep_decoder_new(tracecmd_get_tep(h), NULL, NULL, &rd.d) : -ENOMEM;
+	r = rd.heads ? ktrace_decoder_new(tracecmd_get_tep(h), NULL, NULL, &rd.d) : -ENOMEM;
 	if (r < 0) {
 		kt_err_set(reterr, path, 0, "out of memory");
 		goto out;
@@ -309,7 +309,7 @@ out:
 		free(rd.heads[c].frames);
 	}
 	free(rd.heads);
-	tep_decoder_free(rd.d);
+	ktrace_decoder_free(rd.d);
 	if (h != top)
 		tracecmd_close(h);
 	tracecmd_close(top);

@@ -748,7 +748,7 @@ int top_hit_tab(const struct top_hitmap *h, int y, int x)
 }
 
 /* A NaN or negative rate (unknown) is null, as "-" is in the text frame. */
-static void json_rate(struct out *j, const char *key, double v)
+static void batch_json_rate(struct out *j, const char *key, double v)
 {
 	if (v < 0 || isnan(v))
 		out_null(j, key, NULL, NULL);
@@ -756,7 +756,7 @@ static void json_rate(struct out *j, const char *key, double v)
 		out_f64(j, key, NULL, v);
 }
 
-static int json_rows(struct out *j, const struct top_table *t)
+static int batch_json_rows(struct out *j, const struct top_table *t)
 {
 	_cleanup_free_ struct col_desc *cols = calloc(t->n_cols ? t->n_cols : 1, sizeof(*cols));
 	struct table *tab = NULL;
@@ -851,20 +851,20 @@ int top_render_json(FILE *f, const struct top_model *m, const struct top_ui *ui,
 		out_section_end(j);
 	}
 	out_u64(j, "attempts", NULL, h->attempts);
-	json_rate(j, "attempts_per_s", h->attempts_per_s);
+	batch_json_rate(j, "attempts_per_s", h->attempts_per_s);
 	out_u64(j, "failed", NULL, h->failed);
 	out_u64(j, "duplicates", NULL, h->duplicates);
 	out_u64(j, "unnamed", NULL, h->unnamed);
 	out_u64(j, "lost_events", NULL, s ? s->lost_events : 0);
 	if (h->has_est) {
 		out_u64(j, "wasted_est_bytes", NULL, h->wasted_est);
-		json_rate(j, "wasted_est_bytes_per_s", h->wasted_est_per_s);
+		batch_json_rate(j, "wasted_est_bytes_per_s", h->wasted_est_per_s);
 	} else {
 		out_null(j, "wasted_est_bytes", NULL, NULL);
 	}
 	if (s && s->measured) {
 		out_u64(j, "wasted_measured_bytes", NULL, h->wasted_meas);
-		json_rate(j, "wasted_measured_bytes_per_s", h->wasted_meas_per_s);
+		batch_json_rate(j, "wasted_measured_bytes_per_s", h->wasted_meas_per_s);
 	} else {
 		out_null(j, "wasted_measured_bytes", NULL, NULL);
 	}
@@ -879,7 +879,7 @@ int top_render_json(FILE *f, const struct top_model *m, const struct top_ui *ui,
 	out_u64(j, "modules_loaded", NULL, h->n_present);
 	out_str(j, "view", NULL, top_view_name(ui->view));
 	out_u64(j, "rows_total", NULL, t->n_total);
-	r = json_rows(j, t);
+	r = batch_json_rows(j, t);
 	if (r < 0) {
 		out_free(j);
 		return r;
