@@ -205,7 +205,6 @@ static int read_line(void *userdata, char *line, size_t len, const char **ret_wh
 	r = proc_modules_parse_line(line, len, &list->mods[list->n], ret_what);
 	if (r < 0)
 		return r;
-	c->nonzero += list->mods[list->n].address != 0;
 	list->n++;
 	return 0;
 }
@@ -263,10 +262,14 @@ int proc_modules_read_file(FILE *f, const char *path, struct proc_modules **ret_
 	r = linereader_each(f, path, 0, read_line, &c, reterr);
 	if (r < 0)
 		return r;
-	list->addresses_hidden = list->n > 0 && c.nonzero == 0;
 	r = index_names(list);
 	if (r < 0)
 		return r;
+	/* of the modules kept: a repeated line's address is not one more module's */
+	c.nonzero = 0;
+	for (size_t i = 0; i < list->n; i++)
+		c.nonzero += list->mods[i].address != 0;
+	list->addresses_hidden = list->n > 0 && c.nonzero == 0;
 	*ret_list = list;
 	list = NULL;
 	return 0;
