@@ -213,7 +213,7 @@ static int read_attempts(struct collected *c, struct report_data *d,
  * read, so that the report describes the state the collection ended in, as a bundle
  * recorded at the same time would.
  */
-static int collect_live(struct collected *c, const struct global_opts *g, struct live_opts *lo)
+static int watch_live(struct collected *c, const struct global_opts *g, struct live_opts *lo)
 {
 	struct utsname u;
 	int r;
@@ -429,7 +429,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 		 * an EPIPE when writing it, not a SIGPIPE that skips the atexit() retry
 		 */
 		signal(SIGPIPE, SIG_IGN);
-		if (collect_live(&c, g, &lo) < 0)
+		if (watch_live(&c, g, &lo) < 0)
 			goto out;
 		live_left_state = live_log(c.live) < 0;
 	}
