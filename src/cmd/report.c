@@ -102,7 +102,7 @@ enum {
 };
 
 
-struct collected {
+struct report_session {
 	struct kt_system sys;		/* the kernel under study */
 	struct live_session *live;	/* report --duration: what was collected, its spools */
 	struct kt_snapshot snap;	/* what the kernel shows now */
@@ -115,7 +115,7 @@ struct collected {
 	const char **untraced;		/* report --boot: names in pm */
 };
 
-static void collected_done(struct collected *c)
+static void report_session_done(struct report_session *c)
 {
 	kt_snapshot_done(&c->snap);
 	modmem_free(c->mm);
@@ -131,7 +131,7 @@ static void on_progress(void *userdata, size_t done, size_t total)
 }
 
 /* The module tree through libkmod, with what is worth saying about it */
-static void setup_module_tree(struct collected *c)
+static void setup_module_tree(struct report_session *c)
 {
 	kt_system_open_module_tree(&c->sys, c->use_cache);
 	collect_module_tree_warn(&c->sys);
@@ -139,7 +139,7 @@ static void setup_module_tree(struct collected *c)
 		c->sys.cat->progress = on_progress;
 }
 
-static int compute_percpu(struct collected *c, struct report_data *d, unsigned int arg_cpus)
+static int compute_percpu(struct report_session *c, struct report_data *d, unsigned int arg_cpus)
 {
 	unsigned int trace_ncpus = c->saved.res.trace_stats.ncpus > 0 ?
 					   (unsigned int)c->saved.res.trace_stats.ncpus : 0;
@@ -166,7 +166,7 @@ static void open_error(const char *what, const char *path, int r, const char *co
 		log_error("%s '%s': %s", what, path, strerror(-r));
 }
 
-static int read_attempts(struct collected *c, struct report_data *d,
+static int read_attempts(struct report_session *c, struct report_data *d,
 			 const struct saved_inputs *in)
 {
 	struct saved_capture *sc = &c->saved;
@@ -213,7 +213,7 @@ static int read_attempts(struct collected *c, struct report_data *d,
  * read, so that the report describes the state the collection ended in, as a bundle
  * recorded at the same time would.
  */
-static int watch_live(struct collected *c, const struct global_opts *g, struct live_opts *lo)
+static int watch_live(struct report_session *c, const struct global_opts *g, struct live_opts *lo)
 {
 	struct utsname u;
 	int r;
@@ -253,7 +253,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	bool arg_no_trace = false, arg_no_log = false, arg_attempts = false, arg_no_cache = false;
 	uint32_t arg_cpus = 0;
 	int64_t arg_width = -1;
-	struct collected c = { .pre_trace_fd = -1, .pre_log_fd = -1 };
+	struct report_session c = { .pre_trace_fd = -1, .pre_log_fd = -1 };
 	struct boot_capture bc = { .trace_fd = -1, .log_fd = -1 };
 	struct report_boot rb = { 0 };
 	bool arg_boot = false;
@@ -562,7 +562,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 out:
 	out_free(o);
 	report_metrics_opts_done(&mo);
-	collected_done(&c);
+	report_session_done(&c);
 	boot_capture_done(&bc);
 	return ret;
 }
