@@ -12,6 +12,13 @@ for r in "$@"; do
 	if [ -f "$r/kmodtop/top.out" ]; then
 		python3 "$here/check-top.py" "$r" || rc=1
 	fi
+	# report, top and ci agree over the capture and over record's bundle of it
+	if [ -n "${KMODTOP:-}" ] && [ -x "${KMODTOP:-}" ]; then
+		"$here/check-agree.sh" "$r" || rc=1
+		if [ -d "$r/kmodtop/bundle" ]; then
+			"$here/check-agree.sh" "$r/kmodtop/bundle" || rc=1
+		fi
+	fi
 	# the second workload (tests/vm/init), when it ran
 	if [ -d "$r/kmodtop/storms" ]; then
 		python3 "$here/check-storms.py" "$r" || rc=1

@@ -243,7 +243,7 @@ run_one() {
 		done
 	fi
 	if [ "${VM_CHECK:-1}" != 0 ] && [ -x "$here/check-run.sh" ]; then
-		VM_EXPECT_LIVE=${VM_EXPECT_LIVE:-$expect_live} "$here/check-run.sh" "$out" ||
+		KMODTOP=${k:-none} VM_EXPECT_LIVE=${VM_EXPECT_LIVE:-$expect_live} "$here/check-run.sh" "$out" ||
 			{ msg "$rel: check FAILED (artifacts in $out)"; return 1; }
 	fi
 	# the boot storm: asked for, it must be there (check-boot.py's 77 is a failure here)
