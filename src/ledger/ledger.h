@@ -77,6 +77,8 @@ struct attempt {
 	uint64_t kread_size;		/* kmodtop_kread: the bytes kernel_read_file() read */
 	uint64_t layout_size;		/* kmodtop_layout: the bytes of its allocations */
 	double start, end;
+	/* the trace lines (trace.dat: record numbers) of its enter and exit; 0: none */
+	uint64_t start_line, end_line;
 	int64_t ret;
 	long leader;			/* WAITER: index of the attempt it waited for */
 	long request;			/* index into ledger requests, -1: not an autoload */
@@ -109,6 +111,7 @@ struct autoload_request {
 	int pid;
 	bool wait;
 	double ts;
+	uint64_t line;			/* its trace line (record number); 0: unknown */
 	long step;
 	char **resolved;		/* modules the alias resolves to; NULL-terminated */
 	size_t n_resolved;
