@@ -686,7 +686,7 @@ static int on_request(struct ledger *l, const struct ktrace_event *ev)
 	rq->pid = ev->pid;
 	rq->wait = ev->module_request.wait;
 	rq->ts = ev->ts;
-	rq->line = ev->line;
+	rq->line = ev->line <= UINT32_MAX ? (uint32_t)ev->line : UINT32_MAX;
 	rq->step = (long)l->n_steps - 1;
 	l->n_requests++;
 	r = proctab_set_comm(p->procs, ev->pid, rq->comm);

@@ -109,12 +109,13 @@ struct autoload_request {
 	const char *call_site;		/* function name, without offset */
 	char comm[32];			/* the requesting task */
 	int pid;
-	bool wait;
+	/* its trace line (record number), 0: unknown; 32 bits, as the text parser counts */
+	uint32_t line;
 	double ts;
-	uint64_t line;			/* its trace line (record number); 0: unknown */
 	long step;
 	char **resolved;		/* modules the alias resolves to; NULL-terminated */
 	size_t n_resolved;
+	bool wait;
 	bool resolve_failed;		/* no module index to ask */
 	bool needless;			/* the resolved module was already Live */
 	bool needless_final;		/* the ledger's own: needless can no longer change */
