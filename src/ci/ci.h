@@ -132,19 +132,19 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len);
 /* A boot boundary other than the banner: journalctl's "-- Boot ID --", _BOOT_ID. */
 int ci_boot_mark(struct ci_findings *c, uint64_t line, const char *boot_id);
 
-/* Where a trace event was: its timestamp and pid as the ledger keeps them, its line. */
-struct ci_event_line {
-	double ts;
-	int pid;
-	uint64_t line;
-};
-
 /*
- * The findings of a trace input's ledger (ledger_finish()ed) and its cost (may be
- * NULL). @lines: syscall enter/exit and module_request events, any order; sorted here.
+ * A trace input's findings, an attempt at a time as its ledger settles them, so that
+ * nothing grows with the trace: ci_trace_begin() (@priced: the cost model prices the
+ * attempts, even when there are none), ci_trace_attempt() for each attempt in the
+ * ledger's order with its cost (NULL when not priced), then ci_trace_end() with the
+ * finished ledger, whose autoload requests are read then. The boot's figures (attempts,
+ * failed, duplicates, waste) are the sums of the attempts handed on, which are
+ * ledger_summarize()'s and the cost model's over the whole ledger.
  */
-int ci_trace(struct ci_findings *c, const struct ledger *l,
-	     const struct cost_result *cost, struct ci_event_line *lines, size_t n_lines);
+int ci_trace_begin(struct ci_findings *c, bool priced);
+int ci_trace_attempt(struct ci_findings *c, const struct ledger *l, const struct attempt *a,
+		     const struct attempt_cost *cost);
+int ci_trace_end(struct ci_findings *c, const struct ledger *l);
 
 struct ci_input_stats {
 	uint64_t lines;

@@ -929,49 +929,6 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 	return klog_finding(c, line, s, len, &f, slot);
 }
 
-static int event_line_cmp(const void *x, const void *y)
-{
-	const struct ci_event_line *a = x, *b = y;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	return a->line < b->line ? -1 : a->line > b->line;
-}
-
-static bool lines_sorted(const struct ci_event_line *lines, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		if (event_line_cmp(&lines[i - 1], &lines[i]) > 0)
-			return false;
-	return true;
-}
-
-/*
- * The first line at or after @after with an event of @pid at @ts, or 0. A trace may
- * hold the same (ts, pid) twice (time went back: two traces in one file), so an exit
- * is looked for after its enter.
- */
-static uint64_t event_line(const struct ci_event_line *lines, size_t n, double ts, int pid,
-			   uint64_t after)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (lines[mid].ts < ts || (lines[mid].ts == ts && lines[mid].pid < pid))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < n && lines[lo].ts == ts && lines[lo].pid == pid; lo++)
-		if (lines[lo].line >= after)
-			return lines[lo].line;
-	return 0;
-}
-
 static int trace_requester(struct ci_findings *c, const struct ledger *l, const struct attempt *a,
 			   uint32_t *ret_comm, uint32_t *ret_site)
 {
@@ -988,109 +945,104 @@ static int trace_requester(struct ci_findings *c, const struct ledger *l, const 
 	return intern(c, site, site ? strlen(site) : 0, ret_site);
 }
 
-/*
- * The boot's figures from its ledger, as report has them: attempts and failed from
- * ledger_summarize(), duplicates its modules' (attempt_is_duplicate()), the waste the
- * cost model's total (else what the vmalloc events measured). The gates' leave out
- * --allow's modules.
- */
-static int trace_figures(struct ci_findings *c, const struct ledger *l,
-			 const struct cost_result *cost)
+int ci_trace_begin(struct ci_findings *c, bool priced)
 {
-	struct boot *b = cur_boot(c);
-	struct ledger_summary *s = NULL;
-	int r;
+	memset(&c->trace, 0, sizeof(c->trace));
+	c->trace.priced = priced;
+	return c->in_boot ? 0 : boot_open(c, 1);
+}
 
-	r = ledger_summarize(l, &s);
+/* The boot's figures as report has them (ledger_summarize(), the cost model's total) */
+static void trace_sum(struct ci_findings *c, const struct attempt *a,
+		      const struct attempt_cost *cost)
+{
+	struct trace_sums *t = &c->trace;
+	uint64_t est = cost ? cost->wasted : 0, meas = attempt_wasted(a);
+	bool allowed = a->module && module_allowed(c, a->module);
+
+	for (int k = 0; k < 1 + allowed; k++) {
+		struct ci_figures *f = k ? &t->allowed : &t->all;
+
+		f->attempts++;
+		f->failed += attempt_is_failure(a);
+		f->duplicates += attempt_is_duplicate(a);
+		f->wasted = add_sat_u64(f->wasted, est);
+	}
+	t->measured = add_sat_u64(t->measured, meas);
+	if (allowed)
+		t->allowed_measured = add_sat_u64(t->allowed_measured, meas);
+}
+
+int ci_trace_attempt(struct ci_findings *c, const struct ledger *l, const struct attempt *a,
+		     const struct attempt_cost *cost)
+{
+	struct evidence ev = { .trace = true };
+	uint32_t module;
+	int cls, r;
+
+	trace_sum(c, a, cost);
+	if (a->outcome == OUTCOME_LOADED)
+		return 0;
+	cls = ci_class_of_outcome(a->outcome);
+	if (cls < 0)
+		return 0;
+	ev.first = a->start_line;
+	ev.last = a->complete ? a->end_line : 0;
+	if (!ev.first)
+		ev.first = ev.last ? ev.last : 1;
+	if (a->measured) {
+		ev.has_waste = true;
+		ev.wasted = attempt_wasted(a);
+	} else if (cost && cost->estimated) {
+		ev.has_waste = true;
+		ev.wasted = cost->wasted;
+		c->waste_available = true;
+	}
+	r = trace_requester(c, l, a, &ev.comm, &ev.site);
 	if (r < 0)
 		return r;
+	r = intern_module(c, a->module, a->module ? strlen(a->module) : 0, false, &module);
+	if (r < 0)
+		return r;
+	return add_finding(c, (size_t)cls, module, &ev);
+}
+
+/*
+ * The boot's figures from the sums: the waste the cost model's total, else what the
+ * vmalloc events measured. The gates' leave out --allow's modules.
+ */
+static void trace_figures(struct ci_findings *c, const struct ledger *l)
+{
+	struct boot *b = cur_boot(c);
+	struct trace_sums *t = &c->trace;
+	uint64_t allowed_wasted = 0;
+
 	b->traced = true;
-	b->all = (struct ci_figures){ s->attempts, s->failed, 0, 0 };
-	for (size_t i = 0; i < s->n_modules; i++)
-		b->all.duplicates += s->modules[i].duplicate;
-	if (cost) {
-		b->all.wasted = cost->wasted;
+	b->all = t->all;
+	b->all.wasted = 0;
+	if (t->priced) {
+		b->all.wasted = t->all.wasted;
+		allowed_wasted = t->allowed.wasted;
 		b->waste_known = true;
 	} else if (l->saw_vmap_events) {
-		b->all.wasted = s->wasted_measured;
+		b->all.wasted = t->measured;
+		allowed_wasted = t->allowed_measured;
 		b->waste_known = true;
 	}
 	b->gated = b->all;
-	for (size_t i = 0; i < s->n_modules; i++) {
-		const struct module_summary *m = &s->modules[i];
-
-		if (!m->name || !module_allowed(c, m->name))
-			continue;
-		b->gated.attempts -= m->total;
-		b->gated.failed -= m->failed;
-		b->gated.duplicates -= m->duplicate;
-	}
-	for (size_t i = 0; i < l->n_attempts && b->waste_known; i++) {
-		const struct attempt *a = &l->attempts[i];
-		uint64_t w = cost ? (i < cost->n ? cost->att[i].wasted : 0) : attempt_wasted(a);
-
-		if (a->module && module_allowed(c, a->module))
-			b->gated.wasted -= w < b->gated.wasted ? w : b->gated.wasted;
-	}
-	ledger_summary_free(s);
-	return 0;
+	b->gated.attempts -= t->allowed.attempts;
+	b->gated.failed -= t->allowed.failed;
+	b->gated.duplicates -= t->allowed.duplicates;
+	b->gated.wasted -= allowed_wasted < b->gated.wasted ? allowed_wasted : b->gated.wasted;
 }
 
-int ci_trace(struct ci_findings *c, const struct ledger *l,
-	     const struct cost_result *cost, struct ci_event_line *lines, size_t n_lines)
+int ci_trace_end(struct ci_findings *c, const struct ledger *l)
 {
 	int r;
 
-	/*
-	 * @lines is NULL for a trace without syscalls, and qsort() must not be passed NULL.
-	 * A trace in time order gives them sorted: no sort, and no copy of them that
-	 * glibc's merge sort would allocate.
-	 */
-	if (n_lines && !lines_sorted(lines, n_lines))
-		qsort(lines, n_lines, sizeof(*lines), event_line_cmp);
-	if (!c->in_boot) {
-		r = boot_open(c, 1);
-		if (r < 0)
-			return r;
-	}
 	if (l->saw_vmap_events)
 		c->waste_available = true;
-	r = trace_figures(c, l, cost);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < l->n_attempts; i++) {
-		const struct attempt *a = &l->attempts[i];
-		struct evidence ev = { .trace = true };
-		uint32_t module;
-		int cls;
-
-		if (a->outcome == OUTCOME_LOADED)
-			continue;
-		cls = ci_class_of_outcome(a->outcome);
-		if (cls < 0)
-			continue;
-		ev.first = event_line(lines, n_lines, a->start, a->pid, 0);
-		ev.last = a->complete ? event_line(lines, n_lines, a->end, a->pid, ev.first) : 0;
-		if (!ev.first)
-			ev.first = ev.last ? ev.last : 1;
-		if (a->measured) {
-			ev.has_waste = true;
-			ev.wasted = attempt_wasted(a);
-		} else if (cost && i < cost->n && cost->att[i].estimated) {
-			ev.has_waste = true;
-			ev.wasted = cost->att[i].wasted;
-			c->waste_available = true;
-		}
-		r = trace_requester(c, l, a, &ev.comm, &ev.site);
-		if (r < 0)
-			return r;
-		r = intern_module(c, a->module, a->module ? strlen(a->module) : 0, false, &module);
-		if (r < 0)
-			return r;
-		r = add_finding(c, (size_t)cls, module, &ev);
-		if (r < 0)
-			return r;
-	}
+	trace_figures(c, l);
 	for (size_t i = 0; i < l->n_requests; i++) {
 		const struct autoload_request *rq = &l->requests[i];
 		struct evidence ev = { .trace = true };
@@ -1107,9 +1059,7 @@ int ci_trace(struct ci_findings *c, const struct ledger *l,
 		} else {
 			continue;
 		}
-		ev.first = event_line(lines, n_lines, rq->ts, rq->pid, 0);
-		if (!ev.first)
-			ev.first = 1;
+		ev.first = rq->line ? rq->line : 1;
 		r = intern(c, rq->comm, strnlen(rq->comm, sizeof(rq->comm)), &ev.comm);
 		if (r >= 0)
 			r = intern(c, rq->call_site, rq->call_site ? strlen(rq->call_site) : 0,

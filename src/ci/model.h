@@ -221,6 +221,17 @@ struct ci_findings {
 	bool finished;
 	enum ci_result result;
 	bool join_next;			/* ci_join_next_input(): the next input continues the boot */
+	/*
+	 * A trace's figures summed as its attempts settle (ci_trace_attempt()): all of
+	 * them, and the share of --allow's modules; the waste both as the cost model
+	 * estimates it and as the vmap events measured it (which one counts is known at
+	 * the end).
+	 */
+	struct trace_sums {
+		bool priced;
+		struct ci_figures all, allowed;
+		uint64_t measured, allowed_measured;
+	} trace;
 };
 
 /* --- shared by the model's files and the report ------------------------------------- */

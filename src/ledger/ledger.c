@@ -543,6 +543,7 @@ static int on_enter(struct ledger *l, const struct ktrace_event *ev, enum attemp
 	a->pid = ev->pid;
 	a->tgid = ev->tgid;
 	a->start = a->end = ev->ts;
+	a->start_line = ev->line;
 	p->keep_all = p->keep_all || !isfinite(ev->ts);
 	a->outcome = OUTCOME_INCOMPLETE;
 	a->leader = -1;
@@ -601,6 +602,7 @@ static int on_exit_(struct ledger *l, const struct ktrace_event *ev, enum attemp
 	a = &l->attempts[p->open[o].attempt];
 	open_remove(p, (size_t)o);
 	a->end = ev->ts;
+	a->end_line = ev->line;
 	p->keep_all = p->keep_all || !isfinite(ev->ts);
 	a->complete = true;
 	a->ret = ev->sys_exit.ret;
@@ -684,6 +686,7 @@ static int on_request(struct ledger *l, const struct ktrace_event *ev)
 	rq->pid = ev->pid;
 	rq->wait = ev->module_request.wait;
 	rq->ts = ev->ts;
+	rq->line = ev->line <= UINT32_MAX ? (uint32_t)ev->line : UINT32_MAX;
 	rq->step = (long)l->n_steps - 1;
 	l->n_requests++;
 	r = proctab_set_comm(p->procs, ev->pid, rq->comm);

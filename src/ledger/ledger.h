@@ -77,6 +77,8 @@ struct attempt {
 	uint64_t kread_size;		/* kmodtop_kread: the bytes kernel_read_file() read */
 	uint64_t layout_size;		/* kmodtop_layout: the bytes of its allocations */
 	double start, end;
+	/* the trace lines (trace.dat: record numbers) of its enter and exit; 0: none */
+	uint64_t start_line, end_line;
 	int64_t ret;
 	long leader;			/* WAITER: index of the attempt it waited for */
 	long request;			/* index into ledger requests, -1: not an autoload */
@@ -107,11 +109,13 @@ struct autoload_request {
 	const char *call_site;		/* function name, without offset */
 	char comm[32];			/* the requesting task */
 	int pid;
-	bool wait;
+	/* its trace line (record number), 0: unknown; 32 bits, as the text parser counts */
+	uint32_t line;
 	double ts;
 	long step;
 	char **resolved;		/* modules the alias resolves to; NULL-terminated */
 	size_t n_resolved;
+	bool wait;
 	bool resolve_failed;		/* no module index to ask */
 	bool needless;			/* the resolved module was already Live */
 	bool needless_final;		/* the ledger's own: needless can no longer change */

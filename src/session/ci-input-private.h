@@ -67,12 +67,11 @@ struct ci_input {
 	const struct klog_finding *classified;
 	/* trace inputs */
 	uint64_t trace_last_ns, trace_back_steps, trace_back_line;
-	struct ci_event_line *lines;
-	size_t n_lines, cap_lines;
 	/* a trace.dat: no lines, its events are numbered instead */
 	bool dat;
 	/* a text trace that cannot be opened again (compressed, standard input): its lines */
 	FILE *copy;
+	uint64_t copied;		/* lines in @copy */
 	/* the kernel log of the trace's boot (given with it), and whether it is being read */
 	const char *boot_log;
 	bool joining;

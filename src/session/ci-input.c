@@ -199,35 +199,6 @@ int ci_input_next_line(struct ci_input *x, bool filtered, char **line, size_t *l
 	}
 }
 
-static int add_event_line(struct ci_input *x, double ts, int pid, uint64_t line)
-{
-	if (x->n_lines == x->cap_lines) {
-		size_t cap = x->cap_lines ? x->cap_lines * 2 : 256;
-		struct ci_event_line *nl = realloc(x->lines, cap * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		x->lines = nl;
-		x->cap_lines = cap;
-	}
-	x->lines[x->n_lines++] = (struct ci_event_line){ ts, pid, line };
-	return 0;
-}
-
-static bool is_line_event(enum ktrace_event_kind kind)
-{
-	switch (kind) {
-	case KTRACE_EV_SYS_ENTER_FINIT_MODULE:
-	case KTRACE_EV_SYS_EXIT_FINIT_MODULE:
-	case KTRACE_EV_SYS_ENTER_INIT_MODULE:
-	case KTRACE_EV_SYS_EXIT_INIT_MODULE:
-	case KTRACE_EV_MODULE_REQUEST:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static int on_trace_event(void *userdata, const struct ktrace_event *ev)
 {
 	struct ci_input *x = userdata;
@@ -239,9 +210,6 @@ static int on_trace_event(void *userdata, const struct ktrace_event *ev)
 			x->trace_back_line = x->dat ? x->st.records : stream_lineno(x->s);
 		x->trace_last_ns = ev->ts_ns;
 	}
-	/* a trace.dat's findings point at the event's number, as a text's at its line */
-	if (x->dat && is_line_event(ev->kind))
-		return add_event_line(x, ev->ts, ev->pid, x->st.records);
 	return 0;
 }
 
@@ -253,28 +221,29 @@ static void on_trace_bad_line(void *userdata, const struct kt_err *e)
 		 e->what ? e->what : "malformed");
 }
 
-/* The line of each syscall and request event: the ledger keeps times, CI wants lines. */
-static int note_event_line(struct ci_input *x, const char *line, size_t len)
+/*
+ * Each attempt as it settles, to the findings, then forgotten by the ledger
+ * (collect_read_each()).
+ */
+static int on_settled_attempt(void *userdata, const struct ledger *l, const struct attempt *a,
+			      const struct attempt_cost *cost)
 {
-	struct ktrace_line tl;
-	const char *what;
+	struct ci_input *x = userdata;
 
-	if (!memmem(line, len, "init_module", 11) && !memmem(line, len, "module_request", 14))
-		return 0;
-	if (ktrace_parse_line(line, len, &tl, &what) < 0 || tl.kind != KTRACE_LINE_EVENT ||
-	    !is_line_event(tl.ev.kind))
-		return 0;
-	return add_event_line(x, tl.ev.ts, tl.ev.pid, stream_lineno(x->s));
+	return ci_trace_attempt(x->ci, l, a, cost);
 }
 
 /*
  * The trace (@trace, or the file at x->path) and the kernel log of its boot (x->boot_log,
  * may be NULL) as report reads them, into one ledger priced as report prices it: the
  * log's records name and explain the trace's attempts instead of being counted again.
+ * The attempts go to the findings as they settle; *ret keeps what is left at the end
+ * (the requests), for ci_trace_end().
  */
 static int read_trace_as_report(struct ci_input *x, FILE *trace, struct collect_lookup *lk,
 				bool idempotent, struct collect_result *ret)
 {
+	struct collect_each each = { .on_attempt = on_settled_attempt, .userdata = x };
 	_cleanup_fclose_ FILE *own = NULL, *log = NULL;
 	struct collect_input in = { .trace_path = x->path, .log_path = x->boot_log,
 				    .klog_runs = true };
@@ -295,7 +264,26 @@ static int read_trace_as_report(struct ci_input *x, FILE *trace, struct collect_
 	in.log = log;
 	/* collect_read() says what went wrong itself */
 	ci_input_fail(x, 0, CI_FAULT_NONE, x->path, 0, NULL);
-	return collect_read(lk, idempotent, &in, ret);
+	r = ci_trace_begin(x->ci, lk->k != NULL);
+	if (r < 0)
+		return r;
+	return collect_read_each(lk, idempotent, &in, &each, ret);
+}
+
+/*
+ * The copy keeps the stream's line numbers, which the evidence cites: the lines the
+ * stream skipped (blank ones before the first, too long ones) are empty lines in it,
+ * which the trace parser passes over.
+ */
+static int copy_line(struct ci_input *x, const char *line, size_t len)
+{
+	for (; x->copied + 1 < stream_lineno(x->s); x->copied++)
+		if (putc('\n', x->copy) == EOF)
+			return -EIO;
+	x->copied++;
+	if (fwrite(line, 1, len, x->copy) != len || putc('\n', x->copy) == EOF)
+		return -EIO;
+	return 0;
 }
 
 /*
@@ -320,8 +308,9 @@ static int reopen_fd(struct ci_input *x, int fd, FILE **ret)
 
 /*
  * A trace: text from @line on (the stream's next lines after it), or with @dat_fd >= 0
- * the trace.dat open on it. This read numbers the lines of its events, for the
- * findings; the attempts and their cost come from reading it again as report does.
+ * the trace.dat open on it. This read counts, checks and (for what cannot be opened
+ * again) copies it; the attempts and their cost come from reading it again as report
+ * does, each event with its line (a trace.dat's: its record number) for the evidence.
  */
 static int read_trace(struct ci_input *x, char *line, size_t len, int dat_fd)
 {
@@ -360,11 +349,8 @@ static int read_trace(struct ci_input *x, char *line, size_t len, int dat_fd)
 		if (r < 0)
 			goto out;
 		do {
-			r = note_event_line(x, line, len);
-			if (r >= 0)
-				r = ktrace_parser_feed(p, line, len);
-			if (r >= 0 && x->copy && (fwrite(line, 1, len, x->copy) != len ||
-						  putc('\n', x->copy) == EOF))
+			r = ktrace_parser_feed(p, line, len);
+			if (r >= 0 && x->copy && (copy_line(x, line, len) < 0))
 				r = ci_input_fail(x, -EIO, CI_FAULT_FILE, x->path, 0,
 					 "cannot keep a copy of the decompressed trace");
 			if (r < 0)
@@ -387,13 +373,10 @@ static int read_trace(struct ci_input *x, char *line, size_t len, int dat_fd)
 	if (r >= 0)
 		r = read_trace_as_report(x, again, &lk, lp.idempotent_finit, &res);
 	if (r >= 0)
-		r = ci_trace(x->ci, res.ledger, res.cost, x->lines, x->n_lines);
+		r = ci_trace_end(x->ci, res.ledger);
 out:
 	collect_result_done(&res);
 	ktrace_parser_free(p);
-	free(x->lines);
-	x->lines = NULL;
-	x->n_lines = x->cap_lines = 0;
 	return r;
 }
 
@@ -479,9 +462,10 @@ static int read_input(struct ci_input *x, const char *path)
 				    stream_compression_name(stream_compression(x->s)));
 		switch (fmt) {
 		case CI_INPUT_TRACE:
-			/* what collect_read() cannot open again is read from a copy */
+			/* what collect_read_each() cannot open again is read from a copy */
 			if (strcmp(path, "-") == 0 || stream_compression(x->s)) {
 				x->copy = tmpfile();
+				x->copied = 0;
 				if (!x->copy) {
 					r = ci_input_fail(x, -errno, CI_FAULT_FILE, path, 0,
 						 "cannot keep a copy of the decompressed trace");

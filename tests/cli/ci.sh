@@ -232,6 +232,38 @@ EOF
 	ts_ok
 done
 
+# --- a trace's evidence lines, whichever way it comes ----------------------------------
+# Read from a copy (compressed, standard input), a trace keeps its lines: blank lines
+# before the first and an over-long line count as in the file. Each line cited is a
+# syscall or request event of the file.
+trace=$FX/debian-6.12-xz/sys/kernel/tracing/trace
+{ echo; echo; head -n 3 "$trace"; head -c 70000 /dev/zero | tr '\0' a; echo; tail -n +4 "$trace"; } >"$T/lines.trace"
+xz -c "$T/lines.trace" >"$T/lines.trace.xz"
+LQ='sorted((f["class"], f["module"], f["first_line"], f["last_line"]) for f in d["findings"])'
+ts_run ci -j "$T/lines.trace"
+ts_expect_rc 0 "trace lines: plain"
+cp "$T/out" "$T/lines.json"
+want=$(py get "$T/lines.json" "$LQ")
+bad=$(python3 - "$T/lines.json" "$T/lines.trace" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2], encoding="utf-8", errors="replace").read().split("\n")
+for f in d["findings"]:
+    for n in (f["first_line"], f["last_line"]):
+        if "init_module" not in lines[n - 1] and "module_request" not in lines[n - 1]:
+            print(f["class"], n)
+EOF
+)
+[ -n "$want" ] && [ "$want" != "[]" ] || ts_fail "trace lines: no findings"
+[ -z "$bad" ] || ts_fail "trace lines: evidence lines that are no syscall or request: $bad"
+ts_run ci -j "$T/lines.trace.xz"
+[ "$(py get "$T/out" "$LQ")" = "$want" ] || ts_fail "trace lines: an xz copy cites other lines"
+"$KMODTOP" ci -j - <"$T/lines.trace" >"$T/out" 2>"$T/err"
+[ "$(py get "$T/out" "$LQ")" = "$want" ] || ts_fail "trace lines: standard input cites other lines"
+"$KMODTOP" ci -j - <"$T/lines.trace.xz" >"$T/out" 2>"$T/err"
+[ "$(py get "$T/out" "$LQ")" = "$want" ] || ts_fail "trace lines: compressed standard input cites other lines"
+ts_ok
+
 # --- the same boot in every rendering --------------------------------------------------
 # --- /dev/kmsg continuation records are joined to their line, as report --log joins them
 # A 'c' of the same caller (5.1+) and a '+' (3.5 to 4.8): the fragments alone hold no

@@ -3,7 +3,9 @@
  * collect_read_each() and ledger_forget_settled(): the attempts handed on one at a time,
  * forgetting or not, must be collect_read()'s (same order, outcome, name, requester,
  * leader and cost, field by field), over the captured traces with their logs and over a
- * generated trace long enough that forgetting keeps only a small part of it.
+ * generated trace long enough that forgetting keeps only a small part of it. ci's
+ * findings fed the same way (ci_trace_attempt()) sum the boot's figures that
+ * ledger_summarize() and the cost model give over the whole ledger, --allow's share too.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ci/ci.h"
+#include "ci/model.h"
 #include "session/collect.h"
 #include "cost/catalog.h"
 #include "cost/cost.h"
@@ -91,6 +95,7 @@ struct seen_list {
 	size_t most_module_events;	/* the most module load and free events it held */
 	uint64_t wasted;
 	uint64_t failed, duplicates;
+	struct ci_findings *ci;		/* fed too, when not NULL */
 };
 
 static void seen_take(struct seen *s, const struct ledger *l, const struct attempt *a,
@@ -139,7 +144,7 @@ static int on_attempt(void *userdata, const struct ledger *l, const struct attem
 		sl->wasted += cost->wasted;
 	sl->failed += attempt_is_failure(a);
 	sl->duplicates += attempt_is_duplicate(a);
-	return 0;
+	return sl->ci ? ci_trace_attempt(sl->ci, l, a, cost) : 0;
 }
 
 static void assert_seen_equal(const struct seen *x, const struct seen *y, size_t i,
@@ -205,18 +210,26 @@ static void batch(struct collect_lookup *lk, const char *trace, const char *log,
 }
 
 static void each(struct collect_lookup *lk, const char *trace, const char *log, bool keep,
-		 const struct seen_list *want, struct seen_list *ret, size_t *ret_forgotten)
+		 const struct seen_list *want, struct seen_list *ret, size_t *ret_forgotten,
+		 struct ci_findings *ci)
 {
 	struct collect_input in = { .trace_path = trace, .log_path = log, .klog_runs = true };
 	struct collect_each e = { .on_attempt = on_attempt, .userdata = ret, .keep = keep };
 	struct collect_result res;
 
 	memset(ret, 0, sizeof(*ret));
+	ret->ci = ci;
 	in.trace = fopen(trace, "re");
 	assert_non_null(in.trace);
 	in.log = log ? fopen(log, "re") : NULL;
+	if (ci) {
+		assert_int_equal(ci_begin_input(ci, trace, NULL), 0);
+		assert_int_equal(ci_trace_begin(ci, lk->k != NULL), 0);
+	}
 	assert_int_equal(collect_read_each(lk, true, &in, &e, &res), 0);
 	assert_null(res.cost);
+	if (ci)
+		assert_int_equal(ci_trace_end(ci, res.ledger), 0);
 	assert_int_equal(res.ledger->n_settled, res.ledger->n_attempts);
 	*ret_forgotten = res.ledger->n_forgotten;
 	requests_take(ret, res.ledger);
@@ -234,6 +247,79 @@ static void each(struct collect_lookup *lk, const char *trace, const char *log, 
 		fclose(in.log);
 }
 
+/*
+ * A ci model whose --allow names the module of the first failed attempt with a name, else
+ * of the first with one (@allow holds the pattern; empty when no attempt has a name)
+ */
+static struct ci_findings *ci_with_allow(const struct seen_list *want, char *allow,
+					 size_t size, struct ci_options *o)
+{
+	static char *patterns[1];
+	const struct seen *top = NULL;
+	struct ci_findings *c;
+
+	for (size_t i = 0; i < want->n; i++) {
+		const struct seen *s = &want->v[i];
+
+		if (strcmp(s->module, "-") == 0)
+			continue;
+		if (!top || (!attempt_is_failure(&top->a) && attempt_is_failure(&s->a)))
+			top = s;
+	}
+	snprintf(allow, size, "%s", top ? top->module : "");
+	for (char *s = allow; *s; s++)
+		if (*s == '-')
+			*s = '_';
+	memset(o, 0, sizeof(*o));
+	o->max_duplicates = o->max_failures = o->max_wasted = -1;
+	patterns[0] = allow;
+	o->allow = patterns;
+	o->n_allow = *allow ? 1 : 0;
+	assert_int_equal(ci_new(o, NULL, &c), 0);
+	return c;
+}
+
+/*
+ * The boot's figures ci summed as the attempts settled: the whole ledger's
+ * (ledger_summarize(), the cost model's waste), and for the gates the same less the
+ * --allow'ed module's attempts (@want: collect_read()'s, with their cost).
+ */
+static void assert_ci_figures(const struct ci_findings *c, const struct seen_list *want,
+			      const struct ledger_summary *sum, uint64_t wasted, const char *allow)
+{
+	const struct boot *b = ci_boot_at(c, 0);
+	struct ci_figures out = { 0 };
+	uint64_t dups = 0;
+
+	assert_non_null(b);
+	for (size_t i = 0; i < sum->n_modules; i++)
+		dups += sum->modules[i].duplicate;
+	assert_int_equal(b->all.attempts, sum->attempts);
+	assert_int_equal(b->all.failed, sum->failed);
+	assert_int_equal(b->all.duplicates, dups);
+	assert_true(b->waste_known);
+	assert_int_equal(b->all.wasted, wasted);
+	for (size_t i = 0; i < want->n; i++) {
+		char norm[64];
+
+		snprintf(norm, sizeof(norm), "%s", want->v[i].module);
+		for (char *s = norm; *s; s++)
+			if (*s == '-')
+				*s = '_';
+		if (!*allow || strcmp(norm, allow) != 0)
+			continue;
+		out.attempts++;
+		out.failed += attempt_is_failure(&want->v[i].a);
+		out.duplicates += attempt_is_duplicate(&want->v[i].a);
+		out.wasted += want->v[i].cost.wasted;
+	}
+	assert_true(!*allow || out.attempts > 0);
+	assert_int_equal(b->gated.attempts, sum->attempts - out.attempts);
+	assert_int_equal(b->gated.failed, sum->failed - out.failed);
+	assert_int_equal(b->gated.duplicates, dups - out.duplicates);
+	assert_int_equal(b->gated.wasted, wasted - out.wasted);
+}
+
 /* Batch, kept and forgetting: the same attempts; returns how many were forgotten */
 static size_t compare_three(struct collect_lookup *lk, const char *trace, const char *log,
 			    size_t *ret_most_kept, size_t *ret_most_events, size_t *ret_n)
@@ -242,10 +328,14 @@ static size_t compare_three(struct collect_lookup *lk, const char *trace, const 
 	struct ledger_summary *sum;
 	uint64_t wasted, dups = 0;
 	size_t n_kept, n_forgot;
+	struct ci_options opt;
+	struct ci_findings *ci;
+	char allow[64];
 
 	batch(lk, trace, log, &want, &sum, &wasted);
-	each(lk, trace, log, true, &want, &kept, &n_kept);
-	each(lk, trace, log, false, &want, &forgot, &n_forgot);
+	each(lk, trace, log, true, &want, &kept, &n_kept, NULL);
+	ci = ci_with_allow(&want, allow, sizeof(allow), &opt);
+	each(lk, trace, log, false, &want, &forgot, &n_forgot, ci);
 	assert_int_equal(n_kept, 0);
 	assert_int_equal(kept.n, want.n);
 	assert_int_equal(forgot.n, want.n);
@@ -268,6 +358,8 @@ static size_t compare_three(struct collect_lookup *lk, const char *trace, const 
 	assert_int_equal(forgot.failed, sum->failed);
 	assert_int_equal(forgot.duplicates, dups);
 	assert_int_equal(forgot.wasted, wasted);
+	assert_ci_figures(ci, &want, sum, wasted, allow);
+	ci_free(ci);
 	*ret_most_kept = forgot.most_kept;
 	if (ret_most_events)
 		*ret_most_events = forgot.most_module_events;

@@ -226,6 +226,11 @@ struct ktrace_event {
 	};
 	/* KPROBE and ALLOC_VMAP_AREA_KPROBE: where the probe sits, what it fetched */
 	struct ktrace_kprobe kprobe;
+	/*
+	 * Where it was read: its line in a text trace, its number among a trace.dat's
+	 * records (from 1); 0 from the raw ring buffer. Evidence points at it.
+	 */
+	uint64_t line;
 	/* Set by the parser only: the stack blocks that followed the event. */
 	const struct ktrace_frame *frames;
 	size_t n_frames;

@@ -1430,6 +1430,8 @@ static int emit_head(struct ktrace_parser *p)
 	}
 	e->ev.frames = e->n_refs ? e->frames : NULL;
 	e->ev.n_frames = e->n_refs;
+	/* held back for its stack frames: its own line, not the parser's current one */
+	e->ev.line = e->lineno;
 
 	p->stats.events++;
 	p->stats.by_kind[e->ev.kind]++;

@@ -73,9 +73,10 @@ static void bad(struct reader *rd, const char *what)
 	rd->ops->bad_line(rd->userdata, &e);
 }
 
-static int emit(struct reader *rd, const struct ktrace_event *ev)
+static int emit(struct reader *rd, struct ktrace_event *ev)
 {
 	rd->st.events++;
+	ev->line = rd->st.events;
 	rd->st.by_kind[ev->kind]++;
 	if (ev->kind == KTRACE_EV_UNKNOWN)
 		rd->st.unknown++;
