@@ -343,7 +343,7 @@ int cmd_top(int argc, char **argv, struct global_opts *g)
 		cmd_warn_source("kernel configuration", sys.kconfig_err, &sys.kconfig_e);
 	kt_system_open_module_tree(&sys, !arg_no_cache);
 	collect_module_tree_warn(&sys);
-	if (!root_exists(sys.root, "proc/modules") && !arg_replay) {
+	if (!root_exists(sys.root, "proc/modules")) {
 		log_info("%s: the kernel has no module support (no proc/modules)",
 			 root_dir(sys.root));
 		ret = EXIT_NO_MODULES;

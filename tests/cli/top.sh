@@ -146,12 +146,26 @@ fi
 grep -F 'ev\x1b]0;owned\x07il' "$TS_TMP/out" >/dev/null || ts_fail "the module name is not shown escaped"
 ts_ok
 
+# no_module_support_as_report: a root without proc/modules is a kernel without module
+# support for top --replay as for report --root (exit 4, one line), not an empty replay
+e=$TS_TMP/no-modules
+mkdir -p "$e/proc/sys/kernel"
+echo "6.12.0-test" >"$e/proc/sys/kernel/osrelease"
+ts_run --root "$e" report
+report_rc=$TS_RC
+ts_run top --replay "$e" --batch --size 120x24
+[ "$report_rc" = 4 ] && [ "$TS_RC" = "$report_rc" ] ||
+	ts_fail "no proc/modules: report exits $report_rc, top --replay $TS_RC (both 4)"
+grep -q 'no module support' "$TS_TMP/err" || ts_fail "no proc/modules: top does not say why"
+ts_ok
+
 # replay_skips_idle_stretches: one trace line far after the others costs a few frames,
 # not one per refresh across the gap (666,665 at 999999 s, 6.7e8 at 999999999 s)
 for far in 999999 999999999; do
 	g=$TS_TMP/gap-$far
 	mkdir -p "$g/proc/sys/kernel" "$g/sys/kernel/tracing"
 	echo "6.12.0-test" >"$g/proc/sys/kernel/osrelease"
+	: >"$g/proc/modules"
 	{
 		echo "# tracer: nop"
 		echo "        modprobe-157     [000] .....     4.500000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)"
