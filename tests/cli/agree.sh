@@ -103,5 +103,20 @@ if [ -f "$dat" ]; then
 		[ "$(jq -c "$C" "$TS_TMP/out")" = "$r" ] ||
 		ts_fail "tracedat: report $r, ci - <DAT $(jq -c "$C" "$TS_TMP/out")"
 fi
+
+# one judgement of in-kernel decompression: a root with neither boot/config-R nor
+# sys/module/compression (the kernel could decompress by its release: the attempts asked
+# it to) is priced alike by the three
+u=$TS_TMP/unconfigured
+cp -r "$FIXTURES/debian-6.12-xz" "$u" && rm -f "$u"/boot/config-* "$u/sys/module/compression" ||
+	ts_fail "copying debian-6.12-xz"
+ts_run --root "$u" report -j
+ts_expect_rc 0 "unconfigured: report" && r=$(jq -c "$R" "$TS_TMP/out")
+ts_run top --replay "$u" --speed 0 --batch -j
+ts_expect_rc 0 "unconfigured: top" && t=$(tail -n 1 "$TS_TMP/out" | jq -c "$T")
+ts_run --root "$u" ci -j "$u/sys/kernel/tracing/trace" "$u/capture/kmsg.raw"
+ts_expect_rc 0 "unconfigured: ci" && c=$(jq -c "$C" "$TS_TMP/out")
+[ -n "$r" ] && [ "$r" = "$t" ] && [ "$r" = "$c" ] ||
+	ts_fail "unconfigured root: report $r, top $t, ci $c (attempts, failed, duplicates, wasted)"
 ts_ok
 ts_finalize
