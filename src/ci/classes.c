@@ -75,6 +75,10 @@ const struct ci_class ci_classes[] = {
 	  "modprobe or insmod reported an error" },
 	{ "udev-worker-timeout", CI_GROUP_NOTICE, CI_FMT_WARNING, KLOG_KIND(UDEV_WORKER_TIMEOUT), -1, -1,
 	  "a systemd-udevd worker took too long or was killed (often a slow module load)" },
+	{ "gpl-from-proprietary", CI_GROUP_NOTICE, CI_FMT_NOTE, KLOG_KIND(GPL_FROM_PROPRIETARY), -1,
+	  -1, "why an unknown-symbol failure: a GPL-only user of a proprietary module's symbol" },
+	{ "vmalloc-error-other", CI_GROUP_NOTICE, CI_FMT_NOTE, KLOG_KIND(VMALLOC_OTHER), -1, -1,
+	  "a vmalloc() allocation failed in a task that loads no modules (BPF JIT, a driver)" },
 	/* from a trace's load attempts (ledger outcomes) */
 	{ "duplicate-live", CI_GROUP_DUPLICATE, CI_FMT_WARNING, 0, OUTCOME_DUP_LIVE, -1,
 	  "a load of a module that was already live (EEXIST)" },
@@ -198,6 +202,7 @@ static const char *const needles[] = {
 	"section",
 	"version",		/* version magic, version crc, the banner */
 	"Worker [",
+	"insmod: ",		/* busybox's "can't insert" */
 };
 const char *const *ci_needles(size_t *ret_n)
 {

@@ -26,6 +26,9 @@
 static const struct klog_format_entry table[] = {
 	/* symbol resolution (5.5) */
 	E(UNKNOWN_SYMBOL, "%s: Unknown symbol %s (err %d)\n", MAIN, ENOENT, "msn"),
+	/* 2.6 and 3.x print no error: after the line above, or it takes "(err -2)" */
+	E(UNKNOWN_SYMBOL, "%s: Unknown symbol %s\n", "kernel/module.c", ENOENT, "ms",
+	  .flags = KLOG_FORMAT_WORDS),
 	E(SYMBOL_VERSION, "%s: disagrees about version of symbol %s\n",
 	  "kernel/module/version.c", EINVAL, "ms"),
 	E(NO_SYMBOL_VERSION, "%s: no symbol version for %s\n", "kernel/module/version.c", 0,
@@ -35,11 +38,20 @@ static const struct klog_format_entry table[] = {
 	  EINVAL, "mst"),
 	E(LOAD_ERROR, "%s: gave up waiting for init of module %s.\n", MAIN, 0, "mt"),
 	E(BAD_ELF, "%s: please compile with -fno-common\n", MAIN, ENOEXEC, "m"),
-	E(LOAD_ERROR,
+	/* the load fails through the "Unknown symbol %s (err -22)" line of the same symbol
+	 * that follows: this line only says why, and must not count the failure again */
+	E(GPL_FROM_PROPRIETARY,
 	  "%s: module using GPL-only symbols uses symbols %s from proprietary module %s.\n",
 	  MAIN, 0, "mst"),
+	/* 5.9 to 6.x, before the symbol was named */
+	E(GPL_FROM_PROPRIETARY,
+	  "%s: module using GPL-only symbols uses symbols from proprietary module %s.\n",
+	  "kernel/module.c", 0, "mt"),
 	E(TAINT, "%s: module uses symbols %s from proprietary module %s, inheriting taint.\n",
 	  MAIN, 0, "mst"),
+	/* 5.9 to 6.x (before the symbol name was added) */
+	E(TAINT, "%s: module uses symbols from proprietary module %s, inheriting taint.\n",
+	  "kernel/module.c", 0, "mt"),
 	E(LOAD_ERROR, "%s: exports duplicate symbol %s (owned by %s)\n", MAIN, ENOEXEC, "mst"),
 	E(LOAD_WARNING, "%s: per-cpu alignment %li > %li\n", MAIN, 0, "mnn"),
 	E(LOAD_ERROR, "%s: Could not allocate %lu bytes percpu data\n", MAIN, ENOMEM, "mn"),
@@ -107,6 +119,10 @@ static const struct klog_format_entry table[] = {
 	  "tn", .flags = KLOG_FORMAT_PREFIX),				/* 4.x */
 	E(VMALLOC_ERROR, "%s: vmalloc: allocation failure, allocated %ld of %ld bytes",
 	  "mm/vmalloc.c", ENOMEM, "tnn", .flags = KLOG_FORMAT_PREFIX),	/* 4.x */
+	/* warn_alloc_failed() up to 4.11 printed the message alone, then the comm on a
+	 * line of its own ("modprobe: page allocation failure: order:0, ...") */
+	E(VMALLOC_ERROR, "vmalloc: allocation failure: %lu bytes\n", "mm/vmalloc.c", ENOMEM,
+	  "n"),
 	E(EXECMEM_FAILED, "execmem: unable to allocate memory\n", "mm/execmem.c", ENOMEM, ""),
 	E(EXECMEM_FAILED, "Invalid parameters for execmem allocator, module loading will fail",
 	  "mm/execmem.c", ENOMEM, ""),
@@ -121,6 +137,10 @@ static const struct klog_format_entry table[] = {
 	E(SIG_MISSING,
 	  "%s: module verification failed: signature and/or required key missing - tainting kernel\n",
 	  MAIN, 0, "m"),
+	/* 3.13 to 3.16: two string literals that both had the space */
+	E(SIG_MISSING,
+	  "%s: module verification failed: signature and/or  required key missing - tainting kernel\n",
+	  "kernel/module.c", 0, "m"),
 	E(SIG_REJECTED, "Loading of %s is rejected\n", "kernel/module/signing.c", EKEYREJECTED,
 	  "t"),
 	E(SIG_REJECTED, "%s: loading of %s is rejected\n", "kernel/module.c", EKEYREJECTED,
@@ -230,7 +250,7 @@ static const struct klog_format_entry table[] = {
 	  "modprobe: ERROR: could not insert '%s': Unknown symbol in module, or unknown parameter (see dmesg)",
 	  "kmod tools/modprobe.c", ENOENT, "m"),
 	E(MODPROBE_ERROR, "modprobe: ERROR: could not insert '%s': %s", "kmod tools/modprobe.c",
-	  0, "mt"),
+	  0, "mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s not found.", "kmod tools/modprobe.c",
 	  ENOENT, "m"),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is not in kernel.",
@@ -242,9 +262,19 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "modprobe: ERROR: could not remove '%s': %s", "kmod tools/modprobe.c",
 	  0, "mt"),
 	E(MODPROBE_ERROR, "insmod: ERROR: could not load module %s: %s", "kmod tools/insmod.c",
-	  0, "mt"),
+	  0, "mt", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "insmod: ERROR: could not insert module %s: %s",
-	  "kmod tools/insmod.c", 0, "mt"),
+	  "kmod tools/insmod.c", 0, "mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/* busybox: bb_error_msg_and_die("can't insert '%s': %s", filename, moderror(rc)) */
+	E(MODPROBE_ERROR, "insmod: can't insert '%s': %s", "busybox modutils/insmod.c", 0, "mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/* systemd: module_load_and_warn() (PID 1's kmod-setup, systemd-modules-load),
+	 * "%m" the strerror() text; the program's ident in front ("systemd[1]") */
+	E(MODPROBE_ERROR, "%s: Failed to insert module '%s': %s",
+	  "systemd src/shared/module-util.c", 0, "-mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
+	E(MODPROBE_ERROR, "Failed to insert module '%s': %s", "systemd src/shared/module-util.c",
+	  0, "mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
 
 	/* systemd-udevd, logged with the device name in front ("cpu12: Worker ...") */
 	E(UDEV_WORKER_TIMEOUT, "%s: Worker [%d] processing SEQNUM=%llu is taking a long time",
@@ -291,6 +321,8 @@ const char *klog_finding_kind_name(enum klog_finding_kind kind)
 		[KLOG_FINDING_DECOMPRESS_FAILED] = "decompress-failed",
 		[KLOG_FINDING_MODPROBE_ERROR] = "modprobe-error",
 		[KLOG_FINDING_UDEV_WORKER_TIMEOUT] = "udev-worker-timeout",
+		[KLOG_FINDING_GPL_FROM_PROPRIETARY] = "gpl-from-proprietary",
+		[KLOG_FINDING_VMALLOC_OTHER] = "vmalloc-error-other",
 	};
 
 	if ((unsigned int)kind >= KLOG_FINDING__MAX)
@@ -571,6 +603,83 @@ static bool may_match(const struct klog_format_entry *e, const char *msg, size_t
 	return memmem(msg, len, f, n) != NULL;
 }
 
+/* kmod's path_to_modname(): the basename, up to its first '.' ("master/ec_master.ko") */
+static void module_of_path(struct klog_finding *r)
+{
+	const char *s = r->module, *end = r->module + r->module_len, *p, *dot;
+
+	for (p = s; p < end; p++)
+		if (*p == '/')
+			s = p + 1;
+	dot = memchr(s, '.', (size_t)(end - s));
+	if (dot)
+		end = dot;
+	if (end == s)
+		return;		/* "/" or ".ko": keep what was printed */
+	r->module = s;
+	r->module_len = (size_t)(end - s);
+}
+
+/*
+ * glibc's strerror() texts of the errors a module load ends with, as userspace loaders
+ * print them, and kmod's own (mod_strerror()): the log says the text, not the number.
+ */
+static int errno_of_text(const char *t, size_t len)
+{
+	static const struct {
+		const char *text;
+		int err;
+	} texts[] = {
+		{ "Function not implemented", ENOSYS },
+		{ "Key was rejected by service", EKEYREJECTED },
+		{ "Required key not available", ENOKEY },
+		{ "Unknown symbol in module", ENOENT },
+		{ "No such file or directory", ENOENT },
+		{ "Invalid module format", ENOEXEC },
+		{ "Exec format error", ENOEXEC },
+		{ "Invalid parameters", EINVAL },
+		{ "Invalid argument", EINVAL },
+		{ "Module has wrong symbol version", ESRCH },
+		{ "No such process", ESRCH },
+		{ "File exists", EEXIST },
+		{ "Module already in kernel", EEXIST },
+		{ "Operation not permitted", EPERM },
+		{ "No such device", ENODEV },
+		{ "No such device or address", ENXIO },
+		{ "Device or resource busy", EBUSY },
+		{ "Cannot allocate memory", ENOMEM },
+		{ "Bad message", EBADMSG },
+		{ "Package not installed", ENOPKG },
+		{ "Timer expired", ETIME },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		size_t n = strlen(texts[i].text);
+
+		if (len == n && memcmp(t, texts[i].text, n) == 0)
+			return texts[i].err;
+	}
+	return 0;
+}
+
+/*
+ * Tasks that load modules: a vmalloc failure in another task (the BPF JIT allocating
+ * from the module area, a driver's buffer) is not a module load's. Comms as the kernel
+ * keeps them, cut to 15 bytes ("systemd-modules" is systemd-modules-load).
+ */
+static bool loader_comm(const char *comm, size_t len)
+{
+	static const char *const comms[] = {
+		"insmod", "modprobe", "systemd-udevd", "(udev-worker)", "udevd",
+		"systemd-modules", "systemd", "kmodloader", "kmod",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(comms); i++)
+		if (len == strlen(comms[i]) && memcmp(comm, comms[i], len) == 0)
+			return true;
+	return false;
+}
+
 static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 		 struct klog_finding *ret)
 {
@@ -611,6 +720,12 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 			break;
 		}
 	}
+	if ((e->flags & KLOG_FORMAT_MODULE_PATH) && r.module)
+		module_of_path(&r);
+	if ((e->flags & KLOG_FORMAT_ERRNO_TEXT) && r.text && !r.err)
+		r.err = errno_of_text(r.text, r.text_len);
+	if (r.kind == KLOG_FINDING_VMALLOC_ERROR && r.text && !loader_comm(r.text, r.text_len))
+		r.kind = KLOG_FINDING_VMALLOC_OTHER;
 	/* elf_validity_check() calls it "(missing .modinfo section or name field)" */
 	if (r.module && r.module_len && r.module[0] == '(') {
 		r.text = r.module;
@@ -619,6 +734,16 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 		r.module_len = 0;
 	}
 	*ret = r;
+}
+
+/* Module and symbol names are single words: "insmod: ERROR: ... Unknown symbol" is not */
+static bool words(const struct klog_format_entry *e, const struct matcher *mt)
+{
+	for (unsigned int i = 0; e->slots[i] && i < MAX_CONV; i++)
+		if ((e->slots[i] == 'm' || e->slots[i] == 's') &&
+		    (memchr(mt->caps[i].s, ' ', mt->caps[i].len) || !mt->caps[i].len))
+			return false;
+	return true;
 }
 
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
@@ -644,6 +769,8 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 		mt.end = msg + len;
 		mt.flags = e->flags;
 		if (!match(&mt, e->format, msg, 0))
+			continue;
+		if ((e->flags & KLOG_FORMAT_WORDS) && !words(e, &mt))
 			continue;
 		if (e->text2_is) {
 			size_t n = strlen(e->text2_is);

@@ -41,6 +41,13 @@
  *   DECOMPRESS_FAILED    num[0] = status when printed
  *   MODPROBE_ERROR       module, text = reason or directory (userspace kmod)
  *   UDEV_WORKER_TIMEOUT  text = device, num[0] = worker pid, num[1] = SEQNUM
+ *   GPL_FROM_PROPRIETARY module, symbol, text = the proprietary module: why the
+ *                        "Unknown symbol" line of the same symbol that follows failed
+ *   VMALLOC_OTHER        as VMALLOC_ERROR, from a task that loads no modules (the BPF
+ *                        JIT, a driver's buffer): not a module load's failure
+ *
+ * MODPROBE_ERROR also covers busybox's insmod and systemd's module loading; err is
+ * mapped back from the strerror() text where the line ends with one.
  */
 enum klog_finding_kind {
 	KLOG_FINDING_NONE,
@@ -72,6 +79,8 @@ enum klog_finding_kind {
 	KLOG_FINDING_DECOMPRESS_FAILED,
 	KLOG_FINDING_MODPROBE_ERROR,
 	KLOG_FINDING_UDEV_WORKER_TIMEOUT,
+	KLOG_FINDING_GPL_FROM_PROPRIETARY,
+	KLOG_FINDING_VMALLOC_OTHER,
 	KLOG_FINDING__MAX
 };
 
@@ -130,6 +139,13 @@ const char *klog_finding_kind_name(enum klog_finding_kind kind);
 enum {
 	/* the message may go on (warn_alloc's ", mode:...") */
 	KLOG_FORMAT_PREFIX = 1u << 0,
+	/* module is a path or file name: kmod's rule makes it a name (basename, up to
+	 * the first '.'; '-' and '_' compare the same anyway) */
+	KLOG_FORMAT_MODULE_PATH = 1u << 1,
+	/* text is a strerror() text: err is its errno when known */
+	KLOG_FORMAT_ERRNO_TEXT = 1u << 2,
+	/* module and symbol captures hold no space (a format ending in a bare "%s") */
+	KLOG_FORMAT_WORDS = 1u << 3,
 };
 
 /* One recognised format; the table is static, for tests and documentation. */

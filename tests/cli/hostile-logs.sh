@@ -347,7 +347,7 @@ utf8|all|-|-|b\xffa\xc0d|K(d) == KB(mod=BADU)|F(d) == FB(mod=BADU)
 name|all|-|-|ev\x1b]52;c;aGk=\x07il|K(d) == KB(mod=O52)|F(d) == FB(mod=O52)
 kesc|kmsg|-|-|ev\x1b]52;c;aGk=\x07il|K(d) == KB(mod=O52)|F(d) == FB(mod=O52)
 msg|all|-|-|Unknown symbol x\x1b[2Jy (err -2)|K(d) == KB() and d["findings"][1]["lines"][0] == "nfs: Unknown symbol " + CSI + " (err -2)"|F(d) == FB() and sample(d, "unknown-symbol") == ["nfs: Unknown symbol " + CSI + " (err -2)"]
-task|all|-|-||K(d) == KB(extra=[VK])|F(d) == FB(extra=[VF]) and sample(d, "vmalloc-error")[0].startswith(O52 + ": vmalloc error: size 8192")
+task|all|-|-||K(d) == KB(extra=[VKO])|F(d) == FB(extra=[VFO]) and sample(d, "vmalloc-error-other")[0].startswith(O52 + ": vmalloc error: size 8192")
 stack|all|-|-||K(d) == KB(extra=[VK])|F(d) == FB(extra=[VF]) and d["inputs"][0]["lines"] == 113
 max|kmsg journal-json|-|-||K(d) == KB()|F(d) == FB()
 over|kmsg|log.txt':6: kmsg timestamp is not a number && log.txt':7: kmsg sequence number is not a number|log.txt':6: kmsg timestamp is not a number && log.txt':7: kmsg sequence number is not a number||K(d) == KB(1)|F(d) == FB((5, 5), 1)

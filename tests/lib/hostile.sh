@@ -42,6 +42,7 @@ def f2(fb, init, mod="libcrc32c", extra=()):
                    ("userspace-decompression-fallback", mod, 1) + tuple(fb)] + list(extra), key=repr)
 # its kmsg records: report's kernel log findings, and ci's
 VK, VF = ("vmalloc-error", None, 1), ("vmalloc-error", None, 1, 8, 8)
+VKO, VFO = ("vmalloc-error-other", None, 1), ("vmalloc-error-other", None, 1, 8, 8)
 def KB(n=3, mod="nfs", extra=()):
     return sorted([("bad-elf", None, 1), ("unknown-symbol", mod, n)] + list(extra), key=repr)
 def FB(lines=(5, 7), n=3, mod="nfs", extra=()):
@@ -50,7 +51,7 @@ def FB(lines=(5, 7), n=3, mod="nfs", extra=()):
 def sample(d, cls):
     return [f["sample"] for f in d["findings"] if f["class"] == cls]
 ENV = {"d": None, "A": A, "K": K, "F": F, "O52": O52, "CSI": CSI, "OSC": OSC, "BADU": BADU,
-       "BA": BA, "rn": rn, "f2": f2, "VK": VK, "VF": VF, "KB": KB, "FB": FB, "sample": sample}
+       "BA": BA, "rn": rn, "f2": f2, "VK": VK, "VF": VF, "VKO": VKO, "VFO": VFO, "KB": KB, "FB": FB, "sample": sample}
 
 def check(argv):
     cmd, path = argv[1], argv[2]

@@ -825,7 +825,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 			v = "sym_b";
 			break;
 		case 't':
-			v = "text c";
+			/* a vmalloc failure is a load's in a loader's task */
+			v = e->kind == KLOG_FINDING_VMALLOC_ERROR ? "modprobe" : "text c";
 			break;
 		case 'u':
 			v = e->text2_is ? e->text2_is : "text d";

@@ -954,7 +954,157 @@ static void test_finding_modprobe(void **state)
 	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
 			 "modprobe: ERROR: could not insert 'crc32c_intel': No such device");
 	assert_field(f.text, f.text_len, "No such device");
-	assert_int_equal(f.err, 0);
+	assert_int_equal(f.err, ENODEV);	/* mapped back from the text */
+}
+
+/*
+ * Older kernels' wordings, each as a line from the field. Sources:
+ *   openzfs/spl#58 (https://github.com/openzfs/spl/issues/58), 2.6-era syslog
+ *   jwrdegoede/rtl8189ES_linux#92 (https://github.com/jwrdegoede/rtl8189ES_linux/issues/92)
+ *   AOSC-Dev/aosc-os-abbs#2594 (https://github.com/AOSC-Dev/aosc-os-abbs/issues/2594), 5.9
+ *   openzfs/zfs#9814 (https://github.com/openzfs/zfs/issues/9814), 4.4 on aarch64
+ */
+static void test_finding_old_wordings(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_UNKNOWN_SYMBOL, "zfs: Unknown symbol vn_rdwr");
+	assert_field(f.module, f.module_len, "zfs");
+	assert_field(f.symbol, f.symbol_len, "vn_rdwr");
+	assert_int_equal(f.n_num, 0);
+	assert_int_equal(f.err, ENOENT);
+	/* the newer line still gives its error, not a symbol "rpc_put_task (err -2)" */
+	f = classify_fmt(KLOG_FINDING_UNKNOWN_SYMBOL, "nfs: Unknown symbol rpc_put_task (err -2)");
+	assert_field(f.symbol, f.symbol_len, "rpc_put_task");
+	assert_int_equal(f.num[0], -2);
+
+	f = classify_fmt(KLOG_FINDING_SIG_MISSING,
+			 "8189fs: module verification failed: signature and/or  required key "
+			 "missing - tainting kernel");
+	assert_field(f.module, f.module_len, "8189fs");
+
+	f = classify_fmt(KLOG_FINDING_TAINT,
+			 "nvidia_uvm: module uses symbols from proprietary module nvidia, inheriting "
+			 "taint.");
+	assert_field(f.module, f.module_len, "nvidia_uvm");
+	assert_field(f.text, f.text_len, "nvidia");
+	assert_null(f.symbol);
+
+	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR, "vmalloc: allocation failure: 3760332 bytes");
+	assert_int_equal(f.n_num, 1);
+	assert_int_equal(f.num[0], 3760332);
+	/* the same report, the line before: 4.4 still ended the vmap sentence with '.' */
+	f = classify_fmt(KLOG_FINDING_VMAP_FAILED,
+			 "vmap allocation for size 3866624 failed: use vmalloc=<size> to increase "
+			 "size.");
+	assert_int_equal(f.num[0], 3866624);
+}
+
+/*
+ * inherit_taint() refuses a GPL-only user of a proprietary module's symbol, and
+ * simplify_symbols() then prints the symbol's "Unknown symbol": one missing symbol, two
+ * lines, one failure. The first line is its own class, outside the failures. Sources:
+ *   NVIDIA/gds-nvidia-fs#48 (https://github.com/NVIDIA/gds-nvidia-fs/issues/48), 6.5
+ *   openzfs/zfs#10831 (https://github.com/openzfs/zfs/issues/10831), 5.9.1: no symbol yet
+ */
+static void test_finding_gpl_companion(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_GPL_FROM_PROPRIETARY,
+			 "nvidia_fs: module using GPL-only symbols uses symbols "
+			 "nvidia_p2p_dma_unmap_pages from proprietary module nvidia.");
+	assert_field(f.module, f.module_len, "nvidia_fs");
+	assert_field(f.symbol, f.symbol_len, "nvidia_p2p_dma_unmap_pages");
+	assert_field(f.text, f.text_len, "nvidia");
+	assert_string_equal(klog_finding_kind_name(f.kind), "gpl-from-proprietary");
+	f = classify_fmt(KLOG_FINDING_UNKNOWN_SYMBOL,
+			 "nvidia_fs: Unknown symbol nvidia_p2p_dma_unmap_pages (err -2)");
+	assert_field(f.symbol, f.symbol_len, "nvidia_p2p_dma_unmap_pages");
+
+	f = classify_fmt(KLOG_FINDING_GPL_FROM_PROPRIETARY,
+			 "zfs: module using GPL-only symbols uses symbols from proprietary module "
+			 "zlua.");
+	assert_field(f.module, f.module_len, "zfs");
+	assert_field(f.text, f.text_len, "zlua");
+	assert_null(f.symbol);
+}
+
+/*
+ * vmalloc failures by task: a loader's is a load's failure, another task's is not.
+ *   vel21ripn/nDPI#49 (https://github.com/vel21ripn/nDPI/issues/49): OpenWrt's kmodloader
+ *   Ysurac/openmptcprouter#1256 (https://github.com/Ysurac/openmptcprouter/issues/1256):
+ *     a Raspberry Pi's BPF JIT (module_alloc from bpf_jit_binary_alloc) in "tracebox"
+ */
+static void test_finding_vmalloc_task(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR,
+			 "kmodloader: vmalloc: allocation failure: 425984 bytes, "
+			 "mode:0x14000c0(GFP_KERNEL), nodemask=(null)");
+	assert_field(f.text, f.text_len, "kmodloader");
+	assert_int_equal(f.num[0], 425984);
+	f = classify_fmt(KLOG_FINDING_VMALLOC_OTHER,
+			 "tracebox: vmalloc: allocation failure: 32768 bytes, mode:0xcc0(GFP_KERNEL), "
+			 "nodemask=(null),cpuset=/,mems_allowed=0");
+	assert_field(f.text, f.text_len, "tracebox");
+	assert_int_equal(f.num[0], 32768);
+	assert_int_equal(f.err, ENOMEM);
+	assert_string_equal(klog_finding_kind_name(f.kind), "vmalloc-error-other");
+	/* the 5.x wording from systemd-udevd (doc/log-messages.md 5.6) stays a failure */
+	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR,
+			 "systemd-udevd: vmalloc error: size 327680, vm_struct allocation failed, "
+			 "mode:0xcc0(GFP_KERNEL), nodemask=(null),cpuset=/,mems_allowed=0-3");
+}
+
+/*
+ * Userspace loaders. Sources:
+ *   systemd/systemd#161 (https://github.com/systemd/systemd/issues/161), journal
+ *   openbmc/openbmc#238 (https://github.com/openbmc/openbmc/issues/238): PID 1's line in
+ *     the kernel log ("kernel[942]: systemd[1]: ...")
+ *   juliagoda/CH341SER#47 (https://github.com/juliagoda/CH341SER/issues/47): kmod insmod
+ *   busybox: modutils/insmod.c's "can't insert '%s': %s" with issue #33's file name
+ */
+static void test_finding_userspace_loaders(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "systemd[1]: Failed to insert module 'kdbus': Function not implemented");
+	assert_field(f.module, f.module_len, "kdbus");
+	assert_field(f.text, f.text_len, "Function not implemented");
+	assert_int_equal(f.err, ENOSYS);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "Jun 11 12:44:16 ank systemd[1]: Failed to insert module 'kdbus': Function "
+			 "not implemented");
+	assert_field(f.module, f.module_len, "kdbus");
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "Failed to insert module 'ipv6': Function not implemented");
+	assert_field(f.module, f.module_len, "ipv6");
+	assert_int_equal(f.err, ENOSYS);
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "insmod: can't insert 'unsigned.ko': Key was rejected by service");
+	assert_field(f.module, f.module_len, "unsigned");
+	assert_int_equal(f.err, EKEYREJECTED);
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "insmod: ERROR: could not insert module ch34x.ko: Key was rejected by "
+			 "service");
+	assert_field(f.module, f.module_len, "ch34x");
+	assert_int_equal(f.err, EKEYREJECTED);
+	/* issue #33: a path, the module is its basename up to the first '.' (kmod's rule) */
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "insmod: ERROR: could not insert module master/ec_master.ko: Unknown symbol "
+			 "in module");
+	assert_field(f.module, f.module_len, "ec_master");
+	assert_int_equal(f.err, ENOENT);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "insmod: ERROR: could not insert module /lib/modules/6.1/x/foo-bar.ko.xz: "
+			 "Invalid module format");
+	assert_field(f.module, f.module_len, "foo-bar");
+	assert_int_equal(f.err, ENOEXEC);
 }
 
 /* Writes a sample message for @e: each conversion replaced by a value its slot names. */
@@ -997,7 +1147,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 			v = "sym_b";
 			break;
 		case 't':
-			v = "text c";
+			/* a vmalloc failure is a load's in a loader's task */
+			v = e->kind == KLOG_FINDING_VMALLOC_ERROR ? "modprobe" : "text c";
 			break;
 		case 'u':
 			v = e->text2_is ? e->text2_is : "text d";
@@ -1315,6 +1466,10 @@ int main(void)
 		cmocka_unit_test(test_finding_elf),
 		cmocka_unit_test(test_finding_init_return),
 		cmocka_unit_test(test_finding_modprobe),
+		cmocka_unit_test(test_finding_old_wordings),
+		cmocka_unit_test(test_finding_gpl_companion),
+		cmocka_unit_test(test_finding_vmalloc_task),
+		cmocka_unit_test(test_finding_userspace_loaders),
 		cmocka_unit_test(test_findings_every_format),
 		cmocka_unit_test(test_findings_none_and_hostile),
 		cmocka_unit_test(test_fixture_logs),
