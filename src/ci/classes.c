@@ -203,6 +203,7 @@ static const char *const needles[] = {
 	"version",		/* version magic, version crc, the banner */
 	"Worker [",
 	"insmod: ",		/* busybox's "can't insert" */
+	"to insert module",	/* systemd's (systemd-modules-load, PID 1) */
 };
 const char *const *ci_needles(size_t *ret_n)
 {

@@ -919,9 +919,10 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		s++;
 		len--;
 	}
-	/* only kmod's and udev's own lines: kernel formats need the kernel's record */
+	/* only kmod's, udev's and systemd's own lines: kernel formats need the kernel's record */
 	if (len < 10 || (memcmp(s, "modprobe: ", 10) != 0 && memcmp(s, "insmod: ", 8) != 0 &&
-			 !memmem(s, len, ": Worker [", 10)))
+			 !memmem(s, len, ": Worker [", 10) &&
+			 !memmem(s, len, ": Failed to insert module '", 27)))
 		return 0;
 	if (!klog_classify_memo(c->memo, s, len, &f, &slot) ||
 	    (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT))

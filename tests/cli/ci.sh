@@ -794,4 +794,11 @@ if command -v valgrind >/dev/null 2>&1 && [ -z "${KMODTOP_VALGRIND:-}" ] &&
 	[ $? = 1 ] || ts_fail "valgrind: $(head -20 "$T/vg.txt")"
 	py sarif "$T/v.sarif" >/dev/null || ts_fail "valgrind run: SARIF"
 fi
+# systemd's own line in a journal (not the kernel's record): a load that failed, tied to
+# its module (systemd src/shared/module-util.c "Failed to insert module '%s': %s")
+printf 'Mar 29 18:37:56 host kernel: Linux version 6.1.0-13-amd64 (debian-kernel@lists.debian.org)\nMar 29 18:37:56 host systemd-modules-load[766]: Failed to insert module '"'"'kdbus'"'"': Function not implemented\n' >"$TS_TMP/journal.log"
+ts_run ci -j "$TS_TMP/journal.log"
+ts_expect_rc 0 "systemd-modules-load line"
+[ "$(jq -c '[.findings[] | select(.module == "kdbus") | .class]' "$TS_TMP/out")" = '["modprobe-error"]' ] ||
+	ts_fail "systemd-modules-load's 'Failed to insert module' is not a modprobe-error of kdbus"
 ts_finalize
