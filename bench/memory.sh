@@ -18,6 +18,9 @@
 #   ci-forks N          N sched_process_fork events (and exits): ci -j
 #   ci-forks-noexit N   N sched_process_fork events, no exits (as kmodtop record traces): ci -j
 #   ci-boots N          N boot banners in one log, a finding each: ci -j
+#   ci-requests N       a trace of N attempts, each after an autoload request of a
+#                       kernel thread (as a socket family asks): ci -j; it must count N
+#                       attempts
 #   ci-stream N         a trace of N attempts read as ci reads it a settled attempt at a
 #                       time, then forgotten (bench/cistream, collect_read_each()); its
 #                       module names cycle over 6000, as a machine has a few thousand
@@ -70,8 +73,9 @@ base_root() {
 
 # gen_trace FILE N [FORKS [NAMES]]: N finit_module() calls, every other one loads
 # (module_load), the others fail; with FORKS 1 N forks and exits of modprobe processes
-# instead, with FORKS 2 N forks and no exits; with NAMES the module names cycle over that
-# many, else each load has its own
+# instead, with FORKS 2 N forks and no exits, with FORKS 3 the calls and before each a
+# module_request; with NAMES the module names cycle over that many, else each load has
+# its own
 gen_trace() {
 	awk -v n="$2" -v forks="${3:-0}" -v names="${4:-0}" 'BEGIN {
 		print "# tracer: nop"
@@ -79,7 +83,9 @@ gen_trace() {
 		t = 100.0
 		for (i = 0; i < n; i++) {
 			pid = 100000 + i % 4000000
-			if (forks) {
+			if (forks == 3)
+				printf "     kworker/0:1-40      [001] .....  %13.6f: module_request: net-pf-%d wait=1 call_site=__sock_create\n", t - 0.00005, i % 6000
+			if (forks == 1 || forks == 2) {
 				printf "         systemd-1       [000] .....  %13.6f: sched_process_fork: comm=systemd pid=1 child_comm=systemd child_pid=%d\n", t, pid
 				if (forks == 1)
 					printf "        modprobe-%d     [000] .....  %13.6f: sched_process_exit: comm=modprobe pid=%d prio=120\n", pid, t + 0.00005, pid
@@ -214,6 +220,18 @@ if want ci-boots; then
 		printf "[    1.000000] mod%d: Unknown symbol sym0 (err -2)\n", i % 5 } }' >"$work/boots.log"
 	measure ci-boots "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/boots.log"
 	rm -f "$work/boots.log"
+fi
+
+if want ci-requests; then
+	n=$((1000000 * SCALE))
+	gen_trace "$work/requests.trace" "$n" 3 6000
+	measure ci-requests "$n" $CI_KIB 0 "$KMODTOP" ci -j "$work/requests.trace"
+	out=$work/ci-requests.$n.out
+	if [ -s "$out" ] && jq -e . "$out" >/dev/null 2>&1; then
+		got=$(jq .totals.attempts "$out")
+		[ "$got" = "$n" ] || { echo "   ci-requests $n: counted $got attempts, not $n: NOT met"; status=1; }
+	fi
+	rm -f "$work/requests.trace"
 fi
 
 [ "$status" = 0 ] && echo "== all met" || echo "== NOT met"

@@ -2252,6 +2252,78 @@ done:
 	return 0;
 }
 
+/*
+ * Does settled request @rq still have a use once no kept attempt follows it? Only as a
+ * finding at the end (needless, or an alias that resolves to no module): the rest of
+ * a settled request no longer changes, and is read only through its attempts.
+ */
+static bool request_is_finding(const struct autoload_request *rq)
+{
+	return rq->needless || (!rq->resolve_failed && rq->n_resolved == 0);
+}
+
+/*
+ * Drops the requests that are no finding and that no kept attempt, and no process whose
+ * first attempt was forgotten, refers to: settled ones, and those that found no module
+ * index to ask (no modprobe can be tied to them, and they are never needless), so that
+ * a storm of autoloads costs no memory per request. Indices are renumbered as attempts'
+ * are. 0 or -ENOMEM.
+ */
+static int forget_requests(struct ledger *l)
+{
+	struct priv *p = l->priv;
+	size_t n = p->n_req_resolved, k = 0, d, below = 0;
+	_cleanup_free_ size_t *map = NULL;
+
+	if (!n)
+		return 0;
+	map = calloc(n, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	/* SIZE_MAX - 1: still referred to */
+	for (size_t i = 0; i < l->n_attempts; i++)
+		if (l->attempts[i].request >= 0 && (size_t)l->attempts[i].request < n)
+			map[l->attempts[i].request] = SIZE_MAX - 1;
+	for (size_t i = 0; i < p->n_gone; i++)
+		if (p->gone[i].request >= 0 && (size_t)p->gone[i].request < n)
+			map[p->gone[i].request] = SIZE_MAX - 1;
+	for (size_t i = 0; i < n; i++) {
+		struct autoload_request *rq = &l->requests[i];
+
+		if (map[i] == SIZE_MAX - 1 || request_is_finding(rq) ||
+		    (i >= l->n_requests_settled && !rq->resolve_failed)) {
+			map[i] = k;
+			l->requests[k++] = *rq;
+			continue;
+		}
+		map[i] = SIZE_MAX;
+		below += i < l->n_requests_settled;
+		if (rq->resolved && l->ops.names_free)
+			l->ops.names_free(rq->resolved);
+		proctab_unpin(p->procs, rq->pid);
+	}
+	d = n - k;
+	if (!d)
+		return 0;
+	memmove(l->requests + k, l->requests + n, (l->n_requests - n) * sizeof(*l->requests));
+	l->n_requests -= d;
+	l->n_requests_settled -= below;
+	p->n_req_resolved -= d;
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+
+		if (a->request >= 0)
+			a->request = (size_t)a->request < n ? (long)map[a->request] : a->request - (long)d;
+	}
+	for (size_t i = 0; i < p->n_gone; i++) {
+		struct gone_pid *g = &p->gone[i];
+
+		if (g->request >= 0)
+			g->request = (size_t)g->request < n ? (long)map[g->request] : g->request - (long)d;
+	}
+	return 0;
+}
+
 int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 {
 	struct priv *p = l->priv;
@@ -2268,7 +2340,7 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 		t = l->attempts[f].start;
 	d = look_back(l, f, t - forget_look_back(p->longest));
 	if (!d)
-		return 0;
+		return forget_requests(l);
 	for (size_t i = 0; i < d; i++) {
 		const struct attempt *a = &l->attempts[i];
 		size_t h = first_find(&p->firsts, a->pid);
@@ -2295,5 +2367,5 @@ int ledger_forget_settled(struct ledger *l, double now, size_t *ret_n)
 			a->leader = (size_t)a->leader >= d ? a->leader - (long)d : -1;
 	}
 	*ret_n = d;
-	return 0;
+	return forget_requests(l);
 }

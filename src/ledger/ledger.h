@@ -179,6 +179,7 @@ struct ledger_stats {
 struct ledger {
 	struct attempt *attempts;	/* in syscall-entry order */
 	size_t n_attempts;
+	/* after ledger_forget_settled(): the requests kept, findings among them */
 	struct autoload_request *requests;
 	size_t n_requests;
 	struct ledger_step *steps;
@@ -239,7 +240,10 @@ int ledger_settle(struct ledger *l, double now);
  * seconds, whatever the length of the trace. Indices into attempts[] are rebased; a kept
  * waiter whose leader went has leader -1. Module load and free events go but the last
  * before the oldest request still open to change (and before the requests to come).
- * Requests, steps and log findings stay. The process table keeps a dropped attempt's
+ * Requests go once settled (or at once when no module index could be asked) when no
+ * kept attempt, nor a later one of a process whose first went, follows them, unless
+ * needless or of an alias that resolves to no module: those stay for the end. Kept ones
+ * are renumbered. Steps and log findings stay. The process table keeps a dropped attempt's
  * process only while something else needs it.
  * Nothing is dropped (keeping all is always right) once a trace time or a call length
  * was not a finite number: look-backs from such a call may reach anything. The trace

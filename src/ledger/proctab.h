@@ -24,8 +24,8 @@ int proctab_set_parent(struct proctab *pt, int pid, int ppid);
  */
 int proctab_pin(struct proctab *pt, int pid);
 /*
- * A load attempt of @pid was forgotten (ledger_forget_settled()): with no pin left, an
- * exited process goes, and a live one may be forgotten as an unpinned one is
+ * A load attempt or request of @pid was forgotten (ledger_forget_settled()): with no
+ * pin left, an exited process goes, and a live one may be forgotten as an unpinned one is
  */
 void proctab_unpin(struct proctab *pt, int pid);
 /*

@@ -89,8 +89,10 @@ struct seen {
 struct seen_list {
 	struct seen *v;
 	size_t n;
-	bool *needless;			/* each request's, from the ledger at the end */
+	/* the requests that are findings (needless, unresolved) at the end: line, kind */
+	uint64_t *needless;
 	size_t n_requests;
+	size_t held_requests;		/* the requests the ledger holds at the end */
 	size_t most_kept;		/* the most attempts the ledger held at a callback */
 	size_t most_module_events;	/* the most module load and free events it held */
 	uint64_t wasted;
@@ -178,11 +180,17 @@ static void assert_seen_equal(const struct seen *x, const struct seen *y, size_t
 
 static void requests_take(struct seen_list *sl, const struct ledger *l)
 {
-	sl->n_requests = l->n_requests;
+	sl->held_requests = l->n_requests;
 	sl->needless = calloc(l->n_requests + 1, sizeof(*sl->needless));
 	assert_non_null(sl->needless);
-	for (size_t i = 0; i < l->n_requests; i++)
-		sl->needless[i] = l->requests[i].needless;
+	for (size_t i = 0; i < l->n_requests; i++) {
+		const struct autoload_request *rq = &l->requests[i];
+		bool unresolved = !rq->resolve_failed && rq->n_resolved == 0;
+
+		if (rq->needless || unresolved)
+			sl->needless[sl->n_requests++] =
+				(uint64_t)rq->line << 2 | (uint64_t)rq->needless << 1 | unresolved;
+	}
 }
 
 /* collect_read()'s attempts as a reader would have been handed them */
@@ -320,9 +328,14 @@ static void assert_ci_figures(const struct ci_findings *c, const struct seen_lis
 	assert_int_equal(b->gated.wasted, wasted - out.wasted);
 }
 
-/* Batch, kept and forgetting: the same attempts; returns how many were forgotten */
+/*
+ * Batch, kept and forgetting: the same attempts; returns how many were forgotten.
+ * @ret_requests (may be NULL): the requests held at the end kept, forgetting, and the
+ * requests that are findings
+ */
 static size_t compare_three(struct collect_lookup *lk, const char *trace, const char *log,
-			    size_t *ret_most_kept, size_t *ret_most_events, size_t *ret_n)
+			    size_t *ret_most_kept, size_t *ret_most_events, size_t *ret_n,
+			    size_t ret_requests[3])
 {
 	struct seen_list want, kept, forgot;
 	struct ledger_summary *sum;
@@ -343,13 +356,19 @@ static size_t compare_three(struct collect_lookup *lk, const char *trace, const 
 		assert_seen_equal(&kept.v[i], &want.v[i], i, "kept");
 		assert_seen_equal(&forgot.v[i], &want.v[i], i, "forgetting");
 	}
-	/* whether a request was needless, decided from the module events it saw */
+	/*
+	 * whether a request was needless, decided from the module events it saw: the same
+	 * findings, though forgetting may have dropped the requests that are none
+	 */
+	assert_true(forgot.held_requests <= kept.held_requests);
 	assert_int_equal(kept.n_requests, want.n_requests);
 	assert_int_equal(forgot.n_requests, want.n_requests);
 	for (size_t i = 0; i < want.n_requests; i++) {
 		if (kept.needless[i] != want.needless[i] || forgot.needless[i] != want.needless[i])
-			fail_msg("request %zu: needless %d kept, %d forgetting, expected %d", i,
-				 kept.needless[i], forgot.needless[i], want.needless[i]);
+			fail_msg("request finding %zu: %#llx kept, %#llx forgetting, expected %#llx", i,
+				 (unsigned long long)kept.needless[i],
+				 (unsigned long long)forgot.needless[i],
+				 (unsigned long long)want.needless[i]);
 	}
 	/* the totals a reader sums from the callbacks are the whole ledger's */
 	for (size_t i = 0; i < sum->n_modules; i++)
@@ -364,6 +383,11 @@ static size_t compare_three(struct collect_lookup *lk, const char *trace, const 
 	if (ret_most_events)
 		*ret_most_events = forgot.most_module_events;
 	*ret_n = want.n;
+	if (ret_requests) {
+		ret_requests[0] = kept.held_requests;
+		ret_requests[1] = forgot.held_requests;
+		ret_requests[2] = want.n_requests;
+	}
 	ledger_summary_free(sum);
 	free(want.v);
 	free(kept.v);
@@ -389,7 +413,8 @@ static void test_fixtures(void **state)
 			snprintf(trace, sizeof(trace), "%s/sys/kernel/tracing/trace", fixtures[f].dir);
 			snprintf(log, sizeof(log), "%s/%s", fixtures[f].dir, logs[g] ? logs[g] : "");
 			/* a capture spans seconds: its first attempts are forgotten before its last */
-			assert_true(compare_three(&t.lk, trace, logs[g] ? log : NULL, &most, NULL, &n) > 0);
+			assert_true(compare_three(&t.lk, trace, logs[g] ? log : NULL, &most, NULL, &n,
+						  NULL) > 0);
 			assert_true(n > 0);
 			tree_close(&t);
 		}
@@ -551,7 +576,7 @@ static void test_storm(void **state)
 {
 	char path[] = "/tmp/kmodtop-forget-XXXXXX";
 	int fd = mkstemp(path);
-	size_t most, most_events, n, forgotten;
+	size_t most, most_events, n, forgotten, requests[3];
 	struct tree t;
 
 	(void)state;
@@ -560,12 +585,81 @@ static void test_storm(void **state)
 	tree_open(&fixtures[1], &t);
 	/* 40 s of trace: forgetting keeps a few seconds of it */
 	gen_storm(&t, 20000, path);
-	forgotten = compare_three(&t.lk, path, NULL, &most, &most_events, &n);
+	forgotten = compare_three(&t.lk, path, NULL, &most, &most_events, &n, requests);
 	assert_true(n >= 20000);
 	assert_true(forgotten > n / 2);
 	assert_true(most < n / 4);
 	/* half the attempts load a module, a twelfth remove one: a few seconds' are kept */
 	assert_true(most_events < n / 4);
+	/* its requests' modprobes come back: each request stays for them, findings or not */
+	assert_true(requests[2] > 0);
+	assert_true(requests[1] >= requests[2]);
+	tree_close(&t);
+	unlink(path);
+}
+
+/*
+ * @n autoload requests of a kernel thread (as a socket family or a crypto algorithm
+ * asks), each followed by a load attempt that no modprobe makes: nothing follows a
+ * request once it settled. Every fourth one's module was just loaded: needless.
+ */
+static void gen_requests(const struct tree *t, size_t n, const char *path)
+{
+	FILE *f = fopen(path, "we");
+	struct lines ls = { 0 };
+	double ts = 100.0;
+
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++) {
+		const char *mod = storm_module(t, i);
+		int pid = 2000 + (int)(i % 64);
+
+		if (i % 4 == 0) {
+			emit(&ls, ts, "udevd-worker", pid, 1, FINIT);
+			emit(&ls, ts + 0.000010, "udevd-worker", pid, 1, "module_load: %s", mod);
+			emit(&ls, ts + 0.000020, "udevd-worker", pid, 1, "sys_finit_module -> 0x0");
+		}
+		emit(&ls, ts + 0.000100, "kworker/0:1", 40, 0,
+		     "module_request: %s wait=1 call_site=inet_create", mod);
+		emit(&ls, ts + 0.000200, "udevd-worker", pid, 1, FINIT);
+		emit(&ls, ts + 0.000300, "udevd-worker", pid, 1, "sys_finit_module -> 0xffffffffffffffef");
+		if (i % 4 == 0)
+			emit(&ls, ts + 0.000400, "rmmod", 900, 2, "module_free: %s", mod);
+		ts += 0.010;
+	}
+	qsort(ls.v, ls.n, sizeof(*ls.v), line_cmp);
+	fprintf(f, "# tracer: nop\n#\n");
+	for (size_t i = 0; i < ls.n; i++)
+		fprintf(f, "%s\n", ls.v[i].s);
+	free(ls.v);
+	fclose(f);
+}
+
+static void test_requests(void **state)
+{
+	char path[] = "/tmp/kmodtop-forget-XXXXXX";
+	int fd = mkstemp(path);
+	size_t most, n, requests[3];
+	struct tree t;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	tree_open(&fixtures[1], &t);
+	/* 200 s of trace: a request settles when no modprobe can answer it any more (30 s) */
+	gen_requests(&t, 20000, path);
+	assert_true(compare_three(&t.lk, path, NULL, &most, NULL, &n, requests) > n / 2);
+	/* the findings stay (the same as kept), the others go as they settle */
+	assert_int_equal(requests[0], 20000);
+	assert_true(requests[2] >= 20000 / 4);
+	assert_true(requests[2] < requests[0]);
+	assert_true(requests[1] - requests[2] < 20000 / 4);
+	/* with no module index (ci without --root) no request can be a finding: they go at once */
+	t.lk.idx = NULL;
+	assert_true(compare_three(&t.lk, path, NULL, &most, NULL, &n, requests) > n / 2);
+	assert_int_equal(requests[0], 20000);
+	assert_int_equal(requests[2], 0);
+	assert_true(requests[1] < 20000 / 50);
 	tree_close(&t);
 	unlink(path);
 }
@@ -611,6 +705,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_storm),
+		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_proctab_forget),
 	};
 
