@@ -129,7 +129,7 @@ for n in "$SMALL" "$LARGE"; do
 	measure replay "$n" "$KMODTOP" top --replay "$work/root-$n" --speed 0 --batch \
 		--iterations 1 --no-cache
 	expect report "$n" "^  attempts: *$n\$"
-	expect ci "$n" "^  evidence lines and attempts *$n\$"
+	expect ci "$n" "^  evidence lines *$n\$"
 	expect top "$n" "^Attempts $n "
 	expect replay "$n" "^Attempts $n "
 done
