@@ -10,6 +10,8 @@ ts_need nm
 
 T=$TS_TMP
 ARCHIVE=$TS_BUILDDIR/../src/libkmodtop.a
+# the built binary itself: $KMODTOP may be a wrapper (check-valgrind runs it under valgrind)
+BINARY=$TS_BUILDDIR/../src/kmodtop
 PREFIXES='tracefs_|tep_|tracecmd_|kbuffer_|kmod_|json_|lzma_|ZSTD_|deflate|inflate|gz[a-z0-9]+$|elf_|elf32_|elf64_|gelf_|btf_|bpf_|libbpf_'
 
 # defined_in FILE: the symbols FILE defines (text, data, bss, read-only) in those namespaces
@@ -18,7 +20,7 @@ defined_in() {
 		grep -E "^($PREFIXES)" | LC_ALL=C sort -u
 }
 
-for f in "$KMODTOP" "$ARCHIVE"; do
+for f in "$BINARY" "$ARCHIVE"; do
 	if [ ! -f "$f" ]; then
 		ts_fail "$f: not built"
 		continue
