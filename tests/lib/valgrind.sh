@@ -29,7 +29,7 @@ case $test in
 	rc=$?
 	;;
 *)
-	$vg --log-file="$logs/vg.%p" "$test" "$@"
+	KMODTOP_VALGRIND=1 $vg --log-file="$logs/vg.%p" "$test" "$@"
 	rc=$?
 	;;
 esac
