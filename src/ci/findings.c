@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "ledger/klog-findings.h"
 #include "util/hindex.h"
 #include "util/macro.h"
@@ -576,7 +577,7 @@ int ci_boot_close(struct ci_findings *c)
 	for (size_t i = 0; i < CI_CLASS_COUNT; i++)
 		if (cc[i].n)
 			cc[n_seen++] = cc[i];
-	qsort(cc, n_seen, sizeof(cc[0]), class_count_cmp);
+	array_sort(cc, n_seen, sizeof(cc[0]), class_count_cmp);
 	buf[0] = '\0';
 	for (size_t i = 0; i < n_seen; i++) {
 		if (i == BOOT_SUMMARY_CLASSES) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "ledger/klog-findings.h"
 #include "util/hindex.h"
 #include "util/macro.h"
@@ -113,7 +114,7 @@ static size_t merge_totals(struct total *t, size_t n)
 {
 	size_t k = 0;
 
-	qsort(t, n, sizeof(*t), total_cmp);
+	array_sort(t, n, sizeof(*t), total_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (k && total_cmp(&t[k - 1], &t[i]) == 0) {
 			t[k - 1].count += t[i].count;

@@ -6,6 +6,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "util/array.h"
 #include "catalog.h"
 
 static _Thread_local struct catalog *walk_cat;
@@ -99,9 +100,7 @@ int catalog_new(const char *moduledir, bool use_cache, const char *cache_dir,
 		catalog_free(c);
 		return r;
 	}
-	/* an empty tree leaves c->e NULL, which qsort() must not be given */
-	if (c->n)
-		qsort(c->e, c->n, sizeof(*c->e), entry_cmp);
+	array_sort(c->e, c->n, sizeof(*c->e), entry_cmp);
 	*ret = c;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/hindex.h"
 #include "ledger/summary.h"
 #include "util/macro.h"
@@ -108,7 +109,7 @@ static int peak_concurrent(const struct ledger *l, struct cost_result *r)
 		e[n++] = (struct edge){ l->attempts[i].start, (int64_t)r->att[i].wasted };
 		e[n++] = (struct edge){ l->attempts[i].end, -(int64_t)r->att[i].wasted };
 	}
-	qsort(e, n, sizeof(*e), edge_cmp);
+	array_sort(e, n, sizeof(*e), edge_cmp);
 	for (size_t i = 0; i < n; i++) {
 		cur += e[i].delta;
 		if (cur > (int64_t)r->peak_concurrent) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/macro.h"
 #include "modmem.h"
 
@@ -327,7 +328,7 @@ static int reconstruct_chains(struct ctx *c, uint64_t *pos, bool *known)
 		by_start[i].idx = i;
 		next[i] = -1;
 	}
-	qsort(by_start, n, sizeof(*by_start), vi_pos_cmp);
+	array_sort(by_start, n, sizeof(*by_start), vi_pos_cmp);
 	for (i = 0; i < n; i++) {
 		const struct vmalloc_area *a = &vi->areas[i];
 		struct vi_pos key = { .start_tok = a->end }, *hit;
@@ -490,7 +491,7 @@ static int assign_by_position(struct ctx *c, enum join_method method)
 			s[n].mi = i;
 			n++;
 		}
-	qsort(s, n, sizeof(*s), sorted_area_cmp);
+	array_sort(s, n, sizeof(*s), sorted_area_cmp);
 	for (i = 0; i < n; i++)
 		mm->areas[s[i].mi].is_base = is_base(c, s[i].pos);
 
@@ -615,7 +616,7 @@ int modmem_join(const struct proc_modules *pm, const struct vmallocinfo *vi,
 	for (i = 0; i < mm->n_mods; i++)
 		if (pm->mods[i].address)
 			c.bases[c.n_bases++] = pm->mods[i].address;
-	qsort(c.bases, c.n_bases, sizeof(*c.bases), u64_cmp);
+	array_sort(c.bases, c.n_bases, sizeof(*c.bases), u64_cmp);
 
 	if (vi->addr_mode == VMALLOC_ADDR_REAL) {
 		for (i = 0; i < vi->n; i++) {

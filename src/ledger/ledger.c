@@ -1559,7 +1559,7 @@ static int names_from_klog(struct ledger *l, size_t from)
 	}
 	if (!n_lines)
 		return 0;
-	qsort(lines, n_lines, sizeof(*lines), by_ts_cmp);
+	array_sort(lines, n_lines, sizeof(*lines), by_ts_cmp);
 	/* a call with a start that is not a number overlaps nothing */
 	for (size_t j = lo; j < l->n_attempts; j++) {
 		const struct attempt *b = &l->attempts[j];
@@ -1568,7 +1568,7 @@ static int names_from_klog(struct ledger *l, size_t from)
 			continue;
 		calls[n_calls++] = (struct by_ts){ b->start, j };
 	}
-	qsort(calls, n_calls, sizeof(*calls), by_ts_cmp);
+	array_sort(calls, n_calls, sizeof(*calls), by_ts_cmp);
 
 	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
@@ -1857,7 +1857,7 @@ static int chain_pids(const struct ledger *l, size_t from, size_t **ret_next)
 	}
 	for (size_t i = 0; i < n; i++)
 		idx[i] = (struct by_pid){ l->attempts[from + i].pid, from + i };
-	qsort(idx, n, sizeof(*idx), by_pid_cmp);
+	array_sort(idx, n, sizeof(*idx), by_pid_cmp);
 	for (size_t k = 0; k < n; k++) {
 		bool same_next = k + 1 < n && idx[k + 1].pid == idx[k].pid;
 

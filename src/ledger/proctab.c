@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "proctab.h"
 
 /*
@@ -136,7 +137,7 @@ static int forget_oldest(struct proctab *pt)
 		free(used);
 		return 0;
 	}
-	qsort(used, n, sizeof(*used), cmp_u32);
+	array_sort(used, n, sizeof(*used), cmp_u32);
 	cut = used[n / 2];
 	free(used);
 	/* chosen on the counts as they are; then each one's reference on its parent goes */

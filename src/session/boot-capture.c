@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "sources/journal-klog.h"
 #include "sources/kmsg-follow.h"
 #include "util/root.h"
@@ -300,8 +301,7 @@ static int list_bundles(const struct kt_root *root, struct bundle **ret, size_t 
 		n++;
 	}
 	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), newest_first);
+	array_sort(v, n, sizeof(*v), newest_first);
 	*ret = v;
 	*ret_n = n;
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "sources/meminfo.h"
 #include "sources/proc-modules.h"
 #include "sources/vmallocinfo.h"
@@ -199,7 +200,7 @@ static int read_snapshots(struct top_replay *rp)
 		fclose(f);
 	}
 	closedir(d);
-	qsort(rp->snaps, rp->n_snaps, sizeof(*rp->snaps), cmp_snap);
+	array_sort(rp->snaps, rp->n_snaps, sizeof(*rp->snaps), cmp_snap);
 	return r;
 }
 
@@ -309,7 +310,7 @@ int top_replay_new(const struct kt_system *st, double speed, const struct top_wa
 		r = 0;
 		vmallocinfo_free(vi);
 		fin->ts = rp->h.t_end;
-		qsort(rp->snaps, rp->n_snaps, sizeof(*rp->snaps), cmp_snap);
+		array_sort(rp->snaps, rp->n_snaps, sizeof(*rp->snaps), cmp_snap);
 	}
 	for (size_t i = 0; i < rp->n_snaps; i++)
 		for (size_t k = 0; rp->snaps[i].pm && k < rp->snaps[i].pm->n; k++) {

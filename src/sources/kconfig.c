@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "util/codec.h"
 #include "util/macro.h"
 #include "kconfig.h"
@@ -130,9 +131,7 @@ int kconfig_parse(const char *text, size_t len, const char *path, struct kconfig
 		if (!kc->e[kc->n - 1].name || !kc->e[kc->n - 1].value)
 			return -ENOMEM;
 	}
-	/* kc->e is NULL without entries, and qsort() must not be passed NULL */
-	if (kc->n)
-		qsort(kc->e, kc->n, sizeof(*kc->e), entry_cmp);
+	array_sort(kc->e, kc->n, sizeof(*kc->e), entry_cmp);
 	*ret = kc;
 	kc = NULL;
 	return 0;

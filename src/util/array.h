@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /*
  * Makes room in *arr (elements of @size, *cap of them allocated) for element @n: when
@@ -27,3 +28,14 @@ int array_grow_uninit(void **arr, size_t n, size_t *cap, size_t size);
  */
 #define ARRAY_PREFAULT (64 * 1024)
 void array_prefault(void *arr, size_t n, size_t cap, size_t size);
+
+/*
+ * qsort() for arrays that may be empty: an empty array here is often NULL, and qsort()'s
+ * base is declared nonnull even for 0 elements (UBSan stops on it).
+ */
+static inline void array_sort(void *arr, size_t n, size_t size,
+			      int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(arr, n, size, cmp);
+}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "session/boot-capture.h"
 #include "views/report.h"
 
@@ -54,7 +55,7 @@ int report_boot_describe(const struct boot_capture *bc, const struct report_data
 			if (a->outcome == OUTCOME_LOADED && a->module)
 				loaded[n_loaded++] = a->module;
 		}
-		qsort(loaded, n_loaded, sizeof(*loaded), cmp_str);
+		array_sort(loaded, n_loaded, sizeof(*loaded), cmp_str);
 	}
 	if (d->pm && d->trace_path) {
 		*ret_untraced = calloc(d->pm->n + 1, sizeof(**ret_untraced));

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "tracedat.h"
 #include "text.h"
 #include "order.h"
@@ -195,7 +196,7 @@ int ktrace_order_fwrap(FILE **f, struct ktrace_order *ret)
 		return r < 0 ? r : 0;
 	}
 	ret->checked = true;
-	qsort(o->recs, o->n, sizeof(*o->recs), rec_cmp);
+	array_sort(o->recs, o->n, sizeof(*o->recs), rec_cmp);
 	nf = fopencookie(o, "r", io);
 	if (!nf) {
 		order_close(o);

@@ -2074,7 +2074,7 @@ static int missing_update(struct top_model *m, const char *module)
 		sym[f.symbol_len] = '\0';
 		r = missing_add(ms, s, sym);
 	}
-	qsort(ms->by, ms->n_by, sizeof(ms->by[0]), cmp_exporter);
+	array_sort(ms->by, ms->n_by, sizeof(ms->by[0]), cmp_exporter);
 	return r;
 }
 
