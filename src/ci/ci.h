@@ -110,6 +110,12 @@ struct ci_findings *ci_free(struct ci_findings *c);
 /* @path as given ("-": standard input); @release: --kernel-release, for traces */
 int ci_begin_input(struct ci_findings *c, const char *path, const char *release);
 void ci_set_input_format(struct ci_findings *c, const char *format, const char *compression);
+/*
+ * Of the current input, which rendering of its format it was read as ("dmesg",
+ * "journal-short", "plain", ...) and what told it, for the reader; longer text is cut.
+ */
+#define CI_FORMAT_REASON_MAX 128
+void ci_set_input_format_detail(struct ci_findings *c, const char *detail, const char *reason);
 /* A kernel log record at @line of the current input (a banner starts a boot). */
 int ci_klog(struct ci_findings *c, uint64_t line, const struct klog_rec *rec);
 /* Whether a record's message is the "Linux version ..." banner that starts a boot */

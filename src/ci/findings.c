@@ -710,6 +710,14 @@ void ci_set_input_format(struct ci_findings *c, const char *format, const char *
 		snprintf(in->compression, sizeof(in->compression), "%s", compression);
 }
 
+void ci_set_input_format_detail(struct ci_findings *c, const char *detail, const char *reason)
+{
+	struct input *in = &c->inputs[c->n_inputs - 1];
+
+	snprintf(in->format_detail, sizeof(in->format_detail), "%s", detail ? detail : "");
+	snprintf(in->format_reason, sizeof(in->format_reason), "%s", reason ? reason : "");
+}
+
 /*
  * A boot ends on the line before the next one starts, not on its last line parsed:
  * the filter skips lines, and the boots must not depend on it.
@@ -928,6 +936,7 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 	if (!klog_classify_memo(c->memo, s, len, &f, &slot) ||
 	    (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT))
 		return 0;
+	c->loader_lines++;
 	return klog_finding(c, line, s, len, &f, slot);
 }
 

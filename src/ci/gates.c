@@ -262,7 +262,8 @@ int ci_finish(struct ci_findings *c, enum ci_result *ret)
 	for (int i = 0; i < _GATE_MAX; i++)
 		if (c->gates[i].enabled && !c->gates[i].unknown && !c->gates[i].passed)
 			failed = true;
-	if (c->records == 0)
+	/* a journal of loaders' lines alone (systemd-modules-load) is something to analyse */
+	if (c->records == 0 && c->loader_lines == 0)
 		c->result = CI_EMPTY;
 	else if (c->gates[GATE_MAX_WASTED].unknown)
 		c->result = CI_UNKNOWN_WASTE;

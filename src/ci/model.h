@@ -126,6 +126,8 @@ struct boot {
 struct input {
 	char *path;
 	char format[24];
+	char format_detail[24];		/* "" until set: then the format's */
+	char format_reason[CI_FORMAT_REASON_MAX];
 	char compression[8];
 	char *release;			/* --kernel-release, for traces */
 	struct ci_input_stats st;
@@ -214,6 +216,8 @@ struct ci_findings {
 	bool waste_available;		/* module files or a measured trace */
 	bool waste_lower_bound;		/* log findings: one attempt per module and boot */
 	uint64_t records;
+	/* module loaders' lines with a finding (modprobe, systemd): something to analyse */
+	uint64_t loader_lines;
 	struct gate gates[_GATE_MAX];
 	struct delta *deltas;
 	size_t n_deltas;

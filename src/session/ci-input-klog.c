@@ -46,6 +46,14 @@ static int on_dmesg_record(void *userdata, const struct klog_rec *rec)
 	/* journalctl text marks boots with lines of its own: those need every line */
 	if (!x->st.records && rec->format >= KLOG_FORMAT_JOURNAL_SHORT)
 		x->journal = true;
+	if (!x->timed) {
+		x->timed = true;
+		x->first_format = rec->format;
+		x->first_caller = rec->caller_kind != 0;
+		x->first_level = rec->level >= 0;
+		x->first_prefixed = rec->prefix_len > 0;
+		x->first_inner_time = rec->has_monotonic && rec->has_wallclock;
+	}
 	x->st.records++;
 	if (x->classified)
 		return ci_klog_classified(x->ci, x->lineno, rec, x->classified);
@@ -60,8 +68,28 @@ static void on_dmesg_bad_line(void *userdata, const struct kt_err *e)
 }
 
 /*
+ * Whether @line, in an input with no timestamped record so far and no banner, is a
+ * kernel message all the same: one the classifier knows, as a console paste or dmesg
+ * -t shows it ("do_init_module: 'x'->init suspiciously returned 255, ..."). Not the
+ * lines of loaders (modprobe, systemd), which ci_text() reads, nor a journal's lines of
+ * other programs: "host foo[1]: bar: Unknown symbol baz" is no kernel's.
+ */
+static bool untimed_kernel_line(struct ci_input *x, const char *line, size_t len)
+{
+	struct klog_finding f;
+
+	if (x->timed || !len || memchr(line, '\0', len) || dmesg_syslog_head(line, len))
+		return false;
+	if (!klog_classify(line, len, &f))
+		return false;
+	return f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT;
+}
+
+/*
  * A line that is no timestamped record: other text (a serial console's), or, once a
- * banner without timestamp was seen, a kernel message of a log without timestamps.
+ * banner without timestamp was seen, a kernel message of a log without timestamps, or
+ * before any timestamped record, a kernel message the classifier knows (a paste with
+ * neither timestamps nor banner: read as one boot without times, not refused).
  */
 static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, size_t len)
 {
@@ -77,8 +105,17 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 		x->plain = true;
 		ci_set_input_format(x->ci, "kernel-log-plain", NULL);
 	}
-	if (!x->plain)
+	if (!x->plain && untimed_kernel_line(x, line, len)) {
+		if (!x->untimed)
+			ci_set_input_format(x->ci, "kernel-log-plain", NULL);
+		x->untimed = true;
+	} else if (!x->plain) {
+		if (len && !x->st.records)
+			x->text_before++;
+		if (dmesg_syslog_head(line, len))
+			x->other_programs++;
 		return ci_text(x->ci, lineno, line, len);
+	}
 	if (!len || memchr(line, '\0', len))
 		return 0;
 	rec.msg = line;
@@ -571,6 +608,78 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 	return r;
 }
 
+/* The format a kernel log text input was read as, and what told it, for the reader */
+static void dmesg_format_detail(struct ci_input *x, const struct dmesg_stats *st)
+{
+	char reason[CI_FORMAT_REASON_MAX];
+	const char *detail, *why = NULL;
+	enum klog_format most = x->first_format;
+
+	for (int i = 0; i < KLOG_FORMAT__MAX; i++)
+		if (st->by_format[i] > st->by_format[most])
+			most = (enum klog_format)i;
+	if (x->plain) {
+		ci_set_input_format_detail(x->ci, "plain",
+					   "no timestamps: kernel lines from the 'Linux version' "
+					   "banner on");
+		return;
+	}
+	if (!x->timed) {
+		if (x->untimed)
+			ci_set_input_format_detail(x->ci, "plain",
+						   "no timestamps or banner: the kernel messages "
+						   "ci knows, as one boot");
+		else if (x->other_programs)
+			ci_set_input_format_detail(x->ci, "journal-short",
+						   "journal or syslog lines, none from the kernel");
+		else
+			ci_set_input_format_detail(x->ci, "text", "no kernel log line found");
+		return;
+	}
+	switch (most) {
+	case KLOG_FORMAT_DMESG:
+		detail = x->text_before || x->first_prefixed ? "console" : "dmesg";
+		snprintf(reason, sizeof(reason), "[    0.000000] timestamps%s%s%s",
+			 x->first_caller ? " with caller ids" : "",
+			 x->first_level ? " after a level prefix" : "",
+			 x->text_before || x->first_prefixed ? " among other text (a serial "
+							       "console with noise)" : "");
+		why = reason;
+		break;
+	case KLOG_FORMAT_DMESG_CTIME:
+		detail = "dmesg-T";
+		why = "[Wed Dec  2 13:01:21 2026] timestamps (dmesg -T)";
+		break;
+	case KLOG_FORMAT_DMESG_ISO:
+		detail = "dmesg-iso";
+		why = "ISO times with a comma (dmesg --time-format=iso)";
+		break;
+	case KLOG_FORMAT_JOURNAL_SHORT:
+		/* journald's short output drops the kernel's own time; rsyslog keeps it */
+		if (x->first_inner_time) {
+			detail = "syslog";
+			why = "month names, host, 'kernel:' and the kernel's [ s.us] timestamps "
+			      "(rsyslog kern.log)";
+		} else {
+			detail = "journal-short";
+			why = "month names, host and 'kernel:' (journalctl short, syslog)";
+		}
+		break;
+	case KLOG_FORMAT_JOURNAL_MONOTONIC:
+		detail = "journal-monotonic";
+		why = "[ s.us] timestamps, host and 'kernel:' (journalctl -o short-monotonic)";
+		break;
+	case KLOG_FORMAT_JOURNAL_ISO:
+		detail = "journal-iso";
+		why = "ISO times, host and 'kernel:' (journalctl -o short-iso)";
+		break;
+	default:
+		detail = "kmsg";
+		why = "/dev/kmsg records";
+	}
+	ci_set_input_format_detail(x->ci, detail, why);
+}
+
 int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len)
 {
 	struct klog_parser_ops ops = { .record = on_dmesg_record, .bad_line = on_dmesg_bad_line };
@@ -611,6 +720,8 @@ int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len)
 	} while (r > 0);
 	if (r == 0)
 		r = dmesg_parser_finish(p);
+	if (r == 0)
+		dmesg_format_detail(x, dmesg_parser_stats(p));
 	dmesg_parser_free(p);
 	dmesg_map_state_free(dr.st);
 	return r;

@@ -59,6 +59,17 @@ struct ci_input {
 	/* kernel log text without timestamps (dmesg -t, printk.time=0): since its banner */
 	bool plain;
 	bool journal;			/* journalctl text: no filter */
+	/*
+	 * What the input's text looked like, to name its format: whether a timestamped
+	 * kernel record was seen, and the first one's shape; kernel messages read without a
+	 * timestamp or banner (before any timestamped record: a console paste); lines of
+	 * other text before the first record, and journal lines of other programs.
+	 */
+	bool timed;
+	bool untimed;
+	enum klog_format first_format;
+	bool first_caller, first_level, first_prefixed, first_inner_time;
+	uint64_t text_before, other_programs;
 	char boot_id[48];
 	/* threads that scan a kernel log (stream_scan()), this one included */
 	unsigned int threads;

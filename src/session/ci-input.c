@@ -127,6 +127,22 @@ static const char *const format_names[] = {
 	[CI_INPUT_TRACE_DAT] = "trace-dat",
 };
 
+/* The rendering and what told it, where the format says all (a kernel log text's is
+ * found as it is read: ci_input_read_dmesg()) */
+static const char *const format_details[][2] = {
+	[CI_INPUT_DMESG] = { "text", "no kernel log line found" },
+	[CI_INPUT_KMSG] = { "kmsg", "/dev/kmsg records (\"6,339,5140900,-;msg\")" },
+	[CI_INPUT_JOURNAL_JSON] = { "journal-json", "one JSON object a line (journalctl -o json)" },
+	[CI_INPUT_TRACE] = { "trace", "tracefs or trace-cmd report text" },
+	[CI_INPUT_TRACE_DAT] = { "trace-dat", "trace-cmd's trace.dat magic" },
+};
+
+static void set_format(struct ci_input *x, enum ci_input_format fmt, const char *compression)
+{
+	ci_set_input_format(x->ci, format_names[fmt], compression);
+	ci_set_input_format_detail(x->ci, format_details[fmt][0], format_details[fmt][1]);
+}
+
 void ci_input_bad_line(struct ci_input *x, uint64_t line, const char *what)
 {
 	x->st.skipped++;
@@ -411,7 +427,7 @@ static int read_tracedat_input(struct ci_input *x, const char *path, int fd)
 
 	r = ci_begin_input(x->ci, path, x->release);
 	if (r >= 0) {
-		ci_set_input_format(x->ci, format_names[CI_INPUT_TRACE_DAT], NULL);
+		set_format(x, CI_INPUT_TRACE_DAT, NULL);
 		r = read_trace(x, NULL, 0, fd);
 	}
 	/* its "lines" are its events, as the evidence numbers them */
@@ -435,6 +451,12 @@ static int read_input(struct ci_input *x, const char *path)
 	x->warned = 0;
 	x->plain = false;
 	x->journal = false;
+	x->timed = false;
+	x->untimed = false;
+	x->first_format = KLOG_FORMAT_DMESG;
+	x->first_caller = x->first_level = x->first_prefixed = x->first_inner_time = false;
+	x->text_before = 0;
+	x->other_programs = 0;
 	memset(&x->st, 0, sizeof(x->st));
 	ci_input_fail(x, 0, CI_FAULT_NONE, path, 0, NULL);
 	r = open_input(path, &fd);
@@ -458,8 +480,7 @@ static int read_input(struct ci_input *x, const char *path)
 	if (r > 0) {
 		enum ci_input_format fmt = ci_input_sniff(line, len);
 
-		ci_set_input_format(x->ci, format_names[fmt],
-				    stream_compression_name(stream_compression(x->s)));
+		set_format(x, fmt, stream_compression_name(stream_compression(x->s)));
 		switch (fmt) {
 		case CI_INPUT_TRACE:
 			/* what collect_read_each() cannot open again is read from a copy */
@@ -494,6 +515,7 @@ static int read_input(struct ci_input *x, const char *path)
 	} else {
 		ci_set_input_format(x->ci, "empty",
 				    stream_compression_name(stream_compression(x->s)));
+		ci_set_input_format_detail(x->ci, "empty", "no line that is not blank");
 	}
 	if (r < 0)
 		goto out;

@@ -357,7 +357,91 @@ static const char *parse_iso(const char *s, const char *end, struct klog_rec *re
 	return p;
 }
 
-/* journal/syslog short: "Dec 02 13:01:21[.123456]" (syslog pads the day: "Dec  2") */
+/*
+ * Month abbreviations as journalctl and rsyslog print them under LC_TIME (strftime %b,
+ * glibc's localedata abmon and ab_alt_mon), lower case: an input's letters are folded
+ * to ASCII lower case before they are compared, so "MAR", "Mar" and "mar" are one.
+ * The month only orders lines within a file; no two languages here give one
+ * abbreviation two months.
+ */
+static const struct {
+	const char *name;
+	int month;			/* 0 = January */
+} month_names[] = {
+	/* en, and whatever de, nl, sv, da, nb, pl and it share with it */
+	{ "jan", 0 }, { "feb", 1 }, { "mar", 2 }, { "apr", 3 }, { "may", 4 }, { "jun", 5 },
+	{ "jul", 6 }, { "aug", 7 }, { "sep", 8 }, { "oct", 9 }, { "nov", 10 }, { "dec", 11 },
+	/* de: Jan Feb Maer Apr Mai Jun Jul Aug Sep Okt Nov Dez (UTF-8 a-umlaut) */
+	{ "m\xc3\xa4r", 2 }, { "mai", 4 }, { "okt", 9 }, { "dez", 11 },
+	/* fr: janv. fevr. mars avr. (avril in newer glibc) mai juin juil. aout sept. oct.
+	 * nov. dec., accented in UTF-8 */
+	{ "janv.", 0 }, { "f\xc3\xa9vr.", 1 }, { "mars", 2 }, { "avr.", 3 }, { "avril", 3 },
+	{ "juin", 5 }, { "juil.", 6 }, { "ao\xc3\xbbt", 7 }, { "sept.", 8 }, { "oct.", 9 },
+	{ "nov.", 10 }, { "d\xc3\xa9" "c.", 11 },
+	/* es: ene feb mar abr may jun jul ago sep oct nov dic */
+	{ "ene", 0 }, { "abr", 3 }, { "ago", 7 }, { "dic", 11 },
+	/* it: gen feb mar apr mag giu lug ago set ott nov dic */
+	{ "gen", 0 }, { "mag", 4 }, { "giu", 5 }, { "lug", 6 }, { "set", 8 }, { "ott", 9 },
+	/* pt: jan fev mar abr mai jun jul ago set out nov dez */
+	{ "fev", 1 }, { "out", 9 },
+	/* nl: jan feb mrt apr mei jun jul aug sep okt nov dec */
+	{ "mrt", 2 }, { "mei", 4 },
+	/* sv, da: maj; nb: jan. feb. mars april mai juni juli aug. sep. okt. nov. des. */
+	{ "maj", 4 }, { "jan.", 0 }, { "feb.", 1 }, { "april", 3 }, { "juni", 5 },
+	{ "juli", 6 }, { "aug.", 7 }, { "sep.", 8 }, { "okt.", 9 }, { "des.", 11 },
+	/* pl: sty lut mar kwi maj cze lip sie wrz paz (z acute) lis gru */
+	{ "sty", 0 }, { "lut", 1 }, { "kwi", 3 }, { "cze", 5 }, { "lip", 6 }, { "sie", 7 },
+	{ "wrz", 8 }, { "pa\xc5\xba", 9 }, { "lis", 10 }, { "gru", 11 },
+	/* ru (Cyrillic, UTF-8): yanv fev mar apr maya (may) iyun iyul avg sen okt noya dek, and
+	 * the capitalised forms older glibc printed */
+	{ "\xd1\x8f\xd0\xbd\xd0\xb2", 0 }, { "\xd1\x84\xd0\xb5\xd0\xb2", 1 },
+	{ "\xd0\xbc\xd0\xb0\xd1\x80", 2 }, { "\xd0\xb0\xd0\xbf\xd1\x80", 3 },
+	{ "\xd0\xbc\xd0\xb0\xd1\x8f", 4 }, { "\xd0\xbc\xd0\xb0\xd0\xb9", 4 },
+	{ "\xd0\xb8\xd1\x8e\xd0\xbd", 5 }, { "\xd0\xb8\xd1\x8e\xd0\xbb", 6 },
+	{ "\xd0\xb0\xd0\xb2\xd0\xb3", 7 }, { "\xd1\x81\xd0\xb5\xd0\xbd", 8 },
+	{ "\xd0\xbe\xd0\xba\xd1\x82", 9 }, { "\xd0\xbd\xd0\xbe\xd1\x8f", 10 },
+	{ "\xd0\xb4\xd0\xb5\xd0\xba", 11 },
+	{ "\xd0\xaf\xd0\xbd\xd0\xb2", 0 }, { "\xd0\xa4\xd0\xb5\xd0\xb2", 1 },
+	{ "\xd0\x9c\xd0\xb0\xd1\x80", 2 }, { "\xd0\x90\xd0\xbf\xd1\x80", 3 },
+	{ "\xd0\x9c\xd0\xb0\xd0\xb9", 4 }, { "\xd0\x98\xd1\x8e\xd0\xbd", 5 },
+	{ "\xd0\x98\xd1\x8e\xd0\xbb", 6 }, { "\xd0\x90\xd0\xb2\xd0\xb3", 7 },
+	{ "\xd0\xa1\xd0\xb5\xd0\xbd", 8 }, { "\xd0\x9e\xd0\xba\xd1\x82", 9 },
+	{ "\xd0\x9d\xd0\xbe\xd1\x8f", 10 }, { "\xd0\x94\xd0\xb5\xd0\xba", 11 },
+};
+
+/* The longest of month_names[], in bytes */
+#define MONTH_NAME_MAX 6
+
+static char ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* The month a syslog-style line starts with, its name followed by a space: 0..11, or -1 */
+static int month_index(const char *s, const char *end, size_t *ret_len)
+{
+	char low[MONTH_NAME_MAX];
+	size_t l = 0;
+
+	/* most lines that are not a journal's: no space within a month name's length */
+	while (l < (size_t)(end - s) && l <= MONTH_NAME_MAX && s[l] != ' ')
+		l++;
+	if (l < 3 || l > MONTH_NAME_MAX || s + l >= end)
+		return -1;
+	for (size_t i = 0; i < l; i++)
+		low[i] = ascii_lower(s[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(month_names); i++)
+		if (strlen(month_names[i].name) == l && memcmp(month_names[i].name, low, l) == 0) {
+			*ret_len = l;
+			return month_names[i].month;
+		}
+	return -1;
+}
+
+/*
+ * journal/syslog short: "Dec 02 13:01:21[.123456]" (syslog pads the day: "Dec  2"), the
+ * month in any case and in the common locales ("mar 29", "MAR 29", "janv. 05")
+ */
 static const char *parse_short_time(const char *s, const char *end, struct klog_rec *rec)
 {
 	const char *p;
@@ -366,7 +450,7 @@ static const char *parse_short_time(const char *s, const char *end, struct klog_
 	int mon, hh, mm, ss;
 	uint32_t usec = 0;
 
-	mon = word_index(s, end, months, ARRAY_SIZE(months), &l);
+	mon = month_index(s, end, &l);
 	if (mon < 0 || s + l >= end || s[l] != ' ')
 		return NULL;
 	p = skip_spaces(s + l, end);
@@ -414,6 +498,22 @@ static int parse_host_ident(const char *s, const char *end, struct klog_rec *rec
 		colon++;
 	*ret_msg = colon;
 	return 1;
+}
+
+size_t dmesg_syslog_head(const char *line, size_t len)
+{
+	const char *end = line + len, *p, *host_end;
+	struct klog_rec rec;
+	bool comma;
+
+	p = len && is_digit(*line) ? parse_iso(line, end, &rec, &comma) :
+				     parse_short_time(line, end, &rec);
+	if (!p || p >= end || *p != ' ')
+		return 0;
+	host_end = memchr(p + 1, ' ', (size_t)(end - p - 1));
+	if (!host_end || host_end == p + 1 || host_end - p - 1 > HOST_MAX)
+		return 0;
+	return (size_t)(host_end + 1 - line);
 }
 
 /* "kern  :info  : " (dmesg -x, "%-6s:%-6s: ") */

@@ -40,6 +40,13 @@
 int dmesg_parse_line(const char *line, size_t len, struct klog_rec *ret_rec,
 		     const char **reterr_what);
 
+/*
+ * The time and host a journal or syslog line of any program starts with ("mar 29
+ * 18:37:56 host ", "2026-12-02T13:01:21+0000 host "): its length, or 0. Such a line
+ * that dmesg_parse_line() does not take is another program's.
+ */
+size_t dmesg_syslog_head(const char *line, size_t len);
+
 struct dmesg_stats {
 	uint64_t lines;
 	uint64_t records;

@@ -192,6 +192,7 @@ static const struct req *top_req(const struct agg *a)
 enum {
 	IC_FILE,
 	IC_FORMAT,
+	IC_FORMAT_DETAIL,
 	IC_COMPRESSION,
 	IC_LINES,
 	IC_RECORDS,
@@ -199,12 +200,18 @@ enum {
 	IC_BOOTS,
 	IC_FINDINGS,
 	IC_FILTERED,
+	IC_FORMAT_REASON,
 	_IC_MAX,
 };
 
 static const struct col_desc input_cols[_IC_MAX] = {
 	[IC_FILE] = { "FILE", "path", COL_STR, 0, "the input as given" },
-	[IC_FORMAT] = { "FORMAT", "format", COL_STR, 0, "what its content was recognised as" },
+	[IC_FORMAT] = { "KIND", "format", COL_STR, COL_NOTEXT,
+			"what its content was recognised as: kernel-log-text, kernel-log-plain, "
+			"kmsg, journal-json, trace, trace-dat, empty" },
+	[IC_FORMAT_DETAIL] = { "FORMAT", "format_detail", COL_STR, 0,
+			       "which rendering of it: dmesg, console, dmesg-T, journal-short, "
+			       "syslog, plain, ..." },
 	[IC_COMPRESSION] = { "COMPRESSION", "compression", COL_STR, 0, "by magic bytes" },
 	[IC_LINES] = { "LINES", "lines", COL_U64, COL_RIGHT, "lines read" },
 	[IC_RECORDS] = { "RECORDS", "records", COL_U64, COL_RIGHT | COL_NOTEXT,
@@ -215,6 +222,8 @@ static const struct col_desc input_cols[_IC_MAX] = {
 	[IC_FINDINGS] = { "FINDINGS", "findings", COL_U64, COL_RIGHT, "evidence lines and attempts" },
 	[IC_FILTERED] = { "FILTERED", "filtered", COL_BOOL, COL_NOTEXT,
 			  "only lines holding a needle were parsed after the first record" },
+	[IC_FORMAT_REASON] = { "DETECTED BY", "format_reason", COL_STR, 0,
+			       "what in its lines told the format" },
 };
 
 enum {
@@ -354,6 +363,11 @@ static int render_inputs(const struct ci_findings *c, struct out *o)
 			r = table_set_str(t, row, IC_FILE, in->path);
 		if (r >= 0)
 			r = table_set_str(t, row, IC_FORMAT, in->format);
+		if (r >= 0)
+			r = table_set_str(t, row, IC_FORMAT_DETAIL,
+					  in->format_detail[0] ? in->format_detail : in->format);
+		if (r >= 0)
+			r = table_set_str(t, row, IC_FORMAT_REASON, in->format_reason);
 		if (r >= 0)
 			r = table_set_str(t, row, IC_COMPRESSION, in->compression);
 		if (r < 0)

@@ -17,6 +17,7 @@
 #include "util/macro.h"
 #include "util/root.h"
 #include "sources/boot-id.h"
+#include "sources/dmesg-text.h"
 #include "sources/kconfig.h"
 #include "sources/meminfo.h"
 #include "sources/modstats.h"
@@ -2371,6 +2372,58 @@ static void test_vmsample_sequence(void **state)
 	free(base);
 }
 
+/* ---- journal and syslog months ---------------------------------------------------- */
+
+/*
+ * A journal line's month in any case and the common locales (glibc localedata abmon, as
+ * journalctl prints %b): shapes from https://github.com/ARCHLabs/Archlabs-Iso/issues/123
+ * ("cze 24 12:31:58 arch-pc systemd-modules-load[168]: ...") with the kernel's ident.
+ */
+static void test_dmesg_months(void **state)
+{
+	static const struct {
+		const char *mon;
+		int month;
+	} cases[] = {
+		{ "Jan", 1 }, { "mar", 3 }, { "MAR", 3 }, { "M\xc3\xa4r", 3 }, { "Mai", 5 },
+		{ "janv.", 1 }, { "f\xc3\xa9vr.", 2 }, { "d\xc3\xa9" "c.", 12 }, { "ene", 1 },
+		{ "gen", 1 }, { "set", 9 }, { "out", 10 }, { "mrt", 3 }, { "cze", 6 },
+		{ "pa\xc5\xba", 10 }, { "\xd0\xbc\xd0\xb0\xd1\x80", 3 }, { "des.", 12 },
+	};
+	const char *what = NULL;
+	struct klog_rec rec, jan;
+	char line[160];
+
+	(void)state;
+	assert_int_equal(dmesg_parse_line("Jan 24 12:31:58 h kernel: x", 27, &jan, &what), 1);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int n = snprintf(line, sizeof(line),
+				 "%s 24 12:31:58 arch-pc kernel: vboxguest: Unknown symbol x (err -2)",
+				 cases[i].mon);
+
+		assert_int_equal(dmesg_parse_line(line, (size_t)n, &rec, &what), 1);
+		assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_SHORT);
+		assert_int_equal(rec.msg_len, strlen("vboxguest: Unknown symbol x (err -2)"));
+		/* the month orders lines within a file: 24th of month m, from January's */
+		assert_true(rec.has_wallclock);
+		assert_int_equal((rec.wall_sec - jan.wall_sec) / 86400 >= 28 * (cases[i].month - 1) &&
+				 (rec.wall_sec - jan.wall_sec) / 86400 <= 31 * (cases[i].month - 1), 1);
+		/* the same line of another program: its time and host, no record */
+		n = snprintf(line, sizeof(line),
+			     "%s 24 12:31:58 arch-pc systemd-modules-load[168]: Failed", cases[i].mon);
+		assert_int_equal(dmesg_parse_line(line, (size_t)n, &rec, &what), 0);
+		assert_int_equal(dmesg_syslog_head(line, (size_t)n),
+				 strlen(cases[i].mon) + strlen(" 24 12:31:58 arch-pc "));
+	}
+	/* words that are no month: text */
+	assert_int_equal(dmesg_parse_line("foo 24 12:31:58 h kernel: x", 27, &rec, &what), 0);
+	assert_int_equal(dmesg_parse_line("marc 24 12:31:58 h kernel: x", 28, &rec, &what), 0);
+	assert_int_equal(dmesg_syslog_head("Unknown symbol, said he", 23), 0);
+	assert_int_equal(dmesg_syslog_head("mar 29 18:37:56", 15), 0);
+	assert_int_equal(dmesg_syslog_head("2026-12-02T13:01:21+0000 host foo: x", 36),
+			 strlen("2026-12-02T13:01:21+0000 host "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2409,6 +2462,7 @@ int main(void)
 		cmocka_unit_test(test_modmem_empty),
 		cmocka_unit_test(test_vmsample_sequence),
 		cmocka_unit_test(test_boot_id),
+		cmocka_unit_test(test_dmesg_months),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,99 @@
+#!/bin/sh
+# kmodtop ci on log formats people paste: kernel lines with neither timestamps nor a
+# banner are read (one boot without times), not refused; journal and syslog months in
+# any case and the common locales; each input's rendering and what told it, in text
+# and JSON; a bare vmap failure counts. Line shapes from real reports (cited per file).
+. "$TS_SRCDIR/lib/ts.sh"
+ts_init ci-formats
+ts_need jq
+
+T=$TS_TMP
+get() { jq -r "$2" "$T/$1.json"; }
+ci_json() {	# NAME RC [ARGS...]: ci -j on $T/NAME.txt, kept as $T/NAME.json
+	name=$1 rc=$2
+	shift 2
+	ts_run ci -j "$@" "$T/$name.txt"
+	ts_expect_rc "$rc" "$name" && cp "$T/out" "$T/$name.json"
+}
+
+# a console paste: https://github.com/obilaniu/libpfc/issues/8 (its timestamp cut, as
+# printk.time=0 or dmesg -t print it)
+cat >"$T/paste.txt" <<'X'
+do_init_module: 'pfc'->init suspiciously returned 1, it should follow 0/-E convention
+               do_init_module: loading module anyway...
+X
+ci_json paste 0
+[ "$(get paste '.result')" = pass ] || ts_fail "paste: result $(get paste '.result')"
+[ "$(get paste '[.findings[] | .class + ":" + .module] | join(",")')" = init-bad-return:pfc ] ||
+	ts_fail "paste: findings $(get paste '[.findings[].class] | join(",")')"
+[ "$(get paste '.inputs[0].format_detail')" = plain ] || ts_fail "paste: format_detail"
+[ "$(get paste '.inputs[0].format')" = kernel-log-plain ] || ts_fail "paste: format"
+[ "$(get paste '.boots | length')" = 1 ] || ts_fail "paste: not one boot"
+
+# a bare vmap failure (mm/vmalloc.c alloc_vmap_area(), no task line after it), with and
+# without the kernel's time: a failure all the same
+printf 'vmap allocation for size 4198400 failed: use vmalloc=<size> to increase size\n' >"$T/vmap.txt"
+printf '[  912.345678] vmap allocation for size 4198400 failed: use vmalloc=<size> to increase size\n' >"$T/vmap-t.txt"
+for v in vmap vmap-t; do
+	ci_json "$v" 1 --fail-on=failures
+	[ "$(get "$v" '[.findings[] | select(.class == "vmap-failed")] | length')" = 1 ] ||
+		ts_fail "$v: no vmap-failed finding"
+	[ "$(get "$v" '.findings[0].group')" = failures ] || ts_fail "$v: not a failure"
+done
+
+# journal months in any case and locale: Polish "cze" from
+# https://github.com/ARCHLabs/Archlabs-Iso/issues/123 ("cze 24 12:31:58 arch-pc
+# systemd-modules-load[168]: ..."), Spanish/Italian "mar" from the issue's field logs,
+# German "Mär", French "févr.", upper case; the kernel's lines of the same shape
+i=0
+for mon in cze mar MAR Mär févr. sty Okt dic; do
+	i=$((i + 1))
+	printf '%s 24 12:31:5%d arch-pc kernel: vboxguest: Unknown symbol vbox_foo (err -2)\n' \
+		"$mon" "$((i % 10))" >"$T/month$i.txt"
+	ci_json "month$i" 0
+	[ "$(get "month$i" '.inputs[0].format_detail')" = journal-short ] ||
+		ts_fail "month '$mon': format_detail $(get "month$i" '.inputs[0].format_detail')"
+	[ "$(get "month$i" '.totals.failed')" = 1 ] || ts_fail "month '$mon': not one failed load"
+done
+# a word that is no month makes no journal line: the kernel's message is read all the
+# same, as a line without a time it knows
+printf 'foo 24 12:31:58 arch-pc kernel: vboxguest: Unknown symbol vbox_foo (err -2)\n' >"$T/nomonth.txt"
+ci_json nomonth 0
+[ "$(get nomonth '.inputs[0].format_detail')" = plain ] || ts_fail "nomonth: format_detail"
+
+# loaders' lines alone are something to analyse (the issue's "mar 29 ... [766]")
+printf "mar 29 18:37:56 host systemd-modules-load[766]: Failed to insert module 'kdbus': Function not implemented\n" \
+	>"$T/loader.txt"
+ci_json loader 0
+[ "$(get loader '.findings[0].module')" = kdbus ] || ts_fail "loader: no kdbus finding"
+[ "$(get loader '.inputs[0].format_detail')" = journal-short ] || ts_fail "loader: format_detail"
+
+# another program's journal line is no kernel message, whatever it says
+printf 'mar 29 18:37:56 host foo[12]: bar: Unknown symbol baz (err -2)\n' >"$T/other.txt"
+ci_json other 4
+# text that holds no kernel line is still nothing to analyse
+printf 'hello\nUnknown symbol, said the man\n' >"$T/prose.txt"
+ci_json prose 4
+
+# each rendering named, and why (shapes as kernel, util-linux and journalctl print them)
+L='nvidia: Unknown symbol drm_foo (err -2)'
+printf '[    0.000000] Linux version 6.1.0 (x@y) #1\n[   12.345678] %s\n' "$L" >"$T/r-dmesg.txt"
+printf 'U-Boot 2020.01\nStarting kernel ...\n[    0.000000] Linux version 6.1.0 (x@y) #1\n[   12.345678] %s\n' "$L" >"$T/r-console.txt"
+printf '[Wed Dec  2 13:01:21 2026] %s\n' "$L" >"$T/r-ctime.txt"
+printf 'Dec  2 13:01:21 host kernel: [   12.345678] %s\n' "$L" >"$T/r-syslog.txt"
+printf '[   12.345678] host kernel: %s\n' "$L" >"$T/r-mono.txt"
+printf '2026-12-02T13:01:21+0000 host kernel: %s\n' "$L" >"$T/r-iso.txt"
+printf '3,339,12345678,-;%s\n' "$L" >"$T/r-kmsg.txt"
+for r in dmesg:dmesg console:console ctime:dmesg-T syslog:syslog mono:journal-monotonic \
+	iso:journal-iso kmsg:kmsg; do
+	f=r-${r%%:*} want=${r#*:}
+	ci_json "$f" 0
+	[ "$(get "$f" '.inputs[0].format_detail')" = "$want" ] ||
+		ts_fail "$f: format_detail $(get "$f" '.inputs[0].format_detail'), not $want"
+	[ -n "$(get "$f" '.inputs[0].format_reason')" ] || ts_fail "$f: no format_reason"
+done
+# the text report shows them too
+ts_run ci "$T/r-syslog.txt"
+ts_expect_rc 0 "syslog text"
+grep -q "syslog .*rsyslog kern.log" "$T/out" || ts_fail "text report: no format and reason"
+ts_finalize
