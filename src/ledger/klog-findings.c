@@ -269,13 +269,8 @@ static const struct klog_format_entry table[] = {
 	/* busybox: bb_error_msg_and_die("can't insert '%s': %s", filename, moderror(rc)) */
 	E(MODPROBE_ERROR, "insmod: can't insert '%s': %s", "busybox modutils/insmod.c", 0, "mt",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
-	/* module-init-tools (before kmod, 2.6 era): modprobe's error() puts "WARNING: " or
-	 * "FATAL: " in front of "Error inserting %s (%s): %s\n" (name, path, moderror());
-	 * its insmod says "error inserting '%s': %li %s\n" (file, -1, moderror()) */
-	E(MODPROBE_ERROR, "WARNING: Error inserting %s (%s): %s",
-	  "module-init-tools modprobe.c", 0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT),
-	E(MODPROBE_ERROR, "FATAL: Error inserting %s (%s): %s", "module-init-tools modprobe.c",
-	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT),
+	/* module-init-tools (before kmod, 2.6 era): insmod says "error inserting '%s': %li
+	 * %s\n" (file, -1, moderror()) */
 	E(MODPROBE_ERROR, "insmod: error inserting '%s': %d %s", "module-init-tools insmod.c",
 	  0, "m-t", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
 	/* systemd: module_load_and_warn() (PID 1's kmod-setup, systemd-modules-load),

@@ -1109,7 +1109,6 @@ static void test_finding_userspace_loaders(void **state)
 
 /*
  * Loaders before kmod and systemd's "not found", from tests/corpus:
- *   openzfs/spl#10 (2.6.32-bpo, module-init-tools modprobe's WARNING:/FATAL:)
  *   Huawei/TCP_option_address#14 (2.6.32 el6, module-init-tools insmod)
  *   rapido-linux/rapido#87 (systemd-modules-load's "Failed to find module")
  *   pkoutoupis/rapiddisk#60 (a journal's "kernel: " tag left in front of the message)
@@ -1118,14 +1117,6 @@ static void test_finding_corpus_loaders(void **state)
 {
 	struct klog_finding f;
 
-	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
-			 "WARNING: Error inserting spl (/lib/modules/2.6.32-bpo.4-686/addon/spl/spl/"
-			 "spl.ko): Unknown symbol in module, or unknown parameter (see dmesg)");
-	assert_field(f.module, f.module_len, "spl");
-	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
-			 "FATAL: Error inserting splat (/lib/modules/2.6.32-bpo.4-686/addon/spl/"
-			 "splat/splat.ko): Unknown symbol in module, or unknown parameter (see dmesg)");
-	assert_field(f.module, f.module_len, "splat");
 	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
 			 "insmod: error inserting 'toa.ko': -1 Unknown symbol in module");
 	assert_field(f.module, f.module_len, "toa");
