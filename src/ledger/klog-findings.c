@@ -269,12 +269,22 @@ static const struct klog_format_entry table[] = {
 	/* busybox: bb_error_msg_and_die("can't insert '%s': %s", filename, moderror(rc)) */
 	E(MODPROBE_ERROR, "insmod: can't insert '%s': %s", "busybox modutils/insmod.c", 0, "mt",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/* module-init-tools (before kmod, 2.6 era): insmod says "error inserting '%s': %li
+	 * %s\n" (file, -1, moderror()) */
+	E(MODPROBE_ERROR, "insmod: error inserting '%s': %d %s", "module-init-tools insmod.c",
+	  0, "m-t", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
 	/* systemd: module_load_and_warn() (PID 1's kmod-setup, systemd-modules-load),
 	 * "%m" the strerror() text; the program's ident in front ("systemd[1]") */
 	E(MODPROBE_ERROR, "%s: Failed to insert module '%s': %s",
 	  "systemd src/shared/module-util.c", 0, "-mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "Failed to insert module '%s': %s", "systemd src/shared/module-util.c",
 	  0, "mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
+	/* the module is in no modules.alias/modules.dep of the release (logged at error
+	 * level by systemd-modules-load since v243) */
+	E(MODPROBE_ERROR, "%s: Failed to find module '%s'", "systemd src/shared/module-util.c",
+	  ENOENT, "-m"),
+	E(MODPROBE_ERROR, "Failed to find module '%s'", "systemd src/shared/module-util.c",
+	  ENOENT, "m"),
 
 	/* systemd-udevd, logged with the device name in front ("cpu12: Worker ...") */
 	E(UDEV_WORKER_TIMEOUT, "%s: Worker [%d] processing SEQNUM=%llu is taking a long time",
@@ -760,6 +770,12 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 		len--;
 	if (len == 0 || len > MSG_MAX)
 		return 0;
+	/* syslog's tag left in front of the message ("[    9.910348] kernel: rapiddisk:
+	 * loading out-of-tree ..." from a journal without the host): not the module's name */
+	if (len > 8 && memcmp(msg, "kernel: ", 8) == 0) {
+		msg += 8;
+		len -= 8;
+	}
 	for (i = 0; i < ARRAY_SIZE(table); i++) {
 		const struct klog_format_entry *e = &table[i];
 

@@ -1107,6 +1107,37 @@ static void test_finding_userspace_loaders(void **state)
 	assert_int_equal(f.err, ENOEXEC);
 }
 
+/*
+ * Loaders before kmod and systemd's "not found", from tests/corpus:
+ *   Huawei/TCP_option_address#14 (2.6.32 el6, module-init-tools insmod)
+ *   rapido-linux/rapido#87 (systemd-modules-load's "Failed to find module")
+ *   pkoutoupis/rapiddisk#60 (a journal's "kernel: " tag left in front of the message)
+ */
+static void test_finding_corpus_loaders(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "insmod: error inserting 'toa.ko': -1 Unknown symbol in module");
+	assert_field(f.module, f.module_len, "toa");
+	assert_int_equal(f.err, ENOENT);
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "systemd-modules-load[112]: Failed to find module 'scsi_dh_alua'");
+	assert_field(f.module, f.module_len, "scsi_dh_alua");
+	assert_int_equal(f.err, ENOENT);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR, "Failed to find module 'spi-pxa2xx'");
+	assert_field(f.module, f.module_len, "spi-pxa2xx");
+
+	f = classify_fmt(KLOG_FINDING_TAINT,
+			 "kernel: rapiddisk: loading out-of-tree module taints kernel.");
+	assert_field(f.module, f.module_len, "rapiddisk");
+	f = classify_fmt(KLOG_FINDING_SIG_MISSING,
+			 "kernel: rapiddisk: module verification failed: signature and/or required "
+			 "key missing - tainting kernel");
+	assert_field(f.module, f.module_len, "rapiddisk");
+}
+
 /* Writes a sample message for @e: each conversion replaced by a value its slot names. */
 static void build_sample(const struct klog_format_entry *e, char *buf, size_t size)
 {
@@ -1470,6 +1501,7 @@ int main(void)
 		cmocka_unit_test(test_finding_gpl_companion),
 		cmocka_unit_test(test_finding_vmalloc_task),
 		cmocka_unit_test(test_finding_userspace_loaders),
+		cmocka_unit_test(test_finding_corpus_loaders),
 		cmocka_unit_test(test_findings_every_format),
 		cmocka_unit_test(test_findings_none_and_hostile),
 		cmocka_unit_test(test_fixture_logs),
