@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "output/setup-script.h"
 #include "util/log.h"
 #include "util/root.h"
+#include "util/service-notify.h"
+#include "util/tree-move.h"
 #include "cmd/cmd.h"
 #include "session/bundle.h"
 #include "session/live.h"
@@ -22,7 +25,8 @@
 
 static void record_usage(FILE *f)
 {
-	fputs("Usage: kmodtop record [-o DIR] [--duration N] [--measure] [--since-boot]\n"
+	fputs("Usage: kmodtop record [-o DIR] [--move-to DIR] [--duration N] [--measure]\n"
+	      "                      [--since-boot]\n"
 	      "       kmodtop record --print-setup [--instance NAME] [--measure]\n"
 	      "\n"
 	      "Collect module load attempts live (a tracefs instance of its own and /dev/kmsg),\n"
@@ -37,6 +41,8 @@ static void record_usage(FILE *f)
 	      "      --measure       trace every vmap area allocation with its stack, to\n"
 	      "                      measure what each attempt allocated (costly, see kmodtop(8))\n"
 	      "      --since-boot    the kernel log from the oldest record kept, not from now\n"
+	      "      --move-to DIR   once written, move the bundle into DIR (made if need be);\n"
+	      "                      where DIR cannot take it, it stays where -o put it\n"
 	      "      --print-setup   record nothing: print the tracing kmodtop needs (naming\n"
 	      "                      probes, events, filters) as shell functions, for\n"
 	      "                      tracefs alone and for trace-cmd record, for a machine\n"
@@ -47,7 +53,9 @@ static void record_usage(FILE *f)
 	      "\n"
 	      "The global options (--kernel-release) may also follow the command.\n"
 	      "Exit status: 0 the bundle written (also when ended by Ctrl-C), 1 an error,\n"
-	      "2 bad command line, 4 the kernel has no module support.\n",
+	      "2 bad command line, 4 the kernel has no module support.\n"
+	      "Run by a service manager (NOTIFY_SOCKET set), it says READY=1 once it traces\n"
+	      "(kmodtop-boot.service is Type=notify) and STOPPING=1 when the collection ends.\n",
 	      f);
 }
 
@@ -57,6 +65,7 @@ enum {
 	OPT_SINCE_BOOT,
 	OPT_PRINT_SETUP,
 	OPT_INSTANCE,
+	OPT_MOVE_TO,
 };
 
 static bool instance_name_ok(const char *s)
@@ -107,6 +116,52 @@ static void abandon(struct bundle *b, bool discard, const char *why)
 			  BUNDLE_MARKER);
 }
 
+/*
+ * A service manager waiting for READY=1 (Type=notify) starts what is ordered after
+ * the recording, udevd above all, only once it has it: sent when the collection runs,
+ * whether the instance traces or not, so that a kernel without tracing delays nothing
+ * but is said in the unit's status.
+ */
+static void notify_started(void *userdata, const struct live_session *lv)
+{
+	const char *why = NULL;
+	char msg[256];
+	int r = live_trace_error(lv, &why);
+
+	(void)userdata;
+	if (r == 0)
+		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=recording: %s traces", live_trace_name(lv));
+	else
+		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=recording the kernel log only: %s",
+			 why ? why : strerror(-r));
+	service_notify(msg);
+}
+
+/*
+ * --move-to: the finished bundle @b->dir into @to as @to/NAME. 0 with @b->dir the new
+ * place, or -errno with the bundle where it was.
+ */
+static int move_bundle(struct bundle *b, const char *to)
+{
+	const char *name = strrchr(b->dir, '/');
+	char *dest;
+	int r;
+
+	name = name ? name + 1 : b->dir;
+	if (mkdir(to, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (asprintf(&dest, "%s/%s", to, name) < 0)
+		return -ENOMEM;
+	r = tree_move(b->dir, dest);
+	if (r < 0) {
+		free(dest);
+		return r;
+	}
+	free(b->dir);
+	b->dir = dest;
+	return 0;
+}
+
 /* Not the live system's: record watches the running kernel, it reads no other */
 static bool root_is_other(const char *dir)
 {
@@ -128,11 +183,12 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		{ "since-boot", no_argument, NULL, OPT_SINCE_BOOT },
 		{ "print-setup", no_argument, NULL, OPT_PRINT_SETUP },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
+		{ "move-to", required_argument, NULL, OPT_MOVE_TO },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct live_opts lo = {0};
-	const char *arg_dir = NULL, *arg_instance = "kmodtop";
+	const char *arg_dir = NULL, *arg_instance = "kmodtop", *arg_move_to = NULL;
 	bool arg_print_setup = false;
 	char dirbuf[512], release[256];
 	struct kt_root *sys = NULL;
@@ -174,6 +230,13 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		case OPT_PRINT_SETUP:
 			arg_print_setup = true;
 			continue;
+		case OPT_MOVE_TO:
+			if (!optarg[0]) {
+				log_error("--move-to '': the directory needs a name");
+				return EXIT_USAGE;
+			}
+			arg_move_to = optarg;
+			continue;
 		case OPT_INSTANCE:
 			if (!instance_name_ok(optarg)) {
 				log_error("--instance '%s': letters, digits, '_' and '-' only", optarg);
@@ -190,9 +253,9 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		return EXIT_USAGE;
 	}
 	if (arg_print_setup) {
-		if (arg_dir || lo.duration || lo.since_boot) {
+		if (arg_dir || arg_move_to || lo.duration || lo.since_boot) {
 			log_error("--print-setup prints commands and records nothing: no -o, "
-				  "--duration or --since-boot");
+				  "--move-to, --duration or --since-boot");
 			return EXIT_USAGE;
 		}
 		return print_setup(g, lo.measure, arg_instance);
@@ -257,7 +320,12 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 		goto out;
 	}
 
-	if (lo.duration > 0)
+	/* with --move-to, the line at the end alone says where the bundle is */
+	if (arg_move_to && lo.duration > 0)
+		log_info("recording for %.1f s", lo.duration);
+	else if (arg_move_to)
+		log_info("recording until Ctrl-C");
+	else if (lo.duration > 0)
 		log_info("recording for %.1f s into '%s'", lo.duration, b.dir);
 	else
 		log_info("recording into '%s' until Ctrl-C", b.dir);
@@ -267,7 +335,10 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	 */
 	live_signals_catch(&sigs);
 	caught = true;
+	lo.started = notify_started;
 	r = live_collect_caught(&lo, b.trace_fd, b.kmsg_fd, &sigs, &lv);
+	/* what follows is the bundle being written: the manager waits for the exit */
+	service_notify("STOPPING=1");
 	if (r < 0) {
 		log_error("collecting: %s", strerror(-r));
 		abandon(&b, false, "the collection failed");
@@ -291,11 +362,17 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	}
 	if (live_log(lv) < 0)
 		goto out;
+	r = arg_move_to ? move_bundle(&b, arg_move_to) : 0;
 	if (b.missing)
-		log_warn("%u file(s) could not be read into the bundle (see '%s/capture/record.txt')",
-			 b.missing, b.dir);
-	log_info("bundle written to '%s' (%u files): kmodtop --root '%s' report", b.dir,
-		 b.copied + 3, b.dir);
+		log_warn("%u file(s) could not be read into the bundle (see capture/record.txt)",
+			 b.missing);
+	if (r < 0)
+		log_warn("bundle written to '%s' (%u files), not moved to '%s': %s: kmodtop "
+			 "--root '%s' report",
+			 b.dir, b.copied + 3, arg_move_to, strerror(-r), b.dir);
+	else
+		log_info("bundle written to '%s' (%u files): kmodtop --root '%s' report", b.dir,
+			 b.copied + 3, b.dir);
 	ret = EXIT_OK;
 out:
 	bundle_done(&b);

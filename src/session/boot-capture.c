@@ -307,14 +307,44 @@ static int list_bundles(const struct kt_root *root, struct bundle **ret, size_t 
 	return 0;
 }
 
-static int use_bundle(const struct kt_root *root, const char *name, struct boot_capture *bc)
+static int use_bundle_in(const struct kt_root *root, const char *dir, const char *name,
+			 struct boot_capture *bc)
 {
 	char rel[128];
 
-	snprintf(rel, sizeof(rel), BOOT_BUNDLE_DIR "/%s", name);
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
 	bc->source = BOOT_SOURCE_BUNDLE;
 	snprintf(bc->boot_id, sizeof(bc->boot_id), "%.*s", BOOT_ID_LEN, name + 5);
 	return root_abspath(root, rel, &bc->bundle);
+}
+
+static int use_bundle(const struct kt_root *root, const char *name, struct boot_capture *bc)
+{
+	return use_bundle_in(root, BOOT_BUNDLE_DIR, name, bc);
+}
+
+/*
+ * This boot's bundle where the recording writes it, ROOT/run/kmodtop/boot-ID: there
+ * from the end of the recording until record moves it (or for good when the move
+ * could not be made). Not its .partial: that is still being written.
+ */
+static bool run_bundle(const struct kt_root *root, const char *id32, char *name, size_t len)
+{
+	char rel[128];
+	struct stat st;
+	int fd;
+
+	snprintf(name, len, "boot-%s", id32);
+	snprintf(rel, sizeof(rel), BOOT_RUN_DIR "/%s", name);
+	fd = root_open(root, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
 }
 
 int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
@@ -405,9 +435,18 @@ int boot_capture_find(const char *root_path, int n, struct boot_capture *bc,
 			goto out;
 		}
 	}
+	if (this_id[0]) {
+		char name[48];
+
+		if (run_bundle(root, this_id, name, sizeof(name))) {
+			r = use_bundle_in(root, BOOT_RUN_DIR, name, bc);
+			goto out;
+		}
+	}
 	*ret_why = "this boot was not captured: its kernel command line has no "
-		   "trace_event= for module events (kmodtop boot-setup) and /" BOOT_BUNDLE_DIR
-		   " has no bundle of its boot id (kmodtop-boot.service)";
+		   "trace_event= for module events (kmodtop boot-setup) and neither /"
+		   BOOT_BUNDLE_DIR " nor /" BOOT_RUN_DIR " has a bundle of its boot id "
+		   "(kmodtop-boot.service)";
 	r = -ENOENT;
 out:
 	free(cmdline);

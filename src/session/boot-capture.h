@@ -14,10 +14,13 @@
  * sequence numbers and device dictionaries), else from journald's copy of that boot
  * (journalctl -k -b ID; under a root, its var/log/journal when it has no capture/
  * log of kmodtop's own); else the bundle kmodtop-boot.service wrote for this
- * boot id, ROOT/var/lib/kmodtop/boot-ID. For an earlier boot (N < 0), the N-th newest
+ * boot id, ROOT/var/lib/kmodtop/boot-ID (ROOT/run/kmodtop/boot-ID before it is
+ * moved there). For an earlier boot (N < 0), the N-th newest
  * bundle of another boot id. Under --root, the root's copies of the same files.
  */
 #define BOOT_BUNDLE_DIR "var/lib/kmodtop"
+/* where kmodtop-boot.service records (the only file system writable before udevd) */
+#define BOOT_RUN_DIR "run/kmodtop"
 
 enum boot_source {
 	BOOT_SOURCE_CMDLINE,		/* the global trace buffer the command line filled */

@@ -865,6 +865,8 @@ int live_collect_caught(const struct live_opts *o, int trace_fd, int kmsg_fd,
 	if (r < 0)
 		return r;
 	deadline = o->duration > 0 ? lv->started + o->duration : INFINITY;
+	if (o->started)
+		o->started(o->userdata, lv);
 	/* nothing to follow: waiting would only delay the report */
 	while ((lv->ti || lv->kf) && !live_stop) {
 		struct pollfd pfd[2];

@@ -21,6 +21,7 @@
 #define LIVE_POLL_MS 200
 
 struct kt_root;
+struct live_session;
 
 struct live_opts {
 	double duration;	/* seconds; 0: until SIGINT, SIGTERM or SIGHUP */
@@ -36,6 +37,12 @@ struct live_opts {
 	 */
 	const char *const *tracefs_dirs;
 	const char *kmsg_path;
+	/*
+	 * live_collect*(): called once the collection runs (the instance traces when it
+	 * could be had: live_trace_error() says), before the first poll. NULL: none.
+	 */
+	void (*started)(void *userdata, const struct live_session *lv);
+	void *userdata;
 };
 
 /* What the collection had, lacked and lost: read by the views and the command. */

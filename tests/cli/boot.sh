@@ -309,9 +309,21 @@ echo 'BOOT_IMAGE=/vmlinuz quiet' >"$B/proc/cmdline"
 ts_run --root "$B" report --boot
 ts_expect_rc 1 "report --boot without a capture"
 grep -F 'boot-setup' "$TS_TMP/err" >/dev/null || ts_fail "no capture: the way to one not said"
-# the bundles of kmodtop-boot.service: this boot's by its id, earlier ones newest first
 ID=$(cat "$B/proc/sys/kernel/random/boot_id" 2>/dev/null || echo 11111111-2222-3333-4444-555555555555)
 mkdir -p "$B/proc/sys/kernel/random" && echo "$ID" >"$B/proc/sys/kernel/random/boot_id"
+# this boot's bundle where the recording wrote it, not (yet) moved to /var/lib/kmodtop;
+# a .partial there is still being written, and is none
+R=$B/run/kmodtop/boot-$(echo "$ID" | tr -d -)
+mkdir -p "$R.partial"
+ts_run --root "$B" report --boot
+ts_expect_rc 1 "report --boot with a bundle still being written in /run"
+cp -a "$FX" "$R" && rm -rf "$R/var"
+ts_run --root "$B" report --boot -j
+ts_expect_rc 0 "report --boot from this boot's bundle in /run"
+jq -e --arg r "$R" '.boot.source == "kmodtop-boot.service bundle" and (.kernel.root | endswith($r))' \
+	"$TS_TMP/out" >/dev/null || ts_fail "the bundle in /run: $(jq -c '[.boot, .kernel.root]' "$TS_TMP/out")"
+rm -rf "$B/run/kmodtop"
+# the bundles of kmodtop-boot.service: this boot's by its id, earlier ones newest first
 L=$B/var/lib/kmodtop
 mkdir -p "$L"
 # this boot's as systemd names it (%b: no dashes), the earlier ones as /proc has them

@@ -400,6 +400,16 @@ static void test_live_collect_stopped(void **state)
 	rmdir(dir);
 }
 
+/* record's READY=1: the hook sees the session started, its sources decided */
+static void count_started(void *userdata, const struct live_session *lv)
+{
+	const char *why = NULL;
+
+	assert_true(live_trace_error(lv, &why) < 0);
+	assert_int_equal(live_kmsg_error(lv, &why), 0);
+	(*(int *)userdata)++;
+}
+
 /* Run out: no signal named */
 static void test_live_collect_duration(void **state)
 {
@@ -407,12 +417,15 @@ static void test_live_collect_duration(void **state)
 			       .duration = 0.2 };
 	char *path = kmsg_file();
 	struct live_session *lv = NULL;
-	int before;
+	int before, started = 0;
 
 	o.kmsg_path = path;
+	o.started = count_started;
+	o.userdata = &started;
 	install_test_handler();
 	before = count_fds();
 	assert_int_equal(live_collect(&o, -1, -1, &lv), 0);
+	assert_int_equal(started, 1);
 	assert_null(live_get_status(lv)->ended_by);
 	assert_true(live_get_status(lv)->seconds >= 0.2);
 	assert_handlers_restored();
