@@ -281,17 +281,14 @@ bool kt_alias_is_percpu(const char *pattern)
 	       strstr(pattern, "LNXCPU");
 }
 
-int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
-			   unsigned int ncpus, struct percpu_alias_risk *ret, size_t max,
-			   size_t *ret_n, const char **ret_alias_from)
+static int alias_risks(const struct kt_system *sys, const struct ledger *l,
+		       unsigned int ncpus, struct percpu_alias_risk *ret, size_t max,
+		       size_t *ret_n, const char **ret_alias_from)
 {
 	char **aliases = NULL;
 	size_t n_ret = 0;
 	int r;
 
-	*ret_n = 0;
-	if (!sys->idx || !sys->cat)
-		return 0;
 	r = kt_system_cpu_modaliases(sys, &aliases, ret_alias_from);
 	if (r < 0)
 		return r;
@@ -329,4 +326,39 @@ int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
 	modindex_names_free(aliases);
 	*ret_n = n_ret;
 	return 0;
+}
+
+static int module_deps(void *userdata, const char *module, char ***ret_names, size_t *ret_n)
+{
+	return modindex_deps(userdata, module, ret_names, ret_n);
+}
+
+int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
+			   const struct cost_result *cost, unsigned int capture_ncpus,
+			   unsigned int ncpus, struct kt_percpu_risks *ret)
+{
+	_cleanup_free_ const char **names = NULL;
+	struct percpu_deps_ops deps = {
+		.deps = module_deps, .names_free = modindex_names_free, .userdata = sys->idx,
+	};
+	int r;
+
+	ret->n_alias = ret->n_storms = 0;
+	ret->storms_wasted_at_n = 0;
+	ret->alias_from = NULL;
+	if (sys->idx && sys->cat) {
+		r = alias_risks(sys, l, ncpus, ret->alias, ret->max_alias, &ret->n_alias,
+				&ret->alias_from);
+		if (r < 0)
+			return r;
+		/* NULL-terminated: the modules a CPU's modaliases resolve to */
+		names = calloc(ret->n_alias + 1, sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		for (size_t i = 0; i < ret->n_alias; i++)
+			names[i] = ret->alias[i].name;
+	}
+	return percpu_storms_find(l, cost, capture_ncpus, ncpus, names,
+				  sys->idx ? &deps : NULL, ret->storms, ret->max_storms,
+				  &ret->n_storms, &ret->storms_wasted_at_n);
 }
