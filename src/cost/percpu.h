@@ -78,9 +78,9 @@ struct percpu_deps_ops {
  * The storms of @l (priced by @cost, its cost_compute() result) on a machine of
  * @capture_ncpus CPUs, each predicted for @ncpus: modules distinct udev workers tried
  * between half and twice as many times as there are CPUs (at least 2) and not always
- * with success, limited to @percpu_names when not NULL (the modules a CPU's modaliases
- * resolve to: a module each of four NICs asks for storms with the devices, not the
- * CPUs), and with @deps the dependencies of each that the same workers tried before it.
+ * with success, limited to @percpu_names when not NULL (the modules with an alias
+ * every CPU matches: a module each of four NICs asks for storms with the devices, not
+ * the CPUs), and with @deps the dependencies of each that the same workers tried before it.
  * At most @max into @ret, in order of first attempt; *ret_wasted_at_n their sum.
  * Nothing when either CPU count is 0 or @cost does not match @l. 0 or -ENOMEM.
  */

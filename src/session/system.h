@@ -167,8 +167,9 @@ struct kt_percpu_risks {
  * what a storm of @ncpus loads costs; those whose init failed in @l (may be NULL) are
  * priced as failing every time. Nothing without an index and a catalog.
  * And with a ledger @l and its prices @cost, the storms the capture shows on its
- * @capture_ncpus CPUs (among the modules the aliases resolve to when there is an
- * index, with the dependencies modprobe loaded with them), predicted for @ncpus.
+ * @capture_ncpus CPUs (with an index, among the modules that have an alias every CPU
+ * matches, whatever its vendor, with the dependencies modprobe loaded with them),
+ * predicted for @ncpus.
  * 0 or -ENOMEM.
  */
 int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The per-CPU risk from a capture: udev workers each loading crc32c_intel (its init fails
-# under emulation) with libcrc32c first (a softdep here), once per CPU of a 2-CPU trace.
-# The list names both, prices them from the report's own attempts and predicts --cpus N;
-# without such a storm the modalias list stays, marked as such.
+# under emulation) with libcrc32c first (a softdep here), once per CPU of a 2-CPU trace,
+# then xfs (given an AMD-only CPU alias here: the capture's CPU modalias is unknown) and
+# sctp (no CPU alias: a storm of devices, not CPUs). The list names the first three,
+# prices them from the report's own attempts and predicts --cpus N; without such a storm
+# the modalias list stays, marked as such.
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init percpu-risk
 ts_need jq awk
@@ -11,11 +13,13 @@ root=$TS_TMP/root
 cp -a "$FIXTURES/debian-6.12-xz" "$root"
 mkdir -p "$root/etc/modprobe.d"
 echo "softdep crc32c_intel pre: libcrc32c" >"$root/etc/modprobe.d/test.conf"
+echo "alias cpu:type:x86,ven0002fam*mod*:feature:* xfs" \
+	>>"$root/lib/modules/$(cat "$root/proc/sys/kernel/osrelease")/modules.alias"
 t=$TS_TMP/udev.trace
 {
 	echo "# tracer: nop"
 	echo "#"
-	echo "# entries-in-buffer/entries-written: 12/12   #P:2"
+	echo "# entries-in-buffer/entries-written: 24/24   #P:2"
 	ts=20
 	for w in 0 1; do
 		comm=systemd-udevd
@@ -27,6 +31,12 @@ t=$TS_TMP/udev.trace
 		printf '%16s-%-7d [%03d] ...1. %6d.100000: sys_finit_module(fd: 7, uargs: 4a8b95, flags: 4)\n' "$comm" $pid $w $ts
 		printf '%16s-%-7d [%03d] ..... %6d.101000: module_load: crc32c_intel\n' "$comm" $pid $w $ts
 		printf '%16s-%-7d [%03d] ...1. %6d.102000: sys_finit_module -> 0xffffffffffffffed\n' "$comm" $pid $w $ts
+		for m in xfs sctp; do
+			printf '%16s-%-7d [%03d] ...1. %6d.200000: sys_finit_module(fd: 8, uargs: 4a8b95, flags: 4)\n' "$comm" $pid $w $ts
+			printf '%16s-%-7d [%03d] ..... %6d.201000: kmodtop_name: (find_module_all+0x4/0xd0) name="%s"\n' "$comm" $pid $w $ts $m
+			printf '%16s-%-7d [%03d] ...1. %6d.202000: sys_finit_module -> 0xffffffffffffffef\n' "$comm" $pid $w $ts
+			ts=$((ts + 1))
+		done
 		ts=$((ts + 1))
 	done
 } >"$t"
@@ -37,7 +47,7 @@ for n in 2 16; do
 	out=$TS_TMP/out
 	[ "$(jq -r .percpu_risk.from "$out")" = capture ] || ts_fail "--cpus $n: not from the capture"
 	[ "$(jq -r '[.percpu_risk.storms[] | "\(.name)<\(.dependency_of)"] | join(" ")' "$out")" = \
-		"crc32c_intel<null libcrc32c<crc32c_intel" ] ||
+		"crc32c_intel<null xfs<null libcrc32c<crc32c_intel" ] ||
 		ts_fail "--cpus $n: storms $(jq -c .percpu_risk.storms "$out")"
 	[ "$(jq .percpu_risk.capture_ncpus "$out")" = 2 ] || ts_fail "--cpus $n: capture CPUs"
 	# each priced from the attempts as the report priced them, and predicted at N
