@@ -61,7 +61,7 @@ static void report_usage(FILE *f)
 	      "                      else the terminal's, else (not a terminal) no limit\n"
 	      "      --no-cache      analyse module files afresh, without the cache in\n"
 	      "                      $XDG_CACHE_HOME/kmodtop\n"
-	      "      --cpus N        CPUs for the per-CPU alias risk (default: the root's)\n"
+	      "      --cpus N        CPUs to predict the per-CPU risk for (default: the root's)\n"
 	      "      --openmetrics   the figures as OpenMetrics text, not the report\n"
 	      "      --prometheus    the same in the Prometheus text format (0.0.4)\n"
 	      "      --textfile PATH write them for node_exporter's textfile collector, in\n"
@@ -526,7 +526,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	r = compute_percpu(&c, &d, arg_cpus);
 	log_progress_done();
 	if (r < 0) {
-		log_error("per-CPU alias risk: %s", strerror(-r));
+		log_error("per-CPU risk: %s", strerror(-r));
 		goto out;
 	}
 
