@@ -61,7 +61,7 @@ static void report_usage(FILE *f)
 	      "                      else the terminal's, else (not a terminal) no limit\n"
 	      "      --no-cache      analyse module files afresh, without the cache in\n"
 	      "                      $XDG_CACHE_HOME/kmodtop\n"
-	      "      --cpus N        CPUs for the per-CPU alias risk (default: the root's)\n"
+	      "      --cpus N        CPUs to predict the per-CPU risk for (default: the root's)\n"
 	      "      --openmetrics   the figures as OpenMetrics text, not the report\n"
 	      "      --prometheus    the same in the Prometheus text format (0.0.4)\n"
 	      "      --textfile PATH write them for node_exporter's textfile collector, in\n"
@@ -143,17 +143,31 @@ static int compute_percpu(struct report_session *c, struct report_data *d, unsig
 {
 	unsigned int trace_ncpus = c->saved.res.trace_stats.ncpus > 0 ?
 					   (unsigned int)c->saved.res.trace_stats.ncpus : 0;
+	const char *capture_from;
+	struct kt_percpu_risks pr = {
+		.alias = d->percpu, .max_alias = REPORT_MAX_PERCPU,
+		.storms = d->storms, .max_storms = REPORT_MAX_PERCPU,
+	};
+	int r;
 
-	if (!c->sys.idx || !c->sys.cat)
+	d->capture_ncpus = kt_system_count_cpus(&c->sys, trace_ncpus, &capture_from);
+	/* without a module tree, the capture's storms alone */
+	if ((!c->sys.idx || !c->sys.cat) && !c->saved.ledger)
 		return 0;
 	if (arg_cpus) {
 		d->ncpus = arg_cpus;
 		d->ncpus_from = "--cpus";
 	} else {
-		d->ncpus = kt_system_count_cpus(&c->sys, trace_ncpus, &d->ncpus_from);
+		d->ncpus = d->capture_ncpus;
+		d->ncpus_from = capture_from;
 	}
-	return kt_system_percpu_risks(&c->sys, c->saved.ledger, d->ncpus, d->percpu,
-				      REPORT_MAX_PERCPU, &d->n_percpu, &d->percpu_alias_from);
+	r = kt_system_percpu_risks(&c->sys, c->saved.ledger, c->saved.cost, d->capture_ncpus,
+				   d->ncpus, &pr);
+	d->n_percpu = pr.n_alias;
+	d->percpu_alias_from = pr.alias_from;
+	d->n_storms = pr.n_storms;
+	d->storms_wasted_at_n = pr.storms_wasted_at_n;
+	return r;
 }
 
 /* An input that could not be opened, said once */
@@ -512,7 +526,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 	r = compute_percpu(&c, &d, arg_cpus);
 	log_progress_done();
 	if (r < 0) {
-		log_error("per-CPU alias risk: %s", strerror(-r));
+		log_error("per-CPU risk: %s", strerror(-r));
 		goto out;
 	}
 

@@ -36,3 +36,56 @@ struct percpu_alias_risk {
 	struct percpu_risk risk;
 };
 
+
+/*
+ * Per-CPU storms as a capture shows them. At boot udev gets one event per CPU device and
+ * its workers each load what the CPU's modalias matches: a module every CPU asks for is
+ * tried about once per CPU, and modprobe loads its dependencies first each time, in the
+ * same worker, so they storm with it. What each wasted try cost is what the capture's
+ * own attempts cost (the cost model over the ledger: the user copy of an init_module,
+ * the file read and decompression of a finit_module, the layout before 6.4), not what
+ * a model of some other path says.
+ */
+struct ledger;
+struct cost_result;
+
+/* systemd-udevd, or its workers: "(udev-worker)" (systemd 252), "udev-worker" */
+bool percpu_requester_is_udev(const char *comm);
+
+struct percpu_storm {
+	const char *name;		/* owned by the ledger */
+	const char *dependency_of;	/* modprobe loaded it first for this one; NULL: asked for */
+	size_t attempts;		/* by udev workers */
+	size_t requesters;		/* distinct udev workers (pids) among them */
+	size_t loaded;			/* attempts that loaded it */
+	size_t wasted_attempts;		/* the others: duplicates, failures, waiters */
+	uint64_t wasted;		/* what those cost in the capture */
+	uint64_t by_class[_VMAP_MAX];	/* @wasted by vmap class: the path the kernel took */
+	uint64_t per_attempt;		/* one wasted attempt: @wasted / @wasted_attempts */
+	size_t per_cpu;			/* tries per CPU: attempts / capture CPUs, at least 1 */
+	size_t attempts_at_n;		/* @per_cpu tries on each of N CPUs */
+	uint64_t wasted_at_n;		/* (attempts_at_n - loaded) * per_attempt */
+};
+
+/* modprobe's dependencies of a module (modules.dep, softdep pre:); optional */
+struct percpu_deps_ops {
+	int (*deps)(void *userdata, const char *module, char ***ret_names, size_t *ret_n);
+	void (*names_free)(char **names);
+	void *userdata;
+};
+
+/*
+ * The storms of @l (priced by @cost, its cost_compute() result) on a machine of
+ * @capture_ncpus CPUs, each predicted for @ncpus: modules distinct udev workers tried
+ * between half and twice as many times as there are CPUs (at least 2) and not always
+ * with success, limited to @percpu_names when not NULL (the modules with an alias
+ * every CPU matches: a module each of four NICs asks for storms with the devices, not
+ * the CPUs), and with @deps the dependencies of each that the same workers tried before it.
+ * At most @max into @ret, in order of first attempt; *ret_wasted_at_n their sum.
+ * Nothing when either CPU count is 0 or @cost does not match @l. 0 or -ENOMEM.
+ */
+int percpu_storms_find(const struct ledger *l, const struct cost_result *cost,
+		       unsigned int capture_ncpus, unsigned int ncpus,
+		       const char *const *percpu_names, const struct percpu_deps_ops *deps,
+		       struct percpu_storm *ret, size_t max, size_t *ret_n,
+		       uint64_t *ret_wasted_at_n);

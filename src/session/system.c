@@ -13,6 +13,7 @@
 #include "sources/moduledir.h"
 #include "sources/modindex.h"
 #include "sources/sys-module.h"
+#include "util/io.h"
 #include "util/macro.h"
 #include "util/root.h"
 #include "util/version.h"
@@ -281,17 +282,14 @@ bool kt_alias_is_percpu(const char *pattern)
 	       strstr(pattern, "LNXCPU");
 }
 
-int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
-			   unsigned int ncpus, struct percpu_alias_risk *ret, size_t max,
-			   size_t *ret_n, const char **ret_alias_from)
+static int alias_risks(const struct kt_system *sys, const struct ledger *l,
+		       unsigned int ncpus, struct percpu_alias_risk *ret, size_t max,
+		       size_t *ret_n, const char **ret_alias_from)
 {
 	char **aliases = NULL;
 	size_t n_ret = 0;
 	int r;
 
-	*ret_n = 0;
-	if (!sys->idx || !sys->cat)
-		return 0;
 	r = kt_system_cpu_modaliases(sys, &aliases, ret_alias_from);
 	if (r < 0)
 		return r;
@@ -329,4 +327,97 @@ int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
 	modindex_names_free(aliases);
 	*ret_n = n_ret;
 	return 0;
+}
+
+static int module_deps(void *userdata, const char *module, char ***ret_names, size_t *ret_n)
+{
+	return modindex_deps(userdata, module, ret_names, ret_n);
+}
+
+static int names_add(char ***v, size_t *n, const char *name)
+{
+	char **nv;
+
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], name))
+			return 0;
+	nv = realloc(*v, sizeof(char *) * (*n + 2));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(name);
+	if (!nv[*n])
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+/*
+ * The modules of the tree with an alias every CPU matches, whatever the CPU: this CPU's
+ * modalias may be unknown, and then vendor-specific ones (edac_mce_amd, powernow_k8)
+ * would be missed. Into @v (NULL-terminated); a tree without modules.alias adds none.
+ */
+static int percpu_alias_modules(const struct kt_system *sys, char ***v, size_t *n)
+{
+	_cleanup_free_ char *path = NULL, *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int r = 0;
+
+	if (asprintf(&path, "%s/modules.alias", sys->moduledir) < 0) {
+		path = NULL;
+		return -ENOMEM;
+	}
+	/* a FIFO or device in its place must not hang the report */
+	if (input_fopen(path, ROOT_TABLE_MAX, &f) < 0)
+		return 0;
+	/* "alias PATTERN MODULE" */
+	while (r >= 0 && getline(&line, &cap, f) > 0) {
+		char *pat, *mod, *save = NULL;
+
+		if (strncmp(line, "alias ", 6) != 0)
+			continue;
+		pat = strtok_r(line + 6, " \t\n", &save);
+		mod = strtok_r(NULL, " \t\n", &save);
+		if (pat && mod && kt_alias_is_percpu(pat))
+			r = names_add(v, n, mod);
+	}
+	fclose(f);
+	return r;
+}
+
+int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
+			   const struct cost_result *cost, unsigned int capture_ncpus,
+			   unsigned int ncpus, struct kt_percpu_risks *ret)
+{
+	struct percpu_deps_ops deps = {
+		.deps = module_deps, .names_free = modindex_names_free, .userdata = sys->idx,
+	};
+	char **names = NULL;
+	size_t n_names = 0;
+	int r = 0;
+
+	ret->n_alias = ret->n_storms = 0;
+	ret->storms_wasted_at_n = 0;
+	ret->alias_from = NULL;
+	if (sys->idx && sys->cat) {
+		r = alias_risks(sys, l, ncpus, ret->alias, ret->max_alias, &ret->n_alias,
+				&ret->alias_from);
+		if (r < 0)
+			return r;
+		/* the storms' candidates: what a CPU's modaliases resolve to, or could */
+		names = calloc(1, sizeof(char *));
+		if (!names)
+			return -ENOMEM;
+		for (size_t i = 0; i < ret->n_alias && r >= 0; i++)
+			r = names_add(&names, &n_names, ret->alias[i].name);
+		if (r >= 0)
+			r = percpu_alias_modules(sys, &names, &n_names);
+	}
+	if (r >= 0)
+		r = percpu_storms_find(l, cost, capture_ncpus, ncpus, (const char *const *)names,
+				       sys->idx ? &deps : NULL, ret->storms, ret->max_storms,
+				       &ret->n_storms, &ret->storms_wasted_at_n);
+	modindex_names_free(names);
+	return r;
 }

@@ -145,14 +145,33 @@ int kt_system_cpu_modaliases(const struct kt_system *sys, char ***ret, const cha
 /* Is @pattern (a modules.alias pattern) one every CPU matches: cpu:type, ACPI0007, LNXCPU? */
 bool kt_alias_is_percpu(const char *pattern);
 
+struct cost_result;
 struct ledger;
 struct percpu_alias_risk;
+struct percpu_storm;
+
+/* The per-CPU risks: the caller sets the arrays and their sizes */
+struct kt_percpu_risks {
+	/* from the module tree: modules a CPU's modaliases resolve to */
+	struct percpu_alias_risk *alias;
+	size_t max_alias, n_alias;
+	const char *alias_from;		/* the CPU modalias used; NULL: no index or catalog */
+	/* from the capture: what udev loaded once per CPU (cost/percpu.h) */
+	struct percpu_storm *storms;
+	size_t max_storms, n_storms;
+	uint64_t storms_wasted_at_n;	/* their sum at @ncpus */
+};
+
 /*
- * The modules the CPUs' aliases resolve to in the module tree (at most @max, each
- * once), each with what a storm of @ncpus loads costs; those whose init failed in @l
- * (may be NULL) are priced as failing every time. Nothing without an index and a
- * catalog. 0 or -ENOMEM.
+ * The modules the CPUs' aliases resolve to in the module tree (each once), each with
+ * what a storm of @ncpus loads costs; those whose init failed in @l (may be NULL) are
+ * priced as failing every time. Nothing without an index and a catalog.
+ * And with a ledger @l and its prices @cost, the storms the capture shows on its
+ * @capture_ncpus CPUs (with an index, among the modules that have an alias every CPU
+ * matches, whatever its vendor, with the dependencies modprobe loaded with them),
+ * predicted for @ncpus.
+ * 0 or -ENOMEM.
  */
 int kt_system_percpu_risks(const struct kt_system *sys, const struct ledger *l,
-			   unsigned int ncpus, struct percpu_alias_risk *ret, size_t max,
-			   size_t *ret_n, const char **ret_alias_from);
+			   const struct cost_result *cost, unsigned int capture_ncpus,
+			   unsigned int ncpus, struct kt_percpu_risks *ret);

@@ -667,23 +667,88 @@ static const struct col_desc percpu_cols[] = {
 	{ "MERGED", "merged", COL_BYTES, COL_RIGHT, "6.5+: overlapping attempts parked" },
 };
 
-int report_render_percpu(const struct report_data *d, struct out *o)
+static const struct col_desc storm_cols[] = {
+	{ "MODULE", "name", COL_STR, COL_NAME, "a module udev workers tried about once per CPU" },
+	{ "WITH", "dependency_of", COL_STR, COL_NAME,
+	  "modprobe loaded it first for this one (its dependency)" },
+	{ "TRIES", "attempts", COL_U64, COL_RIGHT, "udev's attempts in the capture" },
+	{ "WORKERS", "requesters", COL_U64, COL_RIGHT, "distinct udev workers among them" },
+	{ "LOADED", "loaded", COL_U64, COL_RIGHT, "attempts that loaded it" },
+	{ "WASTED", "wasted_attempts", COL_U64, COL_RIGHT, "the others: duplicates, failures" },
+	{ "PATH", "path", COL_STR, 0, "what a wasted try allocated: kread, decompress, "
+	  "layout, user_copy (none: waiters)" },
+	{ "EACH", "per_attempt", COL_BYTES, COL_RIGHT, "one wasted try, as the capture paid it" },
+	{ "SEEN", "wasted", COL_BYTES, COL_RIGHT, "what the wasted tries cost in the capture" },
+	{ "TRIES AT N", "attempts_at_n", COL_U64, COL_RIGHT, "tries per CPU times N CPUs" },
+	{ "AT N", "wasted_at_n", COL_BYTES, COL_RIGHT, "all but its loads wasted, at N CPUs" },
+};
+
+/* "kread+decompress": the classes a storm's wasted tries allocated */
+static void storm_path(const struct percpu_storm *p, char *buf, size_t size)
 {
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < _VMAP_MAX; c++)
+		if (p->by_class[c] && len < size)
+			len += snprintf(buf + len, size - len, "%s%s", len ? "+" : "",
+					report_vmap_class_key(c));
+	if (!len)
+		snprintf(buf, size, "none");
+}
+
+static int render_storms(const struct report_data *d, struct out *o)
+{
+	char buf[128], label[64];
 	struct table *t;
-	char buf[128];
 	int r;
 
-	if (!d->percpu_alias_from)
-		return 0;
-	out_section_begin(o, "percpu_risk", "Per-CPU alias risk");
-	if (d->ncpus_from) {
-		snprintf(buf, sizeof(buf), "%u (%s)", d->ncpus, d->ncpus_from);
-		out_u64(o, "ncpus", NULL, d->ncpus);
-		out_str(o, "ncpus_from", NULL, d->ncpus_from);
-		out_str(o, NULL, "CPUs:", buf);
-	} else {
-		out_null(o, "ncpus", "CPUs:", "unknown: give --cpus N");
+	out_str(o, "from", NULL, "capture");
+	out_str(o, NULL, "From:", "the capture: what udev loaded once per CPU");
+	snprintf(buf, sizeof(buf), "%u", d->capture_ncpus);
+	out_u64(o, "capture_ncpus", NULL, d->capture_ncpus);
+	out_str(o, NULL, "CPUs captured:", buf);
+	snprintf(label, sizeof(label), "Wasted at %u CPUs:", d->ncpus);
+	out_bytes(o, "wasted_at_n", label, d->storms_wasted_at_n);
+	r = table_new(storm_cols, ARRAY_SIZE(storm_cols), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < d->n_storms && r >= 0; i++) {
+		const struct percpu_storm *p = &d->storms[i];
+		size_t row;
+
+		r = table_add_row(t, &row);
+		if (r < 0)
+			break;
+		storm_path(p, buf, sizeof(buf));
+		r = table_set_str(t, row, 0, p->name);
+		if (r >= 0)
+			r = table_set_str(t, row, 1, p->dependency_of);
+		if (r >= 0)
+			r = table_set_str(t, row, 6, buf);
+		table_set_u64(t, row, 2, p->attempts);
+		table_set_u64(t, row, 3, p->requesters);
+		table_set_u64(t, row, 4, p->loaded);
+		table_set_u64(t, row, 5, p->wasted_attempts);
+		table_set_u64(t, row, 7, p->per_attempt);
+		table_set_u64(t, row, 8, p->wasted);
+		table_set_u64(t, row, 9, p->attempts_at_n);
+		table_set_u64(t, row, 10, p->wasted_at_n);
 	}
+	if (r >= 0)
+		out_table(o, "storms", NULL, t);
+	table_free(t);
+	return r;
+}
+
+static int render_alias_risks(const struct report_data *d, struct out *o)
+{
+	struct table *t;
+	int r;
+
+	out_str(o, "from", NULL, "modalias");
+	out_str(o, NULL, "From:", d->ledger ? "the modaliases (no per-CPU storm in the capture)"
+					    : "the modaliases (no capture)");
 	out_str(o, "cpu_modalias", "CPU modalias:", d->percpu_alias_from);
 	r = table_new(percpu_cols, ARRAY_SIZE(percpu_cols), &t);
 	if (r < 0)
@@ -709,6 +774,30 @@ int report_render_percpu(const struct report_data *d, struct out *o)
 	if (r >= 0)
 		out_table(o, "modules", NULL, t);
 	table_free(t);
+	return r;
+}
+
+/*
+ * What udev's one load per CPU costs: from the capture when it shows such a storm,
+ * else from the modules the CPU's modaliases resolve to, priced by the model
+ */
+int report_render_percpu(const struct report_data *d, struct out *o)
+{
+	char buf[128];
+	int r;
+
+	if (!d->percpu_alias_from && !d->n_storms)
+		return 0;
+	out_section_begin(o, "percpu_risk", d->n_storms ? "Per-CPU risk" : "Per-CPU alias risk");
+	if (d->ncpus_from) {
+		snprintf(buf, sizeof(buf), "%u (%s)", d->ncpus, d->ncpus_from);
+		out_u64(o, "ncpus", NULL, d->ncpus);
+		out_str(o, "ncpus_from", NULL, d->ncpus_from);
+		out_str(o, NULL, "CPUs:", buf);
+	} else {
+		out_null(o, "ncpus", "CPUs:", "unknown: give --cpus N");
+	}
+	r = d->n_storms ? render_storms(d, o) : render_alias_risks(d, o);
 	out_section_end(o);
 	return r < 0 ? r : 0;
 }

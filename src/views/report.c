@@ -866,10 +866,12 @@ static void summary_hint(const struct report_data *d, uint64_t dups, char *buf, 
 		snprintf(buf, size, "%" PRIu64 " of the %" PRIu64 " failed calls are duplicates; %s "
 			 "made %" PRIu64 " failed calls from %zu processes at once (Requesters)%s",
 			 dups, s->failed, q->comm, q->failed, q->n_pids,
-			 udev && d->n_percpu ? ": udev loads a module every CPU matches once per CPU "
-					       "(Per-CPU alias risk)"
-					     : ": they load what is loaded or loading already; "
-					       "one load per module saves most of the waste");
+			 udev && d->n_storms ? ": udev loaded modules every CPU asks for once per "
+					       "CPU (Per-CPU risk)"
+			 : udev && d->n_percpu ? ": udev loads a module every CPU matches once per CPU "
+						 "(Per-CPU alias risk)"
+					       : ": they load what is loaded or loading already; "
+						 "one load per module saves most of the waste");
 		return;
 	}
 	ms = summary_worst_failing(d, &err, &count);

@@ -83,6 +83,11 @@ struct report_data {
 	const char *percpu_alias_from;
 	struct percpu_alias_risk percpu[64];
 	size_t n_percpu;
+	/* per-CPU storms the capture shows, on capture_ncpus, predicted at ncpus */
+	unsigned int capture_ncpus;	/* 0: unknown */
+	struct percpu_storm storms[64];
+	size_t n_storms;
+	uint64_t storms_wasted_at_n;
 };
 #define REPORT_MAX_PERCPU 64
 
