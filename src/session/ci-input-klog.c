@@ -650,6 +650,10 @@ static void dmesg_format_detail(struct ci_input *x, const struct dmesg_stats *st
 		detail = "dmesg-T";
 		why = "[Wed Dec  2 13:01:21 2026] timestamps (dmesg -T)";
 		break;
+	case KLOG_FORMAT_DMESG_HUMAN:
+		detail = "dmesg-H";
+		why = "[Jan18 08:23] minutes and [  +0.000031] deltas (dmesg -H, --reltime)";
+		break;
 	case KLOG_FORMAT_DMESG_ISO:
 		detail = "dmesg-iso";
 		why = "ISO times with a comma (dmesg --time-format=iso)";

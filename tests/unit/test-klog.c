@@ -592,6 +592,32 @@ static void test_dmesg_formats(void **state)
 	assert_int_equal(rec.wall_usec, 123456);
 	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
 
+	/* dmesg -H: the minute, then deltas with no time of their own (tests/corpus 036) */
+	assert_int_equal(dline("[Jan18 08:23] nvidia_fs: module using GPL-only symbols uses "
+			       "symbols from proprietary module nvidia.", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_true(rec.has_wallclock);
+	assert_false(rec.has_monotonic);
+	assert_int_equal(rec.wall_sec, 17 * 86400 + 8 * 3600 + 23 * 60);
+	assert_mem(rec.msg, rec.msg_len,
+		   "nvidia_fs: module using GPL-only symbols uses symbols from proprietary "
+		   "module nvidia.");
+	assert_int_equal(dline("[Jan 8 08:23] x", &rec), 1);
+	assert_int_equal(rec.wall_sec, 7 * 86400 + 8 * 3600 + 23 * 60);
+	assert_int_equal(dline("[  +0.000031] nvidia_fs: Unknown symbol nvidia_p2p_get_pages "
+			       "(err -2)", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_false(rec.has_wallclock);
+	assert_false(rec.has_monotonic);
+	assert_mem(rec.msg, rec.msg_len, "nvidia_fs: Unknown symbol nvidia_p2p_get_pages (err -2)");
+	assert_int_equal(dline("[ +12.000031] x", &rec), 1);
+	assert_mem(rec.msg, rec.msg_len, "x");
+	/* not dmesg -H: no '+', no minute, a month that is none */
+	assert_int_equal(dline("[  0.000031x] x", &rec), 0);
+	assert_int_equal(dline("[  +0.31] x", &rec), 0);
+	assert_int_equal(dline("[Jan18 08:23:11] x", &rec), 0);
+	assert_int_equal(dline("[Jab18 08:23] x", &rec), 0);
+
 	/* dmesg -x, dmesg -r, dmesg -d */
 	assert_int_equal(dline("kern  :warn  : [   10.607831] nfs: Unknown symbol x (err -2)", &rec),
 			 1);
