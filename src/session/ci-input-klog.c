@@ -110,11 +110,14 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 			ci_set_input_format(x->ci, "kernel-log-plain", NULL);
 		x->untimed = true;
 	} else if (!x->plain) {
+		size_t head = dmesg_syslog_head(line, len);
+
 		if (len && !x->st.records)
 			x->text_before++;
-		if (dmesg_syslog_head(line, len))
+		if (head)
 			x->other_programs++;
-		return ci_text(x->ci, lineno, line, len);
+		/* another program's journal line: ci reads "ident[pid]: message" */
+		return ci_text(x->ci, lineno, line + head, len - head);
 	}
 	if (!len || memchr(line, '\0', len))
 		return 0;

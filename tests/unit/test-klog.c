@@ -1164,6 +1164,59 @@ static void test_finding_corpus_loaders(void **state)
 	assert_field(f.module, f.module_len, "rapiddisk");
 }
 
+/*
+ * module-init-tools' modprobe and libkmod's failed install commands, from tests/corpus:
+ *   openzfs/spl#10, openzfs/zfs#3051 (module-init-tools, "WARNING:"/"FATAL: Error inserting")
+ *   Nakildias/sc0710#7 (systemd-modules-load logging libkmod's install command)
+ *   cisagov/kali-packer#6 (a debug build's "file:line func()", cut short by the journal)
+ * and the 2.6-era "FATAL: Error running install command for %s" of module-init-tools
+ */
+static void test_finding_install_commands(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "WARNING: Error inserting spl (/lib/modules/2.6.32-bpo.4-686/addon/spl/spl/"
+			 "spl.ko): Unknown symbol in module, or unknown parameter (see dmesg)");
+	assert_field(f.module, f.module_len, "spl");
+	assert_int_equal(f.err, ENOENT);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "FATAL: Error inserting zfs (/lib/modules/2.6.32-504.1.3.el6.x86_64/extra/"
+			 "zfs.ko): Unknown symbol in module, or unknown parameter (see dmesg)");
+	assert_field(f.module, f.module_len, "zfs");
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR, "FATAL: Error running install command for nvidia");
+	assert_field(f.module, f.module_len, "nvidia");
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "Error running install command '/sbin/modprobe --ignore-install snd-pcm && "
+			 "/sbin/modprobe snd-seq' for module snd_pcm: retcode 1");
+	assert_field(f.module, f.module_len, "snd_pcm");
+	assert_field(f.text, f.text_len,
+		     "/sbin/modprobe --ignore-install snd-pcm && /sbin/modprobe snd-seq");
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: ../libkmod/libkmod-module.c:977 command_do() Error "
+			 "running install command for wl");
+	assert_field(f.module, f.module_len, "wl");
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: Error running install command '/bin/false' for module "
+			 "algif_aead: retcode 1");
+	assert_field(f.module, f.module_len, "algif_aead");
+	/* cut where the module would be: a failure of no known module */
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: ../libkmod/libkmod-module.c:990 command_do() Error "
+			 "running install command 'modprobe >");
+	assert_null(f.module);
+
+	/* not a loader's: a kernel WARNING and words around the name */
+	static const char *const none[] = {
+		"WARNING: CPU: 0 PID: 29 at mm/vmalloc.c:150 vmap_page_range_noflush+0xea/0x19c",
+		"FATAL: Error inserting the module (see above): x",
+	};
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		assert_int_equal(klog_classify(none[i], strlen(none[i]), &f), 0);
+}
+
 /* Writes a sample message for @e: each conversion replaced by a value its slot names. */
 static void build_sample(const struct klog_format_entry *e, char *buf, size_t size)
 {
@@ -1528,6 +1581,7 @@ int main(void)
 		cmocka_unit_test(test_finding_vmalloc_task),
 		cmocka_unit_test(test_finding_userspace_loaders),
 		cmocka_unit_test(test_finding_corpus_loaders),
+		cmocka_unit_test(test_finding_install_commands),
 		cmocka_unit_test(test_findings_every_format),
 		cmocka_unit_test(test_findings_none_and_hostile),
 		cmocka_unit_test(test_fixture_logs),
