@@ -950,6 +950,8 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 {
 	uint64_t *slot;
 	struct klog_finding f;
+	const char *whole;
+	size_t whole_len;
 
 	/* ci_klog_repeat() repeats a kernel record only right after it */
 	c->again_line = 0;
@@ -958,6 +960,8 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		s++;
 		len--;
 	}
+	whole = s;
+	whole_len = len;
 	/* only kmod's, udev's and systemd's own lines: kernel formats need the kernel's record */
 	if (!loader_message(s, len) && !memmem(s, len, ": Worker [", 10) &&
 	    !memmem(s, len, ": Failed to insert module '", 27)) {
@@ -968,8 +972,13 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		len -= (size_t)(m - s);
 		s = m;
 	}
-	if (!klog_classify_memo(c->memo, s, len, &f, &slot) ||
-	    (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT))
+	/* some wordings are a loader's only with its ident: then the whole line */
+	if (!klog_classify_memo(c->memo, s, len, &f, &slot) && s != whole) {
+		s = whole;
+		len = whole_len;
+		klog_classify_memo(c->memo, s, len, &f, &slot);
+	}
+	if (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT)
 		return 0;
 	c->loader_lines++;
 	return klog_finding(c, line, s, len, &f, slot);

@@ -314,6 +314,19 @@ static const struct klog_format_entry table[] = {
 	  "systemd src/shared/module-util.c", 0, "-mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "Failed to insert module '%s': %s", "systemd src/shared/module-util.c",
 	  0, "mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
+	/*
+	 * older systemd-modules-load ("Failed to insert '%s': %s", strerror(-err); still in
+	 * 2017's Arch):
+	 * words any program might log, so only with systemd-modules-load's ident in front
+	 * (a journal's "ident[pid]", journalctl JSON's SYSLOG_IDENTIFIER, the kernel log's
+	 * copy of an early boot line)
+	 */
+	E(MODPROBE_ERROR, "systemd-modules-load[%d]: Failed to insert '%s': %s",
+	  "systemd src/modules-load/modules-load.c", 0, "-mt",
+	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "systemd-modules-load: Failed to insert '%s': %s",
+	  "systemd src/modules-load/modules-load.c", 0, "mt",
+	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
 	/* the module is in no modules.alias/modules.dep of the release (logged at error
 	 * level by systemd-modules-load since v243) */
 	E(MODPROBE_ERROR, "%s: Failed to find module '%s'", "systemd src/shared/module-util.c",

@@ -1103,7 +1103,10 @@ static void test_text_loader_lines(void **state)
 		{ "systemd-modules-load[112]: Failed to find module 'dm-multipath'", "dm_multipath" },
 		{ "WARNING: Error inserting spl (/lib/modules/2.6.32-bpo.4-686/addon/spl/spl/spl.ko):"
 		  " Unknown symbol in module, or unknown parameter (see dmesg)", "spl" },
+		{ "systemd-modules-load[168]: Failed to insert 'vboxguest': No such device",
+		  "vboxguest" },
 		{ "systemd[1]: systemd-modules-load.service: Failed with result 'exit-code'.", NULL },
+		{ "myapp[7]: Failed to insert 'row': File exists", NULL },
 		{ "sshd[12]: Failed to find module 'x' said the attacker", NULL },
 		{ "a b: modprobe: FATAL: Module x not found.", NULL },
 	};

@@ -1110,6 +1110,18 @@ static void test_finding_userspace_loaders(void **state)
 	assert_field(f.module, f.module_len, "ipv6");
 	assert_int_equal(f.err, ENOSYS);
 
+	/* ARCHLabs/Archlabs-Iso#123: older systemd-modules-load, no "module"; only with
+	 * its ident, for any program may say "Failed to insert 'x'" */
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "systemd-modules-load[168]: Failed to insert 'vboxguest': No such device");
+	assert_field(f.module, f.module_len, "vboxguest");
+	assert_int_equal(f.err, ENODEV);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "systemd-modules-load: Failed to insert 'vboxsf': No such device");
+	assert_field(f.module, f.module_len, "vboxsf");
+	assert_int_equal(klog_classify("Failed to insert 'vboxsf': No such device", 41, &f), 0);
+	assert_int_equal(klog_classify("psql[4]: Failed to insert 'row 1': File exists", 46, &f), 0);
+
 	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
 			 "insmod: can't insert 'unsigned.ko': Key was rejected by service");
 	assert_field(f.module, f.module_len, "unsigned");
