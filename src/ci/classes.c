@@ -203,7 +203,9 @@ static const char *const needles[] = {
 	"version",		/* version magic, version crc, the banner */
 	"Worker [",
 	"insmod: ",		/* busybox's "can't insert" */
-	"to insert module",	/* systemd's (systemd-modules-load, PID 1) */
+	"Failed to insert",	/* systemd's (systemd-modules-load, PID 1) */
+	"Error inserting",	/* module-init-tools' modprobe */
+	"install command",	/* an install command of modprobe.d that failed */
 };
 const char *const *ci_needles(size_t *ret_n)
 {

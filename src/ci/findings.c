@@ -916,10 +916,42 @@ int ci_klog_repeat(struct ci_findings *c, uint64_t first, uint64_t last, uint64_
 	return agg_add_n(c, &c->aggs[c->again - 1], &ev, n);
 }
 
+/*
+ * Whether @s starts as a module loader's error does: kmod's, busybox's, systemd's,
+ * module-init-tools' (no program name, "FATAL: ", "WARNING: "), libkmod's install
+ * command as systemd-modules-load logs it.
+ */
+static bool loader_message(const char *s, size_t len)
+{
+	static const char *const starts[] = {
+		"modprobe: ", "insmod: ", "Failed to insert ", "Failed to find module '",
+		"Error running install command ", "FATAL: Error ", "WARNING: Error ",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(starts); i++) {
+		size_t n = strlen(starts[i]);
+
+		if (len > n && memcmp(s, starts[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* After a journal's or syslog's "ident[pid]: " ("systemd-modules-load[66]: "), or NULL */
+static const char *ident_end(const char *s, size_t len)
+{
+	for (size_t i = 0; i + 1 < len && s[i] != ' '; i++)
+		if (s[i] == ':' && s[i + 1] == ' ')
+			return i ? s + i + 2 : NULL;
+	return NULL;
+}
+
 int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 {
 	uint64_t *slot;
 	struct klog_finding f;
+	const char *whole;
+	size_t whole_len;
 
 	/* ci_klog_repeat() repeats a kernel record only right after it */
 	c->again_line = 0;
@@ -928,13 +960,25 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		s++;
 		len--;
 	}
+	whole = s;
+	whole_len = len;
 	/* only kmod's, udev's and systemd's own lines: kernel formats need the kernel's record */
-	if (len < 10 || (memcmp(s, "modprobe: ", 10) != 0 && memcmp(s, "insmod: ", 8) != 0 &&
-			 !memmem(s, len, ": Worker [", 10) &&
-			 !memmem(s, len, ": Failed to insert module '", 27)))
-		return 0;
-	if (!klog_classify_memo(c->memo, s, len, &f, &slot) ||
-	    (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT))
+	if (!loader_message(s, len) && !memmem(s, len, ": Worker [", 10) &&
+	    !memmem(s, len, ": Failed to insert module '", 27)) {
+		const char *m = ident_end(s, len);
+
+		if (!m || !loader_message(m, len - (size_t)(m - s)))
+			return 0;
+		len -= (size_t)(m - s);
+		s = m;
+	}
+	/* some wordings are a loader's only with its ident: then the whole line */
+	if (!klog_classify_memo(c->memo, s, len, &f, &slot) && s != whole) {
+		s = whole;
+		len = whole_len;
+		klog_classify_memo(c->memo, s, len, &f, &slot);
+	}
+	if (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT)
 		return 0;
 	c->loader_lines++;
 	return klog_finding(c, line, s, len, &f, slot);

@@ -273,12 +273,60 @@ static const struct klog_format_entry table[] = {
 	 * %s\n" (file, -1, moderror()) */
 	E(MODPROBE_ERROR, "insmod: error inserting '%s': %d %s", "module-init-tools insmod.c",
 	  0, "m-t", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/*
+	 * module-init-tools' modprobe (2.6 era, before kmod): no program name, its error()
+	 * says "WARNING: " or "FATAL: " (the last module of the command line)
+	 */
+	E(MODPROBE_ERROR, "FATAL: Error inserting %s (%s): %s", "module-init-tools modprobe.c",
+	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "WARNING: Error inserting %s (%s): %s", "module-init-tools modprobe.c",
+	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "FATAL: Error running install command for %s",
+	  "module-init-tools modprobe.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "WARNING: Error running install command for %s",
+	  "module-init-tools modprobe.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
+	/*
+	 * libkmod's command_do(): "Error running install command '%s' for module %s:
+	 * retcode %d" (before kmod 22: "... install command for %s"), through modprobe's
+	 * "modprobe: ERROR: " or systemd's own logging (no prefix); kmod's debug builds put
+	 * "../libkmod/libkmod-module.c:990 command_do() " before it.
+	 */
+	E(MODPROBE_ERROR,
+	  "modprobe: ERROR: Error running install command '%s' for module %s: retcode %d",
+	  "kmod libkmod/libkmod-module.c", 0, "tmn", .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR,
+	  "modprobe: ERROR: %s() Error running install command '%s' for module %s: retcode %d",
+	  "kmod libkmod/libkmod-module.c", 0, "-tmn"),
+	E(MODPROBE_ERROR, "Error running install command '%s' for module %s: retcode %d",
+	  "kmod libkmod/libkmod-module.c", 0, "tmn", .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "modprobe: ERROR: Error running install command for %s",
+	  "kmod libkmod/libkmod-module.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "modprobe: ERROR: %s() Error running install command for %s",
+	  "kmod libkmod/libkmod-module.c", 0, "-m"),
+	/* cut short where the module would be (a journal shown at a terminal's width) */
+	E(MODPROBE_ERROR, "modprobe: ERROR: %s() Error running install command '%s",
+	  "kmod libkmod/libkmod-module.c", 0, "-t"),
+	E(MODPROBE_ERROR, "modprobe: ERROR: Error running install command '%s",
+	  "kmod libkmod/libkmod-module.c", 0, "t"),
 	/* systemd: module_load_and_warn() (PID 1's kmod-setup, systemd-modules-load),
 	 * "%m" the strerror() text; the program's ident in front ("systemd[1]") */
 	E(MODPROBE_ERROR, "%s: Failed to insert module '%s': %s",
 	  "systemd src/shared/module-util.c", 0, "-mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "Failed to insert module '%s': %s", "systemd src/shared/module-util.c",
 	  0, "mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
+	/*
+	 * older systemd-modules-load ("Failed to insert '%s': %s", strerror(-err); still in
+	 * 2017's Arch):
+	 * words any program might log, so only with systemd-modules-load's ident in front
+	 * (a journal's "ident[pid]", journalctl JSON's SYSLOG_IDENTIFIER, the kernel log's
+	 * copy of an early boot line)
+	 */
+	E(MODPROBE_ERROR, "systemd-modules-load[%d]: Failed to insert '%s': %s",
+	  "systemd src/modules-load/modules-load.c", 0, "-mt",
+	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "systemd-modules-load: Failed to insert '%s': %s",
+	  "systemd src/modules-load/modules-load.c", 0, "mt",
+	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
 	/* the module is in no modules.alias/modules.dep of the release (logged at error
 	 * level by systemd-modules-load since v243) */
 	E(MODPROBE_ERROR, "%s: Failed to find module '%s'", "systemd src/shared/module-util.c",
@@ -644,6 +692,8 @@ static int errno_of_text(const char *t, size_t len)
 		{ "Key was rejected by service", EKEYREJECTED },
 		{ "Required key not available", ENOKEY },
 		{ "Unknown symbol in module", ENOENT },
+		/* module-init-tools' and kmod's own text for ENOENT */
+		{ "Unknown symbol in module, or unknown parameter (see dmesg)", ENOENT },
 		{ "No such file or directory", ENOENT },
 		{ "Invalid module format", ENOEXEC },
 		{ "Exec format error", ENOEXEC },

@@ -110,11 +110,14 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 			ci_set_input_format(x->ci, "kernel-log-plain", NULL);
 		x->untimed = true;
 	} else if (!x->plain) {
+		size_t head = dmesg_syslog_head(line, len);
+
 		if (len && !x->st.records)
 			x->text_before++;
-		if (dmesg_syslog_head(line, len))
+		if (head)
 			x->other_programs++;
-		return ci_text(x->ci, lineno, line, len);
+		/* another program's journal line: ci reads "ident[pid]: message" */
+		return ci_text(x->ci, lineno, line + head, len - head);
 	}
 	if (!len || memchr(line, '\0', len))
 		return 0;
@@ -649,6 +652,10 @@ static void dmesg_format_detail(struct ci_input *x, const struct dmesg_stats *st
 	case KLOG_FORMAT_DMESG_CTIME:
 		detail = "dmesg-T";
 		why = "[Wed Dec  2 13:01:21 2026] timestamps (dmesg -T)";
+		break;
+	case KLOG_FORMAT_DMESG_HUMAN:
+		detail = "dmesg-H";
+		why = "[Jan18 08:23] minutes and [  +0.000031] deltas (dmesg -H, --reltime)";
 		break;
 	case KLOG_FORMAT_DMESG_ISO:
 		detail = "dmesg-iso";

@@ -439,6 +439,58 @@ static int month_index(const char *s, const char *end, size_t *ret_len)
 }
 
 /*
+ * dmesg -H (--human, --reltime): util-linux prints "[%b%e %H:%M] " ("[Jan18 08:23]",
+ * "[Jan 8 08:23]") for the first record of each minute and "[  %+8.06f] " (or
+ * "[ %+9.06f] " from 10 s) for the delta to the record before it ("[  +0.000031]").
+ * The minute is kept as the wall clock; a delta line carries no time of its own, for
+ * its time is the sum of every delta since the minute's line.
+ */
+static const char *parse_human_bracket(const char *s, const char *end,
+				       struct klog_rec *rec)
+{
+	const char *p = s + 1;
+	uint64_t day, hh, mm, sec, frac;
+	int mon = -1;
+
+	if (p < end && *p == ' ') {
+		p = skip_spaces(p, end);
+		if (p >= end || *p != '+')
+			return NULL;
+		p = digits(p + 1, end, 1, 2, &sec);
+		if (!p || p >= end || *p != '.')
+			return NULL;
+		p = digits(p + 1, end, 6, 6, &frac);
+		if (!p || p >= end || *p != ']')
+			return NULL;
+		return p + 1;
+	}
+	if (end - p < 3)
+		return NULL;
+	for (int i = 0; i < 12; i++)
+		if (ascii_lower(p[0]) == ascii_lower(months[i][0]) &&
+		    ascii_lower(p[1]) == ascii_lower(months[i][1]) &&
+		    ascii_lower(p[2]) == ascii_lower(months[i][2]))
+			mon = i;
+	if (mon < 0)
+		return NULL;
+	p += 3;
+	/* %e: the day padded with a space */
+	if (p < end && *p == ' ')
+		p++;
+	p = digits(p, end, 1, 2, &day);
+	if (!p || day < 1 || day > 31 || p >= end || *p != ' ')
+		return NULL;
+	p = digits(p + 1, end, 2, 2, &hh);
+	if (!p || hh > 23 || p >= end || *p != ':')
+		return NULL;
+	p = digits(p + 1, end, 2, 2, &mm);
+	if (!p || mm > 59 || p >= end || *p != ']')
+		return NULL;
+	set_wall(rec, 1970, mon + 1, (int)day, (int)hh, (int)mm, 0);
+	return p + 1;
+}
+
+/*
  * journal/syslog short: "Dec 02 13:01:21[.123456]" (syslog pads the day: "Dec  2"), the
  * month in any case and in the common locales ("mar 29", "MAR 29", "janv. 05")
  */
@@ -630,9 +682,14 @@ static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool a
 		if (anywhere)
 			return 0;
 		q = parse_ctime_bracket(p, end, rec);
-		if (!q)
-			return 0;
-		rec->format = KLOG_FORMAT_DMESG_CTIME;
+		if (q) {
+			rec->format = KLOG_FORMAT_DMESG_CTIME;
+		} else {
+			q = parse_human_bracket(p, end, rec);
+			if (!q)
+				return 0;
+			rec->format = KLOG_FORMAT_DMESG_HUMAN;
+		}
 		if (q < end && *q == ' ')
 			q++;
 		set_msg(rec, q, end);

@@ -17,6 +17,7 @@ const char *klog_format_name(enum klog_format f)
 		[KLOG_FORMAT_DMESG] = "dmesg",
 		[KLOG_FORMAT_DMESG_CTIME] = "dmesg-ctime",
 		[KLOG_FORMAT_DMESG_ISO] = "dmesg-iso",
+		[KLOG_FORMAT_DMESG_HUMAN] = "dmesg-human",
 		[KLOG_FORMAT_JOURNAL_SHORT] = "journal-short",
 		[KLOG_FORMAT_JOURNAL_MONOTONIC] = "journal-short-monotonic",
 		[KLOG_FORMAT_JOURNAL_ISO] = "journal-short-iso",

@@ -21,6 +21,8 @@ enum klog_format {
 	KLOG_FORMAT_DMESG_CTIME,	/* dmesg -T: "[Wed Dec  2 13:01:21 2026] msg" */
 	/* dmesg --time-format=iso: "2026-12-02T13:01:21,123456+00:00 msg" */
 	KLOG_FORMAT_DMESG_ISO,
+	/* dmesg -H: "[Jan18 08:23] msg", then "[  +0.000031] msg" deltas */
+	KLOG_FORMAT_DMESG_HUMAN,
 	/* "Dec 02 13:01:21 host kernel: msg" (also syslog files) */
 	KLOG_FORMAT_JOURNAL_SHORT,
 	KLOG_FORMAT_JOURNAL_MONOTONIC,	/* "[   12.345678] host kernel: msg" */

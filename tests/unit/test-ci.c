@@ -1085,6 +1085,54 @@ static void test_input_faults(void **state)
 	ci_free(c);
 }
 
+/*
+ * Loaders' lines as a journal or syslog has them, "ident[pid]: message" after the head
+ * the input reader takes off (tests/corpus 014-017, 044), and other programs' lines
+ * that only look alike
+ */
+static void test_text_loader_lines(void **state)
+{
+	static const struct {
+		const char *line, *module;	/* NULL: no finding */
+	} lines[] = {
+		{ "systemd-modules-load[198]: modprobe: FATAL: Module snd-seq not found in "
+		  "directory /lib/modules/6.18.6-200.nobara.fc43.x86_64", "snd_seq" },
+		{ "systemd-modules-load[174]: Error running install command '/sbin/modprobe "
+		  "--ignore-install snd-pcm && /sbin/modprobe snd-seq' for module snd_pcm: retcode 1",
+		  "snd_pcm" },
+		{ "systemd-modules-load[112]: Failed to find module 'dm-multipath'", "dm_multipath" },
+		{ "WARNING: Error inserting spl (/lib/modules/2.6.32-bpo.4-686/addon/spl/spl/spl.ko):"
+		  " Unknown symbol in module, or unknown parameter (see dmesg)", "spl" },
+		{ "systemd-modules-load[168]: Failed to insert 'vboxguest': No such device",
+		  "vboxguest" },
+		{ "systemd[1]: systemd-modules-load.service: Failed with result 'exit-code'.", NULL },
+		{ "myapp[7]: Failed to insert 'row': File exists", NULL },
+		{ "sshd[12]: Failed to find module 'x' said the attacker", NULL },
+		{ "a b: modprobe: FATAL: Module x not found.", NULL },
+	};
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	size_t want = 0;
+
+	(void)state;
+	assert_int_equal(ci_begin_input(c, "j.log", NULL), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		assert_int_equal(ci_text(c, i + 1, lines[i].line, strlen(lines[i].line)), 0);
+		want += lines[i].module != NULL;
+		assert_int_equal(ci_finding_count(c), want);
+		if (lines[i].module) {
+			struct ci_finding_info f;
+
+			ci_finding_get(c, want - 1, &f);
+			assert_string_equal(f.cls, "modprobe-error");
+			assert_non_null(f.module);
+			assert_string_equal(f.module, lines[i].module);
+			assert_int_equal(f.first_line, i + 1);
+		}
+	}
+	ci_free(c);
+}
+
 /* ci_klog_repeat() over runs counts what ci_klog() line by line counts */
 static void test_klog_repeat(void **state)
 {
@@ -1647,6 +1695,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_klog_banner),
 		cmocka_unit_test(test_boots_and_gates),
 		cmocka_unit_test(test_klog_repeat),
+		cmocka_unit_test(test_text_loader_lines),
 		cmocka_unit_test(test_log_attempts),
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_formats_escape_log_text),

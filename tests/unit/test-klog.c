@@ -592,6 +592,32 @@ static void test_dmesg_formats(void **state)
 	assert_int_equal(rec.wall_usec, 123456);
 	assert_mem(rec.msg, rec.msg_len, "xfs: loading");
 
+	/* dmesg -H: the minute, then deltas with no time of their own (tests/corpus 036) */
+	assert_int_equal(dline("[Jan18 08:23] nvidia_fs: module using GPL-only symbols uses "
+			       "symbols from proprietary module nvidia.", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_true(rec.has_wallclock);
+	assert_false(rec.has_monotonic);
+	assert_int_equal(rec.wall_sec, 17 * 86400 + 8 * 3600 + 23 * 60);
+	assert_mem(rec.msg, rec.msg_len,
+		   "nvidia_fs: module using GPL-only symbols uses symbols from proprietary "
+		   "module nvidia.");
+	assert_int_equal(dline("[Jan 8 08:23] x", &rec), 1);
+	assert_int_equal(rec.wall_sec, 7 * 86400 + 8 * 3600 + 23 * 60);
+	assert_int_equal(dline("[  +0.000031] nvidia_fs: Unknown symbol nvidia_p2p_get_pages "
+			       "(err -2)", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_false(rec.has_wallclock);
+	assert_false(rec.has_monotonic);
+	assert_mem(rec.msg, rec.msg_len, "nvidia_fs: Unknown symbol nvidia_p2p_get_pages (err -2)");
+	assert_int_equal(dline("[ +12.000031] x", &rec), 1);
+	assert_mem(rec.msg, rec.msg_len, "x");
+	/* not dmesg -H: no '+', no minute, a month that is none */
+	assert_int_equal(dline("[  0.000031x] x", &rec), 0);
+	assert_int_equal(dline("[  +0.31] x", &rec), 0);
+	assert_int_equal(dline("[Jan18 08:23:11] x", &rec), 0);
+	assert_int_equal(dline("[Jab18 08:23] x", &rec), 0);
+
 	/* dmesg -x, dmesg -r, dmesg -d */
 	assert_int_equal(dline("kern  :warn  : [   10.607831] nfs: Unknown symbol x (err -2)", &rec),
 			 1);
@@ -1084,6 +1110,18 @@ static void test_finding_userspace_loaders(void **state)
 	assert_field(f.module, f.module_len, "ipv6");
 	assert_int_equal(f.err, ENOSYS);
 
+	/* ARCHLabs/Archlabs-Iso#123: older systemd-modules-load, no "module"; only with
+	 * its ident, for any program may say "Failed to insert 'x'" */
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "systemd-modules-load[168]: Failed to insert 'vboxguest': No such device");
+	assert_field(f.module, f.module_len, "vboxguest");
+	assert_int_equal(f.err, ENODEV);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "systemd-modules-load: Failed to insert 'vboxsf': No such device");
+	assert_field(f.module, f.module_len, "vboxsf");
+	assert_int_equal(klog_classify("Failed to insert 'vboxsf': No such device", 41, &f), 0);
+	assert_int_equal(klog_classify("psql[4]: Failed to insert 'row 1': File exists", 46, &f), 0);
+
 	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
 			 "insmod: can't insert 'unsigned.ko': Key was rejected by service");
 	assert_field(f.module, f.module_len, "unsigned");
@@ -1136,6 +1174,59 @@ static void test_finding_corpus_loaders(void **state)
 			 "kernel: rapiddisk: module verification failed: signature and/or required "
 			 "key missing - tainting kernel");
 	assert_field(f.module, f.module_len, "rapiddisk");
+}
+
+/*
+ * module-init-tools' modprobe and libkmod's failed install commands, from tests/corpus:
+ *   openzfs/spl#10, openzfs/zfs#3051 (module-init-tools, "WARNING:"/"FATAL: Error inserting")
+ *   Nakildias/sc0710#7 (systemd-modules-load logging libkmod's install command)
+ *   cisagov/kali-packer#6 (a debug build's "file:line func()", cut short by the journal)
+ * and the 2.6-era "FATAL: Error running install command for %s" of module-init-tools
+ */
+static void test_finding_install_commands(void **state)
+{
+	struct klog_finding f;
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "WARNING: Error inserting spl (/lib/modules/2.6.32-bpo.4-686/addon/spl/spl/"
+			 "spl.ko): Unknown symbol in module, or unknown parameter (see dmesg)");
+	assert_field(f.module, f.module_len, "spl");
+	assert_int_equal(f.err, ENOENT);
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "FATAL: Error inserting zfs (/lib/modules/2.6.32-504.1.3.el6.x86_64/extra/"
+			 "zfs.ko): Unknown symbol in module, or unknown parameter (see dmesg)");
+	assert_field(f.module, f.module_len, "zfs");
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR, "FATAL: Error running install command for nvidia");
+	assert_field(f.module, f.module_len, "nvidia");
+
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "Error running install command '/sbin/modprobe --ignore-install snd-pcm && "
+			 "/sbin/modprobe snd-seq' for module snd_pcm: retcode 1");
+	assert_field(f.module, f.module_len, "snd_pcm");
+	assert_field(f.text, f.text_len,
+		     "/sbin/modprobe --ignore-install snd-pcm && /sbin/modprobe snd-seq");
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: ../libkmod/libkmod-module.c:977 command_do() Error "
+			 "running install command for wl");
+	assert_field(f.module, f.module_len, "wl");
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: Error running install command '/bin/false' for module "
+			 "algif_aead: retcode 1");
+	assert_field(f.module, f.module_len, "algif_aead");
+	/* cut where the module would be: a failure of no known module */
+	f = classify_fmt(KLOG_FINDING_MODPROBE_ERROR,
+			 "modprobe: ERROR: ../libkmod/libkmod-module.c:990 command_do() Error "
+			 "running install command 'modprobe >");
+	assert_null(f.module);
+
+	/* not a loader's: a kernel WARNING and words around the name */
+	static const char *const none[] = {
+		"WARNING: CPU: 0 PID: 29 at mm/vmalloc.c:150 vmap_page_range_noflush+0xea/0x19c",
+		"FATAL: Error inserting the module (see above): x",
+	};
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		assert_int_equal(klog_classify(none[i], strlen(none[i]), &f), 0);
 }
 
 /* Writes a sample message for @e: each conversion replaced by a value its slot names. */
@@ -1502,6 +1593,7 @@ int main(void)
 		cmocka_unit_test(test_finding_vmalloc_task),
 		cmocka_unit_test(test_finding_userspace_loaders),
 		cmocka_unit_test(test_finding_corpus_loaders),
+		cmocka_unit_test(test_finding_install_commands),
 		cmocka_unit_test(test_findings_every_format),
 		cmocka_unit_test(test_findings_none_and_hostile),
 		cmocka_unit_test(test_fixture_logs),
