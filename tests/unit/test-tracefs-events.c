@@ -1075,6 +1075,84 @@ static int count_event(void *userdata, const struct ktrace_event *ev)
 }
 
 /* Live: the last event of a quiet CPU goes out once newer ones are far enough ahead */
+/* snd_hda_codec's request: its modalias text ends in '\n', which the trace prints as is */
+static const char request_newline[] =
+	"     kworker/1:2-88      [001] .....     3.412771: module_request: hdaudio:v1AF40022r00100101a01\n"
+	" wait=1 call_site=hda_codec_driver_probe+0x8b/0x1c0 [snd_hda_codec]\n"
+	"     kworker/1:2-88      [001] .....     3.412903: module_request: hdaudio:v1AF40022r00100101a01\n"
+	"     kworker/1:2-88      [001] .....     3.413020: module_request: snd-hda-codec-generic "
+	"wait=1 call_site=hda_codec_driver_probe+0x8b/0x1c0 [snd_hda_codec]\n";
+
+struct requests {
+	char name[4][64];
+	unsigned int line[4];
+	bool wait[4];
+	char site[4][48];
+	size_t n;
+	unsigned int bad_line[4];
+	size_t n_bad;
+};
+
+static int request_event(void *userdata, const struct ktrace_event *ev)
+{
+	struct requests *q = userdata;
+	const struct ktrace_module_request *r = &ev->module_request;
+
+	if (ev->kind != KTRACE_EV_MODULE_REQUEST || q->n >= 4)
+		return 0;
+	snprintf(q->name[q->n], sizeof(q->name[0]), "%.*s", (int)r->name.len, r->name.s);
+	snprintf(q->site[q->n], sizeof(q->site[0]), "%.*s", (int)r->call_site.sym.len,
+		 r->call_site.sym.s);
+	q->wait[q->n] = r->wait;
+	q->line[q->n++] = ev->line;
+	return 0;
+}
+
+static void request_bad(void *userdata, const struct kt_err *err)
+{
+	struct requests *q = userdata;
+
+	if (q->n_bad < 4)
+		q->bad_line[q->n_bad] = err->line;
+	q->n_bad++;
+}
+
+static void test_request_name_newline(void **state)
+{
+	static const struct ktrace_parser_ops ops = { .event = request_event,
+						      .bad_line = request_bad };
+	struct requests q = { 0 };
+	struct ktrace_parser *p;
+
+	(void)state;
+	assert_int_equal(ktrace_parser_new("trace", &ops, &q, &p), 0);
+	assert_int_equal(feed_text(p, request_newline), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	/* the first, joined across its line break, keeps the '\n' of its name */
+	assert_true(q.n == 2);
+	assert_string_equal(q.name[0], "hdaudio:v1AF40022r00100101a01\n");
+	assert_true(q.wait[0]);
+	assert_string_equal(q.site[0], "hda_codec_driver_probe");
+	assert_int_equal(q.line[0], 1);
+	/* one cut off (the next line an event of its own): bad at its own line, not joined */
+	assert_true(q.n_bad == 1);
+	assert_int_equal(q.bad_line[0], 3);
+	assert_int_equal(ktrace_parser_stats(p)->malformed, 1);
+	assert_string_equal(q.name[1], "snd-hda-codec-generic");
+	assert_int_equal(q.line[1], 4);
+	ktrace_parser_free(p);
+
+	/* cut off at the end of the trace: bad, not lost */
+	memset(&q, 0, sizeof(q));
+	assert_int_equal(ktrace_parser_new("trace", &ops, &q, &p), 0);
+	assert_int_equal(feed_text(p, "     kworker/1:2-88      [001] .....     3.412903: "
+				      "module_request: hdaudio:v1AF40022r00100101a01\n"), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
+	assert_true(q.n == 0 && q.n_bad == 1);
+	assert_int_equal(q.bad_line[0], 1);
+}
+
 static void test_parser_flush_older(void **state)
 {
 	static const char *const lines[] = {
@@ -1123,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_fixture_traces),
 		cmocka_unit_test(test_parser_flush_older),
+		cmocka_unit_test(test_request_name_newline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
