@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sources/trace/order.h"
 #include "sources/trace/read.h"
 #include "sources/trace/text.h"
 
@@ -1181,6 +1182,86 @@ static void test_parser_flush_older(void **state)
 	ktrace_parser_free(p);
 }
 
+/* --- the reorder window of the text reader ------------------------------------------ */
+
+struct seen {
+	uint64_t ts[8];
+	unsigned int line[8];
+	size_t n, all;
+	uint64_t last_ns;
+	size_t back;
+};
+
+static int seen_event(void *userdata, const struct ktrace_event *ev)
+{
+	struct seen *w = userdata;
+
+	if (w->n < 8) {
+		w->ts[w->n] = ev->ts_ns;
+		w->line[w->n++] = ev->line;
+	}
+	w->back += w->all++ && ev->ts_ns < w->last_ns;
+	w->last_ns = ev->ts_ns;
+	return 0;
+}
+
+/* debian-6.12-xz's lines, CPU 1's request written after CPU 0's later finit_module */
+static const char slightly_back[] =
+	"# tracer: nop\n"
+	"           storm-207     [000] ...1.    14.446100: sys_finit_module(fd: 3, uargs: 4a3195, flags: 0)\n"
+	"           storm-208     [001] .....    14.446452: module_request: "
+	"net-pf-2-proto-132 wait=1 call_site=inet_create+0x2f5/0x3a0\n"
+	"           storm-207     [000] .....    14.446300: alloc_vmap_area: va_start: "
+	"18446692164742389760 size=4222976 align=1 vstart=0xffffd0ca00000000 "
+	"vend=0xffffefca00000000 failed=0\n"
+	"           storm-207     [000] .....    14.446310: <stack trace>\n"
+	" => alloc_vmap_area\n"
+	" => __do_sys_finit_module\n"
+	"           storm-207     [000] ...1.    14.446900: sys_finit_module -> 0x0\n";
+
+static void test_reorder_window(void **state)
+{
+	static const struct ktrace_parser_ops ops = { .event = seen_event };
+	struct seen w = { 0 };
+	struct ktrace_stats st;
+	struct kt_err err = { 0 };
+	FILE *f = fmemopen((void *)slightly_back, sizeof(slightly_back) - 1, "r");
+	char *big = NULL;
+	size_t big_len = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(ktrace_text_read_file(f, "t", &ops, &w, &st, &err), 0);
+	fclose(f);
+	/* in time order, each with its own line of the input, the stack with its event */
+	assert_true(w.n == 4);
+	assert_true(w.back == 0);
+	assert_int_equal(w.line[0], 2);
+	assert_int_equal(w.line[1], 4);
+	assert_int_equal(w.line[2], 3);
+	assert_int_equal(w.line[3], 8);
+	assert_int_equal(st.stacks, 1);
+	assert_true(st.back_steps == 1 && st.late == 0 && st.late_line == 0);
+
+	/* further back than the window holds: out as it came, counted, its line named */
+	f = open_memstream(&big, &big_len);
+	assert_non_null(f);
+	for (unsigned int i = 0; i <= KTRACE_REORDER_RECORDS; i++)
+		fprintf(f, "         kmodtop-99      [000] .....    20.%06u: tracing_mark_write: x\n", i);
+	fputs("           storm-207     [000] ...1.    14.446900: sys_finit_module -> 0x0\n", f);
+	fclose(f);
+	memset(&w, 0, sizeof(w));
+	f = fmemopen(big, big_len, "r");
+	assert_non_null(f);
+	assert_int_equal(ktrace_text_read_file(f, "t", &ops, &w, &st, &err), 0);
+	fclose(f);
+	free(big);
+	assert_true(w.all == KTRACE_REORDER_RECORDS + 2);
+	assert_true(w.back == 1);
+	assert_true(st.back_steps == 1 && st.late == 1);
+	assert_int_equal(st.late_line, KTRACE_REORDER_RECORDS + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1202,6 +1283,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_traces),
 		cmocka_unit_test(test_parser_flush_older),
 		cmocka_unit_test(test_request_name_newline),
+		cmocka_unit_test(test_reorder_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

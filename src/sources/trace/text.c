@@ -8,6 +8,7 @@
 #include "util/linereader.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
+#include "order.h"
 #include "text.h"
 
 
@@ -1303,6 +1304,27 @@ int ktrace_parse_line(const char *line, size_t len, struct ktrace_line *ret_line
 	return -EINVAL;
 }
 
+bool ktrace_line_time(const char *line, size_t len, uint64_t *ret_ns, bool *ret_decoded)
+{
+	struct ktrace_line l;
+	struct ktrace_event ev = { 0 };
+	const char *what;
+
+	*ret_decoded = false;
+	if (ktrace_parse_line(line, len, &l, &what) == 0) {
+		if (l.kind != KTRACE_LINE_EVENT || l.ev.kind == KTRACE_EV_LOST)
+			return false;
+		*ret_ns = l.ev.ts_ns;
+		*ret_decoded = true;
+		return true;
+	}
+	/* a known event whose fields do not decode (a request cut by its name's newline) */
+	if (memchr(line, '\0', len) || !parse_context(line, line + len, &ev))
+		return false;
+	*ret_ns = ev.ts_ns;
+	return true;
+}
+
 /* --- the push parser ---------------------------------------------------------------- */
 
 struct frame_ref {
@@ -1408,6 +1430,11 @@ static void bad_line(struct ktrace_parser *p, const char *what)
 {
 	p->stats.malformed++;
 	report(p, p->lineno, what);
+}
+
+void ktrace_parser_set_line(struct ktrace_parser *p, unsigned int lineno)
+{
+	p->lineno = lineno ? lineno - 1 : 0;
 }
 
 void ktrace_parser_skip_line(struct ktrace_parser *p, const char *what)
@@ -1795,6 +1822,8 @@ int ktrace_text_read_file(FILE *f, const char *path,
 			   struct ktrace_stats *ret_stats, struct kt_err *reterr)
 {
 	struct ktrace_parser *p;
+	struct ktrace_reorder *o = NULL;
+	struct ktrace_stats st;
 	struct linereader lr;
 	char *line;
 	size_t len;
@@ -1803,39 +1832,46 @@ int ktrace_text_read_file(FILE *f, const char *path,
 	r = ktrace_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
+	r = ktrace_reorder_new(p, &o);
+	if (r < 0) {
+		ktrace_parser_free(p);
+		return r;
+	}
 	linereader_init(&lr, f, LINE_MAX_LEN);
 	for (;;) {
 		r = linereader_next(&lr, &line, &len);
 		if (r == 0)
 			break;
-		if (r == -E2BIG) {
-			ktrace_parser_skip_line(p, "line too long");
-			continue;
-		}
-		if (r == -EBADMSG) {
-			ktrace_parser_skip_line(p, "line contains a NUL byte");
+		if (r == -E2BIG || r == -EBADMSG) {
+			r = ktrace_reorder_skip_line(o, r == -E2BIG ? "line too long" :
+							  "line contains a NUL byte",
+						      lr.lineno);
+			if (r < 0) {
+				kt_err_set(reterr, path, lr.lineno, "event handler failed");
+				goto out;
+			}
 			continue;
 		}
 		if (r < 0) {
 			kt_err_set(reterr, path, lr.lineno, "read error");
 			goto out;
 		}
-		r = ktrace_parser_feed(p, line, len);
+		r = ktrace_reorder_feed(o, line, len, lr.lineno);
 		if (r < 0) {
 			kt_err_set(reterr, path, lr.lineno, "event handler failed");
 			goto out;
 		}
 	}
-	r = ktrace_parser_finish(p);
+	r = ktrace_reorder_finish(o, &st);
 	if (r < 0) {
 		kt_err_set(reterr, path, lr.lineno, "event handler failed");
 		goto out;
 	}
 	if (ret_stats)
-		*ret_stats = p->stats;
+		*ret_stats = st;
 out:
 	linereader_done(&lr);
+	ktrace_reorder_free(o);
 	ktrace_parser_free(p);
 	return r;
 }
-
