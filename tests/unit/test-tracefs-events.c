@@ -1262,6 +1262,57 @@ static void test_reorder_window(void **state)
 	assert_int_equal(st.late_line, KTRACE_REORDER_RECORDS + 2);
 }
 
+/* A trace sorted whole: the request cut by its name's newline keeps its own place */
+static void test_order_cut_request(void **state)
+{
+	static const char text[] =
+		"     kworker/1:2-88      [001] .....     3.000100: module_free: snd_hwdep\n"
+		"     kworker/1:2-88      [001] .....     3.000300: module_request: hdaudio:v1AF40022r00100101a01\n"
+		" wait=1 call_site=hda_codec_driver_probe+0x8b/0x1c0 [snd_hda_codec]\n"
+		"           udevd-90      [000] .....     3.000050: module_free: snd_pcm\n"
+		"           udevd-90      [000] .....     3.000200: module_free: snd_timer\n";
+	static const struct ktrace_parser_ops ops = { .event = seen_event };
+	char path[] = "/tmp/kmodtop-order-XXXXXX";
+	struct ktrace_order ord;
+	struct seen w = { 0 };
+	struct ktrace_stats st;
+	struct kt_err err = { 0 };
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(ktrace_order_fwrap(&f, &ord), 0);
+	assert_true(ord.sorted && ord.back_steps == 1);
+	/* sorted whole, before any reader: the request last, its fields right after it */
+	{
+		char line[256];
+		unsigned int n = 0;
+
+		while (fgets(line, sizeof(line), f)) {
+			n++;
+			if (n == 4)
+				assert_non_null(strstr(line, "3.000300: module_request"));
+			if (n == 5)
+				assert_true(strncmp(line, " wait=1 ", 8) == 0);
+		}
+		assert_int_equal(n, 5);
+		fclose(f);
+		f = fopen(path, "r");
+	}
+	assert_int_equal(ktrace_text_read_file(f, "t", &ops, &w, &st, &err), 0);
+	fclose(f);
+	assert_true(w.n == 4 && st.malformed == 0);
+	assert_true(w.ts[0] == 3000050000ULL && w.ts[1] == 3000100000ULL &&
+		    w.ts[2] == 3000200000ULL && w.ts[3] == 3000300000ULL);
+	assert_true(st.by_kind[KTRACE_EV_MODULE_REQUEST] == 1);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1284,6 +1335,7 @@ int main(void)
 		cmocka_unit_test(test_parser_flush_older),
 		cmocka_unit_test(test_request_name_newline),
 		cmocka_unit_test(test_reorder_window),
+		cmocka_unit_test(test_order_cut_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

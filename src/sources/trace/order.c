@@ -82,18 +82,14 @@ static int order_close(void *cookie)
 	return 0;
 }
 
-/* The event time of an event line, false for any other line */
-static bool event_time(const char *line, size_t len, uint64_t *ret)
+/*
+ * The event time of an event line, false for any other line. A known event whose fields
+ * do not decode (a request whose name's newline cut it) is a record of its own too, but
+ * only lines that decode count where time goes back: the others give no event.
+ */
+static bool event_time(const char *line, size_t len, uint64_t *ret, bool *ret_decoded)
 {
-	struct ktrace_line l;
-	const char *what;
-
-	if (len > KTRACE_ORDER_LINE_MAX || ktrace_parse_line(line, len, &l, &what) < 0)
-		return false;
-	if (l.kind != KTRACE_LINE_EVENT || l.ev.kind == KTRACE_EV_LOST)
-		return false;
-	*ret = l.ev.ts_ns;
-	return true;
+	return len <= KTRACE_ORDER_LINE_MAX && ktrace_line_time(line, len, ret, ret_decoded);
 }
 
 /* Reads the whole of @fd (@size bytes) into o->text, a newline after the last line */
@@ -133,9 +129,10 @@ static int split_records(struct order_text *o, struct ktrace_order *ret)
 		const char *nl = memchr(o->text + pos, '\n', o->len - pos);
 		size_t len = (size_t)(nl - (o->text + pos));
 		uint64_t ts;
+		bool decoded;
 
 		lineno++;
-		if (event_time(o->text + pos, len, &ts)) {
+		if (event_time(o->text + pos, len, &ts, &decoded)) {
 			if (o->n == cap) {
 				size_t ncap = cap ? cap * 2 : 1024;
 				struct order_rec *nr = realloc(o->recs, ncap * sizeof(*nr));
@@ -150,13 +147,15 @@ static int split_records(struct order_text *o, struct ktrace_order *ret)
 			else
 				o->preamble = pos;
 			o->recs[o->n++] = (struct order_rec){ .ts_ns = ts, .start = pos };
-			if (have_prev && ts < prev) {
+			if (decoded && have_prev && ts < prev) {
 				if (!ret->back_steps)
 					ret->first_line = lineno;
 				ret->back_steps++;
 			}
-			prev = ts;
-			have_prev = true;
+			if (decoded) {
+				prev = ts;
+				have_prev = true;
+			}
 		}
 		pos += len + 1;
 	}
