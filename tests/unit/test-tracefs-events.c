@@ -1231,7 +1231,7 @@ static void test_reorder_window(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	assert_int_equal(ktrace_text_read_file(f, "t", &ops, &w, &st, &err), 0);
+	assert_int_equal(ktrace_events_read_file(f, "t", &ops, &w, &st, &err), 0);
 	fclose(f);
 	/* in time order, each with its own line of the input, the stack with its event */
 	assert_true(w.n == 4);
@@ -1253,7 +1253,7 @@ static void test_reorder_window(void **state)
 	memset(&w, 0, sizeof(w));
 	f = fmemopen(big, big_len, "r");
 	assert_non_null(f);
-	assert_int_equal(ktrace_text_read_file(f, "t", &ops, &w, &st, &err), 0);
+	assert_int_equal(ktrace_events_read_file(f, "t", &ops, &w, &st, &err), 0);
 	fclose(f);
 	free(big);
 	assert_true(w.all == KTRACE_REORDER_RECORDS + 2);
@@ -1304,7 +1304,7 @@ static void test_order_cut_request(void **state)
 		fclose(f);
 		f = fopen(path, "r");
 	}
-	assert_int_equal(ktrace_text_read_file(f, "t", &ops, &w, &st, &err), 0);
+	assert_int_equal(ktrace_events_read_file(f, "t", &ops, &w, &st, &err), 0);
 	fclose(f);
 	assert_true(w.n == 4 && st.malformed == 0);
 	assert_true(w.ts[0] == 3000050000ULL && w.ts[1] == 3000100000ULL &&

@@ -8,7 +8,6 @@
 #include "util/linereader.h"
 #include "util/macro.h"
 #include "util/parse-num.h"
-#include "order.h"
 #include "text.h"
 
 
@@ -1822,8 +1821,6 @@ int ktrace_text_read_file(FILE *f, const char *path,
 			   struct ktrace_stats *ret_stats, struct kt_err *reterr)
 {
 	struct ktrace_parser *p;
-	struct ktrace_reorder *o = NULL;
-	struct ktrace_stats st;
 	struct linereader lr;
 	char *line;
 	size_t len;
@@ -1832,46 +1829,38 @@ int ktrace_text_read_file(FILE *f, const char *path,
 	r = ktrace_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
-	r = ktrace_reorder_new(p, &o);
-	if (r < 0) {
-		ktrace_parser_free(p);
-		return r;
-	}
 	linereader_init(&lr, f, LINE_MAX_LEN);
 	for (;;) {
 		r = linereader_next(&lr, &line, &len);
 		if (r == 0)
 			break;
-		if (r == -E2BIG || r == -EBADMSG) {
-			r = ktrace_reorder_skip_line(o, r == -E2BIG ? "line too long" :
-							  "line contains a NUL byte",
-						      lr.lineno);
-			if (r < 0) {
-				kt_err_set(reterr, path, lr.lineno, "event handler failed");
-				goto out;
-			}
+		if (r == -E2BIG) {
+			ktrace_parser_skip_line(p, "line too long");
+			continue;
+		}
+		if (r == -EBADMSG) {
+			ktrace_parser_skip_line(p, "line contains a NUL byte");
 			continue;
 		}
 		if (r < 0) {
 			kt_err_set(reterr, path, lr.lineno, "read error");
 			goto out;
 		}
-		r = ktrace_reorder_feed(o, line, len, lr.lineno);
+		r = ktrace_parser_feed(p, line, len);
 		if (r < 0) {
 			kt_err_set(reterr, path, lr.lineno, "event handler failed");
 			goto out;
 		}
 	}
-	r = ktrace_reorder_finish(o, &st);
+	r = ktrace_parser_finish(p);
 	if (r < 0) {
 		kt_err_set(reterr, path, lr.lineno, "event handler failed");
 		goto out;
 	}
 	if (ret_stats)
-		*ret_stats = st;
+		*ret_stats = p->stats;
 out:
 	linereader_done(&lr);
-	ktrace_reorder_free(o);
 	ktrace_parser_free(p);
 	return r;
 }
