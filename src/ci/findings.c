@@ -1043,6 +1043,11 @@ int ci_trace_attempt(struct ci_findings *c, const struct ledger *l, const struct
 		return 0;
 	ev.first = a->start_line;
 	ev.last = a->complete ? a->end_line : 0;
+	/* read in time order, a call that moved CPU may end on a line before its start */
+	if (ev.last && ev.first > ev.last) {
+		ev.last = ev.first;
+		ev.first = a->end_line;
+	}
 	if (!ev.first)
 		ev.first = ev.last ? ev.last : 1;
 	if (a->measured) {

@@ -349,6 +349,30 @@ void collect_trace_order_warn(const char *path, const struct ktrace_order *ord)
 			 (unsigned long long)ord->back_steps);
 }
 
+/*
+ * One ktrace_order_fwrap() could not sort (compressed, a pipe, too big) went through the
+ * text reader's window: what it put in order, and what came too late for it
+ */
+void collect_trace_window_warn(const char *path, const struct ktrace_stats *st,
+			       uint64_t back_steps_read)
+{
+	if (st->late)
+		log_warn("'%s':%llu: the trace goes back in time here further than the reader "
+			 "holds lines to put in order, %llu time(s) in all: load attempts may be "
+			 "paired wrong", path, (unsigned long long)st->late_line,
+			 (unsigned long long)st->late);
+	else if (st->back_steps)
+		log_warn("'%s': the trace goes back in time %llu time(s) (per-CPU trace files "
+			 "one after another?): read in time order", path,
+			 (unsigned long long)st->back_steps);
+	else if (back_steps_read)
+		/* a reader without the window */
+		log_warn("'%s': the trace goes back in time %llu time(s) (per-CPU trace "
+			 "files one after another?) and was read in its order: load "
+			 "attempts may be paired wrong", path,
+			 (unsigned long long)back_steps_read);
+}
+
 void collect_warn_repeated(const char *path, size_t n, unsigned int line)
 {
 	if (n)
@@ -609,12 +633,10 @@ static int read_into(struct collect_lookup *lk, bool idempotent_finit,
 			log_error("trace '%s': %s", in->trace_path, strerror(-r));
 			return r;
 		}
-		/* one ktrace_order_fwrap() could not sort: compressed, a pipe, too big */
-		if (c.trace_back_steps)
-			log_warn("'%s': the trace goes back in time %llu time(s) (per-CPU trace "
-				 "files one after another?) and was read in its order: load "
-				 "attempts may be paired wrong", in->trace_path,
-				 (unsigned long long)c.trace_back_steps);
+		/* ci notes a trace that goes back itself; what the window could not fix, not */
+		if (!each || ret->trace_stats.late)
+			collect_trace_window_warn(in->trace_path, &ret->trace_stats,
+						  c.trace_back_steps);
 	}
 	r = ledger_finish(ret->ledger);
 	if (r >= 0 && each)

@@ -89,6 +89,12 @@ void collect_modindex_config_warn(const struct modindex *idx);
 /* The warning for a trace ktrace_order_fwrap() read sorted; nothing for another */
 struct ktrace_order;
 void collect_trace_order_warn(const char *path, const struct ktrace_order *ord);
+/*
+ * The warning for a trace read through the text reader's reorder window (@st: its
+ * stats), or, for a reader without one, that it went back @back_steps_read times
+ */
+void collect_trace_window_warn(const char *path, const struct ktrace_stats *st,
+			       uint64_t back_steps_read);
 
 /*
  * A table of the root that listed a module or an address range again (@n lines, the

@@ -228,13 +228,16 @@ static int raw_page(void *userdata, unsigned int cpu, const void *page, size_t l
 }
 
 /*
- * Reads the pages the buffers hold now, at most @max_pages a CPU. What is a second older
- * than the newest event goes to the spool: every CPU has been read since it happened.
+ * Reads the pages the buffers hold now, at most @max_pages a CPU. What is older than
+ * anything before this round, and a second older than the newest event, goes to the
+ * spool: every CPU has been read since it happened.
  */
 static int drain_raw(struct live_session *lv, unsigned int max_pages, bool all)
 {
-	int r = ktrace_raw_read(lv->rr, raw_page, lv, max_pages);
+	int r;
 
+	raw_stream_round(lv->rs);
+	r = ktrace_raw_read(lv->rr, raw_page, lv, max_pages);
 	if (r < 0)
 		return r;
 	/* a sink takes the events when its reader asks (live_pull_events()), but the last */

@@ -442,11 +442,25 @@ if mine; then
 	want=$(py show "$T/inorder.json" "$sum")
 	got=$(py show "$T/out" "$sum")
 	[ "$got" = "$want" ] || ts_fail "per-CPU trace: attempts, failed, waste $got, in time order $want"
-	# compressed it cannot be sorted before reading: a warning all the same
+	# compressed it cannot be sorted before reading: the reader's window puts it in time
+	# order, call by call as the trace sorted whole, and says so
+	calls='[(a["module"], a["pid"], a["start"], a["ret"], a["outcome"]) for a in d["attempts"]]'
+	want=$(py show "$T/out" "$calls")
 	zstd -qc "$T/percpu.trace" >"$T/percpu.trace.zst"
 	hrun --root "$FIX" report --no-log --trace "$T/percpu.trace.zst" -j
 	expect_run "per-CPU trace, compressed: report" 0 \
-		"percpu.trace.zst': the trace goes back in time 1 time(s)"
+		"percpu.trace.zst': the trace goes back in time 1 time(s) (per-CPU trace files one after another?): read in time order"
+	got=$(py show "$T/out" "$calls")
+	[ "$got" = "$want" ] || ts_fail "per-CPU trace, compressed: attempts differ from the trace sorted whole"
+	# further back than the window holds (40000 later lines between): a warning with
+	# the count and the first line, not a silent pairing
+	awk 'BEGIN { for (i = 0; i < 40000; i++)
+		printf "          filler-1       [000] .....    %d.%06d: tracing_mark_write: filler\n", 20 + int(i / 1000000), i % 1000000 }' >"$T/filler.part"
+	{ sed -n '/^#/p' "$ft" | head -12; cat "$T/cpu0.part" "$T/filler.part" "$T/cpu1.part"; } | zstd -qc >"$T/far.trace.zst"
+	n1=$(grep -c '^ *[^ ].*\[001\] .* [0-9]*\.[0-9]*: ' "$T/cpu1.part")
+	hrun --root "$FIX" report --no-log --trace "$T/far.trace.zst" -j
+	expect_run "per-CPU trace, far apart: report" 0 \
+		"far.trace.zst':$(($(wc -l <"$T/cpu0.part") + 40013)): the trace goes back in time here further than the reader holds lines to put in order, $n1 time(s) in all"
 	# ci reads it as it comes (its evidence lines are the file's): a warning
 	hrun ci "$T/percpu.trace"
 	expect_run "per-CPU trace: ci" 0 "percpu.trace':"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sources/trace/order.h"
 #include "sources/trace/read.h"
 #include "sources/trace/text.h"
 
@@ -1075,6 +1076,84 @@ static int count_event(void *userdata, const struct ktrace_event *ev)
 }
 
 /* Live: the last event of a quiet CPU goes out once newer ones are far enough ahead */
+/* snd_hda_codec's request: its modalias text ends in '\n', which the trace prints as is */
+static const char request_newline[] =
+	"     kworker/1:2-88      [001] .....     3.412771: module_request: hdaudio:v1AF40022r00100101a01\n"
+	" wait=1 call_site=hda_codec_driver_probe+0x8b/0x1c0 [snd_hda_codec]\n"
+	"     kworker/1:2-88      [001] .....     3.412903: module_request: hdaudio:v1AF40022r00100101a01\n"
+	"     kworker/1:2-88      [001] .....     3.413020: module_request: snd-hda-codec-generic "
+	"wait=1 call_site=hda_codec_driver_probe+0x8b/0x1c0 [snd_hda_codec]\n";
+
+struct requests {
+	char name[4][64];
+	unsigned int line[4];
+	bool wait[4];
+	char site[4][48];
+	size_t n;
+	unsigned int bad_line[4];
+	size_t n_bad;
+};
+
+static int request_event(void *userdata, const struct ktrace_event *ev)
+{
+	struct requests *q = userdata;
+	const struct ktrace_module_request *r = &ev->module_request;
+
+	if (ev->kind != KTRACE_EV_MODULE_REQUEST || q->n >= 4)
+		return 0;
+	snprintf(q->name[q->n], sizeof(q->name[0]), "%.*s", (int)r->name.len, r->name.s);
+	snprintf(q->site[q->n], sizeof(q->site[0]), "%.*s", (int)r->call_site.sym.len,
+		 r->call_site.sym.s);
+	q->wait[q->n] = r->wait;
+	q->line[q->n++] = ev->line;
+	return 0;
+}
+
+static void request_bad(void *userdata, const struct kt_err *err)
+{
+	struct requests *q = userdata;
+
+	if (q->n_bad < 4)
+		q->bad_line[q->n_bad] = err->line;
+	q->n_bad++;
+}
+
+static void test_request_name_newline(void **state)
+{
+	static const struct ktrace_parser_ops ops = { .event = request_event,
+						      .bad_line = request_bad };
+	struct requests q = { 0 };
+	struct ktrace_parser *p;
+
+	(void)state;
+	assert_int_equal(ktrace_parser_new("trace", &ops, &q, &p), 0);
+	assert_int_equal(feed_text(p, request_newline), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	/* the first, joined across its line break, keeps the '\n' of its name */
+	assert_true(q.n == 2);
+	assert_string_equal(q.name[0], "hdaudio:v1AF40022r00100101a01\n");
+	assert_true(q.wait[0]);
+	assert_string_equal(q.site[0], "hda_codec_driver_probe");
+	assert_int_equal(q.line[0], 1);
+	/* one cut off (the next line an event of its own): bad at its own line, not joined */
+	assert_true(q.n_bad == 1);
+	assert_int_equal(q.bad_line[0], 3);
+	assert_int_equal(ktrace_parser_stats(p)->malformed, 1);
+	assert_string_equal(q.name[1], "snd-hda-codec-generic");
+	assert_int_equal(q.line[1], 4);
+	ktrace_parser_free(p);
+
+	/* cut off at the end of the trace: bad, not lost */
+	memset(&q, 0, sizeof(q));
+	assert_int_equal(ktrace_parser_new("trace", &ops, &q, &p), 0);
+	assert_int_equal(feed_text(p, "     kworker/1:2-88      [001] .....     3.412903: "
+				      "module_request: hdaudio:v1AF40022r00100101a01\n"), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
+	assert_true(q.n == 0 && q.n_bad == 1);
+	assert_int_equal(q.bad_line[0], 1);
+}
+
 static void test_parser_flush_older(void **state)
 {
 	static const char *const lines[] = {
@@ -1103,6 +1182,137 @@ static void test_parser_flush_older(void **state)
 	ktrace_parser_free(p);
 }
 
+/* --- the reorder window of the text reader ------------------------------------------ */
+
+struct seen {
+	uint64_t ts[8];
+	unsigned int line[8];
+	size_t n, all;
+	uint64_t last_ns;
+	size_t back;
+};
+
+static int seen_event(void *userdata, const struct ktrace_event *ev)
+{
+	struct seen *w = userdata;
+
+	if (w->n < 8) {
+		w->ts[w->n] = ev->ts_ns;
+		w->line[w->n++] = ev->line;
+	}
+	w->back += w->all++ && ev->ts_ns < w->last_ns;
+	w->last_ns = ev->ts_ns;
+	return 0;
+}
+
+/* debian-6.12-xz's lines, CPU 1's request written after CPU 0's later finit_module */
+static const char slightly_back[] =
+	"# tracer: nop\n"
+	"           storm-207     [000] ...1.    14.446100: sys_finit_module(fd: 3, uargs: 4a3195, flags: 0)\n"
+	"           storm-208     [001] .....    14.446452: module_request: "
+	"net-pf-2-proto-132 wait=1 call_site=inet_create+0x2f5/0x3a0\n"
+	"           storm-207     [000] .....    14.446300: alloc_vmap_area: va_start: "
+	"18446692164742389760 size=4222976 align=1 vstart=0xffffd0ca00000000 "
+	"vend=0xffffefca00000000 failed=0\n"
+	"           storm-207     [000] .....    14.446310: <stack trace>\n"
+	" => alloc_vmap_area\n"
+	" => __do_sys_finit_module\n"
+	"           storm-207     [000] ...1.    14.446900: sys_finit_module -> 0x0\n";
+
+static void test_reorder_window(void **state)
+{
+	static const struct ktrace_parser_ops ops = { .event = seen_event };
+	struct seen w = { 0 };
+	struct ktrace_stats st;
+	struct kt_err err = { 0 };
+	FILE *f = fmemopen((void *)slightly_back, sizeof(slightly_back) - 1, "r");
+	char *big = NULL;
+	size_t big_len = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(ktrace_events_read_file(f, "t", &ops, &w, &st, &err), 0);
+	fclose(f);
+	/* in time order, each with its own line of the input, the stack with its event */
+	assert_true(w.n == 4);
+	assert_true(w.back == 0);
+	assert_int_equal(w.line[0], 2);
+	assert_int_equal(w.line[1], 4);
+	assert_int_equal(w.line[2], 3);
+	assert_int_equal(w.line[3], 8);
+	assert_int_equal(st.stacks, 1);
+	assert_true(st.back_steps == 1 && st.late == 0 && st.late_line == 0);
+
+	/* further back than the window holds: out as it came, counted, its line named */
+	f = open_memstream(&big, &big_len);
+	assert_non_null(f);
+	for (unsigned int i = 0; i <= KTRACE_REORDER_RECORDS; i++)
+		fprintf(f, "         kmodtop-99      [000] .....    20.%06u: tracing_mark_write: x\n", i);
+	fputs("           storm-207     [000] ...1.    14.446900: sys_finit_module -> 0x0\n", f);
+	fclose(f);
+	memset(&w, 0, sizeof(w));
+	f = fmemopen(big, big_len, "r");
+	assert_non_null(f);
+	assert_int_equal(ktrace_events_read_file(f, "t", &ops, &w, &st, &err), 0);
+	fclose(f);
+	free(big);
+	assert_true(w.all == KTRACE_REORDER_RECORDS + 2);
+	assert_true(w.back == 1);
+	assert_true(st.back_steps == 1 && st.late == 1);
+	assert_int_equal(st.late_line, KTRACE_REORDER_RECORDS + 2);
+}
+
+/* A trace sorted whole: the request cut by its name's newline keeps its own place */
+static void test_order_cut_request(void **state)
+{
+	static const char text[] =
+		"     kworker/1:2-88      [001] .....     3.000100: module_free: snd_hwdep\n"
+		"     kworker/1:2-88      [001] .....     3.000300: module_request: hdaudio:v1AF40022r00100101a01\n"
+		" wait=1 call_site=hda_codec_driver_probe+0x8b/0x1c0 [snd_hda_codec]\n"
+		"           udevd-90      [000] .....     3.000050: module_free: snd_pcm\n"
+		"           udevd-90      [000] .....     3.000200: module_free: snd_timer\n";
+	static const struct ktrace_parser_ops ops = { .event = seen_event };
+	char path[] = "/tmp/kmodtop-order-XXXXXX";
+	struct ktrace_order ord;
+	struct seen w = { 0 };
+	struct ktrace_stats st;
+	struct kt_err err = { 0 };
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(ktrace_order_fwrap(&f, &ord), 0);
+	assert_true(ord.sorted && ord.back_steps == 1);
+	/* sorted whole, before any reader: the request last, its fields right after it */
+	{
+		char line[256];
+		unsigned int n = 0;
+
+		while (fgets(line, sizeof(line), f)) {
+			n++;
+			if (n == 4)
+				assert_non_null(strstr(line, "3.000300: module_request"));
+			if (n == 5)
+				assert_true(strncmp(line, " wait=1 ", 8) == 0);
+		}
+		assert_int_equal(n, 5);
+		fclose(f);
+		f = fopen(path, "r");
+	}
+	assert_int_equal(ktrace_events_read_file(f, "t", &ops, &w, &st, &err), 0);
+	fclose(f);
+	assert_true(w.n == 4 && st.malformed == 0);
+	assert_true(w.ts[0] == 3000050000ULL && w.ts[1] == 3000100000ULL &&
+		    w.ts[2] == 3000200000ULL && w.ts[3] == 3000300000ULL);
+	assert_true(st.by_kind[KTRACE_EV_MODULE_REQUEST] == 1);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1123,6 +1333,9 @@ int main(void)
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_fixture_traces),
 		cmocka_unit_test(test_parser_flush_older),
+		cmocka_unit_test(test_request_name_newline),
+		cmocka_unit_test(test_reorder_window),
+		cmocka_unit_test(test_order_cut_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

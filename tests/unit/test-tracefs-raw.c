@@ -53,6 +53,7 @@ struct cpu_recs {
 
 struct page {
 	unsigned int cpu;
+	unsigned long long first_ts, last_ts;
 	size_t len;
 	unsigned char data[PAGE];
 };
@@ -291,6 +292,7 @@ static struct page *page_new(struct ctx *c, unsigned int cpu, unsigned long long
 	pg = &c->pages[c->npages++];
 	memset(pg, 0, sizeof(*pg));
 	pg->cpu = cpu;
+	pg->first_ts = ts;
 	memcpy(pg->data, &ts, 8);
 	pg->len = HDR;
 	return pg;
@@ -352,6 +354,7 @@ static void lay_out(struct ctx *c)
 			memcpy(pg->data + pg->len, r->data, (size_t)r->size);
 			pg->len += (size_t)r->size;
 			prev = r->ts;
+			pg->last_ts = r->ts;
 			/* the last page of a CPU is the part-full one live mode reads */
 		}
 		if (pg)
@@ -445,7 +448,52 @@ static void feed_pages(struct ctx *c, struct raw_stream *rs, unsigned int per_ro
 	free(behind);
 }
 
-static void run(unsigned int per_round)
+/*
+ * Rounds as a busy machine makes them: CPU 1 read, then CPU 0 read @lag ns later (its
+ * events of that time already there), each drained; the next round only after all that
+ * was read was written. CPU 1's events of the lag come a round later, older than much
+ * of what CPU 0 gave.
+ */
+static void feed_slow_rounds(struct ctx *c, struct raw_stream *rs, unsigned long long lag)
+{
+	bool *behind = calloc(c->ncpus, sizeof(*behind));
+	bool *fed = calloc(c->npages, sizeof(*fed));
+	unsigned long long at = 0, newest = 0;
+	size_t left = c->npages;
+
+	assert_non_null(behind);
+	assert_non_null(fed);
+	assert_true(c->ncpus == 2);
+	while (left) {
+		raw_stream_round(rs);
+		for (unsigned int k = 0; k < 2; k++) {
+			unsigned int cpu = 1 - k;
+			unsigned long long read_at = at + k * lag;
+
+			for (size_t i = 0; i < c->npages; i++) {
+				struct page *pg = &c->pages[i];
+
+				if (fed[i] || pg->cpu != cpu)
+					continue;
+				if (pg->first_ts >= read_at)
+					break;
+				assert_int_equal(raw_stream_page(rs, cpu, pg->data, pg->len), 0);
+				fed[i] = true;
+				left--;
+				if (pg->last_ts > newest)
+					newest = pg->last_ts;
+			}
+		}
+		assert_int_equal(raw_stream_flush(rs, 0.05, behind), 0);
+		/* the next round begins once what was read had been written */
+		at = (newest > at ? newest : at) + lag / 4 + 1;
+	}
+	assert_int_equal(raw_stream_flush(rs, -1, NULL), 0);
+	free(fed);
+	free(behind);
+}
+
+static void run(unsigned int per_round, unsigned long long lag)
 {
 	struct tracecmd_input *top = tracecmd_open(DAT, TRACECMD_FL_LOAD_NO_PLUGINS), *h;
 	struct ktrace_parser_ops pops = { .event = text_event };
@@ -477,7 +525,10 @@ static void run(unsigned int per_round)
 	trace_seq_init(&c.seq);
 	assert_int_equal(ktrace_parser_new("spool", &pops, &c, &c.tp), 0);
 	assert_int_equal(raw_stream_new(c.tep, dat_comm, c.tep, c.ncpus, &ops, &c, &rs), 0);
-	feed_pages(&c, rs, per_round);
+	if (lag)
+		feed_slow_rounds(&c, rs, lag);
+	else
+		feed_pages(&c, rs, per_round);
 	assert_int_equal(ktrace_parser_finish(c.tp), 0);
 
 	/* in time order across the CPUs, though each CPU was read in turn */
@@ -536,12 +587,18 @@ static void run(unsigned int per_round)
 
 static void test_one_page_a_round(void **state)
 {
-	run(1);
+	run(1, 0);
 }
 
 static void test_many_pages_a_round(void **state)
 {
-	run(16);
+	run(16, 0);
+}
+
+/* a round that takes half a second between CPUs: what it read is still merged in order */
+static void test_slow_rounds(void **state)
+{
+	run(0, 500000000ULL);
 }
 
 /* Pages that do not hold what they say: counted, never read past */
@@ -585,6 +642,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_page_a_round),
 		cmocka_unit_test(test_many_pages_a_round),
+		cmocka_unit_test(test_slow_rounds),
 		cmocka_unit_test(test_bad_pages),
 	};
 

@@ -265,6 +265,10 @@ struct ktrace_stats {
 	uint64_t lost_uncounted;	/* LOST lines without a count */
 	int ncpus;			/* from the header, -1 if never seen */
 	int64_t entries, written;	/* from the tracefs header, -1 if never seen */
+	/* text read through a reorder window (order.h): where its time went back */
+	uint64_t back_steps;		/* event lines earlier than one before them */
+	uint64_t late;			/* of those, ones too far back to be put right */
+	uint64_t late_line;		/* the first of those, 1-based; 0 when none */
 };
 
 struct ktrace_parser_ops {

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "event.h"
+
 /*
  * A text trace whose time goes backwards: per-CPU trace files put one after another
  * (per_cpu/cpuN/trace), each in order, the whole not. The ledger pairs a load's events
@@ -31,3 +33,27 @@ struct ktrace_order {
  * pipe, decompressed text) is left as it is, unchecked. 0 or -ENOMEM / -errno.
  */
 int ktrace_order_fwrap(FILE **f, struct ktrace_order *ret);
+
+/*
+ * For a text trace that cannot be sorted whole (compressed, a pipe, too big): a bounded
+ * window of its records (an event line with the lines after it), let out to the parser
+ * oldest first once the window is full, so lines slightly out of time order come out
+ * in order. A record older than one already let out is too late: it goes out as it is,
+ * counted in the parser's stats (back_steps, late, late_line) for a warning. Lines keep
+ * their numbers in the input.
+ */
+#define KTRACE_REORDER_RECORDS 32768
+#define KTRACE_REORDER_BYTES (4u << 20)
+
+struct ktrace_parser;
+struct ktrace_reorder;
+
+int ktrace_reorder_new(struct ktrace_parser *p, struct ktrace_reorder **ret);
+struct ktrace_reorder *ktrace_reorder_free(struct ktrace_reorder *o);
+/* Line @lineno of the input (without its newline). 0, or the parser's error. */
+int ktrace_reorder_feed(struct ktrace_reorder *o, const char *line, size_t len,
+			 unsigned int lineno);
+/* Line @lineno was refused by the reader (@what: static text), in its place */
+int ktrace_reorder_skip_line(struct ktrace_reorder *o, const char *what, unsigned int lineno);
+/* Lets everything out, then finishes the parser. Fills its stats' order counts. */
+int ktrace_reorder_finish(struct ktrace_reorder *o, struct ktrace_stats *ret_stats);

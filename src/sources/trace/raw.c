@@ -187,6 +187,9 @@ struct raw_stream {
 	void *userdata;
 	struct ktrace_stats st;
 	uint64_t newest;		/* ns */
+	/* the newest before the last round of reads began (raw_stream_round()) */
+	uint64_t round_mark;
+	bool rounds;
 };
 
 int raw_stream_new(struct tep_handle *tep, ktrace_comm_fn comm, void *comm_userdata,
@@ -536,6 +539,12 @@ int raw_stream_page(struct raw_stream *s, unsigned int cpu, const void *data, si
 	return r;
 }
 
+void raw_stream_round(struct raw_stream *s)
+{
+	s->round_mark = s->newest;
+	s->rounds = true;
+}
+
 int raw_stream_flush(struct raw_stream *s, double age, const bool *behind)
 {
 	uint64_t margin = age > 0 ? (uint64_t)(age * 1e9) : 0, until;
@@ -543,6 +552,14 @@ int raw_stream_flush(struct raw_stream *s, double age, const bool *behind)
 	if (age < 0)
 		return emit(s, true, 0);
 	until = s->newest > margin ? s->newest - margin : 0;
+	/*
+	 * A CPU drained in the last round can only give events written after it was read,
+	 * so after the round began: newer than anything seen before it. Newer ones may
+	 * still come from a CPU read before a later one's events were written, however
+	 * long the round took (a busy boot: seconds).
+	 */
+	if (s->rounds && s->round_mark < until)
+		until = s->round_mark;
 	for (unsigned int c = 0; behind && c < s->ncpus; c++)
 		if (behind[c] && s->cpus[c].last < until)
 			until = s->cpus[c].last;

@@ -76,9 +76,15 @@ struct raw_stream *raw_stream_free(struct raw_stream *s);
 /* Decodes @page of @cpu; nothing is emitted before raw_stream_flush(). 0 or -errno. */
 int raw_stream_page(struct raw_stream *s, unsigned int cpu, const void *page, size_t len);
 /*
+ * Before each round of reads of every CPU's buffer: from then on, raw_stream_flush()
+ * lets out only what is older than the newest event decoded before the round began.
+ */
+void raw_stream_round(struct raw_stream *s);
+/*
  * Emits, in time order, the events more than @age seconds older than the newest one
- * decoded, and not newer than the last of a CPU @behind says was not drained (NULL:
- * none); @age < 0: everything (the end). 0 or -errno.
+ * decoded (and, given rounds, older than the newest before the last round began), and
+ * not newer than the last of a CPU @behind says was not drained (NULL: none); @age < 0:
+ * everything (the end). 0 or -errno.
  */
 int raw_stream_flush(struct raw_stream *s, double age, const bool *behind);
 const struct ktrace_stats *raw_stream_stats(const struct raw_stream *s);

@@ -3,10 +3,75 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "util/linereader.h"
 #include "util/macro.h"
+#include "order.h"
 #include "read.h"
 #include "text.h"
 #include "tracedat.h"
+
+/*
+ * Text, through the reorder window (order.h): a trace slightly out of time order comes
+ * out in order, whatever it is read from
+ */
+static int text_read_in_order(FILE *f, const char *path, const struct ktrace_parser_ops *ops,
+			      void *userdata, struct ktrace_stats *ret_stats,
+			      struct kt_err *reterr)
+{
+	struct ktrace_parser *p;
+	struct ktrace_reorder *o = NULL;
+	struct ktrace_stats st;
+	struct linereader lr;
+	char *line;
+	size_t len;
+	int r;
+
+	r = ktrace_parser_new(path, ops, userdata, &p);
+	if (r < 0)
+		return r;
+	r = ktrace_reorder_new(p, &o);
+	if (r < 0) {
+		ktrace_parser_free(p);
+		return r;
+	}
+	linereader_init(&lr, f, LINEREADER_DEFAULT_MAX);
+	for (;;) {
+		r = linereader_next(&lr, &line, &len);
+		if (r == 0)
+			break;
+		if (r == -E2BIG || r == -EBADMSG) {
+			r = ktrace_reorder_skip_line(o, r == -E2BIG ? "line too long" :
+							  "line contains a NUL byte",
+						      lr.lineno);
+			if (r < 0) {
+				kt_err_set(reterr, path, lr.lineno, "event handler failed");
+				goto out;
+			}
+			continue;
+		}
+		if (r < 0) {
+			kt_err_set(reterr, path, lr.lineno, "read error");
+			goto out;
+		}
+		r = ktrace_reorder_feed(o, line, len, lr.lineno);
+		if (r < 0) {
+			kt_err_set(reterr, path, lr.lineno, "event handler failed");
+			goto out;
+		}
+	}
+	r = ktrace_reorder_finish(o, &st);
+	if (r < 0) {
+		kt_err_set(reterr, path, lr.lineno, "event handler failed");
+		goto out;
+	}
+	if (ret_stats)
+		*ret_stats = st;
+out:
+	linereader_done(&lr);
+	ktrace_reorder_free(o);
+	ktrace_parser_free(p);
+	return r;
+}
 
 int ktrace_events_read_file(FILE *f, const char *path,
 			     const struct ktrace_parser_ops *ops, void *userdata,
@@ -19,7 +84,7 @@ int ktrace_events_read_file(FILE *f, const char *path,
 	if (fd >= 0 && pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
 	    tracedat_sniff(head, sizeof(head)) && ftell(f) == 0)
 		return tracedat_read_fd(fd, path, ops, userdata, ret_stats, reterr);
-	return ktrace_text_read_file(f, path, ops, userdata, ret_stats, reterr);
+	return text_read_in_order(f, path, ops, userdata, ret_stats, reterr);
 }
 
 int ktrace_events_read(const struct kt_root *root, const char *relpath,

@@ -19,6 +19,8 @@
 /*
  * Reads a whole trace. 0, or -errno; *reterr filled for I/O errors. Bad lines do
  * not fail the read: they go to ops->bad_line and the stats. @ret_stats may be NULL.
+ * Text goes through a bounded reorder window (order.h): its stats say where its time
+ * went back, and how often too far for the window.
  */
 int ktrace_events_read_file(FILE *f, const char *path,
 			     const struct ktrace_parser_ops *ops, void *userdata,

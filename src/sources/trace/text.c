@@ -23,6 +23,15 @@
 #define PENDING_MAX 64
 /* CPUs whose latest pending event is tracked by number (others are searched for) */
 #define CPU_LAST_MAX 512
+/*
+ * A module request's name is printed as it is, so a name with a newline in it (the
+ * "hdaudio:v...\n" snd_hda_codec asks for) breaks its line: the rest follows on lines
+ * of their own. A request name fits in MODULE_NAME_LEN bytes, so a few short lines.
+ */
+#define JOIN_LINES_MAX 8
+#define JOIN_LEN_MAX 4096
+
+static const char request_without_wait[] = "module_request without name or wait=";
 
 static const char *const kind_names[KTRACE_EV__MAX] = {
 	[KTRACE_EV_UNKNOWN] = "unknown",
@@ -423,7 +432,7 @@ static int decode_module_request(struct ktrace_event *ev, const char *f, const c
 	end = rtrim(f, end);
 	w = rfind(f, end, " wait=");
 	if (!w || w == f) {
-		*what = "module_request without name or wait=";
+		*what = request_without_wait;
 		return -EINVAL;
 	}
 	r->name = mkstr(f, w);
@@ -1294,6 +1303,27 @@ int ktrace_parse_line(const char *line, size_t len, struct ktrace_line *ret_line
 	return -EINVAL;
 }
 
+bool ktrace_line_time(const char *line, size_t len, uint64_t *ret_ns, bool *ret_decoded)
+{
+	struct ktrace_line l;
+	struct ktrace_event ev = { 0 };
+	const char *what;
+
+	*ret_decoded = false;
+	if (ktrace_parse_line(line, len, &l, &what) == 0) {
+		if (l.kind != KTRACE_LINE_EVENT || l.ev.kind == KTRACE_EV_LOST)
+			return false;
+		*ret_ns = l.ev.ts_ns;
+		*ret_decoded = true;
+		return true;
+	}
+	/* a known event whose fields do not decode (a request cut by its name's newline) */
+	if (memchr(line, '\0', len) || !parse_context(line, line + len, &ev))
+		return false;
+	*ret_ns = ev.ts_ns;
+	return true;
+}
+
 /* --- the push parser ---------------------------------------------------------------- */
 
 struct frame_ref {
@@ -1331,6 +1361,10 @@ struct ktrace_parser {
 	char *scratch;		/* the line being parsed */
 	int cpu_last[CPU_LAST_MAX];	/* ring index + 1 of each CPU's latest entry */
 	size_t scratch_cap;
+	/* a module request whose name ran onto the next lines: its lines so far, joined */
+	char *held;
+	size_t held_len, held_cap;
+	unsigned int held_lineno, held_lines;
 };
 
 int ktrace_parser_new(const char *path, const struct ktrace_parser_ops *ops,
@@ -1368,6 +1402,7 @@ struct ktrace_parser *ktrace_parser_free(struct ktrace_parser *p)
 		free(p->ring[i].frames);
 	}
 	free(p->scratch);
+	free(p->held);
 	free(p->path);
 	free(p);
 	return NULL;
@@ -1377,6 +1412,8 @@ const struct ktrace_stats *ktrace_parser_stats(const struct ktrace_parser *p)
 {
 	return &p->stats;
 }
+
+static int release_held(struct ktrace_parser *p);
 
 static void report(struct ktrace_parser *p, unsigned int lineno, const char *what)
 {
@@ -1394,8 +1431,15 @@ static void bad_line(struct ktrace_parser *p, const char *what)
 	report(p, p->lineno, what);
 }
 
+void ktrace_parser_set_line(struct ktrace_parser *p, unsigned int lineno)
+{
+	p->lineno = lineno ? lineno - 1 : 0;
+}
+
 void ktrace_parser_skip_line(struct ktrace_parser *p, const char *what)
 {
+	/* the held request goes through first; only -ENOMEM could fail it, and it is lost */
+	(void)release_held(p);
 	p->lineno++;
 	p->stats.lines++;
 	p->frame_target = -2;	/* frames after a lost line have lost their event */
@@ -1591,14 +1635,90 @@ static int add_frame(struct ktrace_parser *p, const struct ktrace_frame *fr)
 	return 0;
 }
 
+static int hold_append(struct ktrace_parser *p, const char *line, size_t len, bool first)
+{
+	size_t need = p->held_len + !first + len;
+
+	if (need > p->held_cap) {
+		char *nb = realloc(p->held, need);
+
+		if (!nb)
+			return -ENOMEM;
+		p->held = nb;
+		p->held_cap = need;
+	}
+	if (!first)
+		p->held[p->held_len++] = '\n';
+	memcpy(p->held + p->held_len, line, len);
+	p->held_len += len;
+	p->held_lines++;
+	return 0;
+}
+
+static int feed_line(struct ktrace_parser *p, const char *line, size_t len, bool may_hold);
+
+/* The held lines go through as one line (an event, or a bad line), as of their first line */
+static int release_held(struct ktrace_parser *p)
+{
+	unsigned int now = p->lineno;
+	int r;
+
+	if (!p->held_lines)
+		return 0;
+	p->held_lines = 0;
+	p->lineno = p->held_lineno;
+	r = feed_line(p, p->held, p->held_len, false);
+	p->lineno = now;
+	return r;
+}
+
+/*
+ * A line after a held request: the rest of its name and its fields when it is no line of
+ * its own (" wait=1 call_site=..."). 1: taken; 0: not, the held lines went through.
+ */
+static int continue_held(struct ktrace_parser *p, const char *line, size_t len)
+{
+	struct ktrace_line l;
+	struct ktrace_event ev = { 0 };
+	const char *what;
+	int r;
+
+	if (len > JOIN_LEN_MAX || p->held_len + 1 + len > JOIN_LEN_MAX ||
+	    ktrace_parse_line(line, len, &l, &what) == 0 || memchr(line, '\0', len) ||
+	    parse_context(line, line + len, &ev)) {
+		r = release_held(p);
+		return r < 0 ? r : 0;
+	}
+	r = hold_append(p, line, len, false);
+	if (r < 0)
+		return r;
+	if (ktrace_parse_line(p->held, p->held_len, &l, &what) < 0 &&
+	    what == request_without_wait && p->held_lines < JOIN_LINES_MAX)
+		return 1;	/* more of the name to come */
+	r = release_held(p);
+	return r < 0 ? r : 1;
+}
+
 int ktrace_parser_feed(struct ktrace_parser *p, const char *line, size_t len)
+{
+	int r;
+
+	p->lineno++;
+	p->stats.lines++;
+	if (p->held_lines) {
+		r = continue_held(p, line, len);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	return feed_line(p, line, len, true);
+}
+
+static int feed_line(struct ktrace_parser *p, const char *line, size_t len, bool may_hold)
 {
 	struct ktrace_line l;
 	const char *what;
 	int r, k;
 
-	p->lineno++;
-	p->stats.lines++;
 	if (len > LINE_MAX_LEN) {
 		p->frame_target = -2;
 		bad_line(p, "line too long");
@@ -1609,6 +1729,11 @@ int ktrace_parser_feed(struct ktrace_parser *p, const char *line, size_t len)
 		return r;
 	line = p->scratch;
 	r = ktrace_parse_line(line, len, &l, &what);
+	if (r < 0 && may_hold && what == request_without_wait && len <= JOIN_LEN_MAX) {
+		p->held_len = p->held_lines = 0;
+		p->held_lineno = p->lineno;
+		return hold_append(p, line, len, true);
+	}
 	if (r < 0) {
 		struct ktrace_event ev = {0};
 		const char *end = line + len;
@@ -1680,7 +1805,7 @@ int ktrace_parser_flush_older(struct ktrace_parser *p, double age)
 
 int ktrace_parser_finish(struct ktrace_parser *p)
 {
-	int r = 0, k;
+	int r = release_held(p), k;
 
 	p->frame_target = -1;
 	while (p->count) {
@@ -1739,4 +1864,3 @@ out:
 	ktrace_parser_free(p);
 	return r;
 }
-

@@ -43,6 +43,12 @@ int ktrace_parse_line(const char *line, size_t len, struct ktrace_line *ret_line
 void ktrace_marker_set(struct ktrace_event *ev, const char *text, size_t len);
 bool ktrace_vmap_size_possible(uint64_t size);
 
+/*
+ * The time of an event line (not a LOST line), also of a known event whose fields do not
+ * decode (*@ret_decoded false): what orders the lines. False for any other line.
+ */
+bool ktrace_line_time(const char *line, size_t len, uint64_t *ret_ns, bool *ret_decoded);
+
 /* Splits "sym+0x1c/0x50 [mod]" and friends. Never fails; sym may come out empty. */
 void ktrace_sym_split(const char *s, size_t len, struct ktrace_sym *ret);
 
@@ -62,6 +68,8 @@ struct ktrace_parser *ktrace_parser_free(struct ktrace_parser *p);
  * bad_line and skipped: 0. Negative only for -ENOMEM or the event callback's error.
  */
 int ktrace_parser_feed(struct ktrace_parser *p, const char *line, size_t len);
+/* The next line fed is line @lineno of the input (lines given in another order). */
+void ktrace_parser_set_line(struct ktrace_parser *p, unsigned int lineno);
 /* A line the reader refused (too long, NUL byte): counted and reported as @what. */
 void ktrace_parser_skip_line(struct ktrace_parser *p, const char *what);
 /*
