@@ -45,6 +45,22 @@ while :; do
 	t=$((t + 2))
 done
 log "kmodtop units done after ${t}s of waiting"
+# udev's workers go on loading after the boot counts as finished: wait until udev has
+# settled and the kernel's trace has had no load call for 10 s (at most ~3 min), so
+# that the report and the truth, read one after the other, see the same calls
+T=/sys/kernel/tracing
+[ -e $T/trace ] || mount -t tracefs tracefs $T 2>/dev/null
+udevadm settle --timeout=120 >$O/udev-settle.txt 2>&1
+prev=-1 same=0 q=0
+while [ $same -lt 5 ] && [ $q -lt 90 ]; do
+	cur=$(grep -c ': sys_f*init_module' $T/trace 2>/dev/null)
+	if [ "$cur" = "$prev" ]; then same=$((same + 1)); else same=0; fi
+	prev=$cur
+	sleep 2
+	q=$((q + 1))
+done
+echo "load calls in the trace: $prev, quiet after $((q * 2)) s" >$O/quiet.txt
+log "$(cat $O/quiet.txt)"
 uname -r >$O/uname-r
 cat /proc/cmdline >$O/cmdline
 cat /proc/sys/kernel/random/boot_id >$O/boot_id
@@ -65,20 +81,6 @@ journalctl -b --no-pager -o short-monotonic >$O/journal.txt 2>&1
 systemd-analyze time >$O/analyze-time.txt 2>&1
 systemd-analyze blame --no-pager >$O/analyze-blame.txt 2>&1
 systemd-analyze security --no-pager $units >$O/analyze-security.txt 2>&1
-# the truth: the kernel's trace of the boot, read before anything else touches tracing
-T=/sys/kernel/tracing
-[ -e $T/trace ] || mount -t tracefs tracefs $T 2>/dev/null
-mkdir -p $O/tracing
-cp $T/trace $O/tracing/trace 2>/dev/null
-for f in set_event kprobe_events trace_options buffer_size_kb trace_clock tracing_on; do
-	cat $T/$f >$O/tracing/$f 2>&1
-done
-for d in $T/per_cpu/cpu*; do
-	echo "== ${d##*/}"
-	cat $d/stats
-done >$O/tracing/per_cpu_stats.txt 2>&1
-ls $T/instances >$O/tracing/instances.txt 2>&1
-cat /proc/modules >$O/modules.txt
 # the bundles: /var/lib/kmodtop as the units left it, /run/kmodtop if anything is there
 mkdir -p $O/bundles
 for d in /var/lib/kmodtop /run/kmodtop; do
@@ -96,6 +98,18 @@ for b in /var/lib/kmodtop/boot-* /run/kmodtop/boot-*; do
 	kmodtop --root "$b" report -j >$O/report$n.json 2>$O/report$n.err
 	echo $? >$O/report$n.rc
 done
+# the truth: the kernel's trace of the boot, read after the reports (the calls both saw)
+mkdir -p $O/tracing
+cp $T/trace $O/tracing/trace 2>/dev/null
+for f in set_event kprobe_events trace_options buffer_size_kb trace_clock tracing_on; do
+	cat $T/$f >$O/tracing/$f 2>&1
+done
+for d in $T/per_cpu/cpu*; do
+	echo "== ${d##*/}"
+	cat $d/stats
+done >$O/tracing/per_cpu_stats.txt 2>&1
+ls $T/instances >$O/tracing/instances.txt 2>&1
+cat /proc/modules >$O/modules.txt
 log "collected; shipping"
 tar -C $C -czf $C/capture.tar.gz out
 size=$(wc -c <$C/capture.tar.gz)

@@ -104,7 +104,8 @@ tar -C "$root" -xf "$tarball"
 	die "the image has no /boot/vmlinuz-$rel and initrd.img-$rel"
 
 # kmodtop as `make install` puts it, its units enabled as a user would
-make -C "$KMODTOP_BUILD" -s install DESTDIR="$root" >&2 || die "make install DESTDIR=$root failed"
+make -C "$KMODTOP_BUILD" -s install DESTDIR="$root" >"$out/make-install.log" 2>&1 ||
+	die "make install DESTDIR=$root failed (see $out/make-install.log)"
 unitfiles=$(cd "$root" && find lib/systemd/system usr/lib/systemd/system usr/local/lib/systemd/system \
 	-maxdepth 1 -name 'kmodtop*.service' 2>/dev/null | sort)
 [ -n "$unitfiles" ] || die "make install put no kmodtop*.service in $root"
