@@ -27,6 +27,8 @@ Checks (each reported, none loosened):
   `units` compares the calls from systemd-udevd's start on (a unit of the root file
   system cannot see what the initramfs loaded), the estimate as the sum of those
   failed attempts' own estimates
+  requests   (words) the report's autoload requests = the trace's module_request
+             events (a name ending in a newline breaks its line: counted by its start)
   estimate   the report's estimate of the failed calls' vmap bytes within 2% of the
              trace's bytes of those calls
 `words` checks `kmodtop report --boot -j` (the global buffer); `units` checks the
@@ -83,6 +85,7 @@ class Truth(measure.Measure):
     def __init__(self):
         super().__init__()
         self.lost = 0
+        self.requests_seen = 0
 
     def line(self, ln):
         m = measure.LINE.match(ln) if not ln.startswith(' => ') else None
@@ -100,6 +103,10 @@ class Truth(measure.Measure):
                 x = NAME.match(body)
                 if x and 'lookup' not in call:
                     call['lookup'] = x.group(1)
+        if m and m.group('body').startswith('module_request: '):
+            # counted by the line's start: a name that ends in a newline breaks the
+            # line, and the rest (wait=, call_site=) comes on the next one
+            self.requests_seen += 1
         if 'LOST' in ln and 'EVENTS' in ln:
             self.lost += 1
         super().line(ln)
@@ -283,6 +290,11 @@ def main(argv):
                   'bundle covers every call from the first udev worker\'s on',
                   '%d calls from %s s' % (sum(late.values()), first),
                   '%s missing (bundle\'s trace from %s s)' % (sum(miss.values()), tf))
+        if mode == 'words':
+            # the truth of `words` has the module events: every module_request kept
+            got_req = (rep.get('load_attempts') or {}).get('autoload_requests')
+            check(got_req == t.requests_seen, 'autoload requests = the trace\'s module_request '
+                  'events', t.requests_seen, got_req)
         wv = (rep.get('load_attempts') or {}).get('wasted_vmap') or {}
         est = wv.get('estimated')
         if window:
