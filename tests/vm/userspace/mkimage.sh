@@ -97,6 +97,16 @@ fi
 
 out=$VM_BUILDDIR/userspace/$rel
 root=$out/root
+# the disk of the last run when nothing that goes into it changed (the boots run from
+# it with -snapshot and leave it as it was)
+stamp=$( { echo "$tarball"; cat "$bin" "$here/collect.sh" "$here/kmt-bed-collect.service" "$0" \
+	"$KMODTOP_BUILD"/systemd/*.service 2>/dev/null; } | sha256sum | cut -c1-32)
+if [ -s "$out/disk.img" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
+	msg "$rel: $out/disk.img is up to date"
+	echo "$out"
+	exit 0
+fi
+rm -f "$out/stamp"
 rm -rf "$root"
 mkdir -p "$root"
 tar -C "$root" -xf "$tarball"
@@ -132,5 +142,6 @@ cp "$root/boot/vmlinuz-$rel" "$out/vmlinuz"
 cp "$root/boot/initrd.img-$rel" "$out/initrd.img"
 rm -f "$out/disk.img"
 mke2fs -q -t ext4 -L kmtbed -d "$root" "$out/disk.img" 3G || die "mke2fs -d failed"
+echo "$stamp" >"$out/stamp"
 msg "$rel: $out/disk.img, units: $(echo $units)"
 echo "$out"
