@@ -314,6 +314,10 @@ def main(argv):
                                len(unnamed_truth), truth_wasted))
     for r in rows:
         print('  %-14s truth %-12s report %s' % r)
+    # for the reader, not a check: what systemd-analyze security makes of the units
+    for ln in (read(os.path.join(out, 'analyze-security.txt'), '') or '').splitlines():
+        if 'Overall exposure level' in ln:
+            print('  ' + ln.lstrip('→ ').strip())
     return report(mode, out)
 
 
