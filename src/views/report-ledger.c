@@ -10,12 +10,6 @@
 #include "util/macro.h"
 #include "report.h"
 
-static const char *errno_name(int err)
-{
-	const char *n = err ? strerrorname_np(err) : NULL;
-
-	return n ? n : "E?";
-}
 
 /* Why some failed calls have a range, not a figure, and what would have sized them */
 static void note_doubts(const struct ledger *l, const struct cost_result *c, struct out *o)
@@ -555,6 +549,7 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 		return r;
 	for (size_t i = 0; i < l->n_attempts && r >= 0; i++) {
 		const struct attempt *a = &l->attempts[i];
+		char ebuf[ATTEMPT_ERRNO_NAME_MAX];
 		const struct autoload_request *rq = a->request >= 0 ? &l->requests[a->request] : NULL;
 		size_t row;
 
@@ -581,7 +576,7 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 			table_set_float(t, row, TCOL_END, a->end);
 			table_set_i64(t, row, TCOL_RET, a->ret);
 			if (r >= 0 && a->err)
-				r = table_set_str(t, row, TCOL_ERRNO, errno_name(a->err));
+				r = table_set_str(t, row, TCOL_ERRNO, attempt_errno_name(a->err, ebuf));
 		}
 		if (r >= 0)
 			r = table_set_str(t, row, TCOL_OUTCOME, attempt_outcome_name(a->outcome));

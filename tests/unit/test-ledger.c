@@ -25,14 +25,14 @@ static int feed(void *userdata, const struct ktrace_event *ev)
 	return ledger_feed_trace(userdata, ev);
 }
 
-static struct ledger *ledger_from_lines_ops(const char *const *lines,
-					    const struct ledger_ops *lops)
+static struct ledger *ledger_from_lines_kernel(const char *const *lines,
+					       const struct ledger_ops *lops, bool idempotent)
 {
 	struct ktrace_parser_ops ops = { .event = feed };
 	struct ktrace_parser *p = NULL;
 	struct ledger *l = NULL;
 
-	assert_int_equal(ledger_new(lops, true, &l), 0);
+	assert_int_equal(ledger_new(lops, idempotent, &l), 0);
 	assert_int_equal(ktrace_parser_new("test", &ops, l, &p), 0);
 	for (size_t i = 0; lines[i]; i++)
 		assert_int_equal(ktrace_parser_feed(p, lines[i], strlen(lines[i])), 0);
@@ -40,6 +40,12 @@ static struct ledger *ledger_from_lines_ops(const char *const *lines,
 	ktrace_parser_free(p);
 	assert_int_equal(ledger_finish(l), 0);
 	return l;
+}
+
+static struct ledger *ledger_from_lines_ops(const char *const *lines,
+					    const struct ledger_ops *lops)
+{
+	return ledger_from_lines_kernel(lines, lops, true);
 }
 
 static struct ledger *ledger_from_lines(const char *const *lines)
@@ -456,6 +462,110 @@ static void test_probe_layout(void **state)
 }
 
 /*
+ * stress-ng --module on 6.12: the instances load one file at once; the stressor's end
+ * signal wakes the idempotent waiters, which return their preset -EINTR (the raw
+ * exit value 0xfffffffffffffffc) while the leader is still loading.
+ */
+static const char *const interrupted_612[] = {
+	"            init-1       [000] .....     8.000000: tracing_mark_write: kmodtop_probes kread name",
+	"  stress-ng-module-501   [000] ...1.    10.000000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 4)",
+	"  stress-ng-module-501   [000] .....    10.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko.xz\"",
+	"  stress-ng-module-502   [001] ...1.    10.010000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 4)",
+	"  stress-ng-module-503   [002] ...1.    10.020000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 4)",
+	"  stress-ng-module-501   [000] .....    10.030000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-502   [001] ...1.    10.050000: sys_finit_module -> 0xfffffffffffffffc",
+	"  stress-ng-module-503   [002] ...1.    10.050100: sys_finit_module -> 0xfffffffffffffffc",
+	"  stress-ng-module-501   [000] .....    10.150000: module_load: hello",
+	"  stress-ng-module-501   [000] ...1.    10.200000: sys_finit_module -> 0x0",
+	/* two loads of different modules at once: the waiter's leader is not told */
+	"   systemd-udevd-601     [000] ...1.    20.000000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-602     [001] ...1.    20.000010: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-601     [000] .....    20.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"aaa.ko.xz\"",
+	"   systemd-udevd-602     [001] .....    20.000110: kmodtop_kread: (kernel_read_file+0x4/0x330) size=6144 id=2 path=\"bbb.ko.xz\"",
+	"   systemd-udevd-603     [002] ...1.    20.001000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-603     [002] ...1.    20.002000: sys_finit_module -> 0xfffffffffffffffc",
+	"   systemd-udevd-601     [000] ...1.    20.100000: sys_finit_module -> 0x0",
+	"   systemd-udevd-602     [001] ...1.    20.100010: sys_finit_module -> 0x0",
+	/* interrupted while reading its own file: no waiter, and not an error of the module */
+	"        modprobe-701     [000] ...1.    30.000000: sys_finit_module(fd: 3, uargs: 4a8b95, flags: 4)",
+	"        modprobe-701     [000] .....    30.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=7168 id=2 path=\"ccc.ko.xz\"",
+	"        modprobe-701     [000] ...1.    30.001000: sys_finit_module -> 0xfffffffffffffffc",
+	NULL
+};
+
+/* 6.1: no idempotent finit; a second load of a module still forming sleeps, ERESTARTSYS */
+static const char *const interrupted_61[] = {
+	"            init-1       [000] .....     8.000000: tracing_mark_write: kmodtop_probes kread name",
+	"  stress-ng-module-801   [000] ...1.    10.000000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-802   [001] ...1.    10.001000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-801   [000] .....    10.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko\"",
+	"  stress-ng-module-802   [001] .....    10.001100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko\"",
+	"  stress-ng-module-801   [000] .....    10.002000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-802   [001] .....    10.003000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-802   [001] ...1.    10.050000: sys_finit_module -> 0xfffffffffffffe00",
+	"  stress-ng-module-801   [000] .....    10.150000: module_load: hello",
+	"  stress-ng-module-801   [000] ...1.    10.200000: sys_finit_module -> 0x0",
+	/* alone: interrupted, whatever it was doing */
+	"  stress-ng-module-803   [001] ...1.    11.000000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-803   [001] .....    11.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko\"",
+	"  stress-ng-module-803   [001] ...1.    11.001000: sys_finit_module -> 0xfffffffffffffe00",
+	NULL
+};
+
+static void test_interrupted(void **state)
+{
+	struct ledger *l = ledger_from_lines(interrupted_612);
+	const struct attempt *a = l->attempts;
+	char buf[ATTEMPT_ERRNO_NAME_MAX];
+	struct cost_kernel k = { .page_size = 4096 };
+	uint64_t b[_VMAP_MAX];
+
+	(void)state;
+	assert_int_equal(l->n_attempts, 7);
+	assert_int_equal(a[0].outcome, OUTCOME_LOADED);
+	for (int i = 1; i <= 2; i++) {
+		assert_int_equal(a[i].err, EINTR);
+		assert_int_equal(a[i].outcome, OUTCOME_WAITER);
+		assert_int_equal(a[i].leader, 0);
+		assert_string_equal(a[i].module, "hello");
+		assert_int_equal(a[i].name_source, NAME_LEADER);
+		/* a waiter allocated nothing */
+		loadpath_from_release("6.12.118", &k.lp);
+		assert_true(cost_estimate_attempt(&k, &a[i], NULL, b));
+		for (int c = 0; c < _VMAP_MAX; c++)
+			assert_int_equal(b[c], 0);
+	}
+	/* 603: a waiter of aaa or of bbb, the trace cannot say which */
+	assert_int_equal(a[5].outcome, OUTCOME_WAITER);
+	assert_int_equal(a[5].leader, -1);
+	assert_null(a[5].module);
+	/* 701 read its file: its own load, interrupted */
+	assert_int_equal(a[6].outcome, OUTCOME_INTERRUPTED);
+	assert_string_equal(attempt_outcome_name(a[6].outcome), "interrupted");
+	assert_string_equal(attempt_errno_name(a[6].err, buf), "EINTR");
+	ledger_free(l);
+
+	l = ledger_from_lines_kernel(interrupted_61, &(struct ledger_ops){ 0 }, false);
+	a = l->attempts;
+	assert_int_equal(l->n_attempts, 3);
+	assert_int_equal(a[1].err, 512);
+	assert_int_equal(a[1].outcome, OUTCOME_DUP_CONCURRENT);
+	assert_string_equal(a[1].module, "hello");
+	assert_int_equal(a[2].outcome, OUTCOME_INTERRUPTED);
+	assert_string_equal(attempt_errno_name(a[1].err, buf), "ERESTARTSYS");
+	ledger_free(l);
+
+	/* the kernel's own codes by name, a number nothing names by its number */
+	assert_string_equal(attempt_errno_name(513, buf), "ERESTARTNOINTR");
+	assert_string_equal(attempt_errno_name(514, buf), "ERESTARTNOHAND");
+	assert_string_equal(attempt_errno_name(516, buf), "ERESTART_RESTARTBLOCK");
+	assert_string_equal(attempt_errno_name(EEXIST, buf), "EEXIST");
+	assert_string_equal(attempt_errno_name(4000, buf), "errno-4000");
+	assert_true(attempt_errno_interrupted(516));
+	assert_false(attempt_errno_interrupted(515));
+}
+
+/*
  * cost_layout_check(): section headers that lie (a 2 GiB sh_size, an sh_size of 2^64 - 1)
  * give a layout no module area holds, or one far from the size the module has loaded
  */
@@ -716,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_probes_late),
 		cmocka_unit_test(test_probe_layout),
+		cmocka_unit_test(test_interrupted),
 		cmocka_unit_test(test_klog_runs),
 		cmocka_unit_test(test_proctab_exit),
 		cmocka_unit_test(test_exits),

@@ -290,6 +290,7 @@ const char *top_outcome_label(enum attempt_outcome o)
 		[OUTCOME_DENIED] = "denied",
 		[OUTCOME_OTHER_ERROR] = "error",
 		[OUTCOME_INCOMPLETE] = "incomplete",
+		[OUTCOME_INTERRUPTED] = "interrupted",
 	};
 	return o < _OUTCOME_MAX && n[o] ? n[o] : "?";
 }
@@ -1307,11 +1308,9 @@ static const char *state_label(const struct mod_acc *a)
 
 static const char *errno_label(int err, char *buf, size_t bufsz)
 {
-	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+	char n[ATTEMPT_ERRNO_NAME_MAX];
 
-	if (n)
-		return n;
-	snprintf(buf, bufsz, "E%d", err);
+	snprintf(buf, bufsz, "%s", attempt_errno_name(err, n));
 	return buf;
 }
 
