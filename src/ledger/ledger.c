@@ -890,6 +890,7 @@ static int on_probe_layout(struct ledger *l, const struct ktrace_event *ev)
 	a = &l->attempts[p->open[o].attempt];
 	a->layout_seen = true;
 	a->layout_size += ev->probe_layout.size;
+	a->layout_areas++;
 	return 0;
 }
 

@@ -95,6 +95,7 @@ struct attempt {
 	int err;			/* positive errno, 0 on success */
 	enum attempt_outcome outcome;
 	unsigned int n_allocs;
+	unsigned int layout_areas;	/* kmodtop_layout events inside the call */
 	char comm[32];			/* the thread that made the syscall, raw bytes */
 	bool complete;
 	bool waiter_by_timing;		/* WAITER inferred from timing, no vmap trace */

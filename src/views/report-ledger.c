@@ -11,20 +11,43 @@
 #include "report.h"
 
 
+/*
+ * What the trace lacks that would have sized the failed calls no module file fits: the
+ * naming probes (name a call, so its file is found), kmodtop_layout (sizes a layout
+ * with no file), the vmalloc tracepoint (counts everything). Only what it really lacks.
+ */
+static void missing_sizing(const struct ledger *l, char *buf, size_t size)
+{
+	const char *what[3];
+	size_t n = 0, off;
+
+	buf[0] = 0;
+	if (l->saw_vmap_events)
+		return;
+	if (!l->saw_kread_probe && !l->saw_name_probe)
+		what[n++] = "kmodtop's naming probes (kprobes kmodtop_kread and kmodtop_name)";
+	if (!l->saw_layout_probe)
+		what[n++] = "the kmodtop_layout probe";
+	what[n++] = "vmalloc:alloc_vmap_area";
+	off = (size_t)snprintf(buf, size, "; the trace has neither ");
+	for (size_t i = 0; i < n && off < size; i++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%s", what[i],
+					i + 2 < n ? ", " : i + 1 < n ? " nor " : "");
+	if (off < size)
+		snprintf(buf + off, size - off, " (see record --print-setup)");
+}
+
 /* Why some failed calls have a range, not a figure, and what would have sized them */
 static void note_doubts(const struct ledger *l, const struct cost_result *c, struct out *o)
 {
-	bool no_evidence = !l->saw_kread_probe && !l->saw_vmap_events;
-	char note[512];
+	char note[768], missing[384];
 
 	if (c->uncertain_unsized) {
+		missing_sizing(l, missing, sizeof(missing));
 		snprintf(note, sizeof(note),
 			 "%zu failed calls name no module file the tree holds: each counts from 0 "
 			 "to the largest file its evidence allows%s",
-			 c->uncertain_unsized,
-			 !no_evidence ? ""
-			 : "; the trace has neither kmodtop's naming probes (kprobes kmodtop_kread "
-			   "and kmodtop_name, see record --print-setup) nor vmalloc:alloc_vmap_area");
+			 c->uncertain_unsized, missing);
 		out_note(o, note);
 	}
 	if (c->uncertain_timing) {

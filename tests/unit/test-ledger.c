@@ -565,6 +565,29 @@ static void test_interrupted(void **state)
 	assert_false(attempt_errno_interrupted(515));
 }
 
+/* An init_module() no module file fits is priced from its length and the layout probe */
+static void test_init_without_file(void **state)
+{
+	struct ledger *l = ledger_from_lines(layout_612);
+	const struct attempt *a = l->attempts;
+	struct cost_kernel k = { .page_size = 4096, .in_kernel_decompress = true };
+	uint64_t b[_VMAP_MAX];
+
+	(void)state;
+	loadpath_from_release("6.12.118", &k.lp);
+	k.lp.per_type_alloc = true;
+	assert_int_equal(a[1].layout_areas, 2);
+	/* the racer: its copy and both areas, each whole pages and a guard page */
+	assert_true(cost_estimate_attempt(&k, &a[1], NULL, b));
+	assert_int_equal(b[VMAP_USER_COPY], cost_vmalloc(&k, 0x251af));
+	assert_int_equal(b[VMAP_LAYOUT], cost_area(&k, 61440) + cost_area(&k, 8192));
+	/* the duplicate the probe saw allocate no layout: its copy alone */
+	assert_true(cost_estimate_attempt(&k, &a[2], NULL, b));
+	assert_int_equal(b[VMAP_USER_COPY], cost_vmalloc(&k, 0x251af));
+	assert_int_equal(b[VMAP_LAYOUT], 0);
+	ledger_free(l);
+}
+
 /*
  * cost_layout_check(): section headers that lie (a 2 GiB sh_size, an sh_size of 2^64 - 1)
  * give a layout no module area holds, or one far from the size the module has loaded
@@ -827,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_probes_late),
 		cmocka_unit_test(test_probe_layout),
 		cmocka_unit_test(test_interrupted),
+		cmocka_unit_test(test_init_without_file),
 		cmocka_unit_test(test_klog_runs),
 		cmocka_unit_test(test_proctab_exit),
 		cmocka_unit_test(test_exits),
