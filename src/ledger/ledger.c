@@ -708,6 +708,38 @@ static int on_module_load(struct ledger *l, const struct ktrace_event *ev)
 	return live_add(l, &ev->module_load.name, ev->ts, true);
 }
 
+/* "0xffffffffc05455a9" or "ffffffffc05455a9", as a call site printed without a symbol */
+static bool raw_address(const struct ktrace_str *s, uint64_t *ret)
+{
+	size_t i = s->len > 2 && s->s[0] == '0' && (s->s[1] == 'x' || s->s[1] == 'X') ? 2 : 0;
+	uint64_t v = 0;
+
+	if (s->len - i < 8 || s->len - i > 16)
+		return false;
+	for (; i < s->len; i++) {
+		char c = s->s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*ret = v;
+	return true;
+}
+
+static const char *call_site_intern(struct ledger *l, const struct ktrace_sym *cs)
+{
+	uint64_t addr;
+	const char *fn;
+
+	if (l->ops.function_at && raw_address(&cs->sym, &addr) &&
+	    (fn = l->ops.function_at(l->ops.userdata, addr)))
+		return name_intern(l->priv, fn, strlen(fn));
+	return name_intern(l->priv, cs->sym.s, cs->sym.len);
+}
+
 static int on_request(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
@@ -720,8 +752,7 @@ static int on_request(struct ledger *l, const struct ktrace_event *ev)
 	rq = &l->requests[l->n_requests];
 	memset(rq, 0, sizeof(*rq));
 	rq->alias = name_intern_tf(p, &ev->module_request.name);
-	rq->call_site = name_intern(p, ev->module_request.call_site.sym.s,
-				    ev->module_request.call_site.sym.len);
+	rq->call_site = call_site_intern(l, &ev->module_request.call_site);
 	if (!rq->alias || !rq->call_site)
 		return -ENOMEM;
 	event_comm(p, rq->comm, sizeof(rq->comm), ev);

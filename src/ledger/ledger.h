@@ -159,6 +159,11 @@ struct ledger_ops {
 	 */
 	int (*identify)(void *userdata, const struct attempt *a, char *const *candidates,
 			size_t n_candidates, char **ret_name);
+	/*
+	 * The function a raw kernel text address is in (a trace printed without the
+	 * symbols of a module, e.g. one loaded after the reader took them), or NULL
+	 */
+	const char *(*function_at)(void *userdata, uint64_t addr);
 	void *userdata;
 };
 

@@ -259,6 +259,29 @@ grep 'naming probes' "$TS_TMP/out" >/dev/null && ts_fail "note blames the naming
 grep 'name no module file.*kmodtop_layout' "$TS_TMP/out" >/dev/null || ts_fail "note does not name the layout probe: $(grep -A2 'name no module file' "$TS_TMP/out")"
 ts_ok
 
+# record's bundle: a call site its trace left raw, inside a module loaded during the
+# recording, is named from the bundle's module symbols; a hostile symbols file is refused
+r=$TS_TMP/rawsite
+mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/tracing" "$r/capture"
+echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$r/proc/modules"
+echo 6.12.0-test >"$r/proc/sys/kernel/osrelease"
+{
+	echo '# tracer: nop'
+	echo '         kmodtop-1       [000] .....     8.000000: module_request: algif_hash wait=1 call_site=0xffffffffc05455a9'
+} >"$r/sys/kernel/tracing/trace"
+ts_run --root "$r" report -j
+[ "$(jq -r '[.. | objects | select(has("call_site")) | .call_site] | unique | join(" ")' "$TS_TMP/out")" = 0xffffffffc05455a9 ] ||
+	ts_fail "raw call site without symbols: $(jq -c '[.. | objects | select(has("call_site")) | .call_site]' "$TS_TMP/out")"
+printf 'ffffffff81000000 T _stext\nffffffffc0545580 t alg_bind\t[af_alg]\n' >"$r/capture/module-symbols"
+ts_run --root "$r" report -j
+ts_expect_rc 0 "module symbols"
+[ "$(jq -r '[.. | objects | select(has("call_site")) | .call_site] | unique | join(" ")' "$TS_TMP/out")" = alg_bind ] ||
+	ts_fail "raw call site not resolved: $(jq -c '[.. | objects | select(has("call_site")) | .call_site]' "$TS_TMP/out")"
+ln -sf /etc/passwd "$r/capture/module-symbols"
+ts_run --root "$r" report -j
+grep -F 'capture/module-symbols' "$TS_TMP/err" >/dev/null || ts_fail "symlink out of the root not refused: $(cat "$TS_TMP/err")"
+ts_ok
+
 # --trace/--log name files outside the root; --no-trace/--no-log turn them off
 ts_run --root "$FIXTURES/debian-6.12-xz" report -j --no-trace --no-log
 ts_expect_rc 0 "--no-trace --no-log"

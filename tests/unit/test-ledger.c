@@ -461,6 +461,44 @@ static void test_probe_layout(void **state)
 	}
 }
 
+/* record's bundle: a module loaded during the recording asks for an alias */
+static const char *const raw_call_sites[] = {
+	"        kmodtop-1       [000] .....     8.000000: module_request: algif_hash wait=1 call_site=0xffffffffc05455a9",
+	"        kmodtop-1       [000] .....     8.100000: module_request: tun wait=1 call_site=ffffffffc0550401",
+	"        kmodtop-1       [000] .....     8.200000: module_request: fs-xfs wait=1 call_site=__request_module+0x1c0/0x360",
+	/* outside every module the table has: left as printed */
+	"        kmodtop-1       [000] .....     8.300000: module_request: fs-ext4 wait=1 call_site=0xffffffffc0990000",
+	NULL
+};
+
+static const char *function_at(void *userdata, uint64_t addr)
+{
+	(void)userdata;
+	if (addr >= 0xffffffffc0545580ull && addr < 0xffffffffc0545700ull)
+		return "alg_bind";
+	if (addr >= 0xffffffffc0550400ull && addr < 0xffffffffc0550800ull)
+		return "tun_get_user";
+	return NULL;
+}
+
+static void test_raw_call_sites(void **state)
+{
+	struct ledger *l = ledger_from_lines_ops(raw_call_sites,
+						 &(struct ledger_ops){ .function_at = function_at });
+
+	(void)state;
+	assert_int_equal(l->n_requests, 4);
+	assert_string_equal(l->requests[0].call_site, "alg_bind");
+	assert_string_equal(l->requests[1].call_site, "tun_get_user");
+	assert_string_equal(l->requests[2].call_site, "__request_module");
+	assert_string_equal(l->requests[3].call_site, "0xffffffffc0990000");
+	ledger_free(l);
+	/* without symbols: as printed */
+	l = ledger_from_lines(raw_call_sites);
+	assert_string_equal(l->requests[0].call_site, "0xffffffffc05455a9");
+	ledger_free(l);
+}
+
 /*
  * stress-ng --module on 6.12: the instances load one file at once; the stressor's end
  * signal wakes the idempotent waiters, which return their preset -EINTR (the raw
@@ -850,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_probes_late),
 		cmocka_unit_test(test_probe_layout),
 		cmocka_unit_test(test_interrupted),
+		cmocka_unit_test(test_raw_call_sites),
 		cmocka_unit_test(test_init_without_file),
 		cmocka_unit_test(test_klog_runs),
 		cmocka_unit_test(test_proctab_exit),
