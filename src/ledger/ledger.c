@@ -1562,9 +1562,11 @@ static void find_interrupted(struct ledger *l, size_t from)
 		     j < l->n_attempts && !(l->attempts[j].start > a->end + ORDER_SLACK); j++) {
 			const struct attempt *b = &l->attempts[j];
 
-			if (j == i || !overlaps_to_end(a, b) || !names_compatible(a, b))
+			if (j == i || !names_compatible(a, b))
 				continue;
 			if (idem) {
+				if (!overlaps_to_end(a, b))
+					continue;
 				if (b->syscall != ATTEMPT_FINIT || b->outcome == OUTCOME_WAITER ||
 				    b->outcome == OUTCOME_INTERRUPTED ||
 				    (b->complete && !did_leader_work(b)))
@@ -1577,9 +1579,13 @@ static void find_interrupted(struct ledger *l, size_t from)
 				n_cand++;
 				continue;
 			}
-			/* the load it waited for formed the module (or was still at it) */
+			/*
+			 * The load it waited for was forming the module when it left: whoever
+			 * reached add_unformed_module() first, not whoever entered first
+			 */
 			if (b->module && !attempt_is_duplicate(b) &&
-			    b->outcome != OUTCOME_INTERRUPTED) {
+			    b->outcome != OUTCOME_INTERRUPTED && b->start <= a->end &&
+			    (!b->complete || b->end >= a->end - WAITER_START_SLACK_MEASURED)) {
 				a->outcome = OUTCOME_DUP_CONCURRENT;
 				break;
 			}
