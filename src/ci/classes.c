@@ -101,6 +101,8 @@ const struct ci_class ci_classes[] = {
 	  "a load failed for another reason" },
 	{ "incomplete", CI_GROUP_NOTICE, CI_FMT_NOTE, 0, OUTCOME_INCOMPLETE, -1,
 	  "a load was still running when the trace ended" },
+	{ "interrupted", CI_GROUP_NOTICE, CI_FMT_NOTE, 0, OUTCOME_INTERRUPTED, -1,
+	  "a signal ended a load (EINTR, ERESTARTSYS) that waited for no other load" },
 	{ "needless-autoload", CI_GROUP_AUTOLOAD, CI_FMT_WARNING, 0, -1, -1,
 	  "request_module() for a module that was already live: a modprobe for nothing" },
 	{ "autoload-unresolved", CI_GROUP_AUTOLOAD, CI_FMT_WARNING, 0, -1, -1,

@@ -55,7 +55,7 @@ struct ci_class {
 	const char *help;
 };
 
-#define CI_CLASS_COUNT 42
+#define CI_CLASS_COUNT 43
 extern const struct ci_class ci_classes[CI_CLASS_COUNT];
 #define CLS_NEEDLESS (CI_CLASS_COUNT - 2)
 #define CLS_UNRESOLVED (CI_CLASS_COUNT - 1)

@@ -66,6 +66,20 @@ static bool layout_allocated(const struct cost_kernel *k, const struct attempt *
 	}
 }
 
+/*
+ * The layout as the kmodtop_layout probe saw it: the sizes it was asked for, in areas
+ * of whole pages plus a guard page each. Only their sum is kept, so rounding each area
+ * up on its own may add up to a page per area more than this.
+ */
+static uint64_t layout_from_probe(const struct cost_kernel *k, const struct attempt *a)
+{
+	uint64_t page = k->page_size ? k->page_size : 4096;
+
+	if (!a->layout_size)
+		return 0;
+	return (a->layout_size + page - 1) / page * page + (uint64_t)a->layout_areas * page;
+}
+
 bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
 			   const struct cost_module *m, uint64_t ret_bytes[_VMAP_MAX])
 {
@@ -87,6 +101,17 @@ bool cost_estimate_attempt(const struct cost_kernel *k, const struct attempt *a,
 	if (a->syscall == ATTEMPT_FINIT && a->kread_seen)
 		ret_bytes[VMAP_KREAD] = cost_vmalloc(k, a->kread_size);
 	if (!m) {
+		/*
+		 * No module file (unnamed, or not in the tree): init_module's own copy of
+		 * @a->len is priced above; a layout the probe saw needs no file either
+		 */
+		if (a->layout_probed && a->layout_seen && layout_allocated(k, a) &&
+		    (a->syscall == ATTEMPT_INIT || a->kread_seen)) {
+			ret_bytes[VMAP_LAYOUT] = layout_from_probe(k, a);
+			/* a finit_module that decompressed in the kernel paid more than this */
+			return a->syscall == ATTEMPT_INIT ||
+			       !(a->flags & MODULE_INIT_COMPRESSED_FILE);
+		}
 		if (a->syscall == ATTEMPT_FINIT)
 			/* no module file: complete only when the call stopped after the read */
 			return a->kread_seen && (a->outcome == OUTCOME_BAD_FORMAT ||

@@ -151,11 +151,50 @@ static const char *const outcome_names[_OUTCOME_MAX] = {
 	[OUTCOME_DENIED] = "denied",
 	[OUTCOME_OTHER_ERROR] = "other-error",
 	[OUTCOME_INCOMPLETE] = "incomplete",
+	[OUTCOME_INTERRUPTED] = "interrupted",
 };
 
 const char *attempt_outcome_name(enum attempt_outcome o)
 {
 	return o < _OUTCOME_MAX ? outcome_names[o] : "?";
+}
+
+/* include/linux/errno.h: never seen by userspace, but the exit tracepoint sees them */
+#define KERNEL_ERESTARTSYS 512
+#define KERNEL_ERESTARTNOINTR 513
+#define KERNEL_ERESTARTNOHAND 514
+#define KERNEL_ERESTART_RESTARTBLOCK 516
+
+const char *attempt_errno_name(int err, char buf[ATTEMPT_ERRNO_NAME_MAX])
+{
+	static const char *const internal[] = {
+		[512 - 512] = "ERESTARTSYS",	[513 - 512] = "ERESTARTNOINTR",
+		[514 - 512] = "ERESTARTNOHAND",	[515 - 512] = "ENOIOCTLCMD",
+		[516 - 512] = "ERESTART_RESTARTBLOCK", [517 - 512] = "EPROBE_DEFER",
+		[518 - 512] = "EOPENSTALE",	[519 - 512] = "ENOPARAM",
+		[521 - 512] = "EBADHANDLE",	[522 - 512] = "ENOTSYNC",
+		[523 - 512] = "EBADCOOKIE",	[524 - 512] = "ENOTSUPP",
+		[525 - 512] = "ETOOSMALL",	[526 - 512] = "ESERVERFAULT",
+		[527 - 512] = "EBADTYPE",	[528 - 512] = "EJUKEBOX",
+		[529 - 512] = "EIOCBQUEUED",	[530 - 512] = "ERECALLCONFLICT",
+		[531 - 512] = "ENOGRACE",
+	};
+	const char *n = NULL;
+
+	if (err >= 512 && err - 512 < (int)ARRAY_SIZE(internal))
+		n = internal[err - 512];
+	else if (err > 0 && err < 512)
+		n = strerrorname_np(err);
+	if (n)
+		return n;
+	snprintf(buf, ATTEMPT_ERRNO_NAME_MAX, "errno-%d", err);
+	return buf;
+}
+
+bool attempt_errno_interrupted(int err)
+{
+	return err == EINTR || err == KERNEL_ERESTARTSYS || err == KERNEL_ERESTARTNOINTR ||
+	       err == KERNEL_ERESTARTNOHAND || err == KERNEL_ERESTART_RESTARTBLOCK;
 }
 
 const char *name_source_name(enum name_source s)
@@ -586,6 +625,9 @@ static enum attempt_outcome outcome_from(const struct attempt *a)
 	case EPERM:
 		return OUTCOME_DENIED;
 	}
+	/* what it was doing when the signal came is decided with the calls around it */
+	if (attempt_errno_interrupted(a->err))
+		return OUTCOME_INTERRUPTED;
 	return OUTCOME_OTHER_ERROR;
 }
 
@@ -666,6 +708,38 @@ static int on_module_load(struct ledger *l, const struct ktrace_event *ev)
 	return live_add(l, &ev->module_load.name, ev->ts, true);
 }
 
+/* "0xffffffffc05455a9" or "ffffffffc05455a9", as a call site printed without a symbol */
+static bool raw_address(const struct ktrace_str *s, uint64_t *ret)
+{
+	size_t i = s->len > 2 && s->s[0] == '0' && (s->s[1] == 'x' || s->s[1] == 'X') ? 2 : 0;
+	uint64_t v = 0;
+
+	if (s->len - i < 8 || s->len - i > 16)
+		return false;
+	for (; i < s->len; i++) {
+		char c = s->s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*ret = v;
+	return true;
+}
+
+static const char *call_site_intern(struct ledger *l, const struct ktrace_sym *cs)
+{
+	uint64_t addr;
+	const char *fn;
+
+	if (l->ops.function_at && raw_address(&cs->sym, &addr) &&
+	    (fn = l->ops.function_at(l->ops.userdata, addr)))
+		return name_intern(l->priv, fn, strlen(fn));
+	return name_intern(l->priv, cs->sym.s, cs->sym.len);
+}
+
 static int on_request(struct ledger *l, const struct ktrace_event *ev)
 {
 	struct priv *p = l->priv;
@@ -678,8 +752,7 @@ static int on_request(struct ledger *l, const struct ktrace_event *ev)
 	rq = &l->requests[l->n_requests];
 	memset(rq, 0, sizeof(*rq));
 	rq->alias = name_intern_tf(p, &ev->module_request.name);
-	rq->call_site = name_intern(p, ev->module_request.call_site.sym.s,
-				    ev->module_request.call_site.sym.len);
+	rq->call_site = call_site_intern(l, &ev->module_request.call_site);
 	if (!rq->alias || !rq->call_site)
 		return -ENOMEM;
 	event_comm(p, rq->comm, sizeof(rq->comm), ev);
@@ -848,6 +921,7 @@ static int on_probe_layout(struct ledger *l, const struct ktrace_event *ev)
 	a = &l->attempts[p->open[o].attempt];
 	a->layout_seen = true;
 	a->layout_size += ev->probe_layout.size;
+	a->layout_areas++;
 	return 0;
 }
 
@@ -1236,7 +1310,9 @@ static bool did_leader_work(const struct attempt *b)
 {
 	if (b->probed)
 		return b->kread_seen;
-	return b->measured ? has_load_allocation(b) : b->module_load_seen || b->err;
+	/* an interrupted call without evidence may as well have been a waiter itself */
+	return b->measured ? has_load_allocation(b)
+			   : b->module_load_seen || (b->err && !attempt_errno_interrupted(b->err));
 }
 
 /* Does the trace say what @a did, not only when it did it (vmap events, the kread probe)? */
@@ -1436,8 +1512,92 @@ static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
 
-		if (a->outcome == OUTCOME_WAITER && !a->module && l->attempts[a->leader].module) {
+		if (a->outcome == OUTCOME_WAITER && a->leader >= 0 && !a->module &&
+		    l->attempts[a->leader].module) {
 			a->module = l->attempts[a->leader].module;
+			a->name_source = NAME_LEADER;
+		}
+	}
+}
+
+/* Did @a do any work of its own (read the file, allocate) as far as the trace shows? */
+static bool did_own_work(const struct attempt *a)
+{
+	return (a->measured && a->n_allocs) || (a->probed && a->kread_seen) || a->module_load_seen;
+}
+
+/* Can @b be the load an interrupted @a was waiting for, by time? */
+static bool overlaps_to_end(const struct attempt *a, const struct attempt *b)
+{
+	/* it came first and was still running when the signal ended @a's wait */
+	return b->start <= a->start + WAITER_START_SLACK_MEASURED &&
+	       (!b->complete || b->end >= a->end - WAITER_START_SLACK_MEASURED);
+}
+
+/*
+ * Calls a signal ended, classed by what they were doing.
+ * 6.5+: a finit_module() of a file another call is loading sleeps in
+ * idempotent_wait_for_completion() and returns its preset -EINTR when a signal wakes it
+ * before the leader is done: a waiter that did no work, its leader still running when
+ * it left. It is named from its leader when the calls it may have waited for agree.
+ * Any kernel: a load of a module another call is still forming sleeps in
+ * add_unformed_module() (or, 6.4+, module_patient_check_exists()) and returns
+ * -ERESTARTSYS when signalled: a duplicate of that concurrent load.
+ */
+static void find_interrupted(struct ledger *l, size_t from)
+{
+	const struct priv *p = l->priv;
+
+	for (size_t i = from; i < l->n_attempts; i++) {
+		struct attempt *a = &l->attempts[i];
+		bool idem = l->idempotent_kernel && a->syscall == ATTEMPT_FINIT &&
+			    a->err == EINTR && !did_own_work(a);
+		long lead = -1;
+		size_t n_cand = 0;
+		bool agree = true;
+
+		if (a->outcome != OUTCOME_INTERRUPTED || !(idem || a->module))
+			continue;
+		for (size_t j = look_back(l, i, a->start - p->longest - 1.0);
+		     j < l->n_attempts && !(l->attempts[j].start > a->end + ORDER_SLACK); j++) {
+			const struct attempt *b = &l->attempts[j];
+
+			if (j == i || !names_compatible(a, b))
+				continue;
+			if (idem) {
+				if (!overlaps_to_end(a, b))
+					continue;
+				if (b->syscall != ATTEMPT_FINIT || b->outcome == OUTCOME_WAITER ||
+				    b->outcome == OUTCOME_INTERRUPTED ||
+				    (b->complete && !did_leader_work(b)))
+					continue;
+				if (lead >= 0)
+					agree = agree && b->module && l->attempts[lead].module &&
+						strcmp(b->module, l->attempts[lead].module) == 0;
+				else
+					lead = (long)j;
+				n_cand++;
+				continue;
+			}
+			/*
+			 * The load it waited for was forming the module when it left: whoever
+			 * reached add_unformed_module() first, not whoever entered first
+			 */
+			if (b->module && !attempt_is_duplicate(b) &&
+			    b->outcome != OUTCOME_INTERRUPTED && b->start <= a->end &&
+			    (!b->complete || b->end >= a->end - WAITER_START_SLACK_MEASURED)) {
+				a->outcome = OUTCOME_DUP_CONCURRENT;
+				break;
+			}
+		}
+		if (!idem || !n_cand)
+			continue;
+		a->outcome = OUTCOME_WAITER;
+		a->waiter_by_timing = !has_evidence(a);
+		/* several calls it may have waited for, of different modules: no guess */
+		a->leader = agree ? lead : -1;
+		if (a->leader >= 0 && !a->module && l->attempts[lead].module) {
+			a->module = l->attempts[lead].module;
 			a->name_source = NAME_LEADER;
 		}
 	}
@@ -2011,6 +2171,7 @@ static int finish_from(struct ledger *l, size_t from)
 	if (l->idempotent_kernel)
 		find_waiters(l, from, &w);
 	find_fallbacks(l, from);
+	find_interrupted(l, from);
 	return names_from_live(l, from);
 }
 

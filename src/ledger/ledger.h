@@ -35,6 +35,8 @@ enum attempt_outcome {
 	OUTCOME_DENIED,			/* EPERM: no CAP_SYS_MODULE, modules_disabled */
 	OUTCOME_OTHER_ERROR,
 	OUTCOME_INCOMPLETE,		/* no exit seen: the trace ended inside the call */
+	OUTCOME_INTERRUPTED,		/* a signal ended it (EINTR, ERESTART*) while it was
+					 * not waiting for another load the trace shows */
 	_OUTCOME_MAX,
 };
 
@@ -93,6 +95,7 @@ struct attempt {
 	int err;			/* positive errno, 0 on success */
 	enum attempt_outcome outcome;
 	unsigned int n_allocs;
+	unsigned int layout_areas;	/* kmodtop_layout events inside the call */
 	char comm[32];			/* the thread that made the syscall, raw bytes */
 	bool complete;
 	bool waiter_by_timing;		/* WAITER inferred from timing, no vmap trace */
@@ -156,6 +159,11 @@ struct ledger_ops {
 	 */
 	int (*identify)(void *userdata, const struct attempt *a, char *const *candidates,
 			size_t n_candidates, char **ret_name);
+	/*
+	 * The function a raw kernel text address is in (a trace printed without the
+	 * symbols of a module, e.g. one loaded after the reader took them), or NULL
+	 */
+	const char *(*function_at)(void *userdata, uint64_t addr);
 	void *userdata;
 };
 
@@ -261,6 +269,15 @@ struct ledger_held {
 void ledger_held(const struct ledger *l, struct ledger_held *ret);
 
 const char *attempt_outcome_name(enum attempt_outcome o);
+/*
+ * A kernel errno's name, the kernel-internal ones too (ERESTARTSYS, 512, is what
+ * a syscall's exit tracepoint shows when a signal interrupts a wait); "errno-N" in @buf
+ * for a number with no name.
+ */
+#define ATTEMPT_ERRNO_NAME_MAX 24
+const char *attempt_errno_name(int err, char buf[ATTEMPT_ERRNO_NAME_MAX]);
+/* Is @err (positive) a signal's: EINTR or one of the kernel's ERESTART* codes? */
+bool attempt_errno_interrupted(int err);
 const char *name_source_name(enum name_source s);
 const char *vmap_class_name(enum vmap_class c);
 /* The class of one allocation from its stack (frames top-down), or -1: not a load */

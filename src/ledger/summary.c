@@ -314,7 +314,8 @@ static int summarize_attempts(const struct ledger *l, struct ledger_summary *s,
 	for (size_t i = 0; i < l->n_attempts; i++) {
 		const struct attempt *a = &l->attempts[i];
 
-		if (a->outcome == OUTCOME_WAITER) {
+		/* an interrupted waiter among several possible leaders has none */
+		if (a->outcome == OUTCOME_WAITER && a->leader >= 0) {
 			struct module_summary *m = module_get(s, lk, l->attempts[a->leader].module);
 
 			if (!m)

@@ -20,6 +20,7 @@
 #include "cost/loadpath.h"
 #include "ledger/ledger.h"
 #include "sources/modindex.h"
+#include "sources/modsyms.h"
 #include "sources/proc-modules.h"
 #include "sources/trace/event.h"
 #include "util/io.h"
@@ -428,6 +429,51 @@ static void bundle_module_files(struct bundle *b, const char *release, int trace
 	modindex_free(nm.idx);
 }
 
+/*
+ * The modules' text symbols, from the end of the recording: a module loaded during it
+ * came after the trace reader took kallsyms, and its call sites are raw addresses in
+ * the spool. Only those lines: the kernel image's own are already in the spool's names.
+ */
+static void bundle_module_symbols(struct bundle *b)
+{
+	_cleanup_fclose_ FILE *in = NULL;
+	FILE *out;
+	size_t n = 0;
+	int fd, r;
+
+	r = root_fopen_max(b->src, "proc/kallsyms", ROOT_TABLE_MAX, &in);
+	if (r < 0) {
+		b->missing++;
+		fprintf(b->notes, "missing proc/kallsyms: %s\n", strerror(-r));
+		return;
+	}
+	fd = create_at(b->dfd, MODSYMS_PATH);
+	if (fd < 0) {
+		if (!b->err)
+			b->err = fd;
+		return;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		if (!b->err)
+			b->err = -ENOMEM;
+		return;
+	}
+	r = modsyms_filter(in, out, &n);
+	if (fclose(out) != 0 && r >= 0)
+		r = -errno;
+	if (r < 0 && !b->err)
+		b->err = r;
+	if (r >= 0 && !n) {
+		/* zero addresses (no CAP_SYSLOG, kptr_restrict) or no modules: nothing to keep */
+		unlinkat(b->dfd, MODSYMS_PATH, 0);
+		fprintf(b->notes, "module symbols: none with an address in proc/kallsyms\n");
+	} else if (r >= 0) {
+		fprintf(b->notes, "module symbols: %zu text symbols in %s\n", n, MODSYMS_PATH);
+	}
+}
+
 int bundle_snapshot(struct bundle *b, const char *release)
 {
 	static const char *const files[] = {
@@ -458,6 +504,7 @@ int bundle_snapshot(struct bundle *b, const char *release)
 		bundle_conf_dir(b, conf_dirs[i]);
 	bundle_module_indexes(b, release);
 	bundle_module_files(b, release, b->trace_fd, b->kmsg_fd);
+	bundle_module_symbols(b);
 	snprintf(rel, sizeof(rel), "%s\n", release);
 	bundle_write(b, "capture/uname-r", rel);
 	if (b->err)

@@ -17,6 +17,7 @@
 #include "sources/modindex.h"
 #include "sources/proc-modules.h"
 #include "sources/trace/read.h"
+#include "sources/modsyms.h"
 #include "sources/trace/order.h"
 #include "util/array.h"
 #include "util/log.h"
@@ -141,6 +142,13 @@ static int lookup_identify(void *userdata, const struct attempt *a, char *const 
 	return *ret_name ? 1 : -ENOMEM;
 }
 
+static const char *lookup_function_at(void *userdata, uint64_t addr)
+{
+	struct collect_lookup *lk = userdata;
+
+	return modsyms_lookup(lk->syms, addr, NULL);
+}
+
 void collect_ledger_ops(struct collect_lookup *lk, struct ledger_ops *ret)
 {
 	*ret = (struct ledger_ops){
@@ -149,6 +157,7 @@ void collect_ledger_ops(struct collect_lookup *lk, struct ledger_ops *ret)
 		.names_free = modindex_names_free,
 		.live_at_start = lookup_live_at_start,
 		.identify = lookup_identify,
+		.function_at = lookup_function_at,
 		.userdata = lk,
 	};
 }

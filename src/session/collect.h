@@ -26,6 +26,8 @@ struct kt_root;
 struct proc_modules;
 
 /* The module tree behind the lookups; any member may be NULL (that lookup finds none). */
+struct modsyms;
+
 struct collect_lookup {
 	struct modindex *idx;		/* aliases, dependencies */
 	const struct proc_modules *pm;	/* the modules Live before the trace began */
@@ -38,6 +40,8 @@ struct collect_lookup {
 	 */
 	void (*size_fit)(void *userdata, const char *module);
 	void *size_fit_userdata;
+	/* Optional: modules' text symbols, for call sites a trace left raw (not owned) */
+	const struct modsyms *syms;
 	/* collect_cost_max()'s largest candidates over the whole tree, by attempt shape */
 	struct {
 		unsigned int key;	/* 0: free */

@@ -7,6 +7,7 @@
 #include "ledger/ledger.h"
 #include "ledger/summary.h"
 #include "cost/cost.h"
+#include "sources/modsyms.h"
 #include "sources/stream.h"
 #include "util/io.h"
 #include "util/root.h"
@@ -120,8 +121,16 @@ int saved_capture_read(const struct kt_system *sys, const struct proc_modules *p
 	if (!tf && !lf)
 		return 0;
 
+	/* record's bundle: the call sites its trace left raw, inside modules */
+	if (sys->root) {
+		struct kt_err e = { 0 };
+
+		r = modsyms_read(sys->root, &c->syms, &e);
+		if (r == -ENOMEM)
+			goto out;
+	}
 	c->lookup = (struct collect_lookup){ .idx = sys->idx, .pm = pm, .cat = sys->cat,
-					     .k = &sys->k };
+					     .k = &sys->k, .syms = c->syms };
 	ci = (struct collect_input){ .trace = tf, .log = lf, .trace_path = c->trace_path,
 				     .log_path = c->log_path, .klog_runs = true };
 	r = collect_read(&c->lookup, sys->lp.idempotent_finit, &ci, &c->res);
@@ -131,6 +140,7 @@ int saved_capture_read(const struct kt_system *sys, const struct proc_modules *p
 		r = ledger_summarize(c->ledger, &c->sum);
 		c->summary_failed = r < 0;
 	}
+out:
 	if (tf)
 		fclose(tf);
 	if (lf)
@@ -143,6 +153,7 @@ void saved_capture_done(struct saved_capture *c)
 	ledger_summary_free(c->sum);
 	cost_result_free(c->cost);
 	ledger_free(c->ledger);
+	modsyms_free(c->syms);
 	free(c->trace_path);
 	free(c->log_path);
 	memset(c, 0, sizeof(*c));

@@ -36,6 +36,7 @@ struct saved_skipped {
 
 struct saved_capture {
 	struct collect_lookup lookup;	/* the ledger's lookups: live as long as it */
+	struct modsyms *syms;		/* a bundle's module symbols (record), or NULL */
 	struct ledger *ledger;		/* NULL: neither a trace nor a log */
 	struct ledger_summary *sum;
 	struct cost_result *cost;

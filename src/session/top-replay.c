@@ -8,6 +8,7 @@
 
 #include "util/array.h"
 #include "sources/meminfo.h"
+#include "sources/modsyms.h"
 #include "sources/proc-modules.h"
 #include "sources/vmallocinfo.h"
 #include "util/macro.h"
@@ -37,6 +38,7 @@ struct top_replay {
 	struct collect_lookup lk;
 	struct top_detail ic;
 	struct proc_modules *final_pm;
+	struct modsyms *syms;		/* record's module symbols, for raw call sites */
 	struct meminfo mi;
 	bool has_mi;
 	struct snapshot *snaps;
@@ -217,6 +219,7 @@ struct top_replay *top_replay_free(struct top_replay *rp)
 	free(rp->done_ts);
 	free(rp->mods);
 	proc_modules_free(rp->final_pm);
+	modsyms_free(rp->syms);
 	top_history_done(&rp->h);
 	free(rp);
 	return NULL;
@@ -275,6 +278,11 @@ int top_replay_new(const struct kt_system *st, double speed, const struct top_wa
 	rp->has_mi = r == 0;
 	if (r < 0)
 		top_warn_unusable(&rp->w, "proc/meminfo", r, &e);
+	memset(&e, 0, sizeof(e));
+	r = modsyms_read(st->root, &rp->syms, &e);
+	if (r == -ENOMEM)
+		goto fail;
+	rp->lk.syms = rp->syms;
 	rp->lk.idx = st->idx;
 	rp->lk.pm = rp->final_pm;
 	rp->h.pm = rp->final_pm;

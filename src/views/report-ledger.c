@@ -10,27 +10,44 @@
 #include "util/macro.h"
 #include "report.h"
 
-static const char *errno_name(int err)
-{
-	const char *n = err ? strerrorname_np(err) : NULL;
 
-	return n ? n : "E?";
+/*
+ * What the trace lacks that would have sized the failed calls no module file fits: the
+ * naming probes (name a call, so its file is found), kmodtop_layout (sizes a layout
+ * with no file), the vmalloc tracepoint (counts everything). Only what it really lacks.
+ */
+static void missing_sizing(const struct ledger *l, char *buf, size_t size)
+{
+	const char *what[3];
+	size_t n = 0, off;
+
+	buf[0] = 0;
+	if (l->saw_vmap_events)
+		return;
+	if (!l->saw_kread_probe && !l->saw_name_probe)
+		what[n++] = "kmodtop's naming probes (kprobes kmodtop_kread and kmodtop_name)";
+	if (!l->saw_layout_probe)
+		what[n++] = "the kmodtop_layout probe";
+	what[n++] = "vmalloc:alloc_vmap_area";
+	off = (size_t)snprintf(buf, size, "; the trace has neither ");
+	for (size_t i = 0; i < n && off < size; i++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%s", what[i],
+					i + 2 < n ? ", " : i + 1 < n ? " nor " : "");
+	if (off < size)
+		snprintf(buf + off, size - off, " (see record --print-setup)");
 }
 
 /* Why some failed calls have a range, not a figure, and what would have sized them */
 static void note_doubts(const struct ledger *l, const struct cost_result *c, struct out *o)
 {
-	bool no_evidence = !l->saw_kread_probe && !l->saw_vmap_events;
-	char note[512];
+	char note[768], missing[384];
 
 	if (c->uncertain_unsized) {
+		missing_sizing(l, missing, sizeof(missing));
 		snprintf(note, sizeof(note),
 			 "%zu failed calls name no module file the tree holds: each counts from 0 "
 			 "to the largest file its evidence allows%s",
-			 c->uncertain_unsized,
-			 !no_evidence ? ""
-			 : "; the trace has neither kmodtop's naming probes (kprobes kmodtop_kread "
-			   "and kmodtop_name, see record --print-setup) nor vmalloc:alloc_vmap_area");
+			 c->uncertain_unsized, missing);
 		out_note(o, note);
 	}
 	if (c->uncertain_timing) {
@@ -555,6 +572,7 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 		return r;
 	for (size_t i = 0; i < l->n_attempts && r >= 0; i++) {
 		const struct attempt *a = &l->attempts[i];
+		char ebuf[ATTEMPT_ERRNO_NAME_MAX];
 		const struct autoload_request *rq = a->request >= 0 ? &l->requests[a->request] : NULL;
 		size_t row;
 
@@ -581,7 +599,7 @@ static int render_attempt_list(const struct report_data *d, struct out *o)
 			table_set_float(t, row, TCOL_END, a->end);
 			table_set_i64(t, row, TCOL_RET, a->ret);
 			if (r >= 0 && a->err)
-				r = table_set_str(t, row, TCOL_ERRNO, errno_name(a->err));
+				r = table_set_str(t, row, TCOL_ERRNO, attempt_errno_name(a->err, ebuf));
 		}
 		if (r >= 0)
 			r = table_set_str(t, row, TCOL_OUTCOME, attempt_outcome_name(a->outcome));

@@ -266,6 +266,7 @@ static void set_cost_cells(struct table *t, size_t row, const struct module_cost
 
 static int set_attempt_cells(struct table *t, size_t row, const struct module_summary *ms)
 {
+	char ebuf[ATTEMPT_ERRNO_NAME_MAX];
 	int r = 0;
 
 	table_set_u64(t, row, MCOL_ATT_TOTAL, ms->total);
@@ -287,7 +288,7 @@ static int set_attempt_cells(struct table *t, size_t row, const struct module_su
 	for (size_t e = 0; e < ms->n_errno && r >= 0; e++)
 		if (ms->by_errno[e].err)
 			r = table_add_count(t, row, MCOL_ATT_BY_ERRNO,
-					    strerrorname_np(ms->by_errno[e].err) ?: "E?",
+					    attempt_errno_name(ms->by_errno[e].err, ebuf),
 					    ms->by_errno[e].count);
 	if (r >= 0)
 		r = table_set_strv(t, row, MCOL_ATT_BY_OUTCOME, NULL, 0);
@@ -876,8 +877,10 @@ static void summary_hint(const struct report_data *d, uint64_t dups, char *buf, 
 	}
 	ms = summary_worst_failing(d, &err, &count);
 	if (ms && err) {
+		char ebuf[ATTEMPT_ERRNO_NAME_MAX];
+
 		snprintf(buf, size, "%s failed %" PRIu64 " times with %s: %s", ms->name ? ms->name
-			 : "unnamed attempts", count, strerrorname_np(err) ?: "E?",
+			 : "unnamed attempts", count, attempt_errno_name(err, ebuf),
 			 s->n_findings ? "the Kernel log findings say why" : "see Load attempts by module");
 		return;
 	}

@@ -230,6 +230,58 @@ ts_expect_rc 0 "kmodtop_fd markers"
 	ts_fail "kmodtop_fd markers: $(jq -c '[.attempts[] | [.pid, .module, .name_source]]' "$TS_TMP/out")"
 ts_ok
 
+# interrupted calls: the kernel's own codes by name, never "E?"; an unsized init_module
+# whose trace has the naming probes: the note blames only what the trace lacks
+r=$TS_TMP/intr
+mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/tracing"
+echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$r/proc/modules"
+echo 6.12.0-test >"$r/proc/sys/kernel/osrelease"
+{
+	echo '# tracer: nop'
+	echo '            init-1       [000] .....     3.000000: tracing_mark_write: kmodtop_probes kread name'
+	echo '       stress-ng-157     [000] ...1.     4.100000: sys_finit_module(fd: 3, uargs: 5bfb41, flags: 0)'
+	echo '       stress-ng-157     [000] .....     4.100100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path="dummy.ko"'
+	echo '       stress-ng-157     [000] ...1.     4.200000: sys_finit_module -> 0xfffffffffffffe00'
+	echo '         modprobe-158    [000] ...1.     4.300000: sys_init_module(umod: 38e9dbe0, len: 2340, uargs: 5bfb41)'
+	echo '         modprobe-158    [000] ...1.     4.400000: sys_init_module -> 0xfffffffffffffdfc'
+	echo '         modprobe-159    [000] ...1.     4.500000: sys_init_module(umod: 38e9dbe0, len: 2340, uargs: 5bfb41)'
+	echo '         modprobe-159    [000] ...1.     4.600000: sys_init_module -> 0xfffffffffffffffe'
+} >"$r/sys/kernel/tracing/trace"
+ts_run --root "$r" report -j
+ts_expect_rc 0 "interrupted calls"
+[ "$(jq -r '[.attempts[] | "\(.errno):\(.outcome)"] | join(" ")' "$TS_TMP/out")" = \
+	"ERESTARTSYS:interrupted ERESTART_RESTARTBLOCK:interrupted ENOENT:missing-dependency" ] ||
+	ts_fail "interrupted calls: $(jq -c '[.attempts[] | [.ret, .errno, .outcome]]' "$TS_TMP/out")"
+ts_run --root "$r" report
+grep -F 'E?' "$TS_TMP/out" >/dev/null && ts_fail "E? in text: $(grep -F 'E?' "$TS_TMP/out")"
+grep 'name no module file' "$TS_TMP/out" >/dev/null || ts_fail "no note on the unsized call"
+grep 'naming probes' "$TS_TMP/out" >/dev/null && ts_fail "note blames the naming probes the trace has: $(grep 'naming probes' "$TS_TMP/out")"
+grep 'name no module file.*kmodtop_layout' "$TS_TMP/out" >/dev/null || ts_fail "note does not name the layout probe: $(grep -A2 'name no module file' "$TS_TMP/out")"
+ts_ok
+
+# record's bundle: a call site its trace left raw, inside a module loaded during the
+# recording, is named from the bundle's module symbols; a hostile symbols file is refused
+r=$TS_TMP/rawsite
+mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/tracing" "$r/capture"
+echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$r/proc/modules"
+echo 6.12.0-test >"$r/proc/sys/kernel/osrelease"
+{
+	echo '# tracer: nop'
+	echo '         kmodtop-1       [000] .....     8.000000: module_request: algif_hash wait=1 call_site=0xffffffffc05455a9'
+} >"$r/sys/kernel/tracing/trace"
+ts_run --root "$r" report -j
+[ "$(jq -r '[.. | objects | select(has("call_site")) | .call_site] | unique | join(" ")' "$TS_TMP/out")" = 0xffffffffc05455a9 ] ||
+	ts_fail "raw call site without symbols: $(jq -c '[.. | objects | select(has("call_site")) | .call_site]' "$TS_TMP/out")"
+printf 'ffffffff81000000 T _stext\nffffffffc0545580 t alg_bind\t[af_alg]\n' >"$r/capture/module-symbols"
+ts_run --root "$r" report -j
+ts_expect_rc 0 "module symbols"
+[ "$(jq -r '[.. | objects | select(has("call_site")) | .call_site] | unique | join(" ")' "$TS_TMP/out")" = alg_bind ] ||
+	ts_fail "raw call site not resolved: $(jq -c '[.. | objects | select(has("call_site")) | .call_site]' "$TS_TMP/out")"
+ln -sf /etc/passwd "$r/capture/module-symbols"
+ts_run --root "$r" report -j
+grep -F 'capture/module-symbols' "$TS_TMP/err" >/dev/null || ts_fail "symlink out of the root not refused: $(cat "$TS_TMP/err")"
+ts_ok
+
 # --trace/--log name files outside the root; --no-trace/--no-log turn them off
 ts_run --root "$FIXTURES/debian-6.12-xz" report -j --no-trace --no-log
 ts_expect_rc 0 "--no-trace --no-log"

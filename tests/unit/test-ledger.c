@@ -25,14 +25,14 @@ static int feed(void *userdata, const struct ktrace_event *ev)
 	return ledger_feed_trace(userdata, ev);
 }
 
-static struct ledger *ledger_from_lines_ops(const char *const *lines,
-					    const struct ledger_ops *lops)
+static struct ledger *ledger_from_lines_kernel(const char *const *lines,
+					       const struct ledger_ops *lops, bool idempotent)
 {
 	struct ktrace_parser_ops ops = { .event = feed };
 	struct ktrace_parser *p = NULL;
 	struct ledger *l = NULL;
 
-	assert_int_equal(ledger_new(lops, true, &l), 0);
+	assert_int_equal(ledger_new(lops, idempotent, &l), 0);
 	assert_int_equal(ktrace_parser_new("test", &ops, l, &p), 0);
 	for (size_t i = 0; lines[i]; i++)
 		assert_int_equal(ktrace_parser_feed(p, lines[i], strlen(lines[i])), 0);
@@ -40,6 +40,12 @@ static struct ledger *ledger_from_lines_ops(const char *const *lines,
 	ktrace_parser_free(p);
 	assert_int_equal(ledger_finish(l), 0);
 	return l;
+}
+
+static struct ledger *ledger_from_lines_ops(const char *const *lines,
+					    const struct ledger_ops *lops)
+{
+	return ledger_from_lines_kernel(lines, lops, true);
 }
 
 static struct ledger *ledger_from_lines(const char *const *lines)
@@ -455,6 +461,185 @@ static void test_probe_layout(void **state)
 	}
 }
 
+/* record's bundle: a module loaded during the recording asks for an alias */
+static const char *const raw_call_sites[] = {
+	"        kmodtop-1       [000] .....     8.000000: module_request: algif_hash wait=1 call_site=0xffffffffc05455a9",
+	"        kmodtop-1       [000] .....     8.100000: module_request: tun wait=1 call_site=ffffffffc0550401",
+	"        kmodtop-1       [000] .....     8.200000: module_request: fs-xfs wait=1 call_site=__request_module+0x1c0/0x360",
+	/* outside every module the table has: left as printed */
+	"        kmodtop-1       [000] .....     8.300000: module_request: fs-ext4 wait=1 call_site=0xffffffffc0990000",
+	NULL
+};
+
+static const char *function_at(void *userdata, uint64_t addr)
+{
+	(void)userdata;
+	if (addr >= 0xffffffffc0545580ull && addr < 0xffffffffc0545700ull)
+		return "alg_bind";
+	if (addr >= 0xffffffffc0550400ull && addr < 0xffffffffc0550800ull)
+		return "tun_get_user";
+	return NULL;
+}
+
+static void test_raw_call_sites(void **state)
+{
+	struct ledger *l = ledger_from_lines_ops(raw_call_sites,
+						 &(struct ledger_ops){ .function_at = function_at });
+
+	(void)state;
+	assert_int_equal(l->n_requests, 4);
+	assert_string_equal(l->requests[0].call_site, "alg_bind");
+	assert_string_equal(l->requests[1].call_site, "tun_get_user");
+	assert_string_equal(l->requests[2].call_site, "__request_module");
+	assert_string_equal(l->requests[3].call_site, "0xffffffffc0990000");
+	ledger_free(l);
+	/* without symbols: as printed */
+	l = ledger_from_lines(raw_call_sites);
+	assert_string_equal(l->requests[0].call_site, "0xffffffffc05455a9");
+	ledger_free(l);
+}
+
+/*
+ * stress-ng --module on 6.12: the instances load one file at once; the stressor's end
+ * signal wakes the idempotent waiters, which return their preset -EINTR (the raw
+ * exit value 0xfffffffffffffffc) while the leader is still loading.
+ */
+static const char *const interrupted_612[] = {
+	"            init-1       [000] .....     8.000000: tracing_mark_write: kmodtop_probes kread name",
+	"  stress-ng-module-501   [000] ...1.    10.000000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 4)",
+	"  stress-ng-module-501   [000] .....    10.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko.xz\"",
+	"  stress-ng-module-502   [001] ...1.    10.010000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 4)",
+	"  stress-ng-module-503   [002] ...1.    10.020000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 4)",
+	"  stress-ng-module-501   [000] .....    10.030000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-502   [001] ...1.    10.050000: sys_finit_module -> 0xfffffffffffffffc",
+	"  stress-ng-module-503   [002] ...1.    10.050100: sys_finit_module -> 0xfffffffffffffffc",
+	"  stress-ng-module-501   [000] .....    10.150000: module_load: hello",
+	"  stress-ng-module-501   [000] ...1.    10.200000: sys_finit_module -> 0x0",
+	/* two loads of different modules at once: the waiter's leader is not told */
+	"   systemd-udevd-601     [000] ...1.    20.000000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-602     [001] ...1.    20.000010: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-601     [000] .....    20.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"aaa.ko.xz\"",
+	"   systemd-udevd-602     [001] .....    20.000110: kmodtop_kread: (kernel_read_file+0x4/0x330) size=6144 id=2 path=\"bbb.ko.xz\"",
+	"   systemd-udevd-603     [002] ...1.    20.001000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)",
+	"   systemd-udevd-603     [002] ...1.    20.002000: sys_finit_module -> 0xfffffffffffffffc",
+	"   systemd-udevd-601     [000] ...1.    20.100000: sys_finit_module -> 0x0",
+	"   systemd-udevd-602     [001] ...1.    20.100010: sys_finit_module -> 0x0",
+	/* interrupted while reading its own file: no waiter, and not an error of the module */
+	"        modprobe-701     [000] ...1.    30.000000: sys_finit_module(fd: 3, uargs: 4a8b95, flags: 4)",
+	"        modprobe-701     [000] .....    30.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=7168 id=2 path=\"ccc.ko.xz\"",
+	"        modprobe-701     [000] ...1.    30.001000: sys_finit_module -> 0xfffffffffffffffc",
+	NULL
+};
+
+/* 6.1: no idempotent finit; a second load of a module still forming sleeps, ERESTARTSYS */
+static const char *const interrupted_61[] = {
+	"            init-1       [000] .....     8.000000: tracing_mark_write: kmodtop_probes kread name",
+	"  stress-ng-module-801   [000] ...1.    10.000000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-802   [001] ...1.    10.001000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-801   [000] .....    10.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko\"",
+	"  stress-ng-module-802   [001] .....    10.001100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko\"",
+	"  stress-ng-module-801   [000] .....    10.002000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-802   [001] .....    10.003000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-802   [001] ...1.    10.050000: sys_finit_module -> 0xfffffffffffffe00",
+	"  stress-ng-module-801   [000] .....    10.150000: module_load: hello",
+	"  stress-ng-module-801   [000] ...1.    10.200000: sys_finit_module -> 0x0",
+	/*
+	 * the 6.1 guest: the waiter entered first, the call that formed the module after it
+	 * (whoever reaches add_unformed_module() first loads)
+	 */
+	"  stress-ng-module-811   [001] ...1.    10.500000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-810   [000] ...1.    10.510000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-811   [001] .....    10.520000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-810   [000] .....    10.530000: kmodtop_name: (find_module_all+0x4/0xd0) name=\"hello\"",
+	"  stress-ng-module-811   [001] ...1.    10.550000: sys_finit_module -> 0xfffffffffffffe00",
+	"  stress-ng-module-810   [000] .....    10.650000: module_load: hello",
+	"  stress-ng-module-810   [000] ...1.    10.700000: sys_finit_module -> 0x0",
+	/* alone: interrupted, whatever it was doing */
+	"  stress-ng-module-803   [001] ...1.    11.000000: sys_finit_module(fd: 5, uargs: 4a8b95, flags: 0)",
+	"  stress-ng-module-803   [001] .....    11.000100: kmodtop_kread: (kernel_read_file+0x4/0x330) size=5120 id=2 path=\"hello.ko\"",
+	"  stress-ng-module-803   [001] ...1.    11.001000: sys_finit_module -> 0xfffffffffffffe00",
+	NULL
+};
+
+static void test_interrupted(void **state)
+{
+	struct ledger *l = ledger_from_lines(interrupted_612);
+	const struct attempt *a = l->attempts;
+	char buf[ATTEMPT_ERRNO_NAME_MAX];
+	struct cost_kernel k = { .page_size = 4096 };
+	uint64_t b[_VMAP_MAX];
+
+	(void)state;
+	assert_int_equal(l->n_attempts, 7);
+	assert_int_equal(a[0].outcome, OUTCOME_LOADED);
+	for (int i = 1; i <= 2; i++) {
+		assert_int_equal(a[i].err, EINTR);
+		assert_int_equal(a[i].outcome, OUTCOME_WAITER);
+		assert_int_equal(a[i].leader, 0);
+		assert_string_equal(a[i].module, "hello");
+		assert_int_equal(a[i].name_source, NAME_LEADER);
+		/* a waiter allocated nothing */
+		loadpath_from_release("6.12.118", &k.lp);
+		assert_true(cost_estimate_attempt(&k, &a[i], NULL, b));
+		for (int c = 0; c < _VMAP_MAX; c++)
+			assert_int_equal(b[c], 0);
+	}
+	/* 603: a waiter of aaa or of bbb, the trace cannot say which */
+	assert_int_equal(a[5].outcome, OUTCOME_WAITER);
+	assert_int_equal(a[5].leader, -1);
+	assert_null(a[5].module);
+	/* 701 read its file: its own load, interrupted */
+	assert_int_equal(a[6].outcome, OUTCOME_INTERRUPTED);
+	assert_string_equal(attempt_outcome_name(a[6].outcome), "interrupted");
+	assert_string_equal(attempt_errno_name(a[6].err, buf), "EINTR");
+	ledger_free(l);
+
+	l = ledger_from_lines_kernel(interrupted_61, &(struct ledger_ops){ 0 }, false);
+	a = l->attempts;
+	assert_int_equal(l->n_attempts, 5);
+	assert_int_equal(a[1].err, 512);
+	assert_int_equal(a[1].outcome, OUTCOME_DUP_CONCURRENT);
+	assert_string_equal(a[1].module, "hello");
+	assert_int_equal(a[2].pid, 811);
+	assert_int_equal(a[2].outcome, OUTCOME_DUP_CONCURRENT);
+	assert_int_equal(a[3].outcome, OUTCOME_LOADED);
+	assert_int_equal(a[4].outcome, OUTCOME_INTERRUPTED);
+	assert_string_equal(attempt_errno_name(a[1].err, buf), "ERESTARTSYS");
+	ledger_free(l);
+
+	/* the kernel's own codes by name, a number nothing names by its number */
+	assert_string_equal(attempt_errno_name(513, buf), "ERESTARTNOINTR");
+	assert_string_equal(attempt_errno_name(514, buf), "ERESTARTNOHAND");
+	assert_string_equal(attempt_errno_name(516, buf), "ERESTART_RESTARTBLOCK");
+	assert_string_equal(attempt_errno_name(EEXIST, buf), "EEXIST");
+	assert_string_equal(attempt_errno_name(4000, buf), "errno-4000");
+	assert_true(attempt_errno_interrupted(516));
+	assert_false(attempt_errno_interrupted(515));
+}
+
+/* An init_module() no module file fits is priced from its length and the layout probe */
+static void test_init_without_file(void **state)
+{
+	struct ledger *l = ledger_from_lines(layout_612);
+	const struct attempt *a = l->attempts;
+	struct cost_kernel k = { .page_size = 4096, .in_kernel_decompress = true };
+	uint64_t b[_VMAP_MAX];
+
+	(void)state;
+	loadpath_from_release("6.12.118", &k.lp);
+	k.lp.per_type_alloc = true;
+	assert_int_equal(a[1].layout_areas, 2);
+	/* the racer: its copy and both areas, each whole pages and a guard page */
+	assert_true(cost_estimate_attempt(&k, &a[1], NULL, b));
+	assert_int_equal(b[VMAP_USER_COPY], cost_vmalloc(&k, 0x251af));
+	assert_int_equal(b[VMAP_LAYOUT], cost_area(&k, 61440) + cost_area(&k, 8192));
+	/* the duplicate the probe saw allocate no layout: its copy alone */
+	assert_true(cost_estimate_attempt(&k, &a[2], NULL, b));
+	assert_int_equal(b[VMAP_USER_COPY], cost_vmalloc(&k, 0x251af));
+	assert_int_equal(b[VMAP_LAYOUT], 0);
+	ledger_free(l);
+}
+
 /*
  * cost_layout_check(): section headers that lie (a 2 GiB sh_size, an sh_size of 2^64 - 1)
  * give a layout no module area holds, or one far from the size the module has loaded
@@ -716,6 +901,9 @@ int main(void)
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_probes_late),
 		cmocka_unit_test(test_probe_layout),
+		cmocka_unit_test(test_interrupted),
+		cmocka_unit_test(test_raw_call_sites),
+		cmocka_unit_test(test_init_without_file),
 		cmocka_unit_test(test_klog_runs),
 		cmocka_unit_test(test_proctab_exit),
 		cmocka_unit_test(test_exits),

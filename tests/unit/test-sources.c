@@ -21,6 +21,7 @@
 #include "sources/kconfig.h"
 #include "sources/meminfo.h"
 #include "sources/modstats.h"
+#include "sources/modsyms.h"
 #include "sources/proc-modules.h"
 #include "sources/sys-module.h"
 #include "sources/tainted.h"
@@ -1011,6 +1012,79 @@ static void test_boot_id(void **state)
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(boot_id_read(root, id, &e), -EINVAL);
 	assert_string_equal(e.what, "value too long");
+	root_free(root);
+	remove_tree(dir);
+}
+
+/* ---- module symbols (record's bundle) ---------------------------------------------- */
+
+/* /proc/kallsyms as a 6.12 guest printed it, as root: the kernel's own lines, a module's */
+static const char kallsyms_612[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 t do_one_initcall\n"
+	"ffffffffc0545000 t af_alg_link_sg\t[af_alg]\n"
+	"ffffffffc0545580 t alg_bind\t[af_alg]\n"
+	"ffffffffc0545700 T af_alg_release\t[af_alg]\n"
+	"ffffffffc0548000 d af_alg_ops\t[af_alg]\n"
+	"ffffffffc0550000 t tun_chr_open\t[tun]\n"
+	"ffffffffc0550400 t tun_get_user\t[tun]\n";
+
+static void test_modsyms(void **state)
+{
+	struct kt_root *root;
+	struct modsyms *ms = NULL;
+	struct kt_err e = { 0 };
+	const char *mod = NULL, *what = NULL, *name, *m;
+	size_t nl, ml, n = 0;
+	uint64_t addr;
+	char *dir, *buf = NULL;
+	size_t bl = 0;
+	FILE *in, *out;
+
+	(void)state;
+	/* record keeps the module text lines only */
+	in = fmemopen((void *)kallsyms_612, strlen(kallsyms_612), "r");
+	out = open_memstream(&buf, &bl);
+	assert_non_null(in);
+	assert_non_null(out);
+	assert_int_equal(modsyms_filter(in, out, &n), 0);
+	fclose(in);
+	fclose(out);
+	assert_int_equal(n, 5);
+	assert_null(strstr(buf, "_stext"));
+	assert_null(strstr(buf, "af_alg_ops"));
+	assert_non_null(strstr(buf, "ffffffffc0545580 t alg_bind\t[af_alg]\n"));
+
+	dir = make_tmpdir();
+	assert_int_equal(root_new(dir, &root), 0);
+	assert_int_equal(modsyms_read(root, &ms, &e), -ENOENT);
+	assert_string_equal(e.path, MODSYMS_PATH);
+	write_str(dir, MODSYMS_PATH, buf);
+	free(buf);
+	assert_int_equal(modsyms_read(root, &ms, &e), 0);
+	assert_int_equal(modsyms_count(ms), 5);
+	/* the call site the bundle left raw: alg_bind+0x29 in af_alg */
+	assert_string_equal(modsyms_lookup(ms, 0xffffffffc05455a9ull, &mod), "alg_bind");
+	assert_string_equal(mod, "af_alg");
+	assert_string_equal(modsyms_lookup(ms, 0xffffffffc0545580ull, NULL), "alg_bind");
+	assert_string_equal(modsyms_lookup(ms, 0xffffffffc0550401ull, &mod), "tun_get_user");
+	assert_string_equal(mod, "tun");
+	/* below every module, or far past the last function: nothing */
+	assert_null(modsyms_lookup(ms, 0xffffffff81001010ull, NULL));
+	assert_null(modsyms_lookup(ms, 0xffffffffc0550400ull + MODSYMS_REACH, NULL));
+	ms = modsyms_free(ms);
+
+	/* not kallsyms: refused with the line; zero addresses (no CAP_SYSLOG) kept out */
+	write_str(dir, MODSYMS_PATH, "0000000000000000 t alg_bind\t[af_alg]\nnot kallsyms\n");
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(modsyms_read(root, &ms, &e), -EINVAL);
+	assert_int_equal(e.line, 2);
+	assert_int_equal(modsyms_parse_line("0000000000000000 t x\t[m]", 24, &addr, &name, &nl,
+					    &m, &ml, &what), 0);
+	assert_int_equal(modsyms_parse_line("ffffffffc0545580 t x\t[m", 23, &addr, &name, &nl,
+					    &m, &ml, &what), -EINVAL);
+	assert_int_equal(modsyms_parse_line("1ffffffffc0545580 t x\t[m]", 25, &addr, &name, &nl,
+					    &m, &ml, &what), -EINVAL);
 	root_free(root);
 	remove_tree(dir);
 }
@@ -2463,6 +2537,7 @@ int main(void)
 		cmocka_unit_test(test_vmsample_sequence),
 		cmocka_unit_test(test_boot_id),
 		cmocka_unit_test(test_dmesg_months),
+		cmocka_unit_test(test_modsyms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,10 @@ TOLERANCE = 0.02
 TRUTH = re.compile(r'^TRUTH (\w+) (.*)$')
 ERRNO = {'EPERM': 1, 'ENOENT': 2, 'EINTR': 4, 'ENOEXEC': 8, 'EBADF': 9, 'ENOMEM': 12,
          'EBUSY': 16, 'EEXIST': 17, 'ENODEV': 19, 'EINVAL': 22, 'ETXTBSY': 26, 'EFBIG': 27,
-         'ENOTBLK': 15, 'EOPNOTSUPP': 95, 'EKEYREJECTED': 129}
+         'ENOTBLK': 15, 'EOPNOTSUPP': 95, 'EKEYREJECTED': 129,
+         # the kernel's own, which the exit tracepoint sees before a signal is handled
+         'ERESTARTSYS': 512, 'ERESTARTNOINTR': 513, 'ERESTARTNOHAND': 514,
+         'ERESTART_RESTARTBLOCK': 516}
 SYSCALL = {'finit': 'finit_module', 'init': 'init_module'}
 
 failures = []

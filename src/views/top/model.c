@@ -290,6 +290,7 @@ const char *top_outcome_label(enum attempt_outcome o)
 		[OUTCOME_DENIED] = "denied",
 		[OUTCOME_OTHER_ERROR] = "error",
 		[OUTCOME_INCOMPLETE] = "incomplete",
+		[OUTCOME_INTERRUPTED] = "interrupted",
 	};
 	return o < _OUTCOME_MAX && n[o] ? n[o] : "?";
 }
@@ -1305,14 +1306,10 @@ static const char *state_label(const struct mod_acc *a)
 	return "?";
 }
 
-static const char *errno_label(int err, char *buf, size_t bufsz)
+/* @buf: ATTEMPT_ERRNO_NAME_MAX bytes, for a number with no name */
+static const char *errno_label(int err, char *buf)
 {
-	const char *n = err > 0 ? strerrorname_np(err) : NULL;
-
-	if (n)
-		return n;
-	snprintf(buf, bufsz, "E%d", err);
-	return buf;
+	return attempt_errno_name(err, buf);
 }
 
 /* The errno an outcome stands for, which its label need not repeat. */
@@ -1337,12 +1334,12 @@ static int implied_errno(enum attempt_outcome o)
 
 static const char *outcome_text(void **arena, const struct attempt *a)
 {
-	char eb[16];
+	char eb[ATTEMPT_ERRNO_NAME_MAX];
 
 	if (!a->complete || a->err == 0 || a->err == implied_errno(a->outcome))
 		return top_outcome_label(a->outcome);
 	return arena_printf(arena, "%s %s", top_outcome_label(a->outcome),
-			    errno_label(a->err, eb, sizeof(eb)));
+			    errno_label(a->err, eb));
 }
 
 static uint8_t outcome_style(const struct attempt *a)
@@ -1579,7 +1576,7 @@ static void build_events(struct top_model *m, const struct top_ui *ui, struct bu
 		case EV_ATTEMPT: {
 			const struct attempt *a = &l->attempts[e->idx];
 			const struct req_acc *ra = &m->reqs[m->att_req[e->idx]];
-			char eb[16];
+			char eb[ATTEMPT_ERRNO_NAME_MAX];
 
 			module = a->module ? name_arena(&b->t->arena, a->module)
 					   : "(unnamed)";
@@ -1591,7 +1588,7 @@ static void build_events(struct top_model *m, const struct top_ui *ui, struct bu
 				a->syscall == ATTEMPT_FINIT ? "finit_module"
 							    : "init_module",
 				a->err ? " " : "",
-				a->err ? errno_label(a->err, eb, sizeof(eb)) : "", a->pid,
+				a->err ? errno_label(a->err, eb) : "", a->pid,
 				attempt_bytes_text(&b->t->arena, a,
 						   m->s->cost ? &m->s->cost[e->idx]
 							      : NULL));
@@ -2314,7 +2311,7 @@ static void build_detail(struct top_model *m, const struct top_ui *ui, struct bu
 		const uint64_t *by = NULL;
 		struct top_row *row;
 		struct top_val *v;
-		char eb[16];
+		char eb[ATTEMPT_ERRNO_NAME_MAX];
 
 		b->t->n_total++;
 		row = add_row(b, arena_printf(&b->t->arena, "a\t%zu", idx[q]));
@@ -2330,7 +2327,7 @@ static void build_detail(struct top_model *m, const struct top_ui *ui, struct bu
 		if (a->complete && a->err)
 			set_str(&v[DC_ERRNO],
 				arena_printf(&b->t->arena, "%s",
-					     errno_label(a->err, eb, sizeof(eb))));
+					     errno_label(a->err, eb)));
 		else if (a->complete)
 			set_str(&v[DC_ERRNO], "0");
 		if (a->measured) {
