@@ -9,6 +9,10 @@
 #         units   the units alone, as installed and enabled: the bundle in
 #                 /var/lib/kmodtop
 #         none    neither, no truth either (bench/boot-time.sh; no check)
+#         predict `words` at VM_SMP vCPUs and again at VM_PREDICT_SMP (default 16), as
+#                 NAME-smpN-words, then `check.py predict` of the two: the small
+#                 boot's per-CPU risk list against the big boot's waste (opt-in: not
+#                 in `make check-vm`)
 #   Each boot but `none` carries the truth: the kernel's top-level buffer tracing the
 #   load syscalls and every vmap allocation with its stack (`vmalloc:alloc_vmap_area`
 #   added to the trace_event= list, the kernel keeps only the last one, and
@@ -18,7 +22,8 @@
 #
 # Output: $VM_BUILDDIR/userspace/RELEASE/NAME-MODE/ (the guest's collection, out/),
 #   NAME-MODE.console.log, .ttyS1, .cmdline. NAME defaults to "boot".
-# Environment: VM_CACHE, VM_BUILDDIR, VM_SMP (vCPUs, default 4), VM_MEM (default 3G),
+# Environment: VM_CACHE, VM_BUILDDIR, VM_SMP (vCPUs, default 4), VM_PREDICT_SMP
+#   (predict's big boot, default 16), VM_MEM (default 3G),
 #   VM_TIMEOUT (default 900 s), VM_TRUTH=0 (no truth words: bench/boot-time.sh),
 #   VM_QUIET=1 (console only in the log), VM_CHECK=0 (no check.py), KMODTOP (the
 #   host's kmodtop for boot-setup; default the build's).
@@ -45,7 +50,7 @@ while getopts k:n: o; do
 	case $o in
 	k) want=$OPTARG ;;
 	n) name=$OPTARG ;;
-	*) die "usage: $0 [-k KERNEL] [-n NAME] words|units|none..." ;;
+	*) die "usage: $0 [-k KERNEL] [-n NAME] words|units|none|predict..." ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -167,8 +172,30 @@ boot_one() {
 	python3 "$here/check.py" "$mode" "$dir/out"
 }
 
+# the same image booted with the words on VM_SMP and on VM_PREDICT_SMP vCPUs; each boot
+# is checked as `words` is, and the prediction is checked whatever those checks said
+predict_boots() {
+	local base=$name small=$VM_SMP big=${VM_PREDICT_SMP:-16} s rc=0
+	[ "$big" -gt "$small" ] || die "predict: VM_PREDICT_SMP=$big is not more than VM_SMP=$small"
+	for s in $small $big; do
+		name=$base-smp$s VM_SMP=$s boot_one words || rc=1
+	done
+	[ "${VM_CHECK:-1}" = 0 ] && return $rc
+	for s in $small $big; do
+		[ -f "$out/$base-smp$s-words/out/tracing/trace" ] ||
+			{ msg "predict: no trace of the $s-vCPU boot"; return 1; }
+	done
+	KMODTOP=$k python3 "$here/check.py" predict "$out/$base-smp$small-words/out" \
+		"$out/$base-smp$big-words/out" --root "$out/root" || rc=1
+	return $rc
+}
+
 status=0
 for m in "$@"; do
+	if [ "$m" = predict ]; then
+		predict_boots || { status=1; msg "$rel: predict FAILED (artifacts in $out/$name-smp*-words)"; }
+		continue
+	fi
 	boot_one "$m" || { status=1; msg "$rel: $m FAILED (artifacts in $out/$name-$m)"; }
 done
 msg "$rel: total $(( $(date +%s) - t0 )) s"
