@@ -1055,7 +1055,8 @@ static void test_finding_old_wordings(void **state)
 	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR, "vmalloc: allocation failure: 3760332 bytes");
 	assert_int_equal(f.n_num, 1);
 	assert_int_equal(f.num[0], 3760332);
-	/* the same report, the line before: 4.4 still ended the vmap sentence with '.' */
+	/* the same report, the line before: 4.4 still ended the vmap sentence with '.', as
+	 * 3.13's alloc_vmap_area() did (lookfiresu123/my_linux-3.13.0@5f5eafc3 mm/vmalloc.c) */
 	f = classify_fmt(KLOG_FINDING_VMAP_FAILED,
 			 "vmap allocation for size 3866624 failed: use vmalloc=<size> to increase "
 			 "size.");
