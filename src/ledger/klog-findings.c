@@ -196,6 +196,8 @@ static const struct klog_format_entry table[] = {
 	E(BAD_ELF, "symbol name out of bounds in string table", MAIN, ENOEXEC, ""),
 	E(BAD_ELF, "Invalid ELF section hdr(type %u)\n", MAIN, ENOEXEC, "n"),	/* 5.16-6.3 */
 	E(BAD_ELF, "%s: No module found in object\n", MAIN, ENOEXEC, "m"),	/* <= 6.3 */
+	/* 3.13's setup_load_info() named no module: there was none to name */
+	E(BAD_ELF, "No module found in object\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module has invalid ELF structures\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module len %lu truncated\n", "kernel/module.c", ENOEXEC, "n"),
 

@@ -1016,10 +1016,47 @@ static void test_finding_old_wordings(void **state)
 	assert_field(f.text, f.text_len, "nvidia");
 	assert_null(f.symbol);
 
+	/*
+	 * Read in the kernel's source (doc/log-messages.md, "Wordings by version"): 3.13's
+	 * simplify_symbols() printed PTR_ERR(ksym), 0 for a symbol not found at all
+	 * (lookfiresu123/my_linux-3.13.0@6aa800e3 kernel/module.c); 5.10's prints the
+	 * -ENOENT it returns (Rtoax/linux-5.10.13@0703e285 kernel/module.c).
+	 */
+	f = classify_fmt(KLOG_FINDING_UNKNOWN_SYMBOL, "spl: Unknown symbol kmem_cache_alloc (err 0)");
+	assert_field(f.module, f.module_len, "spl");
+	assert_field(f.symbol, f.symbol_len, "kmem_cache_alloc");
+	assert_int_equal(f.n_num, 1);
+	assert_int_equal(f.num[0], 0);
+	assert_int_equal(f.err, ENOENT);
+	/* 3.13's setup_load_info() names no module ("No module found in object\n") */
+	f = classify_fmt(KLOG_FINDING_BAD_ELF, "No module found in object");
+	assert_null(f.module);
+	assert_int_equal(f.err, ENOEXEC);
+	f = classify_fmt(KLOG_FINDING_BAD_ELF, "hello: No module found in object");
+	assert_field(f.module, f.module_len, "hello");
+	/* the same file: the staging notice, vermagic, ctors, obsolete parameters */
+	f = classify_fmt(KLOG_FINDING_TAINT,
+			 "r8188eu: module is from the staging directory, the quality is unknown, "
+			 "you have been warned.");
+	assert_field(f.module, f.module_len, "r8188eu");
+	f = classify_fmt(KLOG_FINDING_BAD_ELF, "Module len 4096 truncated");
+	assert_int_equal(f.num[0], 4096);
+	f = classify_fmt(KLOG_FINDING_LOAD_WARNING, "foo: Ignoring obsolete parameters");
+	assert_field(f.module, f.module_len, "foo");
+	f = classify_fmt(KLOG_FINDING_LOAD_ERROR, "foo: has both .ctors and .init_array.");
+	assert_int_equal(f.err, EINVAL);
+	/* 5.10's set_license() and its later "license taints" line without the licence */
+	f = classify_fmt(KLOG_FINDING_TAINT, "wl: module license 'MIXED/Proprietary' taints kernel.");
+	assert_field(f.text, f.text_len, "MIXED/Proprietary");
+	f = classify_fmt(KLOG_FINDING_TAINT, "nvidia: module license taints kernel.");
+	assert_field(f.module, f.module_len, "nvidia");
+	assert_null(f.text);
+
 	f = classify_fmt(KLOG_FINDING_VMALLOC_ERROR, "vmalloc: allocation failure: 3760332 bytes");
 	assert_int_equal(f.n_num, 1);
 	assert_int_equal(f.num[0], 3760332);
-	/* the same report, the line before: 4.4 still ended the vmap sentence with '.' */
+	/* the same report, the line before: 4.4 still ended the vmap sentence with '.', as
+	 * 3.13's alloc_vmap_area() did (lookfiresu123/my_linux-3.13.0@5f5eafc3 mm/vmalloc.c) */
 	f = classify_fmt(KLOG_FINDING_VMAP_FAILED,
 			 "vmap allocation for size 3866624 failed: use vmalloc=<size> to increase "
 			 "size.");
