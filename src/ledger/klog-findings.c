@@ -688,7 +688,7 @@ static void module_last_word(struct klog_finding *r)
 	const char *s = r->module, *end = r->module + r->module_len, *p;
 
 	for (p = s; p < end; p++)
-		if (*p == ' ' || *p == '\t' || *p == ']')
+		if (*p == ' ' || *p == '\t')
 			s = p + 1;
 	if (s == r->module || s == end)
 		return;
