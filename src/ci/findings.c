@@ -960,6 +960,7 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		s++;
 		len--;
 	}
+	s = klog_skip_markup(s, &len);
 	whole = s;
 	whole_len = len;
 	/* only kmod's, udev's and systemd's own lines: kernel formats need the kernel's record */

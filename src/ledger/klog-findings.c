@@ -681,6 +681,24 @@ static void module_of_path(struct klog_finding *r)
 }
 
 /*
+ * A module name is one word: text the paste put before the kernel's "%s:" (a syslog-ng
+ * head "... store1(kern.warning) kernel: flashcache", a commented "# [Fri Sep 19 ...]
+ * apml_sbrmi", a timestamp cut to " 3498.540131] dm_dedup") is not part of it.
+ */
+static void module_last_word(struct klog_finding *r)
+{
+	const char *s = r->module, *end = r->module + r->module_len, *p;
+
+	for (p = s; p < end; p++)
+		if (*p == ' ' || *p == '\t')
+			s = p + 1;
+	if (s == r->module || s == end)
+		return;
+	r->module = s;
+	r->module_len = (size_t)(end - s);
+}
+
+/*
  * glibc's strerror() texts of the errors a module load ends with, as userspace loaders
  * print them, and kmod's own (mod_strerror()): the log says the text, not the number.
  */
@@ -782,6 +800,8 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 			break;
 		}
 	}
+	if (r.module && r.module_len && r.module[0] != '(')
+		module_last_word(&r);
 	if ((e->flags & KLOG_FORMAT_MODULE_PATH) && r.module)
 		module_of_path(&r);
 	if ((e->flags & KLOG_FORMAT_ERRNO_TEXT) && r.text && !r.err)
@@ -808,6 +828,29 @@ static bool words(const struct klog_format_entry *e, const struct matcher *mt)
 	return true;
 }
 
+/* Markdown around a pasted line: "> ", "# ", "- ", "`...`", "**...**" */
+const char *klog_skip_markup(const char *s, size_t *len)
+{
+	size_t n = *len;
+
+	while (n && strchr("`>#*-", s[0])) {
+		size_t k = 1;
+
+		while (k < n && s[k] == s[0])
+			k++;
+		if (s[0] == '-' && (k >= n || s[k] != ' '))
+			break;		/* "---[ end trace ]" and the like are the kernel's */
+		while (k < n && s[k] == ' ')
+			k++;
+		s += k;
+		n -= k;
+	}
+	while (n && (s[n - 1] == '`' || s[n - 1] == '*'))
+		n--;
+	*len = n;
+	return s;
+}
+
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 {
 	struct matcher mt;
@@ -828,6 +871,9 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 		msg += 8;
 		len -= 8;
 	}
+	msg = klog_skip_markup(msg, &len);
+	if (len == 0)
+		return 0;
 	for (i = 0; i < ARRAY_SIZE(table); i++) {
 		const struct klog_format_entry *e = &table[i];
 

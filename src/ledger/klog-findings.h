@@ -114,6 +114,8 @@ struct klog_finding {
  * not a finding: then *ret is cleared to kind KLOG_FINDING_NONE. Messages over 4 KiB
  * are never findings: a printk record holds 1 KiB.
  */
+/* @s past the markdown a paste puts around a log line; *@len updated */
+const char *klog_skip_markup(const char *s, size_t *len);
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret);
 
 /*

@@ -1603,6 +1603,49 @@ static void test_time_prefix_random(void **state)
 	}
 }
 
+/*
+ * Lines of the held-out corpus (tests/corpus/logs 049+): a module name is one word
+ * whatever the paste put before it, and markdown around a line is not part of it.
+ */
+static void test_finding_heldout_pastes(void **state)
+{
+	static const struct {
+		const char *line, *module;
+		enum klog_finding_kind kind;
+	} cases[] = {
+		/* facebookarchive/flashcache#33: syslog-ng's own head, 2.6.36 */
+		{ "2011.10.15 21:50:37 store1(kern.warning) kernel: flashcache: Unknown symbol __divdi3 (err 0)",
+		  "flashcache", KLOG_FINDING_UNKNOWN_SYMBOL },
+		/* dmdedup/dmdedup3.19#46: the paste cut the first timestamp's '[' */
+		{ " 3498.540131] dm_dedup: Unknown symbol dm_btree_insert (err 0)",
+		  "dm_dedup", KLOG_FINDING_UNKNOWN_SYMBOL },
+		/* amd/apml_modules#4: dmesg -T commented out in a shell transcript */
+		{ "# [Fri Sep 19 11:05:26 2025] apml_sbrmi: Unknown symbol __devm_regmap_init_i3c (err -2)",
+		  "apml_sbrmi", KLOG_FINDING_UNKNOWN_SYMBOL },
+		/* LWSS/Cartographer#1: every line in inline code */
+		{ "`cartographer: version magic '5.1.6-arch1-1-ARCH SMP preempt mod_unload ' should be '5.1.7-arch1-1-ARCH SMP preempt mod_unload '`",
+		  "cartographer", KLOG_FINDING_VERMAGIC },
+		/* rhgndf/fl2000_drm#1: a markdown quote */
+		{ "> insmod: ERROR: could not insert module /usr/src/fl2000_drm/fl2000.ko: Unknown symbol in module",
+		  "fl2000", KLOG_FINDING_MODPROBE_ERROR },
+		/* dkms-project/dkms#347: a diff block's "- " and a stray "``" */
+		{ "- modprobe: ERROR: could not insert 'rtw_8723d': Key was rejected by service``",
+		  "rtw_8723d", KLOG_FINDING_MODPROBE_ERROR },
+	};
+	struct klog_finding f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(klog_classify(cases[i].line, strlen(cases[i].line), &f), 1);
+		assert_int_equal(f.kind, cases[i].kind);
+		assert_field(f.module, f.module_len, cases[i].module);
+	}
+	/* the kernel's own dashes stay: no finding, and no crash on markup alone */
+	assert_int_equal(klog_classify("---[ end trace 0000000000000000 ]---", 35, &f), 0);
+	assert_int_equal(klog_classify("``", 2, &f), 0);
+	assert_int_equal(klog_classify("> ", 2, &f), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1634,6 +1677,7 @@ int main(void)
 		cmocka_unit_test(test_findings_every_format),
 		cmocka_unit_test(test_findings_none_and_hostile),
 		cmocka_unit_test(test_fixture_logs),
+		cmocka_unit_test(test_finding_heldout_pastes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
