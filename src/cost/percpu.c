@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,62 @@ static bool tried_before(const struct ledger *l, const size_t *udev, size_t n_ud
 	return false;
 }
 
+/* Did a udev attempt load @name, or find it Live? Then modprobe went on past it. */
+static bool got_past(const struct ledger *l, const size_t *udev, size_t n_udev,
+		     const char *name)
+{
+	for (size_t u = 0; u < n_udev; u++) {
+		const struct attempt *a = &l->attempts[udev[u]];
+
+		if (!strcmp(a->module, name) &&
+		    (a->outcome == OUTCOME_LOADED || a->outcome == OUTCOME_DUP_LIVE))
+			return true;
+	}
+	return false;
+}
+
+/* Has udev tried @name? (@first: the first udev attempt of each module) */
+static bool udev_tried(const struct ledger *l, const size_t *first, size_t n_first,
+		       const char *name)
+{
+	for (size_t f = 0; f < n_first; f++)
+		if (!strcmp(l->attempts[first[f]].module, name))
+			return true;
+	return false;
+}
+
+/*
+ * The first of @percpu_names that udev never tried and that has @dep among its
+ * dependencies, into @s's dependency_of: 1 found, 0 none, -ENOMEM
+ */
+static int untried_parent(const struct ledger *l, const size_t *first, size_t n_first,
+			  const char *const *percpu_names, const struct percpu_deps_ops *deps,
+			  const char *dep, struct percpu_storm *s)
+{
+	int found = 0;
+
+	for (size_t p = 0; percpu_names[p] && !found; p++) {
+		char **names = NULL;
+		size_t n_names = 0;
+		int r;
+
+		if (udev_tried(l, first, n_first, percpu_names[p]))
+			continue;
+		r = deps->deps(deps->userdata, percpu_names[p], &names, &n_names);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			continue;
+		for (size_t d = 0; d < n_names && !found; d++)
+			found = !strcmp(names[d], dep);
+		if (found)
+			snprintf(s->dependency_of, sizeof(s->dependency_of), "%s", percpu_names[p]);
+		if (deps->names_free)
+			deps->names_free(names);
+	}
+	return found;
+}
+
 static void storm_predict(struct percpu_storm *s, unsigned int capture_ncpus,
 			  unsigned int ncpus)
 {
@@ -201,6 +258,28 @@ int percpu_storms_find(const struct ledger *l, const struct cost_result *cost,
 		if (storms(&ret[n], capture_ncpus))
 			n++;
 	}
+	/*
+	 * The dependencies of CPU-alias modules udev never tried: modprobe loads the
+	 * dependencies first and stops at one that fails, so a module whose dependency
+	 * fails on every CPU has no attempt of its own, and only the dependency storms.
+	 * One that ever loaded or was found Live let modprobe go on: not this case (and
+	 * not a device storm of some shared dependency).
+	 */
+	for (size_t f = 0; percpu_names && deps && deps->deps && f < n_first && n < max; f++) {
+		const char *name = l->attempts[first[f]].module;
+
+		if (in_names(percpu_names, name) || listed(ret, n, name))
+			continue;
+		r = storm_count(l, cost, udev, n_udev, name, &ret[n]);
+		if (r < 0)
+			return r;
+		if (!storms(&ret[n], capture_ncpus) || got_past(l, udev, n_udev, name))
+			continue;
+		r = untried_parent(l, first, n_first, percpu_names, deps, name, &ret[n]);
+		if (r < 0)
+			return r;
+		n += r;
+	}
 	/* their dependencies, and theirs: the list grows as it is walked */
 	for (size_t k = 0; deps && deps->deps && k < n; k++) {
 		char **names = NULL;
@@ -220,7 +299,7 @@ int percpu_storms_find(const struct ledger *l, const struct cost_result *cost,
 			r = storm_count(l, cost, udev, n_udev, names[d], &s);
 			if (r < 0 || !s.wasted_attempts)
 				continue;
-			s.dependency_of = ret[k].name;
+			snprintf(s.dependency_of, sizeof(s.dependency_of), "%s", ret[k].name);
 			ret[n++] = s;
 		}
 		if (deps->names_free)

@@ -54,7 +54,8 @@ bool percpu_requester_is_udev(const char *comm);
 
 struct percpu_storm {
 	const char *name;		/* owned by the ledger */
-	const char *dependency_of;	/* modprobe loaded it first for this one; NULL: asked for */
+	/* modprobe loaded it first for this one (which may have no attempt); "": asked for */
+	char dependency_of[64];
 	size_t attempts;		/* by udev workers */
 	size_t requesters;		/* distinct udev workers (pids) among them */
 	size_t loaded;			/* attempts that loaded it */
@@ -80,7 +81,10 @@ struct percpu_deps_ops {
  * between half and twice as many times as there are CPUs (at least 2) and not always
  * with success, limited to @percpu_names when not NULL (the modules with an alias
  * every CPU matches: a module each of four NICs asks for storms with the devices, not
- * the CPUs), and with @deps the dependencies of each that the same workers tried before it.
+ * the CPUs), and with @deps the dependencies of each that the same workers tried before it,
+ * and the dependencies of a module in @percpu_names that udev never tried: modprobe
+ * stops at a dependency whose load fails, so a dependency that failed about once per
+ * CPU, never loaded nor found Live, is the storm of that module.
  * At most @max into @ret, in order of first attempt; *ret_wasted_at_n their sum.
  * Nothing when either CPU count is 0 or @cost does not match @l. 0 or -ENOMEM.
  */

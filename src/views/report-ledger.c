@@ -741,7 +741,8 @@ static int render_storms(const struct report_data *d, struct out *o)
 		storm_path(p, buf, sizeof(buf));
 		r = table_set_str(t, row, 0, p->name);
 		if (r >= 0)
-			r = table_set_str(t, row, 1, p->dependency_of);
+			r = table_set_str(t, row, 1,
+					  p->dependency_of[0] ? p->dependency_of : NULL);
 		if (r >= 0)
 			r = table_set_str(t, row, 6, buf);
 		table_set_u64(t, row, 2, p->attempts);

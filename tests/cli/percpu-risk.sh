@@ -3,8 +3,9 @@
 # under emulation) with libcrc32c first (a softdep here), once per CPU of a 2-CPU trace,
 # then xfs (given an AMD-only CPU alias here: the capture's CPU modalias is unknown) and
 # sctp (no CPU alias: a storm of devices, not CPUs). The list names the first three,
-# prices them from the report's own attempts and predicts --cpus N; without such a storm
-# the modalias list stays, marked as such.
+# prices them from the report's own attempts and predicts --cpus N; a dependency that
+# failed on each CPU of a CPU-alias module udev never got to try is listed as that
+# module's; without such a storm the modalias list stays, marked as such.
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init percpu-risk
 ts_need jq awk
@@ -67,6 +68,51 @@ done
 ts_run --root "$root" report --no-log --trace "$t"
 ts_expect_rc 0 "udev storm, text" &&
 	ts_check "the path in text" grep -q "kread+decompress" "$TS_TMP/out"
+
+# vfat and dm_crypt given a CPU alias; modprobe loads fat (modules.dep) first for vfat
+# and fat's init fails on each CPU, so vfat is never tried: fat is vfat's storm. dm_mod
+# loaded once, so modprobe went on past it: dm_crypt's dependency is no storm of its own.
+root2=$TS_TMP/root2
+cp -a "$FIXTURES/debian-6.12-xz" "$root2"
+alias=$root2/lib/modules/$(cat "$root2/proc/sys/kernel/osrelease")/modules.alias
+echo "alias cpu:type:x86,ven0002fam0017mod*:feature:* vfat" >>"$alias"
+echo "alias cpu:type:x86,ven0000fam0006mod003E:feature:* dm_crypt" >>"$alias"
+t2=$TS_TMP/untried.trace
+{
+	echo "# tracer: nop"
+	echo "#"
+	echo "# entries-in-buffer/entries-written: 12/12   #P:2"
+	for w in 0 1; do
+		comm=systemd-udevd
+		[ $w = 1 ] && comm='(udev-worker)'
+		pid=$((800 + w))
+		ts=$((30 + w))
+		printf '%16s-%-7d [%03d] ...1. %6d.000000: sys_finit_module(fd: 6, uargs: 4a8b95, flags: 4)\n' "$comm" $pid $w $ts
+		printf '%16s-%-7d [%03d] ..... %6d.001000: module_load: fat\n' "$comm" $pid $w $ts
+		printf '%16s-%-7d [%03d] ...1. %6d.002000: sys_finit_module -> 0xffffffffffffffed\n' "$comm" $pid $w $ts
+		printf '%16s-%-7d [%03d] ...1. %6d.100000: sys_finit_module(fd: 7, uargs: 4a8b95, flags: 4)\n' "$comm" $pid $w $ts
+		if [ $w = 0 ]; then
+			printf '%16s-%-7d [%03d] ..... %6d.101000: module_load: dm_mod\n' "$comm" $pid $w $ts
+			printf '%16s-%-7d [%03d] ...1. %6d.102000: sys_finit_module -> 0x0\n' "$comm" $pid $w $ts
+		else
+			printf '%16s-%-7d [%03d] ..... %6d.101000: kmodtop_name: (find_module_all+0x4/0xd0) name="dm_mod"\n' "$comm" $pid $w $ts
+			printf '%16s-%-7d [%03d] ...1. %6d.102000: sys_finit_module -> 0xffffffffffffffef\n' "$comm" $pid $w $ts
+		fi
+	done
+} >"$t2"
+ts_run --root "$root2" report -j --no-log --trace "$t2" --cpus 8
+if ts_expect_rc 0 "untried parent"; then
+	out=$TS_TMP/out
+	[ "$(jq -r '[.percpu_risk.storms[] | "\(.name)<\(.dependency_of)"] | join(" ")' "$out")" = \
+		"fat<vfat" ] || ts_fail "untried parent: storms $(jq -c .percpu_risk.storms "$out")"
+	# every try wasted: 8 failures at 8 CPUs, each as the capture paid it
+	jq -e '.attempts as $a | .percpu_risk.storms[0] |
+		([$a[] | select(.module == "fat") | .wasted_vmap] | add) as $w |
+		$w > 0 and .wasted == $w and .loaded == 0 and .attempts_at_n == 8 and
+		.wasted_at_n == 8 * ($w / ([$a[] | select(.module == "fat")] | length))' \
+		"$out" >/dev/null || ts_fail "untried parent: fat priced wrong"
+	ts_ok
+fi
 
 # the fixture's own trace has no udev: the modalias list, marked as such
 ts_run --root "$FIXTURES/debian-6.12-xz" report -j

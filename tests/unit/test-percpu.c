@@ -20,6 +20,7 @@
 #include "cost/cost.h"
 #include "cost/percpu.h"
 #include "ledger/ledger.h"
+#include "session/system.h"
 #include "sources/trace/text.h"
 #include "util/macro.h"
 
@@ -248,7 +249,7 @@ static void test_storms_named(void **state)
 	assert_int_equal(n, ARRAY_SIZE(want));
 	for (size_t i = 0; i < n; i++) {
 		assert_string_equal(v[i].name, want[i]);
-		assert_null(v[i].dependency_of);
+		assert_string_equal(v[i].dependency_of, "");
 		assert_int_equal(v[i].requesters, 4);
 	}
 	/* the same capture read as one of a 16-CPU machine: 4 tries are no per-CPU storm */
@@ -313,8 +314,177 @@ static void test_storms_deps(void **state)
 	assert_string_equal(v[4].dependency_of, "kvm");
 	assert_null(find(v, n, "e1000"));
 	assert_null(find(v, n, "ccp"));
-	assert_null(v[0].dependency_of);
+	assert_string_equal(v[0].dependency_of, "");
 	capture_done(&c);
+}
+
+/*
+ * A Debian 6.12 tree's lines (cpu_nic is made up: a CPU-alias module whose dependency is
+ * a NIC driver four devices asked for)
+ */
+static const char *const tree_alias[] = {
+	"alias cpu:type:x86,ven*fam*mod*:feature:*00C2* kvm_amd",
+	"alias cpu:type:x86,ven*fam*mod*:feature:*0099* aesni_intel",
+	"alias aes aesni_intel",
+	"alias cpu:type:x86,ven0002fam0017mod*:feature:* amd64_edac",
+	"alias cpu:type:x86,ven0002fam000Fmod*:feature:* amd64_edac",
+	"alias cpu:type:x86,ven0002fam000Fmod*:feature:* powernow_k8",
+	"alias cpu:type:x86,ven0000fam0006mod003F:feature:* sb_edac",
+	"alias cpu:type:x86,ven0000fam0006mod003E:feature:* cpu_nic",
+	"alias pci:v00008086d0000100Esv*sd*bc*sc*i* e1000",
+	NULL,
+};
+static const char *const tree_dep[] = {
+	"kernel/arch/x86/kvm/kvm-amd.ko.xz: kernel/drivers/crypto/ccp/ccp.ko.xz "
+	"kernel/arch/x86/kvm/kvm.ko.xz kernel/virt/lib/irqbypass.ko.xz",
+	"kernel/arch/x86/kvm/kvm.ko.xz: kernel/virt/lib/irqbypass.ko.xz",
+	"kernel/arch/x86/crypto/aesni-intel.ko.xz: kernel/lib/crypto/gf128mul.ko.xz "
+	"kernel/crypto/crypto_simd.ko.xz kernel/crypto/cryptd.ko.xz",
+	"kernel/drivers/edac/edac_mce_amd.ko.xz:",
+	"kernel/drivers/edac/amd64_edac.ko.xz: kernel/drivers/edac/edac_mce_amd.ko.xz",
+	"kernel/drivers/cpufreq/powernow-k8.ko.xz:",
+	"kernel/drivers/edac/sb_edac.ko.xz:",
+	"kernel/drivers/misc/cpu_nic.ko.xz: kernel/drivers/net/ethernet/intel/e1000/e1000.ko.xz",
+	NULL,
+};
+
+/* "kernel/arch/x86/kvm/kvm-amd.ko.xz" -> "kvm_amd", as modprobe names it */
+static char *dep_name(const char *path, size_t len)
+{
+	const char *base = memrchr(path, '/', len);
+	char *v;
+
+	base = base ? base + 1 : path;
+	len -= (size_t)(base - path);
+	if (len > 6 && !memcmp(base + len - 6, ".ko.xz", 6))
+		len -= 6;
+	v = strndup(base, len);
+	assert_non_null(v);
+	for (char *c = v; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return v;
+}
+
+/* modules.dep of tree_dep */
+static int tree_deps(void *userdata, const char *module, char ***ret_names, size_t *ret_n)
+{
+	(void)userdata;
+	for (size_t i = 0; tree_dep[i]; i++) {
+		const char *colon = strchr(tree_dep[i], ':'), *p;
+		char *self = dep_name(tree_dep[i], (size_t)(colon - tree_dep[i]));
+		char **v = calloc(8, sizeof(char *));
+		bool match = !strcmp(self, module);
+
+		free(self);
+		assert_non_null(v);
+		if (!match) {
+			free(v);
+			continue;
+		}
+		*ret_n = 0;
+		for (p = colon + 1; *p;) {
+			size_t len;
+
+			p += strspn(p, " ");
+			len = strcspn(p, " ");
+			if (len)
+				v[(*ret_n)++] = dep_name(p, len);
+			p += len;
+		}
+		*ret_names = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The modules of tree_alias with an alias every CPU of its kind matches */
+static char **tree_percpu(void)
+{
+	char **v = calloc(ARRAY_SIZE(tree_alias), sizeof(char *));
+	size_t n = 0;
+
+	assert_non_null(v);
+	for (size_t i = 0; tree_alias[i]; i++) {
+		const char *pat = tree_alias[i] + strlen("alias ");
+		const char *mod = strchr(pat, ' ') + 1;
+		_cleanup_free_ char *p = strndup(pat, (size_t)(mod - 1 - pat));
+		bool dup = false;
+
+		assert_non_null(p);
+		for (size_t k = 0; k < n; k++)
+			dup = dup || !strcmp(v[k], mod);
+		if (!dup && kt_alias_is_percpu(p))
+			v[n++] = strdup(mod);
+	}
+	return v;
+}
+
+/*
+ * amd64_edac's alias matches every AMD CPU, and modprobe loads edac_mce_amd first: its
+ * init fails on each CPU (ENODEV), so amd64_edac itself is never tried. edac_mce_amd has
+ * no CPU alias; it is the storm of amd64_edac. cpu_nic is never tried either, but its
+ * dependency e1000 loaded (four NICs): modprobe went on past it, no storm of cpu_nic.
+ */
+static void test_storms_untried_parent(void **state)
+{
+	const struct percpu_deps_ops ops = { .deps = tree_deps, .names_free = names_free };
+	struct percpu_storm v4[16], v16[16];
+	struct capture c4, c16;
+	const struct percpu_storm *s;
+	uint64_t at16, at16_self, wasted;
+	size_t n4, n16, n_wasted, loaded;
+	char **percpu = tree_percpu();
+
+	(void)state;
+	capture_new(&c4, "6.12.0", 4);
+	capture_new(&c16, "6.12.0", 16);
+	assert_int_equal(percpu_storms_find(c4.l, c4.cost, 4, 16, (const char *const *)percpu,
+					    &ops, v4, ARRAY_SIZE(v4), &n4, &at16), 0);
+	/* the ones asked for, then the untried one's dependency, then the others' */
+	assert_int_equal(n4, 5);
+	assert_string_equal(v4[0].name, "kvm_amd");
+	assert_string_equal(v4[1].name, "aesni_intel");
+	assert_string_equal(v4[2].name, "edac_mce_amd");
+	assert_string_equal(v4[2].dependency_of, "amd64_edac");
+	assert_string_equal(v4[3].name, "kvm");
+	assert_string_equal(v4[3].dependency_of, "kvm_amd");
+	assert_string_equal(v4[4].name, "irqbypass");
+	assert_string_equal(v4[4].dependency_of, "kvm_amd");
+	assert_null(find(v4, n4, "e1000"));
+	assert_null(find(v4, n4, "amd64_edac"));
+
+	/* priced from its own attempts, and predicting the 16-CPU boot's */
+	s = &v4[2];
+	seen(&c4, "edac_mce_amd", &wasted, &n_wasted, &loaded);
+	assert_int_equal(loaded, 0);
+	assert_int_equal(s->loaded, 0);
+	assert_int_equal(s->wasted_attempts, n_wasted);
+	assert_int_equal(s->wasted, wasted);
+	assert_int_not_equal(s->wasted, 0);
+	assert_int_equal(s->requesters, 4);
+	assert_int_equal(s->attempts_at_n, 16);
+	seen(&c16, "edac_mce_amd", &wasted, &n_wasted, &loaded);
+	assert_int_equal(n_wasted, 16);
+	assert_int_equal(s->wasted_at_n, wasted);
+	assert_int_equal(percpu_storms_find(c16.l, c16.cost, 16, 16,
+					    (const char *const *)percpu, &ops, v16,
+					    ARRAY_SIZE(v16), &n16, &at16_self), 0);
+	s = find(v16, n16, "edac_mce_amd");
+	assert_non_null(s);
+	assert_string_equal(s->dependency_of, "amd64_edac");
+	assert_int_equal(s->wasted, wasted);
+	/* e1000's four tries are no storm on 16 CPUs anyway: both lists are the same */
+	assert_int_equal(n16, n4);
+	assert_int_equal(at16_self, at16);
+
+	/* without a module tree there is no telling whose dependency it is */
+	assert_int_equal(percpu_storms_find(c4.l, c4.cost, 4, 4, (const char *const *)percpu,
+					    NULL, v4, ARRAY_SIZE(v4), &n4, &at16), 0);
+	assert_null(find(v4, n4, "edac_mce_amd"));
+	names_free(percpu);
+	capture_done(&c4);
+	capture_done(&c16);
 }
 
 /*
@@ -433,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_udev_names),
 		cmocka_unit_test(test_storms_named),
 		cmocka_unit_test(test_storms_deps),
+		cmocka_unit_test(test_storms_untried_parent),
 		cmocka_unit_test(test_prices_612),
 		cmocka_unit_test(test_prices_61),
 		cmocka_unit_test(test_predicts),
