@@ -208,6 +208,8 @@ static const char *const needles[] = {
 	"Failed to insert",	/* systemd's (systemd-modules-load, PID 1) */
 	"Error inserting",	/* module-init-tools' modprobe */
 	"install command",	/* an install command of modprobe.d that failed */
+	"to insmod '",		/* Android's libmodprobe: "Failed to insmod '%s' ..." */
+	"LoadWithAliases",	/* and "LoadWithAliases was unable to load %s" */
 };
 const char *const *ci_needles(size_t *ret_n)
 {

@@ -336,6 +336,32 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "Failed to find module '%s'", "systemd src/shared/module-util.c",
 	  ENOENT, "m"),
 
+	/*
+	 * Android's libmodprobe (init's first stage, /system/bin/modprobe), through
+	 * android-base's logging with the program's tag in front ("init: "): Insmod()'s
+	 * LOG(ERROR) names the file, PLOG in later releases adds ": " and strerror();
+	 * LoadWithAliases() names the module (or alias) none of whose files loaded.
+	 */
+	/* no options, the usual case: a "%s" takes one byte at least */
+	E(MODPROBE_ERROR, "%s: Failed to insmod '%s' with args '': %s",
+	  "android system/core libmodprobe/libmodprobe_ext.cpp", 0, "-mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	E(MODPROBE_ERROR, "%s: Failed to insmod '%s' with args ''",
+	  "android system/core libmodprobe/libmodprobe_ext.cpp", 0, "-m",
+	  .flags = KLOG_FORMAT_MODULE_PATH),
+	E(MODPROBE_ERROR, "%s: Failed to insmod '%s' with args '%s': %s",
+	  "android system/core libmodprobe/libmodprobe_ext.cpp", 0, "-m-t",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	E(MODPROBE_ERROR, "%s: Failed to insmod '%s' with args '%s'",
+	  "android system/core libmodprobe/libmodprobe_ext.cpp", 0, "-m-",
+	  .flags = KLOG_FORMAT_MODULE_PATH),
+	E(MODPROBE_ERROR, "%s: LoadWithAliases was unable to load %s",
+	  "android system/core libmodprobe/libmodprobe.cpp", 0, "-m",
+	  .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "LoadWithAliases was unable to load %s",
+	  "android system/core libmodprobe/libmodprobe.cpp", 0, "m",
+	  .flags = KLOG_FORMAT_WORDS),
+
 	/* systemd-udevd, logged with the device name in front ("cpu12: Worker ...") */
 	E(UDEV_WORKER_TIMEOUT, "%s: Worker [%d] processing SEQNUM=%llu is taking a long time",
 	  "systemd src/udev/udev-manager.c", 0, "tnn", .flags = KLOG_FORMAT_PREFIX),
@@ -563,6 +589,10 @@ static bool match(struct matcher *mt, const char *f, const char *m, unsigned int
 			continue;
 		}
 		if (*f != '%') {
+			/* a paste or a retyped line often lacks the sentence's final '.' */
+			if (m == end && *f == '.' &&
+			    (f[1] == '\0' || (f[1] == '\n' && f[2] == '\0')))
+				return true;
 			if (m == end || *m != *f)
 				return false;
 			f++;
@@ -656,6 +686,9 @@ static bool may_match(const struct klog_format_entry *e, const char *msg, size_t
 	for (q = f; *q && *q != '%' && *q != '\n'; q++)
 		;
 	n = (size_t)(q - f);
+	/* the final '.' may be missing (match()) */
+	if (n && f[n - 1] == '.' && (*q == '\0' || (q[0] == '\n' && q[1] == '\0')))
+		n--;
 	if (n == 0)
 		return true;
 	if (f == e->format)
@@ -847,13 +880,132 @@ const char *klog_skip_markup(const char *s, size_t *len)
 	}
 	while (n && (s[n - 1] == '`' || s[n - 1] == '*'))
 		n--;
+	/* a markdown link that holds the line, "[638704](insmod: ERROR: ...)": its target
+	 * unless that is an address, else its text */
+	if (n > 4 && s[0] == '[' && s[n - 1] == ')') {
+		const char *close = memchr(s, ']', n);
+
+		if (close && close + 1 < s + n - 1 && close[1] == '(') {
+			const char *t = close + 2;
+			size_t tn = (size_t)(s + n - 1 - t);
+
+			if (!memmem(t, tn, "://", 3)) {
+				s = t;
+				n = tn;
+			} else {
+				n = (size_t)(close - s - 1);
+				s++;
+			}
+		}
+	}
 	*len = n;
 	return s;
 }
 
-int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
+/*
+ * Past syslog's tag, with or without the host before it, when no date is left of its
+ * head ("[    9.910348] kernel: rapiddisk: ...", "archlinux kernel: **Lockdown: ..."):
+ * neither is the module's name.
+ */
+static const char *skip_kernel_tag(const char *s, size_t *len)
+{
+	const char *sp;
+	size_t n = *len;
+
+	if (n > 8 && memcmp(s, "kernel: ", 8) == 0) {
+		*len = n - 8;
+		return s + 8;
+	}
+	sp = memchr(s, ' ', n);
+	if (!sp || sp == s || memchr(s, ':', (size_t)(sp - s)) || memchr(s, '[', (size_t)(sp - s)))
+		return s;
+	if ((size_t)(s + n - sp) > 9 && memcmp(sp + 1, "kernel: ", 8) == 0) {
+		*len = (size_t)(s + n - (sp + 9));
+		return sp + 9;
+	}
+	return s;
+}
+
+/* Whether @e matches all of @msg; then *ret filled */
+static bool classify_entry(const struct klog_format_entry *e, const char *msg, size_t len,
+			   struct klog_finding *ret)
 {
 	struct matcher mt;
+
+	if (!may_match(e, msg, len))
+		return false;
+	memset(&mt, 0, sizeof(mt));
+	mt.end = msg + len;
+	mt.flags = e->flags;
+	if (!match(&mt, e->format, msg, 0))
+		return false;
+	if ((e->flags & KLOG_FORMAT_WORDS) && !words(e, &mt))
+		return false;
+	if (e->text2_is) {
+		size_t n = strlen(e->text2_is);
+		const char *sl = strchr(e->slots, 'u');
+		const struct capture *c = sl ? &mt.caps[sl - e->slots] : NULL;
+
+		if (!c || c->len != n || memcmp(c->s, e->text2_is, n) != 0)
+			return false;
+	}
+	fill(e, &mt, ret);
+	return true;
+}
+
+/*
+ * A kernel line retyped without the colon after the module's name ("iscsi_trgt
+ * disagrees about version of symbol module_layout"): read as "name: rest" only when
+ * the first word can be a module's name (lower case, digits, '_', '-': no sentence's
+ * first word) and the rest is a whole kernel wording that follows the name's "%s: ".
+ */
+static int classify_without_colon(const char *msg, size_t len, struct klog_finding *ret)
+{
+	char buf[MSG_MAX + 1];
+	bool letter = false;
+	size_t w;
+
+	for (w = 0; w < len; w++) {
+		char c = msg[w];
+
+		if (c >= 'a' && c <= 'z')
+			letter = true;
+		else if (!((c >= '0' && c <= '9') || c == '_' || c == '-'))
+			break;
+	}
+	if (!letter || w == len || msg[w] != ' ' || w + 1 == len || msg[w + 1] == ' ')
+		return 0;
+	memcpy(buf, msg, w);
+	buf[w] = ':';
+	memcpy(buf + w + 1, msg + w, len - w);
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		const struct klog_format_entry *e = &table[i];
+		const char **p[4] = { &ret->module, &ret->symbol, &ret->text, &ret->text2 };
+
+		/* the name's "%s: ", then words, not another conversion */
+		if (strncmp(e->format, "%s: ", 4) != 0 || e->slots[0] != 'm' ||
+		    e->format[4] == '%' || (e->flags & KLOG_FORMAT_PREFIX) ||
+		    e->kind == KLOG_FINDING_MODPROBE_ERROR ||
+		    e->kind == KLOG_FINDING_UDEV_WORKER_TIMEOUT)
+			continue;
+		if (!classify_entry(e, buf, len + 1, ret))
+			continue;
+		/* back into the message: past the name, one byte less */
+		for (size_t k = 0; k < ARRAY_SIZE(p); k++)
+			if (*p[k]) {
+				size_t off = (size_t)(*p[k] - buf);
+
+				*p[k] = msg + (off <= w ? off : off - 1);
+			}
+		return 1;
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = KLOG_FINDING_NONE;
+	return 0;
+}
+
+int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
+{
 	size_t i;
 
 	/* "not a finding" is an answer too: callers may look at ret->kind alone */
@@ -865,39 +1017,14 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 		len--;
 	if (len == 0 || len > MSG_MAX)
 		return 0;
-	/* syslog's tag left in front of the message ("[    9.910348] kernel: rapiddisk:
-	 * loading out-of-tree ..." from a journal without the host): not the module's name */
-	if (len > 8 && memcmp(msg, "kernel: ", 8) == 0) {
-		msg += 8;
-		len -= 8;
-	}
+	msg = skip_kernel_tag(msg, &len);
 	msg = klog_skip_markup(msg, &len);
 	if (len == 0)
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(table); i++) {
-		const struct klog_format_entry *e = &table[i];
-
-		if (!may_match(e, msg, len))
-			continue;
-		memset(&mt, 0, sizeof(mt));
-		mt.end = msg + len;
-		mt.flags = e->flags;
-		if (!match(&mt, e->format, msg, 0))
-			continue;
-		if ((e->flags & KLOG_FORMAT_WORDS) && !words(e, &mt))
-			continue;
-		if (e->text2_is) {
-			size_t n = strlen(e->text2_is);
-			const char *sl = strchr(e->slots, 'u');
-			const struct capture *c = sl ? &mt.caps[sl - e->slots] : NULL;
-
-			if (!c || c->len != n || memcmp(c->s, e->text2_is, n) != 0)
-				continue;
-		}
-		fill(e, &mt, ret);
-		return 1;
-	}
-	return 0;
+	for (i = 0; i < ARRAY_SIZE(table); i++)
+		if (classify_entry(&table[i], msg, len, ret))
+			return 1;
+	return classify_without_colon(msg, len, ret);
 }
 
 /* --- the memo -------------------------------------------------------------------------- */

@@ -1646,6 +1646,70 @@ static void test_finding_heldout_pastes(void **state)
 	assert_int_equal(klog_classify("> ", 2, &f), 0);
 }
 
+static void test_finding_last_pastes(void **state)
+{
+	static const struct {
+		const char *line, *module, *symbol;
+		enum klog_finding_kind kind;
+		int err;
+	} cases[] = {
+		/* taint lines pasted without their final '.' */
+		{ "> sch_cake: module license 'unspecified' taints kernel", "sch_cake", NULL,
+		  KLOG_FINDING_TAINT, 0 },
+		{ "hello_mod: loading out-of-tree module taints kernel", "hello_mod", NULL,
+		  KLOG_FINDING_TAINT, 0 },
+		/* a markdown link that holds the line */
+		{ "[638704](insmod: ERROR: could not insert module rtl8188fu.ko: Invalid module format)",
+		  "rtl8188fu", NULL, KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		{ "[rtl8188fu: Unknown symbol usb_get_dev (err -2)](https://example.org/x)",
+		  "rtl8188fu", "usb_get_dev", KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		/* host and tag with no date, bold markup */
+		{ "archlinux kernel: **Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7**",
+		  NULL, NULL, KLOG_FINDING_SIG_REJECTED, EPERM },
+		/* retyped without the colon: the symbol points into the message */
+		{ "iscsi_trgt disagrees about version of symbol module_layout", "iscsi_trgt",
+		  "module_layout", KLOG_FINDING_SYMBOL_VERSION, EINVAL },
+		/* Android init's libmodprobe */
+		{ "init: Failed to insmod '/lib/modules/btintel.ko' with args '': Exec format error",
+		  "btintel", NULL, KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		{ "init: Failed to insmod '/vendor/lib/modules/snd-soc-x.ko' with args 'a=1 b=2'",
+		  "snd-soc-x", NULL, KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "init: LoadWithAliases was unable to load btintel", "btintel", NULL,
+		  KLOG_FINDING_MODPROBE_ERROR, 0 },
+	};
+	static const char *const none[] = {
+		/* a sentence's first word is no module name */
+		"It disagrees about version of symbol module_layout",
+		/* the rest must be the whole wording */
+		"iscsi_trgt really disagrees about version of symbol module_layout",
+		"[see the log](https://example.org/dmesg.txt)",
+		"host kernel: all fine",
+		/* only the final '.' may be missing, not a word */
+		"hello_mod: loading out-of-tree module taints",
+	};
+	struct klog_finding f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (klog_classify(cases[i].line, strlen(cases[i].line), &f) != 1)
+			fail_msg("not recognised: \"%s\"", cases[i].line);
+		assert_int_equal(f.kind, cases[i].kind);
+		assert_int_equal(f.err, cases[i].err);
+		if (cases[i].module)
+			assert_field(f.module, f.module_len, cases[i].module);
+		else
+			assert_null(f.module);
+		if (cases[i].symbol)
+			assert_field(f.symbol, f.symbol_len, cases[i].symbol);
+		if (f.module)
+			assert_true(f.module >= cases[i].line &&
+				    f.module + f.module_len <= cases[i].line + strlen(cases[i].line));
+	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (klog_classify(none[i], strlen(none[i]), &f) != 0)
+			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1678,6 +1742,7 @@ int main(void)
 		cmocka_unit_test(test_findings_none_and_hostile),
 		cmocka_unit_test(test_fixture_logs),
 		cmocka_unit_test(test_finding_heldout_pastes),
+		cmocka_unit_test(test_finding_last_pastes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
