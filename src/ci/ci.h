@@ -189,6 +189,11 @@ struct ci_line_range {
  * whose lines are scattered keeps this many and is marked truncated (its count holds all).
  */
 #define CI_EVIDENCE_RANGES_MAX 256
+/*
+ * Ranges kept over all findings: the per-finding cap times 65536 findings would be
+ * 256 MiB, and JSON writes each range; past this, findings that want more are truncated.
+ */
+#define CI_EVIDENCE_RANGES_ALL 16384
 
 /* One finding row, for tests and tools; strings owned by @c. */
 struct ci_finding_info {

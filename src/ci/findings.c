@@ -398,9 +398,10 @@ static uint64_t inc_sat_u64(uint64_t v)
 /*
  * Adds lines @first..@last to @a's ranges, kept sorted and apart (touching ones merge):
  * lines come mostly in order, so the search starts at the end. Past
- * CI_EVIDENCE_RANGES_MAX ranges a new one is only flagged, so memory stays per finding.
+ * CI_EVIDENCE_RANGES_MAX ranges (or CI_EVIDENCE_RANGES_ALL over all rows) a new one is
+ * only flagged, so memory stays per finding.
  */
-static int ranges_add(struct agg *a, uint64_t first, uint64_t last)
+static int ranges_add(struct ci_findings *c, struct agg *a, uint64_t first, uint64_t last)
 {
 	struct ci_line_range *r = a->ranges;
 	size_t n = a->n_ranges, hi = n, lo;
@@ -419,9 +420,10 @@ static int ranges_add(struct agg *a, uint64_t first, uint64_t last)
 		r[lo].last = last > r[hi - 1].last ? last : r[hi - 1].last;
 		memmove(&r[lo + 1], &r[hi], (n - hi) * sizeof(*r));
 		a->n_ranges = n - (hi - lo - 1);
+		c->n_ranges_all -= hi - lo - 1;
 		return 0;
 	}
-	if (n >= CI_EVIDENCE_RANGES_MAX) {
+	if (n >= CI_EVIDENCE_RANGES_MAX || c->n_ranges_all >= CI_EVIDENCE_RANGES_ALL) {
 		a->ranges_truncated = true;
 		return 0;
 	}
@@ -432,6 +434,7 @@ static int ranges_add(struct agg *a, uint64_t first, uint64_t last)
 	memmove(&r[lo + 1], &r[lo], (n - lo) * sizeof(*r));
 	r[lo] = (struct ci_line_range){ first, last };
 	a->n_ranges = n + 1;
+	c->n_ranges_all++;
 	return 0;
 }
 
@@ -457,12 +460,12 @@ static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence
 	}
 	b = cur_boot(c);
 	if (last - ev->first + 1 == n) {
-		r = ranges_add(a, ev->first, last);
+		r = ranges_add(c, a, ev->first, last);
 	} else {
 		/* a trace's attempt: its first and last events; else lines not all known */
-		r = ranges_add(a, ev->first, ev->first);
+		r = ranges_add(c, a, ev->first, ev->first);
 		if (r >= 0)
-			r = ranges_add(a, last, last);
+			r = ranges_add(c, a, last, last);
 		if (!ev->trace)
 			a->ranges_truncated = true;
 	}

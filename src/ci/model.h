@@ -183,6 +183,7 @@ struct ci_findings {
 	struct agg *aggs;
 	size_t n_aggs, cap_aggs;
 	struct hindex *agg_index;	/* (input, class, module) -> row */
+	size_t n_ranges_all;		/* the rows' evidence ranges, all told */
 	struct boot *boots;		/* the first MAX_BOOTS */
 	size_t n_boots, cap_boots;
 	uint64_t all_boots;		/* listed or not */

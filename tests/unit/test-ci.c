@@ -1342,6 +1342,56 @@ static void test_evidence_ranges(void **state)
 	ci_free(c);
 }
 
+/*
+ * Over all findings at most CI_EVIDENCE_RANGES_ALL ranges are kept: modules of scattered
+ * lines past it are truncated, their counts whole; a later line next to a kept range
+ * still joins it.
+ */
+static void test_evidence_ranges_all(void **state)
+{
+	const size_t per = CI_EVIDENCE_RANGES_MAX / 2;
+	const size_t mods = CI_EVIDENCE_RANGES_ALL / per + 4;
+	struct ci_input_stats st = { .records = 1, .lines = 1 };
+	size_t kept = 0, truncated = 0;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	enum ci_result res;
+	uint64_t line = 1;
+	char msg[64];
+
+	(void)state;
+	assert_int_equal(ci_begin_input(c, "a.log", NULL), 0);
+	klog_at(c, line++, "Linux version 6.1.0-9-amd64 (x@y) #1");
+	for (size_t m = 0; m < mods; m++) {
+		snprintf(msg, sizeof(msg), "m%zu: Unknown symbol a (err -2)", m);
+		for (size_t k = 0; k < per; k++, line += 2)
+			klog_at(c, line, msg);
+	}
+	/* past the budget: only counted; then the first module's gap filled, merged */
+	klog_at(c, line, "m0: Unknown symbol a (err -2)");
+	klog_at(c, 3, "m0: Unknown symbol a (err -2)");
+	st.records = st.lines = line;
+	assert_int_equal(ci_end_input(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	assert_int_equal(ci_finding_count(c), mods);
+	for (size_t i = 0; i < mods; i++) {
+		struct ci_finding_info fi;
+
+		ci_finding_get(c, i, &fi);
+		kept += fi.n_ranges;
+		truncated += fi.ranges_truncated;
+		assert_int_equal(fi.count, per + (strcmp(fi.module, "m0") == 0 ? 2 : 0));
+		if (strcmp(fi.module, "m0") == 0) {
+			assert_int_equal(fi.ranges[0].first, 2);
+			assert_int_equal(fi.ranges[0].last, 4);
+		}
+	}
+	/* all were taken; then line 3 made m0's first two ranges one */
+	assert_int_equal(kept, CI_EVIDENCE_RANGES_ALL - 1);
+	assert_true(truncated >= 4);
+	ci_free(c);
+}
+
 /* The needles pass every line a format can print; ci_klog() classes it right. */
 /* The memo's answer, from a copy of the message, is klog_classify()'s, field by field */
 static void check_same_finding(const struct klog_finding *a, const char *ma,
@@ -1794,6 +1844,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_boots_and_gates),
 		cmocka_unit_test(test_klog_repeat),
 		cmocka_unit_test(test_evidence_ranges),
+		cmocka_unit_test(test_evidence_ranges_all),
 		cmocka_unit_test(test_text_loader_lines),
 		cmocka_unit_test(test_log_attempts),
 		cmocka_unit_test(test_xml_escape),
