@@ -179,12 +179,32 @@ enum ci_result {
 /* Evaluates the gates and the baseline. 0 or -ENOMEM. */
 int ci_finish(struct ci_findings *c, enum ci_result *ret);
 
+/* Lines @first..@last of a finding's input, all evidence */
+struct ci_line_range {
+	uint64_t first, last;
+};
+
+/*
+ * Ranges kept per finding: a log of a million lines of one finding keeps one range, one
+ * whose lines are scattered keeps this many and is marked truncated (its count holds all).
+ */
+#define CI_EVIDENCE_RANGES_MAX 256
+/*
+ * Ranges kept over all findings: the per-finding cap times 65536 findings would be
+ * 256 MiB, and JSON writes each range; past this, findings that want more are truncated.
+ */
+#define CI_EVIDENCE_RANGES_ALL 16384
+
 /* One finding row, for tests and tools; strings owned by @c. */
 struct ci_finding_info {
 	const char *cls;
 	const char *module;		/* NULL: none */
 	const char *path;
 	uint64_t count, first_line, last_line;	/* count: evidence lines */
+	/* the evidence lines of @path, sorted, apart; truncated: some are not listed */
+	const struct ci_line_range *ranges;
+	size_t n_ranges;
+	bool ranges_truncated;
 	uint64_t attempts;		/* the load attempts (or events) they make */
 	uint32_t boots;
 	bool wasted_known;

@@ -390,7 +390,60 @@ static int boot_open(struct ci_findings *c, uint64_t line)
 	return 0;
 }
 
-/* Counts @ev in the row @a, in the current boot, @n times (lines of @ev's first..last). */
+static uint64_t inc_sat_u64(uint64_t v)
+{
+	return v == UINT64_MAX ? v : v + 1;
+}
+
+/*
+ * Adds lines @first..@last to @a's ranges, kept sorted and apart (touching ones merge):
+ * lines come mostly in order, so the search starts at the end. Past
+ * CI_EVIDENCE_RANGES_MAX ranges (or CI_EVIDENCE_RANGES_ALL over all rows) a new one is
+ * only flagged, so memory stays per finding.
+ */
+static int ranges_add(struct ci_findings *c, struct agg *a, uint64_t first, uint64_t last)
+{
+	struct ci_line_range *r = a->ranges;
+	size_t n = a->n_ranges, hi = n, lo;
+	int ret;
+
+	/* r[0..hi): the ranges that start no later than right after @last */
+	while (hi > 0 && r[hi - 1].first > inc_sat_u64(last))
+		hi--;
+	/* r[lo..hi): those of them that reach @first */
+	lo = hi;
+	while (lo > 0 && inc_sat_u64(r[lo - 1].last) >= first)
+		lo--;
+	if (lo < hi) {
+		if (first < r[lo].first)
+			r[lo].first = first;
+		r[lo].last = last > r[hi - 1].last ? last : r[hi - 1].last;
+		memmove(&r[lo + 1], &r[hi], (n - hi) * sizeof(*r));
+		a->n_ranges = n - (hi - lo - 1);
+		c->n_ranges_all -= hi - lo - 1;
+		return 0;
+	}
+	if (n >= CI_EVIDENCE_RANGES_MAX || c->n_ranges_all >= CI_EVIDENCE_RANGES_ALL) {
+		a->ranges_truncated = true;
+		return 0;
+	}
+	ret = ci_grow((void **)&a->ranges, &a->cap_ranges, n + 1, sizeof(*r));
+	if (ret < 0)
+		return ret;
+	r = a->ranges;
+	memmove(&r[lo + 1], &r[lo], (n - lo) * sizeof(*r));
+	r[lo] = (struct ci_line_range){ first, last };
+	a->n_ranges = n + 1;
+	c->n_ranges_all++;
+	return 0;
+}
+
+/*
+ * Counts @ev in the row @a, in the current boot, @n times (lines of @ev's first..last).
+ * @n lines spread over more than @n lines (a run of repeats with other lines between)
+ * keep only the first and last of them, and the row is marked truncated; a trace's
+ * attempt keeps its first and last events.
+ */
 static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence *ev, uint64_t n)
 {
 	struct boot *b;
@@ -406,6 +459,18 @@ static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence
 			return r;
 	}
 	b = cur_boot(c);
+	if (last - ev->first + 1 == n) {
+		r = ranges_add(c, a, ev->first, last);
+	} else {
+		/* a trace's attempt: its first and last events; else lines not all known */
+		r = ranges_add(c, a, ev->first, ev->first);
+		if (r >= 0)
+			r = ranges_add(c, a, last, last);
+		if (!ev->trace)
+			a->ranges_truncated = true;
+	}
+	if (r < 0)
+		return r;
 	if (a->count == 0 || ev->first < a->first_line)
 		a->first_line = ev->first;
 	if (last > a->last_line)
@@ -640,8 +705,10 @@ struct ci_findings *ci_free(struct ci_findings *c)
 	free(c->names.raw);
 	free(c->names.raw_len);
 	hindex_free(c->names.index);
-	for (size_t i = 0; i < c->n_aggs; i++)
+	for (size_t i = 0; i < c->n_aggs; i++) {
 		free(c->aggs[i].sample);
+		free(c->aggs[i].ranges);
+	}
 	free(c->aggs);
 	hindex_free(c->agg_index);
 	for (size_t i = 0; i < c->n_boots; i++)

@@ -84,6 +84,10 @@ struct agg {
 	uint64_t count;			/* evidence lines (a trace's: one per attempt) */
 	uint64_t attempts;		/* the attempts the evidence makes (attempts_of_lines()) */
 	uint64_t first_line, last_line;
+	/* the evidence lines themselves, sorted, apart (ranges_add()) */
+	struct ci_line_range *ranges;
+	size_t n_ranges, cap_ranges;
+	bool ranges_truncated;		/* some lines are not in @ranges */
 	uint32_t boots;
 	size_t last_boot;		/* boot index + 1 that counted it last */
 	uint64_t boot_count, boot_attempts;
@@ -179,6 +183,7 @@ struct ci_findings {
 	struct agg *aggs;
 	size_t n_aggs, cap_aggs;
 	struct hindex *agg_index;	/* (input, class, module) -> row */
+	size_t n_ranges_all;		/* the rows' evidence ranges, all told */
 	struct boot *boots;		/* the first MAX_BOOTS */
 	size_t n_boots, cap_boots;
 	uint64_t all_boots;		/* listed or not */

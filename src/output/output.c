@@ -409,6 +409,41 @@ static json_object *cell_to_json(const struct col_desc *d, const struct cell *c)
 			json_object_array_add(a, json_object_new_string(*s));
 		return a;
 	}
+	case COL_LINES: {
+		json_object *a = json_object_new_array(), *lines = NULL;
+
+		if (!a)
+			return NULL;
+		for (char **s = c->v; *s; s++) {
+			json_object *f, *pair;
+			const char *dash;
+
+			if (**s == '@') {
+				f = json_object_new_object();
+				lines = json_object_new_array();
+				if (!f || !lines) {
+					json_object_put(f);
+					json_object_put(lines);
+					lines = NULL;
+					continue;
+				}
+				json_object_object_add(f, "file", json_object_new_string(*s + 1));
+				json_object_object_add(f, "lines", lines);
+				json_object_array_add(a, f);
+				continue;
+			}
+			dash = strchr(*s, '-');
+			pair = json_object_new_array();
+			if (!lines || !pair || !dash) {
+				json_object_put(pair);
+				continue;
+			}
+			json_object_array_add(pair, json_object_new_uint64(strtoull(*s, NULL, 10)));
+			json_object_array_add(pair, json_object_new_uint64(strtoull(dash + 1, NULL, 10)));
+			json_object_array_add(lines, pair);
+		}
+		return a;
+	}
 	case COL_PROCS: {
 		json_object *a = json_object_new_array();
 

@@ -27,7 +27,8 @@ static void cell_clear(const struct col_desc *d, struct cell *c)
 		return;
 	if (d->kind == COL_STR)
 		free(c->s);
-	if ((d->kind == COL_STRV || d->kind == COL_COUNTS || d->kind == COL_PROCS) && c->v) {
+	if ((d->kind == COL_STRV || d->kind == COL_COUNTS || d->kind == COL_PROCS ||
+	     d->kind == COL_LINES) && c->v) {
 		for (char **p = c->v; *p; p++)
 			free(*p);
 		free(c->v);
@@ -310,6 +311,36 @@ char *cell_to_text(const struct col_desc *d, const struct cell *c)
 			}
 			p += sprintf(p, "%s%s(%.*s)", s == c->v ? "" : "<", e,
 				     (int)(sp ? sp - *s : (ptrdiff_t)strlen(*s)), *s);
+			free(e);
+		}
+		return out;
+	}
+	case COL_LINES: {
+		size_t len = 0;
+		char *p;
+
+		if (!c->v[0])
+			return strdup("-");
+		for (char **s = c->v; *s; s++)
+			len += strlen(*s) * 4 + 2;
+		out = malloc(len + 1);
+		if (!out)
+			return NULL;
+		p = out;
+		*p = '\0';
+		for (char **s = c->v; *s; s++) {
+			char *e;
+
+			if (**s != '@') {
+				p += sprintf(p, "%s%s", s[-1][0] == '@' ? ":" : ",", *s);
+				continue;
+			}
+			e = escape_dup(*s + 1, strlen(*s + 1));
+			if (!e) {
+				free(out);
+				return NULL;
+			}
+			p += sprintf(p, "%s%s", s == c->v ? "" : " ", e);
 			free(e);
 		}
 		return out;

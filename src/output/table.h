@@ -22,6 +22,8 @@ enum col_kind {
 	COL_COUNTS,	/* "KEY=N" strings: "EEXIST:3,EBUSY:1" in text, {"EEXIST": 3} in JSON */
 	COL_PROCS,	/* "PID COMM" strings: "udevd(312)<systemd(1)" in text,
 			 * [{"comm": "udevd", "pid": 312}, ...] in JSON */
+	COL_LINES,	/* "@FILE" then its "A-B" line ranges: "FILE:1-3,7" in text,
+			 * [{"file": "FILE", "lines": [[1, 3], [7, 7]]}, ...] in JSON */
 };
 
 enum {

@@ -274,6 +274,8 @@ enum {
 	FC_FIRST,
 	FC_LAST,
 	FC_EVIDENCE,
+	FC_EVIDENCE_LINES,
+	FC_EVIDENCE_TRUNCATED,
 	FC_ALLOWED,
 	FC_GATED,
 	FC_SAMPLE,
@@ -303,6 +305,10 @@ static const struct col_desc finding_cols[_FC_MAX] = {
 	[FC_FIRST] = { "FIRST", "first_line", COL_U64, COL_NOTEXT, "first evidence line" },
 	[FC_LAST] = { "LAST", "last_line", COL_U64, COL_NOTEXT, "last evidence line" },
 	[FC_EVIDENCE] = { "EVIDENCE", "evidence", COL_STR, COL_NOJSON, "FILE:FIRST-LAST" },
+	[FC_EVIDENCE_LINES] = { "EVIDENCE", "evidence", COL_LINES, COL_NOTEXT,
+				"each evidence line: per file, its runs [first, last]" },
+	[FC_EVIDENCE_TRUNCATED] = { "TRUNCATED", "evidence_truncated", COL_BOOL, COL_NOTEXT,
+				    "some evidence lines are not listed (too scattered)" },
 	[FC_ALLOWED] = { "ALLOWED", "allowed", COL_BOOL, COL_NOTEXT, "--allow matched" },
 	[FC_GATED] = { "GATED", "gated", COL_BOOL, COL_NOTEXT, "it made a gate fail" },
 	[FC_SAMPLE] = { "SAMPLE", "sample", COL_STR, COL_NOTEXT, "first evidence line" },
@@ -419,6 +425,33 @@ static int render_boots(const struct ci_findings *c, struct out *o)
 	return r;
 }
 
+/* A row's evidence lines as COL_LINES strings: its input, then its ranges */
+static int set_evidence_lines(const struct ci_findings *c, struct table *t, size_t row,
+			      const struct agg *a)
+{
+	size_t n = 0;
+	char **v = calloc(a->n_ranges + 1, sizeof(char *));
+	int r = 0;
+
+	if (!v || asprintf(&v[n++], "@%s", c->inputs[a->input].path) < 0) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->n_ranges; i++, n++)
+		if (asprintf(&v[n], "%" PRIu64 "-%" PRIu64, a->ranges[i].first,
+			     a->ranges[i].last) < 0) {
+			v[n] = NULL;
+			r = -ENOMEM;
+			break;
+		}
+	if (r >= 0)
+		r = table_set_strv(t, row, FC_EVIDENCE_LINES, v, n);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return r;
+}
+
 static int finding_row(const struct ci_findings *c, struct table *t, const struct agg *a)
 {
 	const struct ci_class *k = &ci_classes[a->cls];
@@ -452,6 +485,8 @@ static int finding_row(const struct ci_findings *c, struct table *t, const struc
 	if (r >= 0)
 		r = table_set_str(t, row, FC_EVIDENCE, ev);
 	if (r >= 0)
+		r = set_evidence_lines(c, t, row, a);
+	if (r >= 0)
 		r = table_set_str(t, row, FC_SAMPLE, a->sample);
 	free(req);
 	if (r < 0)
@@ -466,6 +501,7 @@ static int finding_row(const struct ci_findings *c, struct table *t, const struc
 	table_set_u64(t, row, FC_LAST, a->last_line);
 	table_set_bool(t, row, FC_ALLOWED, a->allowed);
 	table_set_bool(t, row, FC_GATED, a->gated);
+	table_set_bool(t, row, FC_EVIDENCE_TRUNCATED, a->ranges_truncated);
 	return 0;
 }
 

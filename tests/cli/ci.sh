@@ -801,4 +801,53 @@ ts_run ci -j "$TS_TMP/journal.log"
 ts_expect_rc 0 "systemd-modules-load line"
 [ "$(jq -c '[.findings[] | select(.module == "kdbus") | .class]' "$TS_TMP/out")" = '["modprobe-error"]' ] ||
 	ts_fail "systemd-modules-load's 'Failed to insert module' is not a modprobe-error of kdbus"
+# every evidence line in JSON: the listed lines of a finding are the lines with its
+# wording (grep -n), a run of repeats and a line between included, per input
+{
+	echo '[    0.000000] Linux version 6.1.0-9-amd64 (x@y) #1'
+	for i in 1 2 3; do echo '[    1.000000] nfs: Unknown symbol rpc_a (err -2)'; done
+	echo '[    1.000000] random: crng init done'
+	for i in 1 2; do echo '[    1.000000] nfs: Unknown symbol rpc_a (err -2)'; done
+	echo '[    1.300000] xfs: Unknown symbol d (err -2)'
+	echo '[    1.400000] nfs: Unknown symbol rpc_b (err -2)'
+	echo '[    1.500000] EXT4-fs (vda1): mounted filesystem'
+	echo '[    1.600000] nfs: Unknown symbol rpc_b (err -2)'
+} >"$T/ev.log"
+# 300 lines of one finding, each after another line: more runs than a finding keeps
+for i in $(seq 300); do
+	echo '[    2.000000] zfs: Unknown symbol vn_rdwr (err -2)'
+	echo '[    2.000000] other'
+done >"$T/ev2.log"
+ts_run ci -j "$T/ev.log" "$T/ev2.log"
+ts_expect_rc 0 "evidence lines"
+lines_of() { # MODULE FILE: the listed lines, one a line; then the truncated flag
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d["findings"]:
+    if f["module"] != sys.argv[2] or f["file"] != sys.argv[3]:
+        continue
+    for e in f["evidence"]:
+        assert e["file"] == sys.argv[3]
+        for a, b in e["lines"]:
+            for n in range(a, b + 1):
+                print(n)
+    print("truncated" if f["evidence_truncated"] else "complete")
+' "$TS_TMP/out" "$@"
+}
+want=$(grep -n 'nfs: Unknown symbol' "$T/ev.log" | cut -d: -f1; echo complete)
+[ "$(lines_of nfs "$T/ev.log")" = "$want" ] ||
+	ts_fail "nfs's evidence lines: $(lines_of nfs "$T/ev.log" | tr '\n' ' ') want $(echo $want)"
+[ "$(lines_of xfs "$T/ev.log")" = "$(grep -n 'xfs: ' "$T/ev.log" | cut -d: -f1; echo complete)" ] ||
+	ts_fail "xfs's evidence lines"
+# past the cap: the first runs listed, flagged truncated, and the count still whole
+got=$(lines_of zfs "$T/ev2.log")
+[ "$(echo "$got" | tail -1)" = truncated ] || ts_fail "300 scattered lines not truncated"
+[ "$(echo "$got" | sed '$d')" = "$(grep -n 'zfs: ' "$T/ev2.log" | cut -d: -f1 | head -256)" ] ||
+	ts_fail "a truncated finding's listed lines are not its first ones"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [f["evidence_lines"] for f in d["findings"] if f["module"] == "zfs"] == [300]
+' "$TS_TMP/out" || ts_fail "a truncated finding's count"
 ts_finalize

@@ -6,9 +6,10 @@ usage: score.py KMODTOP LOGDIR [--min-recall=PERCENT] [--refused=FILE] [--quiet]
 Each NNN-name.log has a hand-written NNN-name.expect: one expected evidence line a row,
 `class module line` ('-' for a line that names no module). kmodtop runs once per log
 (`ci -j`); its findings are compared with the annotation per (class, module): a finding
-whose evidence lines are listed one by one is matched line by line; one that gives only
-a count and its first and last line matches as many annotated lines as it counts, and
-its first and last line must be annotated lines of that class and module.
+is matched line by line: each line its "evidence" lists must be annotated under its
+class and module, and each annotated line listed. One without the list (an older
+kmodtop), or with "evidence_truncated", matches as many annotated lines as it counts,
+and its first and last line must be annotated lines of that class and module.
 
 Prints precision and recall per class and overall, each miss and false positive, and
 exits 1 under 100% precision or under the minimum recall (default 95%).
@@ -43,20 +44,19 @@ def read_expect(path):
     return want
 
 
-def evidence_list(f):
-    """The finding's evidence lines one by one, where kmodtop lists them."""
-    for key in ("lines", "evidence"):
-        v = f.get(key)
-        if isinstance(v, list) and v:
-            out = set()
-            for e in v:
-                if isinstance(e, int):
-                    out.add(e)
-                elif isinstance(e, dict) and isinstance(e.get("line"), int):
-                    out.add(e["line"])
-            if out:
-                return out
-    return None
+def evidence_list(f, path):
+    """The finding's evidence lines of @path one by one, where kmodtop lists them:
+    "evidence": [{"file": ..., "lines": [[first, last], ...]}]. None: not listed."""
+    v = f.get("evidence")
+    if not isinstance(v, list):
+        return None
+    out = set()
+    for e in v:
+        if not isinstance(e, dict) or e.get("file") != path:
+            continue
+        for a, b in e.get("lines", []):
+            out.update(range(a, b + 1))
+    return out
 
 
 def run_ci(kmodtop, log):
@@ -69,7 +69,7 @@ def run_ci(kmodtop, log):
     return p.returncode, doc
 
 
-def score_log(want, doc):
+def score_log(want, doc, path):
     """-> {class: [tp, fp, fn]}, [(kind, class, module, detail)]"""
     got = defaultdict(list)
     for f in doc.get("findings", []):
@@ -82,14 +82,19 @@ def score_log(want, doc):
         tp = fp = 0
         unmatched = set(exp)
         for f in got.get(key, []):
-            listed = evidence_list(f)
-            if listed is not None:
+            listed = evidence_list(f, path)
+            if listed is not None and not f.get("evidence_truncated"):
                 hit = listed & unmatched
                 tp += len(hit)
                 unmatched -= hit
                 for n in sorted(listed - exp):
                     fp += 1
                     notes.append(("false positive", cls, mod, "line %d" % n))
+                # the list is the lines the count counts: one without the other is a bug
+                if len(listed) != f.get("evidence_lines", len(listed)):
+                    fp += 1
+                    notes.append(("false positive", cls, mod, "%d lines listed, %d counted"
+                                  % (len(listed), f["evidence_lines"])))
                 continue
             n = f.get("evidence_lines", f.get("count", 1))
             ends = {f["first_line"], f["last_line"]}
@@ -153,7 +158,7 @@ def main(argv):
             refused.append(name)
         elif name in known_refused:
             stale.append(name)
-        tally, notes = score_log(want, doc)
+        tally, notes = score_log(want, doc, path)
         for cls, t in tally.items():
             for i in range(3):
                 total[cls][i] += t[i]

@@ -1167,8 +1167,8 @@ static void test_klog_repeat(void **state)
 	/* nothing to repeat yet */
 	assert_int_equal(ci_klog_repeat(rep, 1, 1, 1), -EINVAL);
 	for (size_t i = 0, r = 0; i < n_msgs; i++) {
-		/* every third line: the lines between are other text */
-		uint64_t line = 3 * i + 1;
+		/* a run's lines are adjacent (the reader's runs are), so its lines are listed */
+		uint64_t line = i + 1;
 
 		rec.msg = msgs[i];
 		rec.msg_len = strlen(msgs[i]);
@@ -1178,13 +1178,13 @@ static void test_klog_repeat(void **state)
 
 			assert_int_equal(ci_klog(rep, line, &rec), 0);
 			/* lines that are not after it, or fewer than the records */
-			assert_int_equal(ci_klog_repeat(rep, line, 3 * last + 1, last - i), -EINVAL);
-			assert_int_equal(ci_klog_repeat(rep, line + 3, line + 4, 3), -EINVAL);
-			assert_int_equal(ci_klog_repeat(rep, line + 3, 3 * last + 1, last - i), 0);
+			assert_int_equal(ci_klog_repeat(rep, line, last + 1, last - i), -EINVAL);
+			assert_int_equal(ci_klog_repeat(rep, line + 1, line + 1, 2), -EINVAL);
+			assert_int_equal(ci_klog_repeat(rep, line + 1, last + 1, last - i), 0);
 			for (i++; i <= last; i++) {
 				rec.msg = msgs[i];
 				rec.msg_len = strlen(msgs[i]);
-				assert_int_equal(ci_klog(one, 3 * i + 1, &rec), 0);
+				assert_int_equal(ci_klog(one, i + 1, &rec), 0);
 			}
 			i--;
 			r++;
@@ -1214,6 +1214,9 @@ static void test_klog_repeat(void **state)
 		assert_int_equal(a.attempts, b.attempts);
 		assert_int_equal(a.first_line, b.first_line);
 		assert_int_equal(a.last_line, b.last_line);
+		assert_int_equal(a.n_ranges, b.n_ranges);
+		assert_memory_equal(a.ranges, b.ranges, a.n_ranges * sizeof(*a.ranges));
+		assert_false(b.ranges_truncated);
 		assert_int_equal(a.boots, b.boots);
 	}
 	{
@@ -1234,7 +1237,7 @@ static void test_klog_repeat(void **state)
 		fclose(f1);
 		fclose(f2);
 		/* the first boot ends on the line before the second's banner */
-		assert_non_null(strstr(t1, "\"end_line\": 27"));
+		assert_non_null(strstr(t1, "\"end_line\": 9"));
 		assert_int_equal(l1, l2);
 		assert_memory_equal(t1, t2, l1);
 		free(t1);
@@ -1242,6 +1245,151 @@ static void test_klog_repeat(void **state)
 	}
 	ci_free(one);
 	ci_free(rep);
+}
+
+/* Feeds @msg at @line into @c's current input */
+static void klog_at(struct ci_findings *c, uint64_t line, const char *msg)
+{
+	struct klog_rec rec = { .msg = msg, .msg_len = strlen(msg) };
+
+	assert_int_equal(ci_klog(c, line, &rec), 0);
+}
+
+/* The finding of @module in @path */
+static void finding_of(const struct ci_findings *c, const char *module, const char *path,
+		       struct ci_finding_info *ret)
+{
+	for (size_t i = 0; i < ci_finding_count(c); i++) {
+		ci_finding_get(c, i, ret);
+		if (ret->module && strcmp(ret->module, module) == 0 && strcmp(ret->path, path) == 0)
+			return;
+	}
+	fail_msg("no finding of %s in %s", module, path);
+}
+
+/*
+ * Each finding lists its evidence lines as sorted, apart ranges: adjacent and
+ * overlapping lines merge, a line that fills a gap joins its neighbours; past
+ * CI_EVIDENCE_RANGES_MAX ranges the rest is only counted and the finding is marked
+ * truncated; a run of repeats whose lines have others between is marked too; each
+ * input is its own finding with its own lines.
+ */
+static void test_evidence_ranges(void **state)
+{
+	static const char nfs[] = "nfs: Unknown symbol a (err -2)";
+	static const char xfs[] = "xfs: Unknown symbol b (err -2)";
+	struct ci_input_stats st = { .records = 1000, .lines = 1000 };
+	struct ci_finding_info fi;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	enum ci_result res;
+
+	(void)state;
+	assert_int_equal(ci_begin_input(c, "a.log", NULL), 0);
+	klog_at(c, 1, "Linux version 6.1.0-9-amd64 (x@y) #1");
+	klog_at(c, 10, nfs);
+	klog_at(c, 11, nfs);
+	klog_at(c, 13, nfs);
+	klog_at(c, 20, nfs);
+	klog_at(c, 12, nfs);		/* fills 11..13 */
+	klog_at(c, 5, nfs);		/* before all */
+	klog_at(c, 30, xfs);
+	/* xfs: runs at every other line, more than a finding keeps */
+	for (uint64_t k = 0; k < CI_EVIDENCE_RANGES_MAX + 10; k++)
+		klog_at(c, 40 + 2 * k, xfs);
+	assert_int_equal(ci_end_input(c, &st), 0);
+	assert_int_equal(ci_begin_input(c, "b.log", NULL), 0);
+	klog_at(c, 1, "Linux version 6.1.0-9-amd64 (x@y) #1");
+	klog_at(c, 2, nfs);
+	klog_at(c, 3, nfs);
+	/* a run of 2 repeats over lines 4..8: which lines of them is not known */
+	assert_int_equal(ci_klog_repeat(c, 4, 8, 2), 0);
+	assert_int_equal(ci_end_input(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+
+	finding_of(c, "nfs", "a.log", &fi);
+	assert_int_equal(fi.count, 6);
+	assert_int_equal(fi.n_ranges, 3);
+	assert_int_equal(fi.ranges[0].first, 5);
+	assert_int_equal(fi.ranges[0].last, 5);
+	assert_int_equal(fi.ranges[1].first, 10);
+	assert_int_equal(fi.ranges[1].last, 13);
+	assert_int_equal(fi.ranges[2].first, 20);
+	assert_int_equal(fi.ranges[2].last, 20);
+	assert_false(fi.ranges_truncated);
+
+	finding_of(c, "xfs", "a.log", &fi);
+	assert_int_equal(fi.count, CI_EVIDENCE_RANGES_MAX + 11);
+	assert_int_equal(fi.n_ranges, CI_EVIDENCE_RANGES_MAX);
+	assert_true(fi.ranges_truncated);
+	/* the first ones are kept, the count and the last line still whole */
+	assert_int_equal(fi.ranges[0].first, 30);
+	assert_int_equal(fi.ranges[1].first, 40);
+	assert_int_equal(fi.ranges[CI_EVIDENCE_RANGES_MAX - 1].last,
+			 40 + 2 * (CI_EVIDENCE_RANGES_MAX - 2));
+	assert_int_equal(fi.last_line, 40 + 2 * (CI_EVIDENCE_RANGES_MAX + 9));
+	for (size_t i = 1; i < fi.n_ranges; i++)
+		assert_true(fi.ranges[i].first > fi.ranges[i - 1].last + 1);
+
+	finding_of(c, "nfs", "b.log", &fi);
+	assert_int_equal(fi.count, 4);
+	assert_int_equal(fi.n_ranges, 2);
+	assert_int_equal(fi.ranges[0].first, 2);
+	assert_int_equal(fi.ranges[0].last, 4);
+	assert_int_equal(fi.ranges[1].first, 8);
+	assert_int_equal(fi.ranges[1].last, 8);
+	assert_true(fi.ranges_truncated);
+	ci_free(c);
+}
+
+/*
+ * Over all findings at most CI_EVIDENCE_RANGES_ALL ranges are kept: modules of scattered
+ * lines past it are truncated, their counts whole; a later line next to a kept range
+ * still joins it.
+ */
+static void test_evidence_ranges_all(void **state)
+{
+	const size_t per = CI_EVIDENCE_RANGES_MAX / 2;
+	const size_t mods = CI_EVIDENCE_RANGES_ALL / per + 4;
+	struct ci_input_stats st = { .records = 1, .lines = 1 };
+	size_t kept = 0, truncated = 0;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	enum ci_result res;
+	uint64_t line = 1;
+	char msg[64];
+
+	(void)state;
+	assert_int_equal(ci_begin_input(c, "a.log", NULL), 0);
+	klog_at(c, line++, "Linux version 6.1.0-9-amd64 (x@y) #1");
+	for (size_t m = 0; m < mods; m++) {
+		snprintf(msg, sizeof(msg), "m%zu: Unknown symbol a (err -2)", m);
+		for (size_t k = 0; k < per; k++, line += 2)
+			klog_at(c, line, msg);
+	}
+	/* past the budget: only counted; then the first module's gap filled, merged */
+	klog_at(c, line, "m0: Unknown symbol a (err -2)");
+	klog_at(c, 3, "m0: Unknown symbol a (err -2)");
+	st.records = st.lines = line;
+	assert_int_equal(ci_end_input(c, &st), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	assert_int_equal(ci_finding_count(c), mods);
+	for (size_t i = 0; i < mods; i++) {
+		struct ci_finding_info fi;
+
+		ci_finding_get(c, i, &fi);
+		kept += fi.n_ranges;
+		truncated += fi.ranges_truncated;
+		assert_int_equal(fi.count, per + (strcmp(fi.module, "m0") == 0 ? 2 : 0));
+		if (strcmp(fi.module, "m0") == 0) {
+			assert_int_equal(fi.ranges[0].first, 2);
+			assert_int_equal(fi.ranges[0].last, 4);
+		}
+	}
+	/* all were taken; then line 3 made m0's first two ranges one */
+	assert_int_equal(kept, CI_EVIDENCE_RANGES_ALL - 1);
+	assert_true(truncated >= 4);
+	ci_free(c);
 }
 
 /* The needles pass every line a format can print; ci_klog() classes it right. */
@@ -1695,6 +1843,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_klog_banner),
 		cmocka_unit_test(test_boots_and_gates),
 		cmocka_unit_test(test_klog_repeat),
+		cmocka_unit_test(test_evidence_ranges),
+		cmocka_unit_test(test_evidence_ranges_all),
 		cmocka_unit_test(test_text_loader_lines),
 		cmocka_unit_test(test_log_attempts),
 		cmocka_unit_test(test_xml_escape),
