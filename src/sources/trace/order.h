@@ -40,10 +40,11 @@ int ktrace_order_fwrap(FILE **f, struct ktrace_order *ret);
  * oldest first once the window is full, so lines slightly out of time order come out
  * in order. A record older than one already let out is too late: it goes out as it is,
  * counted in the parser's stats (back_steps, late, late_line) for a warning. Lines keep
- * their numbers in the input.
+ * their numbers in the input. The window counts in ci's memory, whose target is 32 MiB
+ * in all: 2 MiB of it at most.
  */
-#define KTRACE_REORDER_RECORDS 32768
-#define KTRACE_REORDER_BYTES (4u << 20)
+#define KTRACE_REORDER_RECORDS 16384
+#define KTRACE_REORDER_BYTES (2u << 20)
 
 struct ktrace_parser;
 struct ktrace_reorder;
