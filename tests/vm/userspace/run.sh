@@ -107,7 +107,9 @@ boot_one() {
 				sed 's/kmodtop\//kmtbed\//g; s/kmodtop_/kmtbed_/g')"
 			append="$append trace_options=nooverwrite trace_clock=global $truth"
 		fi ;;
-	none) ;;
+	none)
+		# the image has the units enabled: neither means masking them
+		for u in $units; do append="$append systemd.mask=$u"; done ;;
 	*) die "unknown mode $mode" ;;
 	esac
 	[ ${#append} -lt 2048 ] || die "$mode: kernel command line of ${#append} bytes (2047 at most)"
