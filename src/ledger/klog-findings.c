@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parse-num.h"
 #include "util/hindex.h"
 #include "util/macro.h"
 #include "klog-findings.h"
@@ -507,17 +508,6 @@ static const char *parse_conv(const char *f, struct conv *c)
 	}
 }
 
-static int hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A number at @m; returns the message after it, or NULL. */
 static const char *match_number(const struct conv *c, const char *m, const char *end,
 				int64_t *ret)
@@ -534,13 +524,13 @@ static const char *match_number(const struct conv *c, const char *m, const char 
 	}
 	if (c->type == CONV_HEX) {
 		if (c->alt && end - m > 2 && m[0] == '0' &&
-		    (m[1] == 'x' || m[1] == 'X') && hexdigit(m[2]) >= 0)
+		    (m[1] == 'x' || m[1] == 'X') && hex_digit(m[2]) >= 0)
 			m += 2;
 		start = m;
-		while (m < end && hexdigit(*m) >= 0) {
+		while (m < end && hex_digit(*m) >= 0) {
 			if (v >> 60)
 				return NULL;
-			v = v << 4 | (uint64_t)hexdigit(*m);
+			v = v << 4 | (uint64_t)hex_digit(*m);
 			m++;
 		}
 	} else {

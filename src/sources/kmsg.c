@@ -28,17 +28,6 @@ const char *klog_format_name(enum klog_format f)
 	return names[f];
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 size_t kmsg_unescape(const char *src, size_t len, char *dst)
 {
 	size_t i = 0, o = 0;
@@ -46,8 +35,8 @@ size_t kmsg_unescape(const char *src, size_t len, char *dst)
 	/* the kernel writes '\' itself as \x5c, so every "\x" starts an escape */
 	while (i < len) {
 		if (src[i] == '\\' && i + 3 < len && src[i + 1] == 'x' &&
-		    hexval(src[i + 2]) >= 0 && hexval(src[i + 3]) >= 0) {
-			dst[o++] = (char)(hexval(src[i + 2]) << 4 | hexval(src[i + 3]));
+		    hex_digit(src[i + 2]) >= 0 && hex_digit(src[i + 3]) >= 0) {
+			dst[o++] = (char)(hex_digit(src[i + 2]) << 4 | hex_digit(src[i + 3]));
 			i += 4;
 			continue;
 		}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parse-num.h"
 #include "util/array.h"
 #include "util/linereader.h"
 #include "util/macro.h"
@@ -26,17 +27,6 @@ struct modsyms {
 	bool has_last;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int modsyms_parse_line(const char *line, size_t len, uint64_t *ret_addr, const char **ret_name,
 		       size_t *ret_name_len, const char **ret_module, size_t *ret_module_len,
 		       const char **ret_what)
@@ -47,12 +37,12 @@ int modsyms_parse_line(const char *line, size_t len, uint64_t *ret_addr, const c
 	char type;
 
 	/* kallsyms' s_show(): "%px %c %s\t[%s]" for a module's symbol, "%px %c %s" else */
-	for (; p < end && hexval(*p) >= 0; p++, digits++) {
+	for (; p < end && hex_digit(*p) >= 0; p++, digits++) {
 		if (digits == 16) {
 			*ret_what = "address longer than 64 bits";
 			return -EINVAL;
 		}
-		addr = addr << 4 | (uint64_t)hexval(*p);
+		addr = addr << 4 | (uint64_t)hex_digit(*p);
 	}
 	if (!digits || end - p < 3 || p[0] != ' ' || p[2] != ' ') {
 		*ret_what = "not an address, a type and a name";

@@ -21,3 +21,15 @@ int parse_int(const char *s, int *ret);
  */
 int parse_u64_n(const char *s, size_t n, int base, uint64_t *ret);
 int parse_i64_n(const char *s, size_t n, int base, int64_t *ret);
+
+/* The value of one hexadecimal digit, or -1 */
+static inline int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
