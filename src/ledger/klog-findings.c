@@ -102,7 +102,7 @@ static const struct klog_format_entry table[] = {
 	E(VMAP_FAILED,
 	  "vmap allocation for size %lu failed: use vmalloc=<size> to increase size.\n",
 	  "mm/vmalloc.c", ENOMEM, "n"),	/* up to 4.4 */
-	/* 6.12: the vmap area's range in place of the vmalloc= advice */
+	/* 6.11: the vmap area's range in place of the vmalloc= advice */
 	E(VMAP_FAILED,
 	  "vmalloc_node_range for size %lu failed: Address range restricted to %#lx - %#lx\n",
 	  "mm/vmalloc.c", ENOMEM, "n--"),

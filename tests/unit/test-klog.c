@@ -864,7 +864,7 @@ static void test_finding_probe(void **state)
 	assert_field(f.module, f.module_len, "acpi-cpufreq");
 	assert_field(f.text, f.text_len, "acpi-cpufreq");
 	assert_int_equal(f.num[0], -17);
-	/* since 6.10 dev_err(dev, "probe with driver %s failed with error %d\n") */
+	/* since 6.9 dev_err(dev, "probe with driver %s failed with error %d\n") */
 	snprintf(buf, sizeof(buf), "%s %s: probe with driver %s failed with error %d\n", "platform",
 		 "acpi-cpufreq", "acpi-cpufreq", -17);
 	f = classify_fmt(KLOG_FINDING_PROBE_FAILED, buf);
@@ -1727,7 +1727,7 @@ static void test_finding_wordings_by_version(void **state)
 		{ "spl: Unknown symbol kmem_cache_alloc (err 0)", KLOG_FINDING_UNKNOWN_SYMBOL,
 		  "spl" },
 		{ "nfs: Unknown symbol rpc_put_task (err -2)", KLOG_FINDING_UNKNOWN_SYMBOL, "nfs" },
-		/* 3.13 - 3.19: two spaces; 3.11 and 4.0+: one */
+		/* 3.13 - 3.19: two spaces; up to 3.12 and 4.0+: one */
 		{ "wl: module verification failed: signature and/or  required key missing - "
 		  "tainting kernel",
 		  KLOG_FINDING_SIG_MISSING, "wl" },
@@ -1790,7 +1790,7 @@ static void test_finding_wordings_by_version(void **state)
 		{ "modprobe: vmalloc error: size 8192, failed to allocate pages, "
 		  "mode:0xcc0(GFP_KERNEL)",
 		  KLOG_FINDING_VMALLOC_ERROR, NULL },
-		/* 2.6.32 - 4.4 end the vmap sentence with '.', 4.9 - 6.10 do not; 6.12 names
+		/* 2.6.32 - 4.4 end the vmap sentence with '.', 4.9 - 6.10 do not; 6.11 names
 		 * the address range instead */
 		{ "vmap allocation for size 3866624 failed: use vmalloc=<size> to increase size.",
 		  KLOG_FINDING_VMAP_FAILED, NULL },
@@ -1823,7 +1823,7 @@ static void test_finding_wordings_by_version(void **state)
 		{ "not a gzip compressed module", KLOG_FINDING_DECOMPRESS_FAILED, NULL },
 		{ "not an xz compressed module", KLOG_FINDING_DECOMPRESS_FAILED, NULL },
 		{ "not a zstd compressed module", KLOG_FINDING_DECOMPRESS_FAILED, NULL },
-		/* up to 6.8 pr_warn(), 6.10+ dev_err() */
+		/* up to 6.8 pr_warn(), 6.9+ dev_err() */
 		{ "e1000e: probe of 0000:00:19.0 failed with error -2", KLOG_FINDING_PROBE_FAILED,
 		  "e1000e" },
 		{ "pci 0000:00:19.0: probe with driver e1000e failed with error -2",
