@@ -101,7 +101,11 @@ static const struct klog_format_entry table[] = {
 	  "mm/vmalloc.c", ENOMEM, "n"),
 	E(VMAP_FAILED,
 	  "vmap allocation for size %lu failed: use vmalloc=<size> to increase size.\n",
-	  "mm/vmalloc.c", ENOMEM, "n"),	/* very old kernels */
+	  "mm/vmalloc.c", ENOMEM, "n"),	/* up to 4.4 */
+	/* 6.11: the vmap area's range in place of the vmalloc= advice */
+	E(VMAP_FAILED,
+	  "vmalloc_node_range for size %lu failed: Address range restricted to %#lx - %#lx\n",
+	  "mm/vmalloc.c", ENOMEM, "n--"),
 	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, vm_struct allocation failed%s",
 	  "mm/vmalloc.c", ENOMEM, "tn-", .flags = KLOG_FORMAT_PREFIX),
 	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, page order %u, failed to allocate pages",
@@ -115,15 +119,18 @@ static const struct klog_format_entry table[] = {
 	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, exceeds total pages", "mm/vmalloc.c",
 	  ENOMEM, "tn", .flags = KLOG_FORMAT_PREFIX),
 	E(VMALLOC_ERROR, "%s: vmalloc size %lu allocation failure: vm_struct allocation failed",
-	  "mm/vmalloc.c", ENOMEM, "tn", .flags = KLOG_FORMAT_PREFIX),	/* 5.x */
+	  "mm/vmalloc.c", ENOMEM, "tn", .flags = KLOG_FORMAT_PREFIX),	/* 5.13 at most */
 	E(VMALLOC_ERROR, "%s: vmalloc: allocation failure: %lu bytes", "mm/vmalloc.c", ENOMEM,
-	  "tn", .flags = KLOG_FORMAT_PREFIX),				/* 4.x */
+	  "tn", .flags = KLOG_FORMAT_PREFIX),				/* 4.9 - 5.12 */
 	E(VMALLOC_ERROR, "%s: vmalloc: allocation failure, allocated %ld of %ld bytes",
-	  "mm/vmalloc.c", ENOMEM, "tnn", .flags = KLOG_FORMAT_PREFIX),	/* 4.x */
-	/* warn_alloc_failed() up to 4.11 printed the message alone, then the comm on a
-	 * line of its own ("modprobe: page allocation failure: order:0, ...") */
+	  "mm/vmalloc.c", ENOMEM, "tnn", .flags = KLOG_FORMAT_PREFIX),	/* 4.9 - 5.12 */
+	/* warn_alloc_failed() (3.x to at least 4.4; 4.9 has warn_alloc()) printed the
+	 * message alone, then the comm on a line of its own ("modprobe: page allocation
+	 * failure: order:0, ...") */
 	E(VMALLOC_ERROR, "vmalloc: allocation failure: %lu bytes\n", "mm/vmalloc.c", ENOMEM,
 	  "n"),
+	E(VMALLOC_ERROR, "vmalloc: allocation failure, allocated %ld of %ld bytes\n",
+	  "mm/vmalloc.c", ENOMEM, "nn"),
 	E(EXECMEM_FAILED, "execmem: unable to allocate memory\n", "mm/execmem.c", ENOMEM, ""),
 	E(EXECMEM_FAILED, "Invalid parameters for execmem allocator, module loading will fail",
 	  "mm/execmem.c", ENOMEM, ""),
@@ -138,13 +145,16 @@ static const struct klog_format_entry table[] = {
 	E(SIG_MISSING,
 	  "%s: module verification failed: signature and/or required key missing - tainting kernel\n",
 	  MAIN, 0, "m"),
-	/* 3.13 to 3.16: two string literals that both had the space */
+	/* 3.13 to 3.19: two string literals that both had the space */
 	E(SIG_MISSING,
 	  "%s: module verification failed: signature and/or  required key missing - tainting kernel\n",
 	  "kernel/module.c", 0, "m"),
 	E(SIG_REJECTED, "Loading of %s is rejected\n", "kernel/module/signing.c", EKEYREJECTED,
 	  "t"),
 	E(SIG_REJECTED, "%s: loading of %s is rejected\n", "kernel/module.c", EKEYREJECTED,
+	  "mt"),
+	/* 5.9: "%s: %s is rejected\n" with the 5.4 reasons, which start "Loading of" */
+	E(SIG_REJECTED, "%s: Loading of %s is rejected\n", "kernel/module.c", EKEYREJECTED,
 	  "mt"),
 	E(SIG_REJECTED, "%s: not signed with expected PKCS#7 message\n",
 	  "kernel/module_signature.c", ENOPKG, "-"),

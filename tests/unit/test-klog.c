@@ -864,7 +864,7 @@ static void test_finding_probe(void **state)
 	assert_field(f.module, f.module_len, "acpi-cpufreq");
 	assert_field(f.text, f.text_len, "acpi-cpufreq");
 	assert_int_equal(f.num[0], -17);
-	/* since 6.10 dev_err(dev, "probe with driver %s failed with error %d\n") */
+	/* since 6.9 dev_err(dev, "probe with driver %s failed with error %d\n") */
 	snprintf(buf, sizeof(buf), "%s %s: probe with driver %s failed with error %d\n", "platform",
 		 "acpi-cpufreq", "acpi-cpufreq", -17);
 	f = classify_fmt(KLOG_FINDING_PROBE_FAILED, buf);
@@ -1710,6 +1710,137 @@ static void test_finding_last_pastes(void **state)
 			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
 }
 
+/*
+ * One line for each row of doc/log-messages.md's "Wordings by version", each rendered
+ * as the kernel of that era prints it; the trees the versions were read from are named
+ * in the table (repository@commit path).
+ */
+static void test_finding_wordings_by_version(void **state)
+{
+	static const struct {
+		const char *line;
+		enum klog_finding_kind kind;
+		const char *module; /* NULL: none expected */
+	} rows[] = {
+		/* 2.6.32: no error; 3.10 - 4.9: PTR_ERR(), 0; 5.9+: -ENOENT */
+		{ "zfs: Unknown symbol vn_rdwr", KLOG_FINDING_UNKNOWN_SYMBOL, "zfs" },
+		{ "spl: Unknown symbol kmem_cache_alloc (err 0)", KLOG_FINDING_UNKNOWN_SYMBOL,
+		  "spl" },
+		{ "nfs: Unknown symbol rpc_put_task (err -2)", KLOG_FINDING_UNKNOWN_SYMBOL, "nfs" },
+		/* 3.13 - 3.19: two spaces; up to 3.12 and 4.0+: one */
+		{ "wl: module verification failed: signature and/or  required key missing - "
+		  "tainting kernel",
+		  KLOG_FINDING_SIG_MISSING, "wl" },
+		{ "wl: module verification failed: signature and/or required key missing - "
+		  "tainting kernel",
+		  KLOG_FINDING_SIG_MISSING, "wl" },
+		/* 5.9 - 5.17 name no symbol, 5.19+ do */
+		{ "nvidia_uvm: module uses symbols from proprietary module nvidia, inheriting "
+		  "taint.",
+		  KLOG_FINDING_TAINT, "nvidia_uvm" },
+		{ "nvidia_uvm: module uses symbols nvidia_p2p_put_pages from proprietary module "
+		  "nvidia, inheriting taint.",
+		  KLOG_FINDING_TAINT, "nvidia_uvm" },
+		{ "nvidia_fs: module using GPL-only symbols uses symbols from proprietary module "
+		  "nvidia.",
+		  KLOG_FINDING_GPL_FROM_PROPRIETARY, "nvidia_fs" },
+		{ "nvidia_fs: module using GPL-only symbols uses symbols nvidia_p2p_dma_unmap_pages "
+		  "from proprietary module nvidia.",
+		  KLOG_FINDING_GPL_FROM_PROPRIETARY, "nvidia_fs" },
+		{ "wl: module license 'MIXED/Proprietary' taints kernel.", KLOG_FINDING_TAINT,
+		  "wl" },
+		{ "ndiswrapper: module license taints kernel.", KLOG_FINDING_TAINT, "ndiswrapper" },
+		/* up to 4.12 no name, 4.13 - 6.3 the name */
+		{ "No module found in object", KLOG_FINDING_BAD_ELF, NULL },
+		{ "hello: No module found in object", KLOG_FINDING_BAD_ELF, "hello" },
+		/* 2.6.32 - 5.11 */
+		{ "Module len 4096 truncated", KLOG_FINDING_BAD_ELF, NULL },
+		{ "zfs: version magic '2.6.18-8.el5 SMP mod_unload gcc-4.1' should be "
+		  "'2.6.18-92.el5 SMP mod_unload gcc-4.1'",
+		  KLOG_FINDING_VERMAGIC, "zfs" },
+		{ "r8188eu: module is from the staging directory, the quality is unknown, you have "
+		  "been warned.",
+		  KLOG_FINDING_TAINT, "r8188eu" },
+		{ "foo: has both .ctors and .init_array.", KLOG_FINDING_LOAD_ERROR, "foo" },
+		{ "foo: Ignoring obsolete parameters", KLOG_FINDING_LOAD_WARNING, "foo" },
+		{ "foo: module sysfs not initialized", KLOG_FINDING_LOAD_ERROR, "foo" },
+		{ "foo: module is already loaded", KLOG_FINDING_ALREADY_LOADED, "foo" },
+		/* warn_alloc_failed(), 3.x - 4.4: the message alone, with its newline */
+		{ "vmalloc: allocation failure: 3760332 bytes", KLOG_FINDING_VMALLOC_ERROR, NULL },
+		{ "vmalloc: allocation failure, allocated 1052672 of 3760128 bytes",
+		  KLOG_FINDING_VMALLOC_ERROR, NULL },
+		/* warn_alloc(), 4.9 - 5.12: the comm first, the mode after */
+		{ "modprobe: vmalloc: allocation failure: 3760332 bytes, mode:0x24080c2"
+		  "(GFP_KERNEL|__GFP_HIGHMEM|__GFP_ZERO), nodemask=(null)",
+		  KLOG_FINDING_VMALLOC_ERROR, NULL },
+		{ "insmod: vmalloc: allocation failure, allocated 1052672 of 3760128 bytes, "
+		  "mode:0x24080c2(GFP_KERNEL|__GFP_HIGHMEM|__GFP_ZERO)",
+		  KLOG_FINDING_VMALLOC_ERROR, NULL },
+		/* 5.14 - 5.15 without the NOFAIL suffix, 5.17+ with it */
+		{ "insmod: vmalloc error: size 8192, vm_struct allocation failed, "
+		  "mode:0xcc0(GFP_KERNEL), nodemask=(null),cpuset=/,mems_allowed=0",
+		  KLOG_FINDING_VMALLOC_ERROR, NULL },
+		{ "insmod: vmalloc error: size 8192, vm_struct allocation failed. Retrying., "
+		  "mode:0xcc0(GFP_KERNEL|__GFP_NOFAIL), nodemask=(null)",
+		  KLOG_FINDING_VMALLOC_ERROR, NULL },
+		/* 5.14 - 6.3 with the order, 6.4+ without */
+		{ "modprobe: vmalloc error: size 8192, page order 0, failed to allocate pages, "
+		  "mode:0xcc0(GFP_KERNEL)",
+		  KLOG_FINDING_VMALLOC_ERROR, NULL },
+		{ "modprobe: vmalloc error: size 8192, failed to allocate pages, "
+		  "mode:0xcc0(GFP_KERNEL)",
+		  KLOG_FINDING_VMALLOC_ERROR, NULL },
+		/* 2.6.32 - 4.4 end the vmap sentence with '.', 4.9 - 6.10 do not; 6.11 names
+		 * the address range instead */
+		{ "vmap allocation for size 3866624 failed: use vmalloc=<size> to increase size.",
+		  KLOG_FINDING_VMAP_FAILED, NULL },
+		{ "vmap allocation for size 2498560 failed: use vmalloc=<size> to increase size",
+		  KLOG_FINDING_VMAP_FAILED, NULL },
+		{ "vmalloc_node_range for size 2498560 failed: Address range restricted to "
+		  "0xffffffffc0000000 - 0xffffffffff000000",
+		  KLOG_FINDING_VMAP_FAILED, NULL },
+		/* up to 4.12; 4.13 - 6.3; 4.13+ */
+		{ "request_module: runaway loop modprobe net-pf-10", KLOG_FINDING_KMOD_GAVE_UP,
+		  "net-pf-10" },
+		{ "request_module: kmod_concurrent_max (0) close to 0 (max_modprobes: 50), for "
+		  "module fs-foo, throttling...",
+		  KLOG_FINDING_KMOD_THROTTLED, "fs-foo" },
+		{ "request_module: modprobe fs-foo cannot be processed, kmod busy with 50 threads "
+		  "for more than 5 seconds now",
+		  KLOG_FINDING_KMOD_BUSY, "fs-foo" },
+		/* 5.4+ */
+		{ "Lockdown: modprobe: unsigned module loading is restricted; see man "
+		  "kernel_lockdown.7",
+		  KLOG_FINDING_SIG_REJECTED, NULL },
+		/* 5.4 ("%s is rejected"), 5.9 ("%s: %s is rejected"), 5.11, 5.12+ */
+		{ "Loading of unsigned module is rejected", KLOG_FINDING_SIG_REJECTED, NULL },
+		{ "wl: Loading of unsigned module is rejected", KLOG_FINDING_SIG_REJECTED, "wl" },
+		{ "wl: loading of module with unavailable key is rejected",
+		  KLOG_FINDING_SIG_REJECTED, "wl" },
+		{ "Loading of module with unsupported crypto is rejected",
+		  KLOG_FINDING_SIG_REJECTED, NULL },
+		/* 5.17+ gzip and xz, 6.2+ zstd */
+		{ "not a gzip compressed module", KLOG_FINDING_DECOMPRESS_FAILED, NULL },
+		{ "not an xz compressed module", KLOG_FINDING_DECOMPRESS_FAILED, NULL },
+		{ "not a zstd compressed module", KLOG_FINDING_DECOMPRESS_FAILED, NULL },
+		/* up to 6.8 pr_warn(), 6.9+ dev_err() */
+		{ "e1000e: probe of 0000:00:19.0 failed with error -2", KLOG_FINDING_PROBE_FAILED,
+		  "e1000e" },
+		{ "pci 0000:00:19.0: probe with driver e1000e failed with error -2",
+		  KLOG_FINDING_PROBE_FAILED, "e1000e" },
+	};
+	struct klog_finding f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		f = classify_fmt(rows[i].kind, rows[i].line);
+		if (rows[i].module)
+			assert_field(f.module, f.module_len, rows[i].module);
+		else
+			assert_null(f.module);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1743,6 +1874,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_logs),
 		cmocka_unit_test(test_finding_heldout_pastes),
 		cmocka_unit_test(test_finding_last_pastes),
+		cmocka_unit_test(test_finding_wordings_by_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
