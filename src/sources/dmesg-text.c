@@ -997,20 +997,3 @@ out:
 	dmesg_parser_free(p);
 	return r;
 }
-
-int dmesg_read(const struct kt_root *root, const char *relpath,
-	       const struct klog_parser_ops *ops, void *userdata,
-	       struct dmesg_stats *ret_stats, struct kt_err *reterr)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	int r;
-
-	if (!relpath)
-		relpath = "capture/dmesg.txt";
-	r = root_fopen(root, relpath, &f);
-	if (r < 0) {
-		kt_err_set(reterr, relpath, 0, "cannot open");
-		return r;
-	}
-	return dmesg_read_file(f, relpath, ops, userdata, ret_stats, reterr);
-}

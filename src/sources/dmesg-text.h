@@ -126,7 +126,3 @@ const struct dmesg_stats *dmesg_parser_stats(const struct dmesg_parser *p);
 
 int dmesg_read_file(FILE *f, const char *path, const struct klog_parser_ops *ops,
 		    void *userdata, struct dmesg_stats *ret_stats, struct kt_err *reterr);
-/* @relpath NULL means "capture/dmesg.txt". */
-int dmesg_read(const struct kt_root *root, const char *relpath,
-	       const struct klog_parser_ops *ops, void *userdata,
-	       struct dmesg_stats *ret_stats, struct kt_err *reterr);

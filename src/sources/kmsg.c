@@ -485,20 +485,3 @@ out:
 	kmsg_parser_free(p);
 	return r;
 }
-
-int kmsg_read(const struct kt_root *root, const char *relpath,
-	      const struct klog_parser_ops *ops, void *userdata,
-	      struct kmsg_stats *ret_stats, struct kt_err *reterr)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	int r;
-
-	if (!relpath)
-		relpath = "capture/kmsg.raw";
-	r = root_fopen(root, relpath, &f);
-	if (r < 0) {
-		kt_err_set(reterr, relpath, 0, "cannot open");
-		return r;
-	}
-	return kmsg_read_file(f, relpath, ops, userdata, ret_stats, reterr);
-}
