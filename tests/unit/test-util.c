@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "output/table.h"
 #include "output/units.h"
 #include "util/array.h"
@@ -27,52 +28,6 @@
 #include "util/parse-num.h"
 #include "util/root.h"
 #include "util/version.h"
-
-/* ---- helpers --------------------------------------------------------------------- */
-
-static FILE *mem_file(const void *data, size_t len)
-{
-	FILE *f;
-
-	/* fmemopen() refuses a zero size before glibc 2.22; an empty file is /dev/null */
-	f = len ? fmemopen((void *)data, len, "r") : fopen("/dev/null", "re");
-	assert_non_null(f);
-	return f;
-}
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(p);
-}
-
-static char *make_tmpdir(void)
-{
-	const char *t = getenv("TMPDIR");
-	char *d;
-
-	assert_true(asprintf(&d, "%s/kmodtop-test-XXXXXX", t && t[0] ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void remove_tree(char *d)
-{
-	nftw(d, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
-}
-
-static void write_file(const char *dir, const char *rel, const void *data, size_t len)
-{
-	char *p;
-	FILE *f;
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	f = fopen(p, "we");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	free(p);
-}
 
 /* ---- linereader ------------------------------------------------------------------ */
 
