@@ -795,6 +795,23 @@ static void boot_end_before(struct boot *b, uint64_t next_line)
 		b->end_line = next_line - 1;
 }
 
+/* The boot @b (if any) ends before @line, and a new one, *ret_boot, starts there */
+static int boot_restart(struct ci_findings *c, struct boot *b, uint64_t line,
+			struct boot **ret_boot)
+{
+	int r;
+
+	boot_end_before(b, line);
+	r = ci_boot_close(c);
+	if (r < 0)
+		return r;
+	r = boot_open(c, line);
+	if (r < 0)
+		return r;
+	*ret_boot = cur_boot(c);
+	return 0;
+}
+
 /* "Linux version 6.12.118+deb12-amd64 (debian-kernel@...) ..." starts a boot. */
 static int boot_banner(struct ci_findings *c, uint64_t line, const char *rel, size_t len)
 {
@@ -804,14 +821,9 @@ static int boot_banner(struct ci_findings *c, uint64_t line, const char *rel, si
 
 	/* a marker just before, or the lines before the first banner with no finding */
 	if (!b || b->banner || b->findings || c->n_touched) {
-		boot_end_before(b, line);
-		r = ci_boot_close(c);
+		r = boot_restart(c, b, line, &b);
 		if (r < 0)
 			return r;
-		r = boot_open(c, line);
-		if (r < 0)
-			return r;
-		b = cur_boot(c);
 	}
 	b->banner = true;
 	if (!b->marker)
@@ -837,14 +849,9 @@ int ci_boot_mark(struct ci_findings *c, uint64_t line, const char *boot_id)
 	if (b && !b->banner && !b->findings && !c->n_touched && !b->boot_id[0]) {
 		/* nothing seen yet in this boot: the marker names it */
 	} else {
-		boot_end_before(b, line);
-		r = ci_boot_close(c);
+		r = boot_restart(c, b, line, &b);
 		if (r < 0)
 			return r;
-		r = boot_open(c, line);
-		if (r < 0)
-			return r;
-		b = cur_boot(c);
 	}
 	b->marker = true;
 	b->line = line;

@@ -92,6 +92,23 @@ int cmd_boot_setup(int argc, char **argv, struct global_opts *g);
 /* --duration's "30", "30s", "1.5m", "2h"; a bad one is said. 0 or -EINVAL. */
 int cmd_parse_duration(const char *arg, double *ret);
 
+/* The options of a live collection that report and record share (session/live.h) */
+enum {
+	OPT_LIVE_DURATION = OPT_CMD_BASE + 0x40,
+	OPT_LIVE_MEASURE,
+	OPT_LIVE_SINCE_BOOT,
+	OPT_LIVE_END,		/* a command's own options from here */
+};
+
+#define LIVE_LONG_OPTIONS                                                \
+	{ "duration", required_argument, NULL, OPT_LIVE_DURATION },       \
+	{ "measure", no_argument, NULL, OPT_LIVE_MEASURE },               \
+	{ "since-boot", no_argument, NULL, OPT_LIVE_SINCE_BOOT }
+
+/* Parses one of LIVE_LONG_OPTIONS into @lo: 1 if it was one, 0 if not, -1 when bad (said) */
+struct live_opts;
+int live_opt_handle(struct live_opts *lo, int opt, const char *arg);
+
 /*
  * Tells on stderr what a live collection (session/live.h) lacked and lost; -1 when
  * kmodtop's tracing state was left behind, 0 otherwise.

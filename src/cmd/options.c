@@ -26,6 +26,21 @@
 #include "cmd/cmd.h"
 #include "session/live.h"
 
+int live_opt_handle(struct live_opts *lo, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_LIVE_DURATION:
+		return cmd_parse_duration(arg, &lo->duration) < 0 ? -1 : 1;
+	case OPT_LIVE_MEASURE:
+		lo->measure = true;
+		return 1;
+	case OPT_LIVE_SINCE_BOOT:
+		lo->since_boot = true;
+		return 1;
+	}
+	return 0;
+}
+
 int global_opt_handle(struct global_opts *g, int opt, const char *arg)
 {
 	switch (opt) {

@@ -60,10 +60,7 @@ static void record_usage(FILE *f)
 }
 
 enum {
-	OPT_DURATION = OPT_CMD_BASE + 0x40,
-	OPT_MEASURE,
-	OPT_SINCE_BOOT,
-	OPT_PRINT_SETUP,
+	OPT_PRINT_SETUP = OPT_LIVE_END,
 	OPT_INSTANCE,
 	OPT_MOVE_TO,
 };
@@ -178,9 +175,7 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 	static const struct option long_options[] = {
 		GLOBAL_LONG_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "measure", no_argument, NULL, OPT_MEASURE },
-		{ "since-boot", no_argument, NULL, OPT_SINCE_BOOT },
+		LIVE_LONG_OPTIONS,
 		{ "print-setup", no_argument, NULL, OPT_PRINT_SETUP },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "move-to", required_argument, NULL, OPT_MOVE_TO },
@@ -217,16 +212,6 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 			}
 			arg_dir = optarg;
 			continue;
-		case OPT_DURATION:
-			if (cmd_parse_duration(optarg, &lo.duration) < 0)
-				return EXIT_USAGE;
-			continue;
-		case OPT_MEASURE:
-			lo.measure = true;
-			continue;
-		case OPT_SINCE_BOOT:
-			lo.since_boot = true;
-			continue;
 		case OPT_PRINT_SETUP:
 			arg_print_setup = true;
 			continue;
@@ -245,7 +230,10 @@ int cmd_record(int argc, char **argv, struct global_opts *g)
 			arg_instance = optarg;
 			continue;
 		}
-		if (global_opt_handle(g, opt, optarg) <= 0)
+		r = live_opt_handle(&lo, opt, optarg);
+		if (r == 0)
+			r = global_opt_handle(g, opt, optarg);
+		if (r <= 0)
 			return EXIT_USAGE;
 	}
 	if (optind < argc) {

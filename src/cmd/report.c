@@ -78,13 +78,6 @@ static void report_usage(FILE *f)
 	      f);
 }
 
-/* live collection; apart from the file options below (cmd/record.c uses these too) */
-enum {
-	OPT_DURATION = OPT_CMD_BASE + 0x40,
-	OPT_MEASURE,
-	OPT_SINCE_BOOT,
-};
-
 enum {
 	OPT_TRACE = OPT_CMD_BASE,
 	OPT_LOG,
@@ -244,9 +237,7 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 {
 	static const struct option long_options[] = {
 		GLOBAL_LONG_OPTIONS,
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "measure", no_argument, NULL, OPT_MEASURE },
-		{ "since-boot", no_argument, NULL, OPT_SINCE_BOOT },
+		LIVE_LONG_OPTIONS,
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
@@ -307,18 +298,6 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 				goto out;
 			}
 			continue;
-		case OPT_DURATION:
-			if (cmd_parse_duration(optarg, &lo.duration) < 0) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			continue;
-		case OPT_MEASURE:
-			lo.measure = true;
-			continue;
-		case OPT_SINCE_BOOT:
-			lo.since_boot = true;
-			continue;
 		case OPT_BOOT:
 			arg_boot = true;
 			if (optarg && (boot_capture_parse_index(optarg, &arg_boot_n) < 0)) {
@@ -360,7 +339,10 @@ int cmd_report(int argc, char **argv, struct global_opts *g)
 			}
 			continue;
 		}
-		if (global_opt_handle(g, opt, optarg) <= 0) {
+		r = live_opt_handle(&lo, opt, optarg);
+		if (r == 0)
+			r = global_opt_handle(g, opt, optarg);
+		if (r <= 0) {
 			ret = EXIT_USAGE;
 			goto out;
 		}

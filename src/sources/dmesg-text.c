@@ -856,11 +856,12 @@ static void bad_line(struct dmesg_parser *p, const char *what)
 	p->ops.bad_line(p->userdata, &err);
 }
 
-void dmesg_parser_skip_line(struct dmesg_parser *p, const char *what)
+int dmesg_parser_skip_line(struct dmesg_parser *p, const char *what)
 {
 	p->lineno++;
 	p->stats.lines++;
 	bad_line(p, what);
+	return 0;
 }
 
 /*
@@ -956,61 +957,20 @@ int dmesg_parser_finish(struct dmesg_parser *p)
 	return 0;
 }
 
+DEFINE_LINEREADER_SINK(dmesg_sink, struct dmesg_parser, dmesg_parser, "record handler failed");
+
 int dmesg_read_file(FILE *f, const char *path, const struct klog_parser_ops *ops,
 		    void *userdata, struct dmesg_stats *ret_stats, struct kt_err *reterr)
 {
 	struct dmesg_parser *p;
-	const char *what;
-	struct linereader lr;
-	char *line;
-	size_t len;
 	int r;
 
 	r = dmesg_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
-	linereader_init(&lr, f, DMESG_LINE_MAX);
-	for (;;) {
-		r = linereader_next(&lr, &line, &len);
-		if (r == 0)
-			break;
-		if (r == -E2BIG || r == -EBADMSG) {
-			what = r == -E2BIG ? "line too long" : "line contains a NUL byte";
-			dmesg_parser_skip_line(p, what);
-			continue;
-		}
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "read error");
-			goto out;
-		}
-		r = dmesg_parser_feed(p, line, len);
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "record handler failed");
-			goto out;
-		}
-	}
-	r = dmesg_parser_finish(p);
+	r = linereader_feed(f, path, DMESG_LINE_MAX, &dmesg_sink, p, reterr);
 	if (r >= 0 && ret_stats)
 		*ret_stats = p->stats;
-out:
-	linereader_done(&lr);
 	dmesg_parser_free(p);
 	return r;
-}
-
-int dmesg_read(const struct kt_root *root, const char *relpath,
-	       const struct klog_parser_ops *ops, void *userdata,
-	       struct dmesg_stats *ret_stats, struct kt_err *reterr)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	int r;
-
-	if (!relpath)
-		relpath = "capture/dmesg.txt";
-	r = root_fopen(root, relpath, &f);
-	if (r < 0) {
-		kt_err_set(reterr, relpath, 0, "cannot open");
-		return r;
-	}
-	return dmesg_read_file(f, relpath, ops, userdata, ret_stats, reterr);
 }

@@ -119,14 +119,11 @@ int dmesg_parser_feed_parsed(struct dmesg_parser *p, int parsed, const struct kl
  * may be another program's (feed them one by one then).
  */
 int dmesg_parser_feed_records(struct dmesg_parser *p, enum klog_format format, uint64_t n);
-void dmesg_parser_skip_line(struct dmesg_parser *p, const char *what);
+/* A line the reader refused (too long, NUL byte): counted and reported as @what. 0. */
+int dmesg_parser_skip_line(struct dmesg_parser *p, const char *what);
 int dmesg_parser_finish(struct dmesg_parser *p);
 /* Owned by @p; valid until dmesg_parser_free(). */
 const struct dmesg_stats *dmesg_parser_stats(const struct dmesg_parser *p);
 
 int dmesg_read_file(FILE *f, const char *path, const struct klog_parser_ops *ops,
 		    void *userdata, struct dmesg_stats *ret_stats, struct kt_err *reterr);
-/* @relpath NULL means "capture/dmesg.txt". */
-int dmesg_read(const struct kt_root *root, const char *relpath,
-	       const struct klog_parser_ops *ops, void *userdata,
-	       struct dmesg_stats *ret_stats, struct kt_err *reterr);

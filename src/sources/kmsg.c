@@ -435,70 +435,20 @@ int kmsg_parser_finish(struct kmsg_parser *p)
 	return emit(p);
 }
 
+DEFINE_LINEREADER_SINK(kmsg_sink, struct kmsg_parser, kmsg_parser, "record handler failed");
+
 int kmsg_read_file(FILE *f, const char *path, const struct klog_parser_ops *ops,
 		   void *userdata, struct kmsg_stats *ret_stats, struct kt_err *reterr)
 {
 	struct kmsg_parser *p;
-	const char *what;
-	struct linereader lr;
-	char *line;
-	size_t len;
 	int r;
 
 	r = kmsg_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
-	linereader_init(&lr, f, KMSG_LINE_MAX);
-	for (;;) {
-		r = linereader_next(&lr, &line, &len);
-		if (r == 0)
-			break;
-		if (r == -E2BIG || r == -EBADMSG) {
-			what = r == -E2BIG ? "line too long" : "line contains a NUL byte";
-			r = kmsg_parser_skip_line(p, what);
-			if (r < 0) {
-				kt_err_set(reterr, path, lr.lineno,
-					   "record handler failed");
-				goto out;
-			}
-			continue;
-		}
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "read error");
-			goto out;
-		}
-		r = kmsg_parser_feed(p, line, len);
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "record handler failed");
-			goto out;
-		}
-	}
-	r = kmsg_parser_finish(p);
-	if (r < 0) {
-		kt_err_set(reterr, path, lr.lineno, "record handler failed");
-		goto out;
-	}
-	if (ret_stats)
+	r = linereader_feed(f, path, KMSG_LINE_MAX, &kmsg_sink, p, reterr);
+	if (r >= 0 && ret_stats)
 		*ret_stats = p->stats;
-out:
-	linereader_done(&lr);
 	kmsg_parser_free(p);
 	return r;
-}
-
-int kmsg_read(const struct kt_root *root, const char *relpath,
-	      const struct klog_parser_ops *ops, void *userdata,
-	      struct kmsg_stats *ret_stats, struct kt_err *reterr)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	int r;
-
-	if (!relpath)
-		relpath = "capture/kmsg.raw";
-	r = root_fopen(root, relpath, &f);
-	if (r < 0) {
-		kt_err_set(reterr, relpath, 0, "cannot open");
-		return r;
-	}
-	return kmsg_read_file(f, relpath, ops, userdata, ret_stats, reterr);
 }

@@ -130,6 +130,3 @@ const struct kmsg_stats *kmsg_parser_stats(const struct kmsg_parser *p);
 /* A saved /dev/kmsg dump ("capture/kmsg.raw"). 0 or -errno; @ret_stats may be NULL. */
 int kmsg_read_file(FILE *f, const char *path, const struct klog_parser_ops *ops,
 		   void *userdata, struct kmsg_stats *ret_stats, struct kt_err *reterr);
-int kmsg_read(const struct kt_root *root, const char *relpath,
-	      const struct klog_parser_ops *ops, void *userdata,
-	      struct kmsg_stats *ret_stats, struct kt_err *reterr);

@@ -334,6 +334,25 @@ static size_t find_scalar(const struct stream_needles *nd, const char *buf, size
 }
 
 #if STREAM_X86
+/*
+ * verify() of the candidates of a vector step at @i: bit j of @m set where the bytes at
+ * @i + j fit a fingerprint, of the buckets in @bits[j]
+ */
+static size_t verify_step(const struct stream_needles *nd, const uint8_t *bits, unsigned int m,
+			  const char *buf, size_t i, size_t len)
+{
+	while (m) {
+		unsigned int j = (unsigned int)__builtin_ctz(m);
+		size_t s;
+
+		m &= m - 1;
+		s = verify(nd, bits[j], buf, i + j, len);
+		if (s != (size_t)-1)
+			return s;
+	}
+	return (size_t)-1;
+}
+
 __attribute__((target("ssse3"))) static size_t
 find_ssse3(const struct stream_needles *nd, const char *buf, size_t len)
 {
@@ -360,17 +379,12 @@ find_ssse3(const struct stream_needles *nd, const char *buf, size_t len)
 		m = ~(unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(r, zero)) & 0xffff;
 		if (m) {
 			uint8_t bits[16];
+			size_t s;
 
 			_mm_storeu_si128((__m128i *)bits, r);
-			while (m) {
-				unsigned int j = (unsigned int)__builtin_ctz(m);
-				size_t s;
-
-				m &= m - 1;
-				s = verify(nd, bits[j], buf, i + j, len);
-				if (s != (size_t)-1)
-					return s;
-			}
+			s = verify_step(nd, bits, m, buf, i, len);
+			if (s != (size_t)-1)
+				return s;
 		}
 	}
 	return find_scalar(nd, buf, i, len);
@@ -403,17 +417,12 @@ find_avx2(const struct stream_needles *nd, const char *buf, size_t len)
 		m = ~(unsigned int)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
 		if (m) {
 			uint8_t bits[32];
+			size_t s;
 
 			_mm256_storeu_si256((__m256i *)bits, r);
-			while (m) {
-				unsigned int j = (unsigned int)__builtin_ctz(m);
-				size_t s;
-
-				m &= m - 1;
-				s = verify(nd, bits[j], buf, i + j, len);
-				if (s != (size_t)-1)
-					return s;
-			}
+			s = verify_step(nd, bits, m, buf, i, len);
+			if (s != (size_t)-1)
+				return s;
 		}
 	}
 	return find_scalar(nd, buf, i, len);
@@ -733,6 +742,29 @@ static int refill(struct stream *s)
 	return 0;
 }
 
+/* More than a line's room without its end: the line is skipped (skip_long()) from here */
+static bool start_skipping(struct stream *s)
+{
+	if (s->end - s->start <= s->max_line)
+		return false;
+	s->skipping = true;
+	s->start = s->end;
+	return true;
+}
+
+/* At the end of the file: the text left, if any, from *ret_from, is a last line without '\n' */
+static bool last_line(struct stream *s, size_t *ret_from)
+{
+	size_t from = s->start;
+
+	if (s->end == from)
+		return false;
+	s->start = s->end;
+	s->missing_newline = true;
+	*ret_from = from;
+	return true;
+}
+
 /* Inside an over-long line: drops text up to its end. 1 when the line is over. */
 static int skip_long(struct stream *s)
 {
@@ -784,18 +816,13 @@ int stream_next_line(struct stream *s, char **ret_line, size_t *ret_len)
 				s->start = to + 1;
 				return take_line(s, from, to, ret_line, ret_len);
 			}
-			if (s->end - s->start > s->max_line) {
-				s->skipping = true;
-				s->start = s->end;
+			if (start_skipping(s))
 				continue;
-			}
 			if (s->eof) {
-				size_t from = s->start;
+				size_t from;
 
-				if (s->end == from)
+				if (!last_line(s, &from))
 					return 0;
-				s->start = s->end;
-				s->missing_newline = true;
 				return take_line(s, from, s->end, ret_line, ret_len);
 			}
 		}
@@ -839,18 +866,13 @@ int stream_next_match(struct stream *s, const struct stream_needles *nd, char **
 			s->lineno += count_newlines(s->buf + s->start, lim - s->start);
 			s->start = lim;
 		}
-		if (s->end - s->start > s->max_line) {
-			s->skipping = true;
-			s->start = s->end;
+		if (start_skipping(s))
 			continue;
-		}
 		if (s->eof) {
-			size_t from = s->start;
+			size_t from;
 
-			if (s->end == from)
+			if (!last_line(s, &from))
 				return 0;
-			s->start = s->end;
-			s->missing_newline = true;
 			if (stream_needles_find(nd, s->buf + from, s->end - from) < s->end - from)
 				return take_line(s, from, s->end, ret_line, ret_len);
 			s->lineno++;

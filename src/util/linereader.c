@@ -173,3 +173,36 @@ int linereader_each(FILE *f, const char *path, size_t max, linereader_fn fn, voi
 	linereader_done(&lr);
 	return r;
 }
+
+int linereader_feed(FILE *f, const char *path, size_t max, const struct linereader_sink *sink,
+		    void *ctx, struct kt_err *reterr)
+{
+	struct linereader lr;
+	char *line;
+	size_t len;
+	int r;
+
+	linereader_init(&lr, f, max);
+	for (;;) {
+		r = linereader_next(&lr, &line, &len);
+		if (r == 0)
+			break;
+		if (r == -E2BIG || r == -EBADMSG)
+			r = sink->skip(ctx, r == -E2BIG ? "line too long" : "line contains a NUL byte",
+				       lr.lineno);
+		else if (r < 0) {
+			kt_err_set(reterr, path, lr.lineno, "read error");
+			goto out;
+		} else
+			r = sink->feed(ctx, line, len, lr.lineno);
+		if (r < 0)
+			break;
+	}
+	if (r == 0)
+		r = sink->finish(ctx);
+	if (r < 0)
+		kt_err_set(reterr, path, lr.lineno, sink->failed);
+out:
+	linereader_done(&lr);
+	return r;
+}

@@ -39,3 +39,47 @@ int linereader_next(struct linereader *lr, char **ret_line, size_t *ret_len);
 typedef int (*linereader_fn)(void *ctx, char *line, size_t len, const char **ret_what);
 int linereader_each(FILE *f, const char *path, size_t max, linereader_fn fn, void *ctx,
 		    struct kt_err *reterr);
+
+/*
+ * A parser fed one line at a time, which goes on past a line it cannot take (where
+ * linereader_each() stops): the saved logs and traces are read this way.
+ */
+struct linereader_sink {
+	/* a line linereader_next() refused (@what says why); 0 or -errno */
+	int (*skip)(void *ctx, const char *what, unsigned int lineno);
+	int (*feed)(void *ctx, char *line, size_t len, unsigned int lineno);
+	/* after the last line: what the parser still holds goes out */
+	int (*finish)(void *ctx);
+	const char *failed;	/* *reterr's text when one of the three fails */
+};
+
+/*
+ * Feeds every line of @f to @sink, then finishes it: 0, or the first failure, with
+ * *reterr naming @path, the line it stood at, and "read error" or @sink->failed.
+ */
+int linereader_feed(FILE *f, const char *path, size_t max, const struct linereader_sink *sink,
+		    void *ctx, struct kt_err *reterr);
+
+/*
+ * Defines @name, a sink for a parser of type @type that has prefix##_feed(p, line, len),
+ * prefix##_skip_line(p, what) and prefix##_finish(p), each returning 0 or -errno.
+ */
+#define DEFINE_LINEREADER_SINK(name, type, prefix, failed_text)                         \
+	static int name##_skip(void *ctx, const char *what, unsigned int lineno)        \
+	{                                                                                \
+		return prefix##_skip_line((type *)ctx, what);                            \
+	}                                                                                \
+	static int name##_feed(void *ctx, char *line, size_t len, unsigned int lineno)  \
+	{                                                                                \
+		return prefix##_feed((type *)ctx, line, len);                            \
+	}                                                                                \
+	static int name##_finish(void *ctx)                                              \
+	{                                                                                \
+		return prefix##_finish((type *)ctx);                                     \
+	}                                                                                \
+	static const struct linereader_sink name = {                                     \
+		.skip = name##_skip,                                                     \
+		.feed = name##_feed,                                                     \
+		.finish = name##_finish,                                                 \
+		.failed = failed_text,                                                   \
+	}

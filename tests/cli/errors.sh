@@ -4,21 +4,7 @@
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init errors
 ts_need jq
-
-# mkroot NAME: a minimal root with one good module, to be broken by the caller
-mkroot() {
-	r=$TS_TMP/$1
-	mkdir -p "$r/proc/sys/kernel" "$r/sys/module/dummy"
-	echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$r/proc/modules"
-	echo "6.12.0-test" >"$r/proc/sys/kernel/osrelease"
-	echo 0 >"$r/proc/sys/kernel/tainted"
-	printf 'MemTotal:        2000000 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:        3476 kB\n' >"$r/proc/meminfo"
-	echo "0xffffffffc0000000-0xffffffffc0005000   20480 load_module+0x857/0x2470 pages=4 vmalloc N0=4" >"$r/proc/vmallocinfo"
-	echo 16384 >"$r/sys/module/dummy/coresize"
-	echo 0 >"$r/sys/module/dummy/initsize"
-	echo live >"$r/sys/module/dummy/initstate"
-	echo "$r"
-}
+. "$TS_SRCDIR/lib/root.sh"
 
 # expect_error ROOT FILE:LINE WHAT: exit 1, and stderr names the place
 expect_error() {
@@ -30,45 +16,45 @@ expect_error() {
 }
 
 # A good minimal root works, and its output says so
-r=$(mkroot good)
+mkroot good; r=$R
 ts_run --root "$r" report -j
 ts_expect_rc 0 "minimal root"
 [ "$(jq -r '.modules[0].name + " " + .modules[0].confidence' "$TS_TMP/out")" = "dummy exact" ] ||
 	ts_fail "minimal root: dummy not joined exactly"
 
 # proc/modules problems are fatal: the report would be wrong without it
-r=$(mkroot truncated)
+mkroot truncated; r=$R
 printf 'dummy 16384 0 - Live 0xffffffffc0000000\nxfs 2375680 0\n' >"$r/proc/modules"
 expect_error "$r" "proc/modules':2" "missing holders"
 
-r=$(mkroot missing-state)
+mkroot missing-state; r=$R
 printf 'a 1 0 - Live 0x0\nb 1 0 -\n' >"$r/proc/modules"
 expect_error "$r" "proc/modules':2" "missing state"
 
-r=$(mkroot nonnumeric)
+mkroot nonnumeric; r=$R
 printf 'xfs 23x5680 0 - Live 0xffffffffc0000000\n' >"$r/proc/modules"
 expect_error "$r" "proc/modules':1" "size is not a number"
 
-r=$(mkroot badstate)
+mkroot badstate; r=$R
 printf 'xfs 2375680 0 - Sleeping 0xffffffffc0000000\n' >"$r/proc/modules"
 expect_error "$r" "proc/modules':1" "unknown module state"
 
-r=$(mkroot nul)
+mkroot nul; r=$R
 printf 'dummy 16384 0 - Live 0x0\nxf\000s 2375680 0 - Live 0x0\n' >"$r/proc/modules"
 expect_error "$r" "proc/modules':2" "NUL byte"
 
-r=$(mkroot longline)
+mkroot longline; r=$R
 { echo "dummy 16384 0 - Live 0x0"; head -c 1048576 /dev/zero | tr '\0' 'a'; echo; } >"$r/proc/modules"
 expect_error "$r" "proc/modules':2" "line too long"
 
-r=$(mkroot garbage)
+mkroot garbage; r=$R
 head -c 4096 /dev/urandom | tr -d '\000' | tr -c 'a-zA-Z0-9 \n' 'x' >"$r/proc/modules"
 ts_run --root "$r" report
 ts_expect_rc 1 "garbage proc/modules"
 grep -F "'proc/modules':" "$TS_TMP/err" >/dev/null || ts_fail "garbage: no file:line in '$(cat "$TS_TMP/err")'"
 
 # an empty proc/modules is a kernel with modules but none loaded: not an error
-r=$(mkroot empty)
+mkroot empty; r=$R
 : >"$r/proc/modules"
 ts_run --root "$r" report -j
 ts_expect_rc 0 "empty proc/modules"
@@ -76,7 +62,7 @@ ts_expect_rc 0 "empty proc/modules"
 
 # other sources are optional: a broken one is a warning naming file and line,
 # and the JSON says which source failed and why
-r=$(mkroot badvmalloc)
+mkroot badvmalloc; r=$R
 printf '0xffffffffc0000000-0xffffffffc0005000   20480 load_module+0x857/0x2470 pages=4 vmalloc\n0xffffffffc0005000 oops\n' >"$r/proc/vmallocinfo"
 ts_run --root "$r" report -j
 ts_expect_rc 0 "bad vmallocinfo is not fatal"
@@ -85,21 +71,21 @@ grep -F "'proc/vmallocinfo':2: missing address range, ignoring" "$TS_TMP/err" >/
 [ "$(jq -r '.sources.vmallocinfo | "\(.ok) \(.line) \(.reason)"' "$TS_TMP/out")" = "false 2 missing address range" ] ||
 	ts_fail "bad vmallocinfo: sources entry $(jq -c .sources.vmallocinfo "$TS_TMP/out")"
 
-r=$(mkroot badmeminfo)
+mkroot badmeminfo; r=$R
 printf 'VmallocTotal:   lots kB\n' >"$r/proc/meminfo"
 ts_run --root "$r" report -j
 ts_expect_rc 0 "bad meminfo is not fatal"
 grep -F "'proc/meminfo':1: value is not a number, ignoring" "$TS_TMP/err" >/dev/null ||
 	ts_fail "bad meminfo: warning: $(cat "$TS_TMP/err")"
 
-r=$(mkroot badsysfs)
+mkroot badsysfs; r=$R
 echo "12k" >"$r/sys/module/dummy/coresize"
 ts_run --root "$r" report -j
 ts_expect_rc 0 "bad coresize is not fatal"
 grep -F "'sys/module/dummy/coresize':1: value is not a number, ignoring" "$TS_TMP/err" >/dev/null ||
 	ts_fail "bad coresize: warning: $(cat "$TS_TMP/err")"
 
-r=$(mkroot badstats)
+mkroot badstats; r=$R
 mkdir -p "$r/sys/kernel/debug/modules"
 printf '         Mods ever loaded\t6\n     Mods failed on kread\tmany\n' >"$r/sys/kernel/debug/modules/stats"
 ts_run --root "$r" report -j
@@ -107,7 +93,7 @@ ts_expect_rc 0 "bad MODULE_STATS is not fatal"
 grep -F "'sys/kernel/debug/modules/stats':2: counter value is not a number, ignoring" "$TS_TMP/err" >/dev/null ||
 	ts_fail "bad stats: warning: $(cat "$TS_TMP/err")"
 
-r=$(mkroot badconfig)
+mkroot badconfig; r=$R
 mkdir -p "$r/boot"
 printf 'CONFIG_MODULES=y\nthis is not a config\n' >"$r/boot/config-6.12.0-test"
 ts_run --root "$r" report -j
@@ -115,14 +101,14 @@ ts_expect_rc 0 "bad config is not fatal"
 grep -F "'boot/config-6.12.0-test':2: expected CONFIG_NAME=value, ignoring" "$TS_TMP/err" >/dev/null ||
 	ts_fail "bad config: warning: $(cat "$TS_TMP/err")"
 
-r=$(mkroot badgz)
+mkroot badgz; r=$R
 mkdir -p "$r/proc"
 printf 'not gzip at all' >"$r/proc/config.gz"
 ts_run --root "$r" report -j
 ts_expect_rc 0 "corrupt config.gz is not fatal"
 
 # escape sequences in names never reach the terminal; JSON keeps them, escaped
-r=$(mkroot escapes)
+mkroot escapes; r=$R
 printf 'ev\033]52;c;aGk=\007il 16384 0 - Live 0xffffffffc0000000\nx\033[2Jy 8192 1 ev\033]52;c;aGk=\007il, Live 0x0\n' >"$r/proc/modules"
 ts_run --root "$r" report
 ts_expect_rc 0 "escape sequences in module names"
@@ -150,7 +136,7 @@ grep -F "does-not-exist" "$TS_TMP/err" >/dev/null || ts_fail "missing root: mess
 
 # unreadable proc/modules (as a non-root user would see a 0400 file) is an error, not "no modules"
 if [ "$(id -u)" != 0 ]; then
-	r=$(mkroot unreadable)
+	mkroot unreadable; r=$R
 	chmod 000 "$r/proc/modules"
 	ts_run --root "$r" report
 	ts_expect_rc 1 "unreadable proc/modules"
@@ -193,7 +179,7 @@ PY
 fi
 
 # nothing is ever written under --root
-r=$(mkroot readonly)
+mkroot readonly; r=$R
 find "$r" -exec touch -d '2000-01-01' {} +
 before=$(find "$r" -newermt '2000-01-02' | wc -l)
 ts_run --root "$r" report -j

@@ -23,6 +23,7 @@ ts_need python3 xmllint timeout iconv xz gzip zstd bzip2
 ts_need_py jsonschema python3-jsonschema
 
 . "$TS_SRCDIR/lib/hostile.sh"
+. "$TS_SRCDIR/lib/root.sh"
 
 FIX=$FIXTURES/debian-6.12-xz
 
@@ -31,21 +32,6 @@ ROWS_SEEN=0
 mine() {
 	ROWS_SEEN=$((ROWS_SEEN + 1))
 	[ $(((ROWS_SEEN - 1) % SHARD_N)) = "$SHARD_K" ]
-}
-
-# A root with one good module, for report to read a trace or a log beside
-mkroot() {
-	R=$T/root-$1
-	rm -rf "$R"
-	mkdir -p "$R/proc/sys/kernel" "$R/sys/module/dummy" "$R/capture"
-	echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$R/proc/modules"
-	echo "6.12.0-test" >"$R/proc/sys/kernel/osrelease"
-	echo 0 >"$R/proc/sys/kernel/tainted"
-	printf 'MemTotal:        2000000 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:        3476 kB\n' >"$R/proc/meminfo"
-	echo "0xffffffffc0000000-0xffffffffc0005000   20480 load_module+0x857/0x2470 pages=4 vmalloc N0=4" >"$R/proc/vmallocinfo"
-	echo 16384 >"$R/sys/module/dummy/coresize"
-	echo 0 >"$R/sys/module/dummy/initsize"
-	echo live >"$R/sys/module/dummy/initstate"
 }
 
 # --- traces -----------------------------------------------------------------------------

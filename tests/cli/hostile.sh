@@ -11,23 +11,9 @@ ts_init hostile
 ts_need python3 timeout iconv
 
 . "$TS_SRCDIR/lib/hostile.sh"
+. "$TS_SRCDIR/lib/root.sh"
 
 # --- generators: each writes one input with DAMAGE at a known line ---------------------
-# A root with one good module (the base every root-file row breaks)
-mkroot() {
-	R=$T/root-$1
-	rm -rf "$R"
-	mkdir -p "$R/proc/sys/kernel" "$R/sys/module/dummy" "$R/capture"
-	echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$R/proc/modules"
-	echo "6.12.0-test" >"$R/proc/sys/kernel/osrelease"
-	echo 0 >"$R/proc/sys/kernel/tainted"
-	printf 'MemTotal:        2000000 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:        3476 kB\n' >"$R/proc/meminfo"
-	echo "0xffffffffc0000000-0xffffffffc0005000   20480 load_module+0x857/0x2470 pages=4 vmalloc N0=4" >"$R/proc/vmallocinfo"
-	echo 16384 >"$R/sys/module/dummy/coresize"
-	echo 0 >"$R/sys/module/dummy/initsize"
-	echo live >"$R/sys/module/dummy/initstate"
-}
-
 gen_procmod() {
 	f=$R/proc/modules
 	case $1 in

@@ -137,6 +137,10 @@ ts_run report --measure
 ts_expect_rc 2 "--measure without --duration"
 ts_run report --duration soon
 ts_expect_rc 2 "bad --duration"
+grep -F "'soon': not a number of seconds" "$TS_TMP/err" >/dev/null || ts_fail "bad --duration: $(cat "$TS_TMP/err")"
+ts_run record --duration soon -o "$TS_TMP/never"
+ts_expect_rc 2 "record: bad --duration"
+grep -F "'soon': not a number of seconds" "$TS_TMP/err" >/dev/null || ts_fail "record: bad --duration: $(cat "$TS_TMP/err")"
 ts_run --root "$fx" record --duration 1
 ts_expect_rc 2 "record under --root"
 

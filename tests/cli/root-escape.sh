@@ -6,21 +6,10 @@
 . "$TS_SRCDIR/lib/ts.sh"
 ts_init root-escape
 ts_need timeout mkfifo truncate python3
+. "$TS_SRCDIR/lib/root.sh"
 
 T=$TS_TMP
 SECRET=kmodtop-secret-d41d8cd9
-
-mkroot() {
-	R=$T/root-$1
-	rm -rf "$R"
-	mkdir -p "$R/proc/sys/kernel" "$R/sys/module/dummy" "$R/capture"
-	echo "dummy 16384 0 - Live 0xffffffffc0000000" >"$R/proc/modules"
-	echo "6.12.0-test" >"$R/proc/sys/kernel/osrelease"
-	echo 0 >"$R/proc/sys/kernel/tainted"
-	printf 'MemTotal:        2000000 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:        3476 kB\n' >"$R/proc/meminfo"
-	echo "0xffffffffc0000000-0xffffffffc0005000   20480 load_module+0x857/0x2470 pages=4 vmalloc N0=4" >"$R/proc/vmallocinfo"
-	echo 16384 >"$R/sys/module/dummy/coresize"
-}
 
 # outside every root: a file only its owner reads, and a log of its own
 mkdir -p "$T/outside"
@@ -60,7 +49,7 @@ warned() {
 
 # --- symlinks out of the root -----------------------------------------------------------
 for link in rel abs; do
-	mkroot "osrelease-$link"
+	mkroot "osrelease-$link" --no-init
 	rm "$R/proc/sys/kernel/osrelease"
 	if [ $link = rel ]; then
 		ln -s ../../../../outside/secret "$R/proc/sys/kernel/osrelease"
@@ -79,7 +68,7 @@ for link in rel abs; do
 		ts_fail "osrelease ($link): ci took the release from outside the root"
 done
 
-mkroot kmsg-out
+mkroot kmsg-out --no-init
 ln -s "$T/outside/kmsg" "$R/capture/kmsg.raw"
 run "capture/kmsg.raw -> outside: report" --root "$R" report
 [ "$TS_RC" = 0 ] || ts_fail "capture/kmsg.raw -> outside: exit $TS_RC, not 0"
@@ -91,7 +80,7 @@ no_leak "capture/kmsg.raw -> outside: top --replay" "$T/out" "$T/err"
 # libkmod reads etc/modprobe.d and the module tree's indexes by path: a symlink out in
 # either is not handed to it
 printf 'alias %s-alias dummy\n%s bad line\n' "$SECRET" "$SECRET" >"$T/outside/evil.conf"
-mkroot modprobe-out
+mkroot modprobe-out --no-init
 mkdir -p "$R/etc/modprobe.d" "$R/lib/modules/6.12.0-test"
 ln -s "$T/outside/evil.conf" "$R/etc/modprobe.d/evil.conf"
 run "modprobe.d/evil.conf -> outside" --root "$R" report -j
@@ -105,14 +94,14 @@ warned "modules.alias -> outside" "6.12.0-test/modules.alias': a symlink leads o
 
 # a symlinked directory that climbs out, and one that stays inside (captured trees have
 # them): the first refused, the second read
-mkroot dir-out
+mkroot dir-out --no-init
 mkdir -p "$T/outside/sys/module/dummy"
 echo "$SECRET" >"$T/outside/sys/module/dummy/coresize"
 rm -rf "$R/sys/module"
 ln -s ../../outside/sys/module "$R/sys/module"
 run "sys/module -> outside" --root "$R" report -j
 no_leak "sys/module -> outside" "$T/out" "$T/err"
-mkroot dir-in
+mkroot dir-in --no-init
 mkdir -p "$R/data/kernel"
 mv "$R/proc/sys/kernel/osrelease" "$R/data/kernel/osrelease"
 ln -s ../../../data/kernel/osrelease "$R/proc/sys/kernel/osrelease"
@@ -125,7 +114,7 @@ for rel in proc/modules proc/vmallocinfo proc/meminfo proc/sys/kernel/osrelease 
 	proc/sys/kernel/tainted sys/module/dummy/coresize capture/kmsg.raw \
 	sys/kernel/tracing/trace; do
 	for kind in fifo zero dir huge; do
-		mkroot "$kind"
+		mkroot "$kind" --no-init
 		mkdir -p "$(dirname "$R/$rel")"
 		rm -f "$R/$rel"
 		case $kind in
@@ -153,7 +142,7 @@ done
 
 # explicit inputs: a FIFO without a writer reads as empty, a device is refused
 mkfifo "$T/fifo"
-mkroot explicit
+mkroot explicit --no-init
 run "--log FIFO" --root "$R" report --log "$T/fifo"
 [ "$TS_RC" = 0 ] || ts_fail "--log FIFO: exit $TS_RC"
 run "--trace /dev/zero" --root "$R" report --trace /dev/zero
@@ -170,7 +159,7 @@ run "boot-setup --vmlinuz FIFO" boot-setup --vmlinuz "$T/fifo" --kernel-release 
 
 # --- an unreadable default trace or kernel log is an optional source --------------------
 # (a file where the directory should be: not readable, for root too)
-mkroot notdir
+mkroot notdir --no-init
 mkdir -p "$R/sys/kernel"
 echo x >"$R/sys/kernel/tracing"
 rm -rf "$R/capture"
@@ -182,7 +171,7 @@ warned "log under a file" "'capture/kmsg.raw': Not a directory, ignoring"
 run "trace and log under a file: top --replay" top --replay "$R" --batch --speed 0 --size 160x40
 warned "top --replay: trace under a file" "'sys/kernel/tracing/trace': Not a directory, ignoring"
 if [ "$(id -u)" != 0 ]; then
-	mkroot unreadable
+	mkroot unreadable --no-init
 	mkdir -p "$R/sys/kernel/tracing"
 	echo '# tracer: nop' >"$R/sys/kernel/tracing/trace"
 	echo '6,1,1000000,-;hello' >"$R/capture/kmsg.raw"
@@ -197,7 +186,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # --- a root copied through a system with CRLF line ends ----------------------------------
-mkroot crlf
+mkroot crlf --no-init
 mkdir -p "$R/boot"
 printf '6.12.0-test\r\n' >"$R/proc/sys/kernel/osrelease"
 printf '0\r\n' >"$R/proc/sys/kernel/tainted"
@@ -212,7 +201,7 @@ sys.exit(0 if k["release"] == "6.12.0-test" and k["config"] == "boot/config-6.12
 grep -F tainted "$T/err" >/dev/null && ts_fail "CRLF tainted: $(cat "$T/err")"
 
 # --- a table with a line pasted twice: warned about, counted once ------------------------
-mkroot repeated
+mkroot repeated --no-init
 L1="0xffffffffc0000000-0xffffffffc0005000   20480 load_module+0x857/0x2470 pages=4 vmalloc N0=4"
 L2="0xffffffffc0010000-0xffffffffc0013000   12288 load_module+0x857/0x2470 pages=2 vmalloc N0=2"
 printf 'dummy 16384 0 - Live 0xffffffffc0000000\nxfs 8192 0 - Live 0xffffffffc0010000\n' \

@@ -11,33 +11,23 @@
 #include "sources/dmesg-text.h"
 #include "klog-check.h"
 
-struct ctx {
-	uint64_t records;
-};
-
 static int on_record(void *userdata, const struct klog_rec *rec)
 {
-	struct ctx *c = userdata;
+	struct rec_count *c = userdata;
 
 	c->records++;
 	check_rec(rec, NULL, 0);
 	return 0;
 }
 
-static void on_bad_line(void *userdata, const struct kt_err *e)
-{
-	(void)userdata;
-	CHECK(e->what);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct klog_parser_ops ops = { .record = on_record,
-						    .bad_line = on_bad_line };
+						    .bad_line = check_bad_line };
 	const char *p = (const char *)data, *end = p + size;
 	struct dmesg_parser *dp = NULL;
 	struct dmesg_stats st;
-	struct ctx c = { 0 }, cf = { 0 };
+	struct rec_count c = { 0 }, cf = { 0 };
 	struct kt_err e = { 0 };
 	uint64_t fed = 0;
 	FILE *f;

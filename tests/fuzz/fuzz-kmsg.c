@@ -9,13 +9,9 @@
 
 #include "klog-check.h"
 
-struct ctx {
-	uint64_t records;
-};
-
 static int on_record(void *userdata, const struct klog_rec *rec)
 {
-	struct ctx *c = userdata;
+	struct rec_count *c = userdata;
 
 	c->records++;
 	CHECK(rec->format == KLOG_FORMAT_KMSG);
@@ -23,20 +19,14 @@ static int on_record(void *userdata, const struct klog_rec *rec)
 	return 0;
 }
 
-static void on_bad_line(void *userdata, const struct kt_err *e)
-{
-	(void)userdata;
-	CHECK(e->what);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct klog_parser_ops ops = { .record = on_record,
-						    .bad_line = on_bad_line };
+						    .bad_line = check_bad_line };
 	const char *p = (const char *)data, *end = p + size;
 	struct kmsg_parser *kp = NULL;
 	struct kmsg_stats st;
-	struct ctx c = { 0 }, cf = { 0 };
+	struct rec_count c = { 0 }, cf = { 0 };
 	struct kt_err e = { 0 };
 	uint64_t fed = 0;
 	FILE *f;

@@ -49,3 +49,15 @@ static inline void check_rec(const struct klog_rec *rec, const char *line, size_
 	fuzz_touch(rec->dict, rec->dict_len);
 	classify_rec(rec);
 }
+
+/* The records a parser passed to ops->record, for its stats to agree with */
+struct rec_count {
+	uint64_t records;
+};
+
+/* ops->bad_line: a skipped line always says why */
+static inline void check_bad_line(void *userdata, const struct kt_err *e)
+{
+	(void)userdata;
+	CHECK(e->what);
+}

@@ -17,6 +17,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "helpers.h"
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
 #include "output/ci-formats.h"
@@ -116,51 +117,6 @@ static char *sample_text(size_t n, size_t *ret_len)
 					i % 1000000, i, (int)(i % 37), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 	*ret_len = len;
 	return t;
-}
-
-static void *gzip_of(const void *in, size_t len, size_t *ret_len)
-{
-	z_stream z = {0};
-	size_t cap = compressBound(len) + 64;
-	unsigned char *out = malloc(cap);
-
-	assert_non_null(out);
-	/* 16 + 15: a gzip wrapper */
-	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*ret_len = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
-static void *xz_of(const void *in, size_t len, size_t *ret_len)
-{
-	size_t cap = lzma_stream_buffer_bound(len), pos = 0;
-	uint8_t *out = malloc(cap);
-
-	assert_non_null(out);
-	assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, in, len, out, &pos,
-						 cap),
-			 LZMA_OK);
-	*ret_len = pos;
-	return out;
-}
-
-static void *zstd_of(const void *in, size_t len, size_t *ret_len)
-{
-	size_t cap = ZSTD_compressBound(len);
-	void *out = malloc(cap);
-	size_t n;
-
-	assert_non_null(out);
-	n = ZSTD_compress(out, cap, in, len, 3);
-	assert_false(ZSTD_isError(n));
-	*ret_len = n;
-	return out;
 }
 
 typedef void *(*compress_fn)(const void *, size_t, size_t *);

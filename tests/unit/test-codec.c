@@ -13,6 +13,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "helpers.h"
 #include "util/codec.h"
 
 /* Text that compresses but is not one byte repeated: a decoder that skips fails. */
@@ -29,52 +30,7 @@ static uint8_t *sample(size_t len)
 	return p;
 }
 
-static uint8_t *gzip_of(const void *in, size_t len, size_t *ret_len)
-{
-	z_stream z = { 0 };
-	size_t cap = compressBound(len) + 64;
-	uint8_t *out = malloc(cap);
-
-	assert_non_null(out);
-	/* 16 + 15: a gzip wrapper */
-	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*ret_len = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
-static uint8_t *xz_of(const void *in, size_t len, size_t *ret_len)
-{
-	size_t cap = lzma_stream_buffer_bound(len), pos = 0;
-	uint8_t *out = malloc(cap);
-
-	assert_non_null(out);
-	assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, in, len, out, &pos,
-						 cap),
-			 LZMA_OK);
-	*ret_len = pos;
-	return out;
-}
-
-static uint8_t *zstd_of(const void *in, size_t len, size_t *ret_len)
-{
-	size_t cap = ZSTD_compressBound(len);
-	uint8_t *out = malloc(cap);
-	size_t n;
-
-	assert_non_null(out);
-	n = ZSTD_compress(out, cap, in, len, 3);
-	assert_false(ZSTD_isError(n));
-	*ret_len = n;
-	return out;
-}
-
-typedef uint8_t *(*compress_fn)(const void *, size_t, size_t *);
+typedef void *(*compress_fn)(const void *, size_t, size_t *);
 
 static const struct {
 	enum codec_type type;

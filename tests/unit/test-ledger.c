@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "cost/estimate.h"
 #include "cost/modfile.h"
 #include "ledger/klog-findings.h"
@@ -20,37 +21,10 @@
 #include "sources/trace/text.h"
 #include "util/macro.h"
 
-static int feed(void *userdata, const struct ktrace_event *ev)
-{
-	return ledger_feed_trace(userdata, ev);
-}
-
-static struct ledger *ledger_from_lines_kernel(const char *const *lines,
-					       const struct ledger_ops *lops, bool idempotent)
-{
-	struct ktrace_parser_ops ops = { .event = feed };
-	struct ktrace_parser *p = NULL;
-	struct ledger *l = NULL;
-
-	assert_int_equal(ledger_new(lops, idempotent, &l), 0);
-	assert_int_equal(ktrace_parser_new("test", &ops, l, &p), 0);
-	for (size_t i = 0; lines[i]; i++)
-		assert_int_equal(ktrace_parser_feed(p, lines[i], strlen(lines[i])), 0);
-	assert_int_equal(ktrace_parser_finish(p), 0);
-	ktrace_parser_free(p);
-	assert_int_equal(ledger_finish(l), 0);
-	return l;
-}
-
 static struct ledger *ledger_from_lines_ops(const char *const *lines,
 					    const struct ledger_ops *lops)
 {
 	return ledger_from_lines_kernel(lines, lops, true);
-}
-
-static struct ledger *ledger_from_lines(const char *const *lines)
-{
-	return ledger_from_lines_ops(lines, &(struct ledger_ops){ 0 });
 }
 
 /*
@@ -714,7 +688,7 @@ static const char *const runs_trace[] = {
 
 static struct ledger *runs_ledger(bool runs)
 {
-	struct ktrace_parser_ops ops = { .event = feed };
+	struct ktrace_parser_ops ops = { .event = feed_ledger };
 	struct ktrace_parser *p = NULL;
 	struct ledger *l = NULL;
 

@@ -24,6 +24,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "helpers.h"
 #include "cost/modfile.h"
 
 #define FX_61 FIXTURES_DIR "/debian-6.1-plain"
@@ -32,69 +33,11 @@
 
 /* ---- helpers --------------------------------------------------------------------- */
 
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+/* Writes @dir/@name: its path, for the caller to free */
+static char *write_path(const char *dir, const char *name, const void *data, size_t len)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static char *make_tmpdir(void)
-{
-	const char *t = getenv("TMPDIR");
-	char *d;
-
-	assert_true(asprintf(&d, "%s/kmodtop-modfile-XXXXXX", t && t[0] ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void remove_tree(char *d)
-{
-	nftw(d, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
-}
-
-static char *path_join(const char *a, const char *b)
-{
-	char *p;
-
-	assert_true(asprintf(&p, "%s/%s", a, b) > 0);
-	return p;
-}
-
-static uint8_t *read_file(const char *path, size_t *ret_len)
-{
-	FILE *f = fopen(path, "re");
-	uint8_t *buf = NULL;
-	size_t cap = 0, len = 0, n;
-
-	assert_non_null(f);
-	do {
-		if (len + 4096 > cap) {
-			cap = cap ? cap * 2 : 65536;
-			buf = realloc(buf, cap + 1);
-			assert_non_null(buf);
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
-	*ret_len = len;
-	return buf;
-}
-
-static char *write_file(const char *dir, const char *name, const void *data, size_t len)
-{
-	char *p = path_join(dir, name);
-	FILE *f = fopen(p, "we");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	return p;
+	write_file(dir, name, data, len);
+	return path_join(dir, name);
 }
 
 /* The first file whose path ends in @suffix below @dir (depth first), or NULL. */
@@ -357,7 +300,7 @@ static void test_xz_dict_sizes(void **state)
 		struct modfile_info mi;
 		size_t zl;
 		uint8_t *z = xz_compress_dict(img, il, dicts[i], &zl);
-		char *p = write_file(dir, "vfat.ko.xz", z, zl);
+		char *p = write_path(dir, "vfat.ko.xz", z, zl);
 
 		assert_int_equal(modfile_analyze_flags(p, MODFILE_SIZES, &mi), 0);
 		assert_int_equal(mi.xz_dict_size, dicts[i]);
@@ -678,14 +621,14 @@ static void test_formats_agree(void **state)
 	char *p;
 
 	(void)state;
-	p = write_file(dir, "vfat.ko", img, il);
+	p = write_path(dir, "vfat.ko", img, il);
 	assert_int_equal(modfile_analyze(p, &plain), 0);
 	assert_true(plain.has_layout);
 	assert_int_equal(plain.decompressed_size, il);
 	free(p);
 
 	z = gzip_compress(img, il, &zl);
-	p = write_file(dir, "vfat.ko.gz", z, zl);
+	p = write_path(dir, "vfat.ko.gz", z, zl);
 	assert_int_equal(modfile_analyze(p, &mi), 0);
 	assert_int_equal(mi.comp, MODFILE_GZIP);
 	assert_int_equal(mi.file_size, zl);
@@ -698,7 +641,7 @@ static void test_formats_agree(void **state)
 
 	for (int cs = 0; cs <= 1; cs++) {
 		z = zstd_compress(img, il, cs, &zl);
-		p = write_file(dir, cs ? "vfat.ko.zst" : "nosize-vfat.ko.zst", z, zl);
+		p = write_path(dir, cs ? "vfat.ko.zst" : "nosize-vfat.ko.zst", z, zl);
 		assert_int_equal(ZSTD_getFrameContentSize(z, zl) == ZSTD_CONTENTSIZE_UNKNOWN, !cs);
 		assert_int_equal(modfile_analyze(p, &mi), 0);
 		assert_int_equal(mi.comp, MODFILE_ZSTD);
@@ -740,7 +683,7 @@ static void expect_fail(const char *dir, const char *name, const void *data, siz
 			unsigned int flags, int err)
 {
 	struct modfile_info mi;
-	char *p = write_file(dir, name, data, len);
+	char *p = write_path(dir, name, data, len);
 
 	assert_int_equal(modfile_analyze_flags(p, flags, &mi), err);
 	free(p);
@@ -792,7 +735,7 @@ static void test_truncated(void **state)
 	/* a plain module cut short: sizes as read, no layout (the kernel says ENOEXEC) */
 	{
 		struct modfile_info mi;
-		char *p = write_file(dir, "t.ko", img, il / 3);
+		char *p = write_path(dir, "t.ko", img, il / 3);
 
 		assert_int_equal(modfile_analyze(p, &mi), 0);
 		assert_int_equal(mi.file_size, il / 3);
@@ -833,7 +776,7 @@ static void test_garbage(void **state)
 
 	/* noise named .ko: a size, no layout */
 	junk[0] = 0x42;
-	p = write_file(dir, "g.ko", junk, sizeof(junk));
+	p = write_path(dir, "g.ko", junk, sizeof(junk));
 	assert_int_equal(modfile_analyze(p, &mi), 0);
 	assert_int_equal(mi.comp, MODFILE_PLAIN);
 	assert_int_equal(mi.decompressed_size, sizeof(junk));
@@ -885,7 +828,7 @@ static void test_lying_sizes(void **state)
 	z = gzip_compress(img, il, &zl);
 	z[zl - 4] ^= 0x5a;
 	z[zl - 2] ^= 0x01;
-	p = write_file(dir, "lie.ko.gz", z, zl);
+	p = write_path(dir, "lie.ko.gz", z, zl);
 	assert_int_equal(modfile_analyze_flags(p, MODFILE_SIZES, &mi), 0);
 	assert_int_equal(mi.decompressed_size, il);
 	assert_int_equal(modfile_analyze(p, &mi), 0);
@@ -906,7 +849,7 @@ static void test_lying_sizes(void **state)
 		assert_true(len >= 2);
 		z[off] ^= 0x10;
 		assert_int_not_equal(ZSTD_getFrameContentSize(z, zl), il);
-		p = write_file(dir, "lie.ko.zst", z, zl);
+		p = write_path(dir, "lie.ko.zst", z, zl);
 		assert_int_equal(modfile_analyze_flags(p, MODFILE_SIZES, &mi), 0);
 		assert_int_equal(mi.decompressed_size, ZSTD_getFrameContentSize(z, zl));
 		assert_int_equal(modfile_analyze(p, &mi), -EBADMSG);
@@ -944,7 +887,7 @@ static void test_lying_sizes(void **state)
 		crc = lzma_crc32(z + ioff, isz - 4, 0);
 		for (int i = 0; i < 4; i++)
 			z[ioff + isz - 4 + i] = (uint8_t)(crc >> (8 * i));
-		p = write_file(dir, "lie.ko.xz", z, zl);
+		p = write_path(dir, "lie.ko.xz", z, zl);
 		assert_int_equal(modfile_analyze_flags(p, MODFILE_SIZES, &mi), 0);
 		assert_int_equal(mi.decompressed_size, il ^ 1);
 		assert_int_equal(modfile_analyze(p, &mi), -EBADMSG);
@@ -974,7 +917,7 @@ static void cache_env_init(struct cache_env *e)
 	e->cache = path_join(e->tmp, "cache/kmodtop");
 	e->mod = path_join(e->tmp, "mods");
 	assert_int_equal(mkdir(e->mod, 0755), 0);
-	e->mod_path = write_file(e->mod, "vfat.ko.xz", z, zl);
+	e->mod_path = write_path(e->mod, "vfat.ko.xz", z, zl);
 	free(z);
 	free(img);
 }
@@ -1056,7 +999,7 @@ static void test_cache_hit_miss(void **state)
 		char *p2 = path_join(e.mod, "vfat-copy.ko.xz"), *pk;
 		size_t len;
 		uint8_t *d = read_file(e.mod_path, &len);
-		char *w = write_file(e.mod, "vfat-copy.ko.xz", d, len);
+		char *w = write_path(e.mod, "vfat-copy.ko.xz", d, len);
 
 		assert_int_equal(cached(e.cache, p2, MODFILE_LAYOUT, &a), MODFILE_CACHE_MISS);
 		assert_string_equal(a.name, "vfat");
@@ -1173,7 +1116,7 @@ static void damage_foreign(const char *pack)
 
 		assert_non_null(src);
 		m = read_file(src, &len);
-		w = write_file(mod, "dummy.ko.xz", m, len);
+		w = write_path(mod, "dummy.ko.xz", m, len);
 		assert_int_equal(modfile_cache_open(other, &c), 0);
 		assert_int_equal(modfile_cache_analyze(c, w, MODFILE_LAYOUT, &mi, NULL), 0);
 		modfile_cache_free(c);
@@ -1235,7 +1178,7 @@ static void test_cache_symlinks(void **state)
 
 	/* the pack replaced by a symlink to someone's file: not read, not written through */
 	pk = pack_path(e.cache);
-	victim = write_file(e.tmp, "victim", "precious\n", 9);
+	victim = write_path(e.tmp, "victim", "precious\n", 9);
 	assert_int_equal(unlink(pk), 0);
 	assert_int_equal(symlink(victim, pk), 0);
 	assert_int_equal(cached(e.cache, e.mod_path, MODFILE_LAYOUT, &a), MODFILE_CACHE_INVALID);

@@ -13,51 +13,18 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "util/root.h"
 #include "sources/proc-modules.h"
-
-/* ---- helpers --------------------------------------------------------------------- */
-
-static FILE *mem_file(const void *data, size_t len)
-{
-	FILE *f = len ? fmemopen((void *)data, len, "r") : fopen("/dev/null", "re");
-
-	assert_non_null(f);
-	return f;
-}
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(p);
-}
 
 /* A root with proc/modules holding @data (or no proc/ at all when @data is NULL). */
 static char *make_root(const void *data, size_t len)
 {
-	const char *t = getenv("TMPDIR");
-	char *d, *p;
-	FILE *f;
+	char *d = make_tmpdir();
 
-	assert_true(asprintf(&d, "%s/kmodtop-test-XXXXXX", t && t[0] ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	if (!data)
-		return d;
-	assert_true(asprintf(&p, "%s/proc", d) > 0);
-	assert_int_equal(mkdir(p, 0755), 0);
-	free(p);
-	assert_true(asprintf(&p, "%s/proc/modules", d) > 0);
-	f = fopen(p, "we");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	free(p);
+	if (data)
+		write_file(d, "proc/modules", data, len);
 	return d;
-}
-
-static void remove_root(char *d)
-{
-	nftw(d, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
 }
 
 /* Parses a copy of @text, so string literals can be used. */
@@ -475,7 +442,7 @@ static void test_read_root(void **state)
 	assert_string_equal(list->mods[7].name, "xfs");
 	proc_modules_free(list);
 	root_free(root);
-	remove_root(dir);
+	remove_tree(dir);
 
 	dir = make_root(bad, sizeof(bad) - 1);
 	assert_int_equal(root_new(dir, &root), 0);
@@ -486,7 +453,7 @@ static void test_read_root(void **state)
 	assert_int_equal(e.line, 2);
 	assert_string_equal(e.what, "size is not a number");
 	root_free(root);
-	remove_root(dir);
+	remove_tree(dir);
 
 	/* no proc/modules: a kernel without CONFIG_MODULES */
 	dir = make_root(NULL, 0);
@@ -498,7 +465,7 @@ static void test_read_root(void **state)
 	assert_int_equal(e.line, 0);
 	assert_null(e.what);
 	root_free(root);
-	remove_root(dir);
+	remove_tree(dir);
 }
 
 static void test_read_fixtures(void **state)

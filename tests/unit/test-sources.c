@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "helpers.h"
 #include "util/macro.h"
 #include "util/root.h"
 #include "sources/boot-id.h"
@@ -35,87 +36,6 @@
 #define FX_CUSTOM FIXTURES_DIR "/custom-6.12-modstats"
 
 /* ---- helpers --------------------------------------------------------------------- */
-
-static FILE *mem_file(const void *data, size_t len)
-{
-	FILE *f = len ? fmemopen((void *)data, len, "r") : fopen("/dev/null", "re");
-
-	assert_non_null(f);
-	return f;
-}
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(p);
-}
-
-static char *make_tmpdir(void)
-{
-	const char *t = getenv("TMPDIR");
-	char *d;
-
-	assert_true(asprintf(&d, "%s/kmodtop-test-XXXXXX", t && t[0] ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void remove_tree(char *d)
-{
-	nftw(d, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
-}
-
-/* "mkdir -p" of the parents of @rel below @dir, then the path itself. Caller frees. */
-static char *prepare_path(const char *dir, const char *rel)
-{
-	char *p, *s;
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	for (s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
-		*s = '/';
-	}
-	return p;
-}
-
-static void write_file(const char *dir, const char *rel, const void *data, size_t len)
-{
-	char *p = prepare_path(dir, rel);
-	FILE *f = fopen(p, "we");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	free(p);
-}
-
-static void write_str(const char *dir, const char *rel, const char *s)
-{
-	write_file(dir, rel, s, strlen(s));
-}
-
-static char *read_whole(const char *path, size_t *ret_len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, len = 0, n;
-
-	assert_non_null(f);
-	do {
-		if (len + 4096 > cap) {
-			cap = cap ? cap * 2 : 65536;
-			buf = realloc(buf, cap + 1);
-			assert_non_null(buf);
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
-	*ret_len = len;
-	return buf;
-}
 
 static unsigned int count_lines(const char *s, size_t len)
 {
@@ -670,7 +590,7 @@ static void test_vmalloc_read_fixtures(void **state)
 		struct vmallocinfo *vi;
 		struct kt_err e;
 		size_t len, unpurged = 0, words = 0;
-		char *text = read_whole(fx[i].path, &len);
+		char *text = read_file(fx[i].path, &len);
 
 		vi = vread_text(text, len, 0, &e);
 		assert_int_equal(vi->n, count_lines(text, len));
@@ -1496,7 +1416,7 @@ static void test_kconfig_read_gz(void **state)
 	/* a damaged CRC-32 trailer */
 	write_gz(dir, "proc/config.gz", cfg, sizeof(cfg) - 1, 1);
 	assert_true(asprintf(&path, "%s/proc/config.gz", dir) > 0);
-	gz = read_whole(path, &len);
+	gz = read_file(path, &len);
 	gz[len - 8] ^= 0xff;
 	write_file(dir, "proc/config.gz", gz, len);
 	memset(&e, 0, sizeof(e));
@@ -1515,7 +1435,7 @@ static void test_kconfig_read_gz(void **state)
 
 	/* a truncated file is corrupt too, not a shorter config */
 	write_gz(dir, "proc/config.gz", cfg, sizeof(cfg) - 1, 200);
-	gz = read_whole(path, &len);
+	gz = read_file(path, &len);
 	write_file(dir, "proc/config.gz", gz, len / 2);
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(kconfig_read(root, "1.0", &kc, &e), -EINVAL);
@@ -1853,7 +1773,7 @@ static struct proc_modules *read_modules_zeroed(const char *root)
 	FILE *f;
 
 	assert_true(asprintf(&path, "%s/proc/modules", root) > 0);
-	text = read_whole(path, &len);
+	text = read_file(path, &len);
 	free(path);
 	zero_hex_at(text, len, false);
 	assert_null(strstr(text, "0xffff"));
@@ -1874,7 +1794,7 @@ static struct vmallocinfo *read_vmalloc_zeroed(const char *root)
 	FILE *f;
 
 	assert_true(asprintf(&path, "%s/proc/vmallocinfo", root) > 0);
-	text = read_whole(path, &len);
+	text = read_file(path, &len);
 	free(path);
 	zero_hex_at(text, len, true);
 	f = mem_file(text, len);
@@ -2381,7 +2301,7 @@ static void test_vmsample_sequence(void **state)
 	char *base;
 
 	(void)state;
-	base = read_whole(FX_612 "/proc/vmallocinfo", &blen);
+	base = read_file(FX_612 "/proc/vmallocinfo", &blen);
 	assert_int_equal(root_new(FX_612, &root), 0);
 	assert_int_equal(meminfo_read(root, &mi, &e), 0);
 	assert_true(mi.has_vmalloc_total && mi.has_vmalloc_used);

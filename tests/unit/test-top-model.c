@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "ledger/klog-findings.h"
 #include "ledger/ledger.h"
 #include "sources/trace/read.h"
@@ -22,30 +23,6 @@
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
 #endif
-
-/* --- a ledger from trace text --------------------------------------------------------- */
-
-static int feed(void *userdata, const struct ktrace_event *ev)
-{
-	return ledger_feed_trace(userdata, ev);
-}
-
-static struct ledger *ledger_from_lines(const char *const *lines)
-{
-	struct ktrace_parser_ops ops = { .event = feed };
-	struct ledger_ops lops = { 0 };
-	struct ktrace_parser *p = NULL;
-	struct ledger *l = NULL;
-
-	assert_int_equal(ledger_new(&lops, true, &l), 0);
-	assert_int_equal(ktrace_parser_new("test", &ops, l, &p), 0);
-	for (size_t i = 0; lines[i]; i++)
-		assert_int_equal(ktrace_parser_feed(p, lines[i], strlen(lines[i])), 0);
-	assert_int_equal(ktrace_parser_finish(p), 0);
-	ktrace_parser_free(p);
-	assert_int_equal(ledger_finish(l), 0);
-	return l;
-}
 
 /*
  * modprobe loads xfs; udevd tries three times more while it is Live (EEXIST); a storm
@@ -637,7 +614,7 @@ static void test_format_bytes(void **state)
 /* The real capture: every attempt lands in exactly one module row. */
 static void test_fixture_totals(void **state)
 {
-	struct ktrace_parser_ops ops = { .event = feed };
+	struct ktrace_parser_ops ops = { .event = feed_ledger };
 	struct ledger_ops lops = { 0 };
 	struct ledger *l = NULL;
 	struct top_model *m = NULL;

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "output/table.h"
 #include "output/units.h"
 #include "util/array.h"
@@ -27,52 +28,6 @@
 #include "util/parse-num.h"
 #include "util/root.h"
 #include "util/version.h"
-
-/* ---- helpers --------------------------------------------------------------------- */
-
-static FILE *mem_file(const void *data, size_t len)
-{
-	FILE *f;
-
-	/* fmemopen() refuses a zero size before glibc 2.22; an empty file is /dev/null */
-	f = len ? fmemopen((void *)data, len, "r") : fopen("/dev/null", "re");
-	assert_non_null(f);
-	return f;
-}
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(p);
-}
-
-static char *make_tmpdir(void)
-{
-	const char *t = getenv("TMPDIR");
-	char *d;
-
-	assert_true(asprintf(&d, "%s/kmodtop-test-XXXXXX", t && t[0] ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void remove_tree(char *d)
-{
-	nftw(d, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
-}
-
-static void write_file(const char *dir, const char *rel, const void *data, size_t len)
-{
-	char *p;
-	FILE *f;
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	f = fopen(p, "we");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	free(p);
-}
 
 /* ---- linereader ------------------------------------------------------------------ */
 
@@ -249,6 +204,74 @@ static void test_linereader_crlf(void **state)
 	assert_int_equal(linereader_next(&lr, &line, &len), 0);
 	linereader_done(&lr);
 	fclose(f);
+}
+
+/* What linereader_feed() hands a sink, as one string: "s<line>:<what>", "f<line>:<text>", "end" */
+struct feed_log {
+	char text[256];
+	unsigned int fail_at;	/* the call (1-based) that fails, 0 for none */
+	unsigned int calls;
+};
+
+static int feed_log_add(struct feed_log *l, const char *fmt, ...)
+{
+	size_t n = strlen(l->text);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->text + n, sizeof(l->text) - n, fmt, ap);
+	va_end(ap);
+	return ++l->calls == l->fail_at ? -EPROTO : 0;
+}
+
+static int log_skip(void *ctx, const char *what, unsigned int lineno)
+{
+	return feed_log_add(ctx, "s%u:%s|", lineno, what);
+}
+
+static int log_feed(void *ctx, char *line, size_t len, unsigned int lineno)
+{
+	return feed_log_add(ctx, "f%u:%.*s|", lineno, (int)len, line);
+}
+
+static int log_finish(void *ctx)
+{
+	return feed_log_add(ctx, "end");
+}
+
+static const struct linereader_sink log_sink = {
+	.skip = log_skip,
+	.feed = log_feed,
+	.finish = log_finish,
+	.failed = "sink failed",
+};
+
+static void test_linereader_feed(void **state)
+{
+	static const char text[] = "one\ntoo long\nn\0l\nfour";
+	struct feed_log l = { 0 };
+	struct kt_err err = { 0 };
+	FILE *f = mem_file(text, sizeof(text) - 1);
+
+	/* refused lines are skipped and reading goes on; the last line needs no newline */
+	assert_int_equal(linereader_feed(f, "log", 5, &log_sink, &l, &err), 0);
+	assert_string_equal(l.text, "f1:one|s2:line too long|s3:line contains a NUL byte|"
+			    "f4:four|end");
+	assert_int_equal(err.line, 0);
+	fclose(f);
+
+	/* the first failure stops the read, and names the line it stood at */
+	for (unsigned int fail = 1; fail <= 5; fail++) {
+		memset(&l, 0, sizeof(l));
+		l.fail_at = fail;
+		f = mem_file(text, sizeof(text) - 1);
+		assert_int_equal(linereader_feed(f, "log", 5, &log_sink, &l, &err), -EPROTO);
+		assert_int_equal(l.calls, fail);
+		assert_string_equal(err.path, "log");
+		assert_int_equal(err.line, fail < 5 ? fail : 4);
+		assert_string_equal(err.what, "sink failed");
+		fclose(f);
+	}
 }
 
 /* ---- parse-num ------------------------------------------------------------------- */
@@ -1297,6 +1320,7 @@ int main(void)
 		cmocka_unit_test(test_linereader_max_boundary),
 		cmocka_unit_test(test_linereader_nul),
 		cmocka_unit_test(test_linereader_crlf),
+		cmocka_unit_test(test_linereader_feed),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_parse_u32_int),

@@ -516,23 +516,34 @@ const char *ktrace_wanted_event(size_t i, const char **ret_loses)
 	return wanted_events[i].name;
 }
 
-/* module:* as the kernel has it today or later, but the per-refcount events */
-static int enable_other_module_events(struct ktrace_instance *ti)
+/* The instance's directory @rel to read: 0 with *ret_dir NULL where it is not, or -ENOMEM */
+static int inst_opendir(struct ktrace_instance *ti, const char *rel, DIR **ret_dir)
 {
 	char path[256];
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/events/module", ti->path);
+	*ret_dir = NULL;
+	snprintf(path, sizeof(path), "%s/%s", ti->path, rel);
 	fd = openat(ti->tfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	d = fdopendir(fd);
-	if (!d) {
+	*ret_dir = fdopendir(fd);
+	if (!*ret_dir) {
 		close(fd);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* module:* as the kernel has it today or later, but the per-refcount events */
+static int enable_other_module_events(struct ktrace_instance *ti)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = inst_opendir(ti, "events/module", &d);
+
+	if (r < 0 || !d)
+		return r;
 	while ((de = readdir(d)) && r >= 0) {
 		char name[300];
 		bool known = false;
@@ -692,21 +703,13 @@ static int setup_probes(struct ktrace_instance *ti, const struct load_probe_plan
 
 static int count_cpus(struct ktrace_instance *ti)
 {
-	char path[256];
 	struct dirent *de;
 	unsigned int n = 0;
 	DIR *d;
-	int fd;
+	int r = inst_opendir(ti, "per_cpu", &d);
 
-	snprintf(path, sizeof(path), "%s/per_cpu", ti->path);
-	fd = openat(ti->tfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
+	if (r < 0 || !d)
+		return r;
 	while ((de = readdir(d))) {
 		uint64_t v;
 

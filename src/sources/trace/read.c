@@ -10,6 +10,39 @@
 #include "text.h"
 #include "tracedat.h"
 
+struct in_order {
+	struct ktrace_reorder *reorder;
+	struct ktrace_stats stats;
+};
+
+static int sink_skip(void *ctx, const char *what, unsigned int lineno)
+{
+	struct in_order *o = ctx;
+
+	return ktrace_reorder_skip_line(o->reorder, what, lineno);
+}
+
+static int sink_feed(void *ctx, char *line, size_t len, unsigned int lineno)
+{
+	struct in_order *o = ctx;
+
+	return ktrace_reorder_feed(o->reorder, line, len, lineno);
+}
+
+static int sink_finish(void *ctx)
+{
+	struct in_order *o = ctx;
+
+	return ktrace_reorder_finish(o->reorder, &o->stats);
+}
+
+static const struct linereader_sink in_order_sink = {
+	.skip = sink_skip,
+	.feed = sink_feed,
+	.finish = sink_finish,
+	.failed = "event handler failed",
+};
+
 /*
  * Text, through the reorder window (order.h): a trace slightly out of time order comes
  * out in order, whatever it is read from
@@ -19,56 +52,21 @@ static int text_read_in_order(FILE *f, const char *path, const struct ktrace_par
 			      struct kt_err *reterr)
 {
 	struct ktrace_parser *p;
-	struct ktrace_reorder *o = NULL;
-	struct ktrace_stats st;
-	struct linereader lr;
-	char *line;
-	size_t len;
+	struct in_order o = { 0 };
 	int r;
 
 	r = ktrace_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
-	r = ktrace_reorder_new(p, &o);
+	r = ktrace_reorder_new(p, &o.reorder);
 	if (r < 0) {
 		ktrace_parser_free(p);
 		return r;
 	}
-	linereader_init(&lr, f, LINEREADER_DEFAULT_MAX);
-	for (;;) {
-		r = linereader_next(&lr, &line, &len);
-		if (r == 0)
-			break;
-		if (r == -E2BIG || r == -EBADMSG) {
-			r = ktrace_reorder_skip_line(o, r == -E2BIG ? "line too long" :
-							  "line contains a NUL byte",
-						      lr.lineno);
-			if (r < 0) {
-				kt_err_set(reterr, path, lr.lineno, "event handler failed");
-				goto out;
-			}
-			continue;
-		}
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "read error");
-			goto out;
-		}
-		r = ktrace_reorder_feed(o, line, len, lr.lineno);
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "event handler failed");
-			goto out;
-		}
-	}
-	r = ktrace_reorder_finish(o, &st);
-	if (r < 0) {
-		kt_err_set(reterr, path, lr.lineno, "event handler failed");
-		goto out;
-	}
-	if (ret_stats)
-		*ret_stats = st;
-out:
-	linereader_done(&lr);
-	ktrace_reorder_free(o);
+	r = linereader_feed(f, path, LINEREADER_DEFAULT_MAX, &in_order_sink, &o, reterr);
+	if (r >= 0 && ret_stats)
+		*ret_stats = o.stats;
+	ktrace_reorder_free(o.reorder);
 	ktrace_parser_free(p);
 	return r;
 }

@@ -1436,7 +1436,7 @@ void ktrace_parser_set_line(struct ktrace_parser *p, unsigned int lineno)
 	p->lineno = lineno ? lineno - 1 : 0;
 }
 
-void ktrace_parser_skip_line(struct ktrace_parser *p, const char *what)
+int ktrace_parser_skip_line(struct ktrace_parser *p, const char *what)
 {
 	/* the held request goes through first; only -ENOMEM could fail it, and it is lost */
 	(void)release_held(p);
@@ -1444,6 +1444,7 @@ void ktrace_parser_skip_line(struct ktrace_parser *p, const char *what)
 	p->stats.lines++;
 	p->frame_target = -2;	/* frames after a lost line have lost their event */
 	bad_line(p, what);
+	return 0;
 }
 
 static int emit_head(struct ktrace_parser *p)
@@ -1816,51 +1817,21 @@ int ktrace_parser_finish(struct ktrace_parser *p)
 	return r;
 }
 
+DEFINE_LINEREADER_SINK(text_sink, struct ktrace_parser, ktrace_parser, "event handler failed");
+
 int ktrace_text_read_file(FILE *f, const char *path,
 			   const struct ktrace_parser_ops *ops, void *userdata,
 			   struct ktrace_stats *ret_stats, struct kt_err *reterr)
 {
 	struct ktrace_parser *p;
-	struct linereader lr;
-	char *line;
-	size_t len;
 	int r;
 
 	r = ktrace_parser_new(path, ops, userdata, &p);
 	if (r < 0)
 		return r;
-	linereader_init(&lr, f, LINE_MAX_LEN);
-	for (;;) {
-		r = linereader_next(&lr, &line, &len);
-		if (r == 0)
-			break;
-		if (r == -E2BIG) {
-			ktrace_parser_skip_line(p, "line too long");
-			continue;
-		}
-		if (r == -EBADMSG) {
-			ktrace_parser_skip_line(p, "line contains a NUL byte");
-			continue;
-		}
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "read error");
-			goto out;
-		}
-		r = ktrace_parser_feed(p, line, len);
-		if (r < 0) {
-			kt_err_set(reterr, path, lr.lineno, "event handler failed");
-			goto out;
-		}
-	}
-	r = ktrace_parser_finish(p);
-	if (r < 0) {
-		kt_err_set(reterr, path, lr.lineno, "event handler failed");
-		goto out;
-	}
-	if (ret_stats)
+	r = linereader_feed(f, path, LINE_MAX_LEN, &text_sink, p, reterr);
+	if (r >= 0 && ret_stats)
 		*ret_stats = p->stats;
-out:
-	linereader_done(&lr);
 	ktrace_parser_free(p);
 	return r;
 }

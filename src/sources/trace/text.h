@@ -70,8 +70,8 @@ struct ktrace_parser *ktrace_parser_free(struct ktrace_parser *p);
 int ktrace_parser_feed(struct ktrace_parser *p, const char *line, size_t len);
 /* The next line fed is line @lineno of the input (lines given in another order). */
 void ktrace_parser_set_line(struct ktrace_parser *p, unsigned int lineno);
-/* A line the reader refused (too long, NUL byte): counted and reported as @what. */
-void ktrace_parser_skip_line(struct ktrace_parser *p, const char *what);
+/* A line the reader refused (too long, NUL byte): counted and reported as @what. 0. */
+int ktrace_parser_skip_line(struct ktrace_parser *p, const char *what);
 /*
  * Live: an event waits for its stack trace until the next event of its CPU, and a quiet
  * CPU would hold it (and all after it) back. Those more than @age seconds older than
