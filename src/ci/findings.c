@@ -986,13 +986,16 @@ int ci_klog_repeat(struct ci_findings *c, uint64_t first, uint64_t last, uint64_
 /*
  * Whether @s starts as a module loader's error does: kmod's, busybox's, systemd's,
  * module-init-tools' (no program name, "FATAL: ", "WARNING: "), libkmod's install
- * command as systemd-modules-load logs it.
+ * command as systemd-modules-load logs it, OpenWrt's ubox.
  */
 static bool loader_message(const char *s, size_t len)
 {
 	static const char *const starts[] = {
 		"modprobe: ", "insmod: ", "Failed to insert ", "Failed to find module '",
 		"Error running install command ", "FATAL: Error ", "WARNING: Error ",
+		/* OpenWrt's ubox loader, bare on a console or with its syslog ident */
+		"failed to insert ", "failed to read full module ", "failed to mmap ",
+		"failed to load the .modinfo section from ", "kmod: ", "kmodloader: ",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(starts); i++) {
