@@ -1007,6 +1007,28 @@ static bool loader_message(const char *s, size_t len)
 	return false;
 }
 
+/*
+ * Whether @s is systemd's word that a module loaded or needs no loading
+ * (module_load_and_warn(), logged at info level by systemd-modules-load): no finding,
+ * but a module loader's line, so that a journal of them is read, not refused.
+ */
+static bool loader_success(const char *s, size_t len)
+{
+	static const char *const ends[] = { "' is built in", "' is builtin", "' is already loaded" };
+
+	if (len > 17 && memcmp(s, "Inserted module '", 17) == 0 && s[len - 1] == '\'')
+		return true;
+	if (len < 9 || memcmp(s, "Module '", 8) != 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t n = strlen(ends[i]);
+
+		if (len > 8 + n && memcmp(s + len - n, ends[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* After a journal's or syslog's "ident[pid]: " ("systemd-modules-load[66]: "), or NULL */
 static const char *ident_end(const char *s, size_t len)
 {
@@ -1038,6 +1060,10 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 	    !memmem(s, len, ": Failed to insert module '", 27)) {
 		const char *m = ident_end(s, len);
 
+		if (m && loader_success(m, len - (size_t)(m - s))) {
+			c->loader_lines++;
+			return 0;
+		}
 		if (!m || !loader_message(m, len - (size_t)(m - s)))
 			return 0;
 		len -= (size_t)(m - s);

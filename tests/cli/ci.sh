@@ -870,4 +870,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert [(f["class"], f["module"]) for f in d["findings"]] == [("modprobe-error", "mt7615")]
 ' "$TS_TMP/out" || ts_fail "ubox's loader line"
+# a journal of systemd-modules-load's successes alone is a loader's, read: no finding
+printf '%s\n' "Jul 09 14:15:07 mint systemd[1]: Started Load Kernel Modules." \
+	"Jul 09 14:15:07 mint systemd-modules-load[471]: Inserted module 'ppdev'" >"$T/inserted.log"
+ts_run -j ci "$T/inserted.log"
+[ "$TS_RC" = 0 ] || ts_fail "systemd-modules-load's 'Inserted module' lines: exit $TS_RC"
+printf '%s\n' "Jul 09 14:15:07 mint systemd[1]: Started Load Kernel Modules." >"$T/started.log"
+ts_run -j ci "$T/started.log"
+[ "$TS_RC" = 4 ] || ts_fail "a journal without loader or kernel lines: exit $TS_RC, want 4"
 ts_finalize
