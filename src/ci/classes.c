@@ -210,6 +210,8 @@ static const char *const needles[] = {
 	"install command",	/* an install command of modprobe.d that failed */
 	"to insmod '",		/* Android's libmodprobe: "Failed to insmod '%s' ..." */
 	"LoadWithAliases",	/* and "LoadWithAliases was unable to load %s" */
+	"failed to insert",	/* OpenWrt's ubox loader */
+	"failed to mmap",	/* and its "failed to mmap %s" of a module file */
 };
 const char *const *ci_needles(size_t *ret_n)
 {

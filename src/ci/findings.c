@@ -993,19 +993,44 @@ int ci_klog_repeat(struct ci_findings *c, uint64_t first, uint64_t last, uint64_
 /*
  * Whether @s starts as a module loader's error does: kmod's, busybox's, systemd's,
  * module-init-tools' (no program name, "FATAL: ", "WARNING: "), libkmod's install
- * command as systemd-modules-load logs it.
+ * command as systemd-modules-load logs it, OpenWrt's ubox.
  */
 static bool loader_message(const char *s, size_t len)
 {
 	static const char *const starts[] = {
 		"modprobe: ", "insmod: ", "Failed to insert ", "Failed to find module '",
 		"Error running install command ", "FATAL: Error ", "WARNING: Error ",
+		/* OpenWrt's ubox loader, bare on a console or with its syslog ident */
+		"failed to insert ", "failed to read full module ", "failed to mmap ",
+		"failed to load the .modinfo section from ", "kmod: ", "kmodloader: ",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(starts); i++) {
 		size_t n = strlen(starts[i]);
 
 		if (len > n && memcmp(s, starts[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether @s is systemd's word that a module loaded or needs no loading
+ * (module_load_and_warn(), logged at info level by systemd-modules-load): no finding,
+ * but a module loader's line, so that a journal of them is read, not refused.
+ */
+static bool loader_success(const char *s, size_t len)
+{
+	static const char *const ends[] = { "' is built in", "' is builtin", "' is already loaded" };
+
+	if (len > 17 && memcmp(s, "Inserted module '", 17) == 0 && s[len - 1] == '\'')
+		return true;
+	if (len < 9 || memcmp(s, "Module '", 8) != 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t n = strlen(ends[i]);
+
+		if (len > 8 + n && memcmp(s + len - n, ends[i], n) == 0)
 			return true;
 	}
 	return false;
@@ -1042,6 +1067,10 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 	    !memmem(s, len, ": Failed to insert module '", 27)) {
 		const char *m = ident_end(s, len);
 
+		if (m && loader_success(m, len - (size_t)(m - s))) {
+			c->loader_lines++;
+			return 0;
+		}
 		if (!m || !loader_message(m, len - (size_t)(m - s)))
 			return 0;
 		len -= (size_t)(m - s);

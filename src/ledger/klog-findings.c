@@ -106,6 +106,10 @@ static const struct klog_format_entry table[] = {
 	E(VMAP_FAILED,
 	  "vmalloc_node_range for size %lu failed: Address range restricted to %#lx - %#lx\n",
 	  "mm/vmalloc.c", ENOMEM, "n--"),
+	/* a paste rendered as HTML drops "<size>" as an unknown tag (the final '.' is
+	 * optional, as in every wording) */
+	E(VMAP_FAILED, "vmap allocation for size %lu failed: use vmalloc= to increase size.\n",
+	  "mm/vmalloc.c", ENOMEM, "n"),
 	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, vm_struct allocation failed%s",
 	  "mm/vmalloc.c", ENOMEM, "tn-", .flags = KLOG_FORMAT_PREFIX),
 	E(VMALLOC_ERROR, "%s: vmalloc error: size %lu, page order %u, failed to allocate pages",
@@ -164,6 +168,10 @@ static const struct klog_format_entry table[] = {
 	  "kernel/module_signature.c", EBADMSG, "-"),
 	E(SIG_REJECTED, "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
 	  "security/lockdown/lockdown.c", EPERM, "tu", .text2_is = "unsigned module loading"),
+	/* SELinux's lockdown hook (5.6 - 5.15) refusing the same, in its AVC record */
+	E(SIG_REJECTED,
+	  "audit: type=1400 audit(%s): avc:  denied  { %s } for  pid=%d comm=\"%s\" lockdown_reason=\"%s\" %s",
+	  "security/selinux/hooks.c", EACCES, "--ntu-", .text2_is = "unsigned module loading"),
 
 	/* ELF and format checks (5.2) */
 	E(BAD_ELF, "Invalid ELF header len %lu\n", MAIN, ENOEXEC, "n"),
@@ -211,6 +219,13 @@ static const struct klog_format_entry table[] = {
 	E(BAD_ELF, "No module found in object\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module has invalid ELF structures\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module len %lu truncated\n", "kernel/module.c", ENOEXEC, "n"),
+
+	/*
+	 * a module's BTF that does not parse: btf_module_notify() fails the load from the
+	 * MODULE_STATE_COMING notifier (since 5.19 only without
+	 * CONFIG_MODULE_ALLOW_BTF_MISMATCH, the only case it prints this then)
+	 */
+	E(LOAD_ERROR, "failed to validate module [%s] BTF: %ld\n", "kernel/bpf/btf.c", 0, "mn"),
 
 	/* modinfo, version magic, blacklist (5.3) */
 	E(BLACKLISTED, "Module %s is blacklisted\n", MAIN, EPERM, "m"),
@@ -372,6 +387,23 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "LoadWithAliases was unable to load %s",
 	  "android system/core libmodprobe/libmodprobe.cpp", 0, "m",
 	  .flags = KLOG_FORMAT_WORDS),
+
+	/*
+	 * OpenWrt's ubox loader (insmod, modprobe and kmodloader are one program), its
+	 * ULOG_ERR() lines as the console shows them, or with the syslog ident ("kmod: ",
+	 * "kmodloader: "); bare they are common words, so only of a file named *.ko
+	 */
+	E(MODPROBE_ERROR, "failed to insert %s", "ubox kmodloader.c", 0, "m",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_KO_FILE),
+	E(MODPROBE_ERROR, "failed to read full module %s", "ubox kmodloader.c", 0, "m",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_KO_FILE),
+	E(MODPROBE_ERROR, "failed to mmap %s", "ubox kmodloader.c", 0, "m",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_KO_FILE),
+	E(MODPROBE_ERROR, "failed to load the .modinfo section from %s", "ubox kmodloader.c", 0,
+	  "m", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_KO_FILE),
+	/* busybox modprobe without the module directory: xchdir()'s bb_perror_msg */
+	E(MODPROBE_ERROR, "modprobe: can't change directory to '%s': %s",
+	  "busybox libbb/xfuncs_printf.c", 0, "-t", .flags = KLOG_FORMAT_ERRNO_TEXT),
 
 	/* systemd-udevd, logged with the device name in front ("cpu12: Worker ...") */
 	E(UDEV_WORKER_TIMEOUT, "%s: Worker [%d] processing SEQNUM=%llu is taking a long time",
@@ -725,6 +757,9 @@ static void module_last_word(struct klog_finding *r)
 	for (p = s; p < end; p++)
 		if (*p == ' ' || *p == '\t')
 			s = p + 1;
+	/* nor is the inline code's or emphasis's mark before it ("says: `mali: ...") */
+	while (s < end && strchr("`*_'\"", *s))
+		s++;
 	if (s == r->module || s == end)
 		return;
 	r->module = s;
@@ -926,6 +961,37 @@ static const char *skip_kernel_tag(const char *s, size_t *len)
 	return s;
 }
 
+/* ubox's syslog idents: its insmod logs as "kmod", kmodloader as itself */
+static bool skip_ubox_ident(const char **msg, size_t *len)
+{
+	static const char *const idents[] = { "kmod: ", "kmodloader: " };
+
+	for (size_t i = 0; i < ARRAY_SIZE(idents); i++) {
+		size_t n = strlen(idents[i]);
+
+		if (*len > n && memcmp(*msg, idents[i], n) == 0) {
+			*msg += n;
+			*len -= n;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A module file's name: "*.ko", compressed or not */
+static bool ko_file(const char *s, size_t len)
+{
+	static const char *const ends[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t n = strlen(ends[i]);
+
+		if (len > n && memcmp(s + len - n, ends[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Whether @e matches all of @msg; then *ret filled */
 static bool classify_entry(const struct klog_format_entry *e, const char *msg, size_t len,
 			   struct klog_finding *ret)
@@ -941,6 +1007,13 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 		return false;
 	if ((e->flags & KLOG_FORMAT_WORDS) && !words(e, &mt))
 		return false;
+	if (e->flags & KLOG_FORMAT_KO_FILE) {
+		const char *sl = strchr(e->slots, 'm');
+		const struct capture *c = sl ? &mt.caps[sl - e->slots] : NULL;
+
+		if (!c || !ko_file(c->s, c->len))
+			return false;
+	}
 	if (e->text2_is) {
 		size_t n = strlen(e->text2_is);
 		const char *sl = strchr(e->slots, 'u');
@@ -1024,6 +1097,11 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 	for (i = 0; i < ARRAY_SIZE(table); i++)
 		if (classify_entry(&table[i], msg, len, ret))
 			return 1;
+	if (skip_ubox_ident(&msg, &len))
+		for (i = 0; i < ARRAY_SIZE(table); i++)
+			if (!strncmp(table[i].source, "ubox ", 5) &&
+			    classify_entry(&table[i], msg, len, ret))
+				return 1;
 	return classify_without_colon(msg, len, ret);
 }
 

@@ -148,6 +148,8 @@ enum {
 	KLOG_FORMAT_ERRNO_TEXT = 1u << 2,
 	/* module and symbol captures hold no space (a format ending in a bare "%s") */
 	KLOG_FORMAT_WORDS = 1u << 3,
+	/* the module capture is a module file's name ("*.ko", compressed or not) */
+	KLOG_FORMAT_KO_FILE = 1u << 4,
 };
 
 /* One recognised format; the table is static, for tests and documentation. */

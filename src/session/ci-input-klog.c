@@ -110,7 +110,14 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 			ci_set_input_format(x->ci, "kernel-log-plain", NULL);
 		x->untimed = true;
 	} else if (!x->plain) {
-		size_t head = dmesg_syslog_head(line, len);
+		size_t ind = 0, head;
+
+		/* past a paste's indentation, as parse_indented() reads records */
+		while (ind < len && (line[ind] == ' ' || line[ind] == '\t'))
+			ind++;
+		head = dmesg_syslog_head(line + ind, len - ind);
+		if (head)
+			head += ind;
 
 		if (len && !x->st.records)
 			x->text_before++;
@@ -249,6 +256,27 @@ static void dmesg_map_state_free(void *state)
 	free(st);
 }
 
+/*
+ * dmesg_parse() of a line a paste indented ("  avril 19 06:28:05 host kernel: ..." in a
+ * markdown list): a journal's or syslog's head is read past the spaces put before it.
+ * A line that parses as it is, or that is no record past them either, stays as it is.
+ */
+static int parse_indented(const char *line, size_t len, struct klog_rec *rec,
+			  const char **what)
+{
+	int r = dmesg_parse(line, len, rec, what);
+	size_t k = 0;
+
+	if (r != 0)
+		return r;
+	while (k < len && (line[k] == ' ' || line[k] == '\t'))
+		k++;
+	if (k == 0 || k == len || dmesg_parse(line + k, len - k, rec, what) != 1)
+		return 0;
+	rec->prefix_len += k;
+	return 1;
+}
+
 static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 			   struct dmesg_mapped *d)
 {
@@ -258,7 +286,7 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	d->what = NULL;
 	d->same = 0;
 	d->may_repeat = false;
-	d->parsed = dmesg_parse(line, len, &rec, &d->what);
+	d->parsed = parse_indented(line, len, &rec, &d->what);
 	if (d->parsed != 1)
 		return;
 	d->record = true;
@@ -709,7 +737,7 @@ int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len)
 	do {
 		struct klog_rec rec;
 		const char *what = NULL;
-		int parsed = dmesg_parse(line, len, &rec, &what);
+		int parsed = parse_indented(line, len, &rec, &what);
 
 		r = dmesg_line(x, p, stream_lineno(x->s), line, len, parsed, &rec, what);
 		if (r < 0)

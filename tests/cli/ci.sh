@@ -850,4 +850,32 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert [f["evidence_lines"] for f in d["findings"] if f["module"] == "zfs"] == [300]
 ' "$TS_TMP/out" || ts_fail "a truncated finding's count"
+# --- a journal a paste indented, and ubox's loader lines alone (tests/corpus 100, 108) ---
+printf '%s\n' "  avril 19 06:28:05 notebook kernel: thinkpad_acpi: Unknown symbol snd_ctl_add (err 0)" \
+	"  avril 19 06:28:05 notebook systemd-modules-load[109]: Failed to insert 'thinkpad_acpi': No such file or directory" \
+	>"$T/indented.log"
+ts_run -j ci "$T/indented.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((f["class"], f["module"], f["first_line"]) for f in d["findings"])
+assert got == [("modprobe-error", "thinkpad_acpi", 2), ("unknown-symbol", "thinkpad_acpi", 1)], got
+' "$TS_TMP/out" || ts_fail "an indented journal's lines"
+printf '%s\n' "root@OpenWrt:/# insmod mt7615" "kmod: failed to insert /lib/modules/3.10.14/mt7615.ko" \
+	>"$T/ubox.log"
+ts_run -j ci "$T/ubox.log"
+[ "$TS_RC" != 4 ] || ts_fail "ubox's loader line refused as nothing to analyse"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(f["class"], f["module"]) for f in d["findings"]] == [("modprobe-error", "mt7615")]
+' "$TS_TMP/out" || ts_fail "ubox's loader line"
+# a journal of systemd-modules-load's successes alone is a loader's, read: no finding
+printf '%s\n' "Jul 09 14:15:07 mint systemd[1]: Started Load Kernel Modules." \
+	"Jul 09 14:15:07 mint systemd-modules-load[471]: Inserted module 'ppdev'" >"$T/inserted.log"
+ts_run -j ci "$T/inserted.log"
+[ "$TS_RC" = 0 ] || ts_fail "systemd-modules-load's 'Inserted module' lines: exit $TS_RC"
+printf '%s\n' "Jul 09 14:15:07 mint systemd[1]: Started Load Kernel Modules." >"$T/started.log"
+ts_run -j ci "$T/started.log"
+[ "$TS_RC" = 4 ] || ts_fail "a journal without loader or kernel lines: exit $TS_RC, want 4"
 ts_finalize

@@ -775,7 +775,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 				f++;
 		switch (*slot ? *slot++ : '-') {
 		case 'm':
-			v = "mod_a";
+			/* a module file where only one is taken */
+			v = e->flags & KLOG_FORMAT_KO_FILE ? "mod_a.ko" : "mod_a";
 			break;
 		case 's':
 			v = "sym_b";

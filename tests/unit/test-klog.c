@@ -1300,7 +1300,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 				f++;
 		switch (*slot ? *slot++ : '-') {
 		case 'm':
-			v = "mod_a";
+			/* a module file where only one is taken */
+			v = e->flags & KLOG_FORMAT_KO_FILE ? "mod_a.ko" : "mod_a";
 			break;
 		case 's':
 			v = "sym_b";
@@ -1841,6 +1842,64 @@ static void test_finding_wordings_by_version(void **state)
 	}
 }
 
+/* the third held-out batch (tests/corpus 088-132): lines from those logs */
+static void test_finding_third_batch(void **state)
+{
+	static const struct {
+		const char *line, *module;
+		enum klog_finding_kind kind;
+		int err;
+	} cases[] = {
+		/* OpenWrt's ubox loader: bare on a console, or with its syslog ident */
+		{ "failed to insert /lib/modules/5.4.40/wl.ko", "wl", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "kmod: failed to read full module /lib/modules/3.10.14/mt7615.ko", "mt7615",
+		  KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "`kmodloader: failed to mmap /lib/modules/4.14.121/mt7628.ko`", "mt7628",
+		  KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "kmodloader: failed to load the .modinfo section from /lib/modules/6.1.80/ehci-fsl.ko",
+		  "ehci-fsl", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		/* busybox modprobe without its module directory */
+		{ "modprobe: can't change directory to '/lib/modules': No such file or directory",
+		  NULL, KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* a module's BTF rejected: the load fails */
+		{ "failed to validate module [mt76_usb] BTF: -22", "mt76_usb",
+		  KLOG_FINDING_LOAD_ERROR, 0 },
+		/* SELinux's lockdown check in its AVC record */
+		{ "audit: type=1400 audit(1655302156.066:213): avc:  denied  { integrity } for  pid=2468 comm=\"insmod\" lockdown_reason=\"unsigned module loading\" scontext=system_u:system_r:kernel_t:s0 tcontext=system_u:system_r:kernel_t:s0 tclass=lockdown permissive=0",
+		  NULL, KLOG_FINDING_SIG_REJECTED, EACCES },
+		/* "<size>" dropped by a paste rendered as HTML */
+		{ "vmap allocation for size 589824 failed: use vmalloc= to increase size.", NULL,
+		  KLOG_FINDING_VMAP_FAILED, ENOMEM },
+		/* the inline code's mark is not part of the module's name */
+		{ "I try to load it, **dmesg** says: `mali: module verification failed: signature and/or required key missing - tainting kernel`",
+		  "mali", KLOG_FINDING_SIG_MISSING, 0 },
+	};
+	static const char *const none[] = {
+		/* ubox's words of anything but a module file */
+		"failed to insert /var/lib/db/row.txt",
+		"failed to insert the card",
+		"kmod: failed to insert",
+		/* another lockdown reason */
+		"audit: type=1400 audit(1655302156.066:213): avc:  denied  { integrity } for  pid=2468 comm=\"x\" lockdown_reason=\"/dev/mem,kmem,port\" scontext=a tcontext=b tclass=lockdown permissive=0",
+	};
+	struct klog_finding f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (klog_classify(cases[i].line, strlen(cases[i].line), &f) != 1)
+			fail_msg("not recognised: \"%s\"", cases[i].line);
+		assert_int_equal(f.kind, cases[i].kind);
+		assert_int_equal(f.err, cases[i].err);
+		if (cases[i].module)
+			assert_field(f.module, f.module_len, cases[i].module);
+		else
+			assert_null(f.module);
+	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (klog_classify(none[i], strlen(none[i]), &f) != 0)
+			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1875,6 +1934,7 @@ int main(void)
 		cmocka_unit_test(test_finding_heldout_pastes),
 		cmocka_unit_test(test_finding_last_pastes),
 		cmocka_unit_test(test_finding_wordings_by_version),
+		cmocka_unit_test(test_finding_third_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
