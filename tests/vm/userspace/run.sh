@@ -16,7 +16,8 @@
 #   Each boot but `none` carries the truth: the kernel's top-level buffer tracing the
 #   load syscalls and every vmap allocation with its stack (`vmalloc:alloc_vmap_area`
 #   added to the trace_event= list, the kernel keeps only the last one, and
-#   `trace_trigger=alloc_vmap_area.stacktrace`), with the naming probes of kmodtop's
+#   `trace_trigger=alloc_vmap_area.stacktrace`; before 6.2, which has neither, a kprobe
+#   on alloc_vmap_area and the stacktrace option), with the naming probes of kmodtop's
 #   words in a group of its own (kmtbed) under `units`, whose truth must not hold
 #   module events (they are what makes `report --boot` read the command line's capture).
 #
