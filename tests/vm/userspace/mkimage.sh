@@ -6,8 +6,9 @@
 # 1. mmdebstrap (mode root or unshare) of bookworm, --variant=minbase, with systemd,
 #    systemd-sysv, udev, kmod, initramfs-tools, the runtime libraries the built kmodtop
 #    links (found with ldd and dpkg -S on the host, which is bookworm too) and the very
-#    kernel package tests/vm/fetch.sh cached (linux-image-RELEASE-unsigned, whose
-#    postinst makes Debian's initramfs). The tarball is cached in
+#    kernel packages tests/vm/fetch.sh cached, of 6.1 and 6.12 both and RELEASE when it
+#    is another (linux-image-RELEASE-unsigned, whose postinst makes Debian's
+#    initramfs): one image, one mmdebstrap, for every kernel. The tarball is cached in
 #    $VM_CACHE/userspace/, named by a hash of everything that goes into it, so that a
 #    second run (or another worktree) reuses it.
 # 2. That tree unpacked in $VM_BUILDDIR/userspace/RELEASE/root, kmodtop put in with
@@ -53,12 +54,20 @@ bin=$KMODTOP_BUILD/src/kmodtop
 grep -q '^prefix = /usr$' "$KMODTOP_BUILD/Makefile" ||
 	msg "note: $KMODTOP_BUILD is configured with $(sed -n 's/^prefix = //p' "$KMODTOP_BUILD/Makefile"), not --prefix=/usr"
 
+# One image holds the kernels of both series (and WANT when it is another): a fresh
+# machine pays one mmdebstrap for every kernel the test bed boots, and the image each
+# boot gets differs only in the kernel it starts
 mkdir -p "$VM_CACHE"
-flock "$VM_CACHE/.fetch.lock" "$vm/fetch.sh" "$want" >&2 || {
-	rc=$?; [ $rc -eq 77 ] && exit 77; die "fetch.sh $want failed"; }
-rel=$(flock "$VM_CACHE/.fetch.lock" "$vm/fetch.sh" --release "$want")
-deb=$(ls "$VM_CACHE"/debs/linux-image-"$rel"-unsigned_*_amd64.deb 2>/dev/null | tail -1)
-[ -n "$deb" ] || die "no linux-image-$rel-unsigned .deb in $VM_CACHE/debs"
+rel= debs=
+for k in $(printf '%s\n' 6.1 6.12 "$want" | awk '!seen[$0]++'); do
+	flock "$VM_CACHE/.fetch.lock" "$vm/fetch.sh" "$k" >&2 || {
+		rc=$?; [ $rc -eq 77 ] && exit 77; die "fetch.sh $k failed"; }
+	r=$(flock "$VM_CACHE/.fetch.lock" "$vm/fetch.sh" --release "$k")
+	d=$(ls "$VM_CACHE"/debs/linux-image-"$r"-unsigned_*_amd64.deb 2>/dev/null | tail -1)
+	[ -n "$d" ] || die "no linux-image-$r-unsigned .deb in $VM_CACHE/debs"
+	debs="$debs,$d"
+	[ "$k" = "$want" ] && rel=$r
+done
 
 # the packages kmodtop's libraries come from (bookworm host = bookworm guest)
 libpkgs=$(ldd "$bin" | awk '$3 ~ /^\// { print $3 }' | while read -r so; do
@@ -69,15 +78,16 @@ pkgs="systemd systemd-sysv udev kmod initramfs-tools $libpkgs"
 pkgs=$(printf '%s\n' $pkgs | sort -u | tr '\n' ',' | sed 's/,$//')
 
 # the cache key: the package list, the kernel package, this script's mmdebstrap line
-key=$(printf '%s\n' "bookworm minbase v1" "$pkgs" "$(basename "$deb")" | sha256sum | cut -c1-16)
-tarball=$VM_CACHE/userspace/bookworm-$rel-$key.tar
+key=$(printf '%s\n' "bookworm minbase v2" "$pkgs" $(printf '%s\n' ${debs//,/ } | xargs -n1 basename | sort) |
+	sha256sum | cut -c1-16)
+tarball=$VM_CACHE/userspace/bookworm-$key.tar
 # mmdebstrap chooses its output format by the name: .tar for the part too
-part=$VM_CACHE/userspace/.part-bookworm-$rel-$key.tar
+part=$VM_CACHE/userspace/.part-bookworm-$key.tar
 mkdir -p "$VM_CACHE/userspace"
 if [ -s "$tarball" ]; then
 	msg "cached: $tarball"
 else
-	msg "mmdebstrap ($mode) bookworm minbase + $pkgs + $(basename "$deb")"
+	msg "mmdebstrap ($mode) bookworm minbase + $pkgs + $(printf '%s\n' ${debs//,/ } | xargs -n1 basename | tr '\n' ' ')"
 	t0=$(date +%s)
 	exec 9>"$VM_CACHE/userspace/.lock"
 	flock 9
@@ -87,7 +97,7 @@ else
 		hooks=
 		[ -d /usr/share/mmdebstrap/hooks/file-mirror-automount ] &&
 			hooks=--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount
-		mmdebstrap --mode=$mode --variant=minbase $hooks --include="$pkgs,$deb" \
+		mmdebstrap --mode=$mode --variant=minbase $hooks --include="$pkgs$debs" \
 			bookworm "$part" ${VM_MIRROR-} >&2 || { rm -f "$part"; die "mmdebstrap failed"; }
 		mv "$part" "$tarball"
 	fi

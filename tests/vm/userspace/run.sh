@@ -16,7 +16,8 @@
 #   Each boot but `none` carries the truth: the kernel's top-level buffer tracing the
 #   load syscalls and every vmap allocation with its stack (`vmalloc:alloc_vmap_area`
 #   added to the trace_event= list, the kernel keeps only the last one, and
-#   `trace_trigger=alloc_vmap_area.stacktrace`), with the naming probes of kmodtop's
+#   `trace_trigger=alloc_vmap_area.stacktrace`; before 6.2, which has neither, a kprobe
+#   on alloc_vmap_area and the stacktrace option), with the naming probes of kmodtop's
 #   words in a group of its own (kmtbed) under `units`, whose truth must not hold
 #   module events (they are what makes `report --boot` read the command line's capture).
 #
@@ -73,12 +74,25 @@ msg "$rel: image ready in $(( $(date +%s) - t0 )) s"
 words=$("$k" boot-setup --cmdline --vmlinuz "$out/vmlinuz" --kernel-release "$rel" | tr '\n' ' ')
 ev=$(printf '%s\n' $words | sed -n 's/^trace_event=//p')
 kp=$(printf '%s\n' $words | sed -n 's/^kprobe_event=//p')
+opts=$(printf '%s\n' $words | sed -n 's/^trace_options=//p')
 [ -n "$ev" ] || die "boot-setup gave no trace_event=: $words"
 # the truth's buffer: every vmap allocation of the boot has a stack under it (kernel
 # stacks of every fork among them), far more than the load calls; nooverwrite keeps
 # the oldest, so the buffer must hold the whole boot (the last trace_buf_size= counts)
 truthbuf=${VM_TRUTH_BUF:-32M}
-truth="trace_trigger=alloc_vmap_area.stacktrace trace_buf_size=$truthbuf"
+# The vmap allocations and their stacks: the vmalloc:alloc_vmap_area tracepoint and
+# trace_trigger= came in 6.2. Before, a kprobe on alloc_vmap_area (the kernel enables
+# the kprobe_event= probes at boot; it keeps only the last kprobe_event= and
+# trace_options=, so they join kmodtop's) and the stacktrace option: a stack after
+# every event of the top-level buffer, which measure.py matches to the allocations.
+mm=$(echo "$rel" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+if [ -n "$mm" ] && [ "$(printf '%s\n' 6.2 "$mm" | sort -V | head -1)" != 6.2 ]; then
+	truth_ev= truth_kp=';p:kmtbed/alloc_vmap_area,alloc_vmap_area,size=$arg1:u64'
+	truth_opt=,stacktrace truth="trace_buf_size=$truthbuf"
+else
+	truth_ev=,vmalloc:alloc_vmap_area truth_kp= truth_opt=
+	truth="trace_trigger=alloc_vmap_area.stacktrace trace_buf_size=$truthbuf"
+fi
 
 boot_one() {
 	local mode=$1 append dir con ser units u
@@ -89,11 +103,13 @@ boot_one() {
 	append="root=/dev/vda rw console=ttyS0 panic=-1 no_timer_check"
 	case $mode in
 	words)
-		append="$append $(printf '%s\n' $words | grep -v '^trace_event=' | tr '\n' ' ')"
+		append="$append $(printf '%s\n' $words |
+			grep -v '^trace_event=\|^kprobe_event=\|^trace_options=' | tr '\n' ' ')"
 		if [ "${VM_TRUTH:-1}" = 0 ]; then
-			append="$append trace_event=$ev"
+			append="$append trace_event=$ev kprobe_event=$kp trace_options=$opts"
 		else
-			append="$append trace_event=$ev,vmalloc:alloc_vmap_area $truth"
+			append="$append trace_event=$ev$truth_ev kprobe_event=$kp$truth_kp"
+			append="$append trace_options=$opts$truth_opt $truth"
 		fi
 		for u in $units; do append="$append systemd.mask=$u"; done ;;
 	units)
@@ -102,10 +118,9 @@ boot_one() {
 		if [ "${VM_TRUTH:-1}" != 0 ]; then
 			local tev="syscalls:sys_enter_finit_module,syscalls:sys_exit_finit_module"
 			tev="$tev,syscalls:sys_enter_init_module,syscalls:sys_exit_init_module"
-			tev="$tev,vmalloc:alloc_vmap_area"
-			append="$append trace_event=$tev kprobe_event=$(printf '%s' "$kp" |
-				sed 's/kmodtop\//kmtbed\//g; s/kmodtop_/kmtbed_/g')"
-			append="$append trace_options=nooverwrite trace_clock=global $truth"
+			append="$append trace_event=$tev$truth_ev kprobe_event=$(printf '%s' "$kp" |
+				sed 's/kmodtop\//kmtbed\//g; s/kmodtop_/kmtbed_/g')$truth_kp"
+			append="$append trace_options=nooverwrite$truth_opt trace_clock=global $truth"
 		fi ;;
 	none)
 		# the image has the units enabled: neither means masking them
