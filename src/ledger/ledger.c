@@ -698,7 +698,8 @@ static int on_module_load(struct ledger *l, const struct ktrace_event *ev)
 		struct attempt *a = &l->attempts[p->open[o].attempt];
 
 		a->module_load_seen = true;
-		if (!a->module) {
+		/* the kernel's own name, over what a settle pass took from a probe meanwhile */
+		if (a->name_source != NAME_MODULE_LOAD) {
 			a->module = name_intern_tf(p, &ev->module_load.name);
 			if (!a->module)
 				return -ENOMEM;
@@ -1321,9 +1322,12 @@ static bool has_evidence(const struct attempt *a)
 	return a->measured || a->probed;
 }
 
-/* Can @b be @a's leader, and how far apart are their exits? */
-static bool leader_fits(const struct attempt *a, const struct attempt *b,
-			double *ret_dist)
+/*
+ * Can @b be @a's leader, and how far apart are their exits? @late: @a may have left any
+ * time after @b (a waiter behind other waiters of @b, find_late_waiters())
+ */
+static bool leader_fits_as(const struct attempt *a, const struct attempt *b, bool late,
+			   double *ret_dist)
 {
 	bool measured = (a->measured && b->measured && has_load_allocation(b)) ||
 			(a->probed && b->probed && b->kread_seen);
@@ -1339,7 +1343,7 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
 	 */
 	if (b->start > a->start + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
 	    a->start > b->end + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
-	    fabs(a->end - b->end) >
+	    (late ? b->end - a->end : fabs(a->end - b->end)) >
 		    (measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK) ||
 	    !names_compatible(a, b))
 		return false;
@@ -1347,6 +1351,12 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
 		return false;
 	*ret_dist = fabs(a->end - b->end);
 	return true;
+}
+
+static bool leader_fits(const struct attempt *a, const struct attempt *b,
+			double *ret_dist)
+{
+	return leader_fits_as(a, b, false, ret_dist);
 }
 
 /* The finished finit_module() calls a waiter of the attempts from some point may have */
@@ -1457,6 +1467,54 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 }
 
 /*
+ * A leader's waiters wake together but leave one after another, as the CPUs get to
+ * them: a hundred waiters on two CPUs (under emulation) leave over 150 ms, beyond the
+ * exit slack of their leader. A call the trace shows did no work of its own (vmap
+ * events or the kread probe: it read nothing, so it waited) that left within the slack
+ * of another waiter with its return value, behind it, waited for that waiter's leader
+ * if it fits it otherwise (came in while it ran). In order of exit, so that the chain
+ * reaches the last one; the nearest waiter before it decides.
+ */
+static void find_late_waiters(struct ledger *l, size_t from, struct waiter_index *w)
+{
+	if (!w->all_finite)
+		return;
+	for (size_t k = 0; k < w->n; k++) {
+		struct by_end *e = &w->idx[k];
+		struct attempt *a = &l->attempts[e->i];
+		double dist;
+
+		if (e->i < from || e->waiter || !has_evidence(a) || a->module_load_seen ||
+		    (a->measured && a->n_allocs) || (a->probed && a->kread_seen))
+			continue;
+		for (size_t j = k; j-- > 0;) {
+			const struct by_end *o = &w->idx[j];
+			const struct attempt *b;
+			long lead;
+
+			if (o->ret != e->ret || e->end - o->end > WAITER_EXIT_SLACK_MEASURED)
+				break;
+			if (!o->waiter)
+				continue;
+			b = &l->attempts[o->i];
+			lead = b->leader;
+			if (lead < 0 || (size_t)lead == e->i ||
+			    !leader_fits_as(a, &l->attempts[lead], true, &dist))
+				continue;
+			a->outcome = OUTCOME_WAITER;
+			e->waiter = true;
+			a->leader = lead;
+			a->waiter_by_timing = false;
+			if (!a->module && l->attempts[lead].module) {
+				a->module = l->attempts[lead].module;
+				a->name_source = NAME_LEADER;
+			}
+			break;
+		}
+	}
+}
+
+/*
  * 6.5+ (9b9879fc0327): finit_module() calls on one inode that overlap are merged; the
  * first does the work, the others sleep and return its result. A waiter started while
  * its leader ran, left right after it with the same result, and (when vmap events were
@@ -1508,6 +1566,7 @@ static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 			a->name_source = NAME_LEADER;
 		}
 	}
+	find_late_waiters(l, from, w);
 	/* a leader named later (by the log) names its waiters too */
 	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];
