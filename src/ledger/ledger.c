@@ -1473,43 +1473,44 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
  * events or the kread probe: it read nothing, so it waited) that left within the slack
  * of another waiter with its return value, behind it, waited for that waiter's leader
  * if it fits it otherwise (came in while it ran). In order of exit, so that the chain
- * reaches the last one; the nearest waiter before it decides.
+ * reaches the last one; the nearest waiter before it decides (one pass, however dense
+ * the storm).
  */
 static void find_late_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 {
+	/* the last waiter before idx[k] (by return, then exit), SIZE_MAX: none */
+	size_t last = SIZE_MAX;
+
 	if (!w->all_finite)
 		return;
 	for (size_t k = 0; k < w->n; k++) {
 		struct by_end *e = &w->idx[k];
 		struct attempt *a = &l->attempts[e->i];
+		const struct by_end *o = last == SIZE_MAX ? NULL : &w->idx[last];
+		long lead;
 		double dist;
 
-		if (e->i < from || e->waiter || !has_evidence(a) || a->module_load_seen ||
+		if (e->waiter) {
+			last = k;
+			continue;
+		}
+		if (e->i < from || !has_evidence(a) || a->module_load_seen ||
 		    (a->measured && a->n_allocs) || (a->probed && a->kread_seen))
 			continue;
-		for (size_t j = k; j-- > 0;) {
-			const struct by_end *o = &w->idx[j];
-			const struct attempt *b;
-			long lead;
-
-			if (o->ret != e->ret || e->end - o->end > WAITER_EXIT_SLACK_MEASURED)
-				break;
-			if (!o->waiter)
-				continue;
-			b = &l->attempts[o->i];
-			lead = b->leader;
-			if (lead < 0 || (size_t)lead == e->i ||
-			    !leader_fits_as(a, &l->attempts[lead], true, &dist))
-				continue;
-			a->outcome = OUTCOME_WAITER;
-			e->waiter = true;
-			a->leader = lead;
-			a->waiter_by_timing = false;
-			if (!a->module && l->attempts[lead].module) {
-				a->module = l->attempts[lead].module;
-				a->name_source = NAME_LEADER;
-			}
-			break;
+		if (!o || o->ret != e->ret || e->end - o->end > WAITER_EXIT_SLACK_MEASURED)
+			continue;
+		lead = l->attempts[o->i].leader;
+		if (lead < 0 || (size_t)lead == e->i ||
+		    !leader_fits_as(a, &l->attempts[lead], true, &dist))
+			continue;
+		a->outcome = OUTCOME_WAITER;
+		e->waiter = true;
+		last = k;
+		a->leader = lead;
+		a->waiter_by_timing = false;
+		if (!a->module && l->attempts[lead].module) {
+			a->module = l->attempts[lead].module;
+			a->name_source = NAME_LEADER;
 		}
 	}
 }
