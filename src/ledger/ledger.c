@@ -1467,14 +1467,52 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 }
 
 /*
+ * The leader of @a, a waiter by evidence whose exit is far from every leader's: any
+ * call with its return that did the work and was running when @a came in, ended before
+ * @a left; when all such calls are of one module (or there is one), the latest to end,
+ * else none (-1). Scanned in @w from the first exit that can be one.
+ */
+static long only_leader(const struct ledger *l, const struct waiter_index *w, size_t i)
+{
+	const struct attempt *a = &l->attempts[i];
+	double lo = a->start - WAITER_START_SLACK_MEASURED, dist;
+	size_t b = 0, e = w->n;
+	long best = -1;
+
+	/* the first entry not before (a->ret, lo) */
+	while (b < e) {
+		size_t m = b + (e - b) / 2;
+
+		if (w->idx[m].ret < a->ret || (w->idx[m].ret == a->ret && w->idx[m].end < lo))
+			b = m + 1;
+		else
+			e = m;
+	}
+	for (; b < w->n && w->idx[b].ret == a->ret &&
+	       !(w->idx[b].end > a->end + WAITER_EXIT_SLACK_MEASURED); b++) {
+		const struct by_end *o = &w->idx[b];
+		const struct attempt *c = &l->attempts[o->i];
+
+		if (o->waiter || !o->can_lead || o->i == i ||
+		    !leader_fits_as(a, c, true, &dist))
+			continue;
+		if (best >= 0 && !(c->module && l->attempts[best].module &&
+				   strcmp(c->module, l->attempts[best].module) == 0))
+			return -1;
+		best = (long)o->i;
+	}
+	return best;
+}
+
+/*
  * A leader's waiters wake together but leave one after another, as the CPUs get to
- * them: a hundred waiters on two CPUs (under emulation) leave over 150 ms, beyond the
- * exit slack of their leader. A call the trace shows did no work of its own (vmap
- * events or the kread probe: it read nothing, so it waited) that left within the slack
- * of another waiter with its return value, behind it, waited for that waiter's leader
- * if it fits it otherwise (came in while it ran). In order of exit, so that the chain
- * reaches the last one; the nearest waiter before it decides (one pass, however dense
- * the storm).
+ * them: a hundred waiters on two CPUs (under emulation, on a loaded host) leave over
+ * half a second, far beyond the exit slack of their leader. A call the trace shows did
+ * no work of its own (vmap events or the kread probe: it read nothing, so it waited)
+ * is a waiter: of the leader of the waiter that left within the slack before it with
+ * its return, if that one fits it otherwise (came in while it ran), else of the only
+ * call it can have waited for (only_leader()). In order of exit, so that a chain
+ * reaches the last one; the nearest waiter before it decides.
  */
 static void find_late_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 {
@@ -1487,7 +1525,7 @@ static void find_late_waiters(struct ledger *l, size_t from, struct waiter_index
 		struct by_end *e = &w->idx[k];
 		struct attempt *a = &l->attempts[e->i];
 		const struct by_end *o = last == SIZE_MAX ? NULL : &w->idx[last];
-		long lead;
+		long lead = -1;
 		double dist;
 
 		if (e->waiter) {
@@ -1497,11 +1535,12 @@ static void find_late_waiters(struct ledger *l, size_t from, struct waiter_index
 		if (e->i < from || !has_evidence(a) || a->module_load_seen ||
 		    (a->measured && a->n_allocs) || (a->probed && a->kread_seen))
 			continue;
-		if (!o || o->ret != e->ret || e->end - o->end > WAITER_EXIT_SLACK_MEASURED)
-			continue;
-		lead = l->attempts[o->i].leader;
+		if (o && o->ret == e->ret && e->end - o->end <= WAITER_EXIT_SLACK_MEASURED)
+			lead = l->attempts[o->i].leader;
 		if (lead < 0 || (size_t)lead == e->i ||
 		    !leader_fits_as(a, &l->attempts[lead], true, &dist))
+			lead = only_leader(l, w, e->i);
+		if (lead < 0)
 			continue;
 		a->outcome = OUTCOME_WAITER;
 		e->waiter = true;

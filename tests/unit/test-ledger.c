@@ -180,8 +180,9 @@ static void test_waiters(void **state)
  * waited: each is its leader's waiter through the one that left just before it. Built
  * line by line: the leader (pid 100), then @n waiters leaving every @step seconds from
  * @first after it; then a non-reader that came in after the leader had left (pid 300).
+ * @other: first, pid 400 loads another module meanwhile.
  */
-static char **late_waiter_lines(int n, double first, double step)
+static char **late_waiter_lines(int n, double first, double step, bool other)
 {
 	char **v = calloc((size_t)(3 * n + 16), sizeof(*v));
 	size_t k = 0;
@@ -189,6 +190,13 @@ static char **late_waiter_lines(int n, double first, double step)
 	assert_non_null(v);
 	assert_true(asprintf(&v[k++], "            init-1       [000] .....    50.000000: "
 			     "tracing_mark_write: kmodtop_probes kread name") > 0);
+	if (other) {
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] ...1.    55.300000: "
+				     "sys_finit_module(fd: 3, uargs: 4a9df5, flags: 4)") > 0);
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] .....    55.300100: "
+				     "kmodtop_kread: (kernel_read_file+0x4/0x330) size=9000 id=2 "
+				     "path=\"other.ko.xz\"") > 0);
+	}
 	assert_true(asprintf(&v[k++], "   systemd-udevd-100     [001] ...1.    55.399483: "
 			     "sys_finit_module(fd: 6, uargs: 4a9df5, flags: 4)") > 0);
 	assert_true(asprintf(&v[k++], "   systemd-udevd-100     [001] .....    55.400000: "
@@ -202,6 +210,12 @@ static char **late_waiter_lines(int n, double first, double step)
 			     "module_load: dummy") > 0);
 	assert_true(asprintf(&v[k++], "   systemd-udevd-100     [001] ...1.    55.846816: "
 			     "sys_finit_module -> 0x0") > 0);
+	if (other) {
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] .....    55.849000: "
+				     "module_load: other") > 0);
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] ...1.    55.850000: "
+				     "sys_finit_module -> 0x0") > 0);
+	}
 	for (int i = 0; i < n; i++)
 		assert_true(asprintf(&v[k++], "   systemd-udevd-%d     [000] ...1.    %.6f: "
 				     "sys_finit_module -> 0x0", 200 + i,
@@ -232,7 +246,7 @@ static int feed_settle(void *userdata, const struct ktrace_event *ev)
 static void test_late_waiters(void **state)
 {
 	/* 6 waiters 30 ms apart: the last leaves 150 ms after the leader */
-	char **v = late_waiter_lines(6, 0.0001, 0.030);
+	char **v = late_waiter_lines(6, 0.0001, 0.030, false);
 	struct ledger *l = ledger_from_lines((const char *const *)v);
 	struct ktrace_parser_ops ops = { .event = feed_settle };
 	struct ktrace_parser *p = NULL;
@@ -269,12 +283,29 @@ static void test_late_waiters(void **state)
 	ledger_free(l);
 	lines_free(v);
 
-	/* a gap wider than the slack between two waiters: the chain stops there */
-	v = late_waiter_lines(2, 0.0001, 0.150);
+	/*
+	 * A gap wider than the slack between two waiters: the chain stops there, but the
+	 * leader is the only call the second can have waited for
+	 */
+	v = late_waiter_lines(2, 0.0001, 0.150, false);
 	l = ledger_from_lines((const char *const *)v);
 	assert_int_equal(l->attempts[1].outcome, OUTCOME_WAITER);
-	assert_int_not_equal(l->attempts[2].outcome, OUTCOME_WAITER);
-	assert_null(l->attempts[2].module);
+	assert_int_equal(l->attempts[2].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[2].leader, 0);
+	assert_string_equal(l->attempts[2].module, "dummy");
+	ledger_free(l);
+	lines_free(v);
+
+	/* with another module loaded meanwhile, it may have waited for either: no guess */
+	v = late_waiter_lines(2, 0.0001, 0.150, true);
+	l = ledger_from_lines((const char *const *)v);
+	assert_int_equal(l->n_attempts, 5);
+	assert_int_equal(l->attempts[0].pid, 400);
+	assert_string_equal(l->attempts[0].module, "other");
+	assert_int_equal(l->attempts[2].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[2].leader, 1);
+	assert_int_not_equal(l->attempts[3].outcome, OUTCOME_WAITER);
+	assert_null(l->attempts[3].module);
 	ledger_free(l);
 	lines_free(v);
 }
