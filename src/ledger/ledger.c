@@ -1467,15 +1467,16 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 }
 
 /*
- * The leader of @a, a waiter by evidence whose exit is far from every leader's: any
- * call with its return that did the work and was running when @a came in, ended before
- * @a left; when all such calls are of one module (or there is one), the latest to end,
- * else none (-1). Scanned in @w from the first exit that can be one.
+ * The leader of @a, a waiter by evidence that no leader fits by the slacks: any call
+ * with its return that did the work and was still running when @a came in, and ended
+ * before @a left. Its entry is not asked: @a may have entered first and been preempted
+ * before idempotent(), where the other got first. When all such calls are of one
+ * module (or there is one), the latest to end; else none (-1).
  */
 static long only_leader(const struct ledger *l, const struct waiter_index *w, size_t i)
 {
 	const struct attempt *a = &l->attempts[i];
-	double lo = a->start - WAITER_START_SLACK_MEASURED, dist;
+	double lo = a->start - WAITER_START_SLACK_MEASURED;
 	size_t b = 0, e = w->n;
 	long best = -1;
 
@@ -1493,8 +1494,7 @@ static long only_leader(const struct ledger *l, const struct waiter_index *w, si
 		const struct by_end *o = &w->idx[b];
 		const struct attempt *c = &l->attempts[o->i];
 
-		if (o->waiter || !o->can_lead || o->i == i ||
-		    !leader_fits_as(a, c, true, &dist))
+		if (o->waiter || !o->can_lead || o->i == i || !names_compatible(a, c))
 			continue;
 		if (best >= 0 && !(c->module && l->attempts[best].module &&
 				   strcmp(c->module, l->attempts[best].module) == 0))

@@ -229,6 +229,21 @@ static char **late_waiter_lines(int n, double first, double step, bool other)
 	return v;
 }
 
+/*
+ * The same storm, another run: 366 entered 6 ms before 413 but was preempted before
+ * idempotent(), where 413 got first; it read nothing and left after 413
+ */
+static const char *const waiter_entered_first[] = {
+	"            init-1       [000] .....    10.000000: tracing_mark_write: kmodtop_probes kread name",
+	"   systemd-udevd-366     [000] ...1.    17.065095: sys_finit_module(fd: 6, uargs: 4a9df5, flags: 4)",
+	"   systemd-udevd-413     [001] ...1.    17.070868: sys_finit_module(fd: 53, uargs: 4a9df5, flags: 4)",
+	"   systemd-udevd-413     [001] .....    17.071000: kmodtop_kread: (kernel_read_file+0x4/0x330) size=3572 id=2 path=\"dummy.ko.xz\"",
+	"   systemd-udevd-413     [001] .....    17.130000: module_load: dummy",
+	"   systemd-udevd-413     [001] ...1.    17.137327: sys_finit_module -> 0x0",
+	"   systemd-udevd-366     [000] ...1.    17.155298: sys_finit_module -> 0x0",
+	NULL
+};
+
 static void lines_free(char **v)
 {
 	for (size_t i = 0; v[i]; i++)
@@ -295,6 +310,12 @@ static void test_late_waiters(void **state)
 	assert_string_equal(l->attempts[2].module, "dummy");
 	ledger_free(l);
 	lines_free(v);
+
+	l = ledger_from_lines(waiter_entered_first);
+	assert_int_equal(l->attempts[0].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[0].leader, 1);
+	assert_string_equal(l->attempts[0].module, "dummy");
+	ledger_free(l);
 
 	/* with another module loaded meanwhile, it may have waited for either: no guess */
 	v = late_waiter_lines(2, 0.0001, 0.150, true);
