@@ -698,7 +698,8 @@ static int on_module_load(struct ledger *l, const struct ktrace_event *ev)
 		struct attempt *a = &l->attempts[p->open[o].attempt];
 
 		a->module_load_seen = true;
-		if (!a->module) {
+		/* the kernel's own name, over what a settle pass took from a probe meanwhile */
+		if (a->name_source != NAME_MODULE_LOAD) {
 			a->module = name_intern_tf(p, &ev->module_load.name);
 			if (!a->module)
 				return -ENOMEM;
@@ -1321,9 +1322,12 @@ static bool has_evidence(const struct attempt *a)
 	return a->measured || a->probed;
 }
 
-/* Can @b be @a's leader, and how far apart are their exits? */
-static bool leader_fits(const struct attempt *a, const struct attempt *b,
-			double *ret_dist)
+/*
+ * Can @b be @a's leader, and how far apart are their exits? @late: @a may have left any
+ * time after @b (a waiter behind other waiters of @b, find_late_waiters())
+ */
+static bool leader_fits_as(const struct attempt *a, const struct attempt *b, bool late,
+			   double *ret_dist)
 {
 	bool measured = (a->measured && b->measured && has_load_allocation(b)) ||
 			(a->probed && b->probed && b->kread_seen);
@@ -1339,7 +1343,7 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
 	 */
 	if (b->start > a->start + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
 	    a->start > b->end + (measured ? WAITER_START_SLACK_MEASURED : 0) ||
-	    fabs(a->end - b->end) >
+	    (late ? b->end - a->end : fabs(a->end - b->end)) >
 		    (measured ? WAITER_EXIT_SLACK_MEASURED : WAITER_EXIT_SLACK) ||
 	    !names_compatible(a, b))
 		return false;
@@ -1347,6 +1351,12 @@ static bool leader_fits(const struct attempt *a, const struct attempt *b,
 		return false;
 	*ret_dist = fabs(a->end - b->end);
 	return true;
+}
+
+static bool leader_fits(const struct attempt *a, const struct attempt *b,
+			double *ret_dist)
+{
+	return leader_fits_as(a, b, false, ret_dist);
 }
 
 /* The finished finit_module() calls a waiter of the attempts from some point may have */
@@ -1457,6 +1467,94 @@ static long closest_leader(const struct ledger *l, const struct waiter_index *w,
 }
 
 /*
+ * The leader of @a, a waiter by evidence that no leader fits by the slacks: any call
+ * with its return that did the work and was still running when @a came in, and ended
+ * before @a left. Its entry is not asked: @a may have entered first and been preempted
+ * before idempotent(), where the other got first. When all such calls are of one
+ * module (or there is one), the latest to end; else none (-1).
+ */
+static long only_leader(const struct ledger *l, const struct waiter_index *w, size_t i)
+{
+	const struct attempt *a = &l->attempts[i];
+	double lo = a->start - WAITER_START_SLACK_MEASURED;
+	size_t b = 0, e = w->n;
+	long best = -1;
+
+	/* the first entry not before (a->ret, lo) */
+	while (b < e) {
+		size_t m = b + (e - b) / 2;
+
+		if (w->idx[m].ret < a->ret || (w->idx[m].ret == a->ret && w->idx[m].end < lo))
+			b = m + 1;
+		else
+			e = m;
+	}
+	for (; b < w->n && w->idx[b].ret == a->ret &&
+	       !(w->idx[b].end > a->end + WAITER_EXIT_SLACK_MEASURED); b++) {
+		const struct by_end *o = &w->idx[b];
+		const struct attempt *c = &l->attempts[o->i];
+
+		if (o->waiter || !o->can_lead || o->i == i || !names_compatible(a, c))
+			continue;
+		if (best >= 0 && !(c->module && l->attempts[best].module &&
+				   strcmp(c->module, l->attempts[best].module) == 0))
+			return -1;
+		best = (long)o->i;
+	}
+	return best;
+}
+
+/*
+ * A leader's waiters wake together but leave one after another, as the CPUs get to
+ * them: a hundred waiters on two CPUs (under emulation, on a loaded host) leave over
+ * half a second, far beyond the exit slack of their leader. A call the trace shows did
+ * no work of its own (vmap events or the kread probe: it read nothing, so it waited)
+ * is a waiter: of the leader of the waiter that left within the slack before it with
+ * its return, if that one fits it otherwise (came in while it ran), else of the only
+ * call it can have waited for (only_leader()). In order of exit, so that a chain
+ * reaches the last one; the nearest waiter before it decides.
+ */
+static void find_late_waiters(struct ledger *l, size_t from, struct waiter_index *w)
+{
+	/* the last waiter before idx[k] (by return, then exit), SIZE_MAX: none */
+	size_t last = SIZE_MAX;
+
+	if (!w->all_finite)
+		return;
+	for (size_t k = 0; k < w->n; k++) {
+		struct by_end *e = &w->idx[k];
+		struct attempt *a = &l->attempts[e->i];
+		const struct by_end *o = last == SIZE_MAX ? NULL : &w->idx[last];
+		long lead = -1;
+		double dist;
+
+		if (e->waiter) {
+			last = k;
+			continue;
+		}
+		if (e->i < from || !has_evidence(a) || a->module_load_seen ||
+		    (a->measured && a->n_allocs) || (a->probed && a->kread_seen))
+			continue;
+		if (o && o->ret == e->ret && e->end - o->end <= WAITER_EXIT_SLACK_MEASURED)
+			lead = l->attempts[o->i].leader;
+		if (lead < 0 || (size_t)lead == e->i ||
+		    !leader_fits_as(a, &l->attempts[lead], true, &dist))
+			lead = only_leader(l, w, e->i);
+		if (lead < 0)
+			continue;
+		a->outcome = OUTCOME_WAITER;
+		e->waiter = true;
+		last = k;
+		a->leader = lead;
+		a->waiter_by_timing = false;
+		if (!a->module && l->attempts[lead].module) {
+			a->module = l->attempts[lead].module;
+			a->name_source = NAME_LEADER;
+		}
+	}
+}
+
+/*
  * 6.5+ (9b9879fc0327): finit_module() calls on one inode that overlap are merged; the
  * first does the work, the others sleep and return its result. A waiter started while
  * its leader ran, left right after it with the same result, and (when vmap events were
@@ -1508,6 +1606,7 @@ static void find_waiters(struct ledger *l, size_t from, struct waiter_index *w)
 			a->name_source = NAME_LEADER;
 		}
 	}
+	find_late_waiters(l, from, w);
 	/* a leader named later (by the log) names its waiters too */
 	for (size_t i = from; i < l->n_attempts; i++) {
 		struct attempt *a = &l->attempts[i];

@@ -147,6 +147,164 @@ static void test_waiters(void **state)
 	ledger_free(l);
 }
 
+/*
+ * The 6.12 guest's storm100-fresh-dummy under emulation (2 vCPUs): the leader loaded
+ * dummy, its 99 waiters woke together and left one after another, the last 150 ms
+ * after it, beyond the exit slack. With the kread probe they read nothing, so they
+ * waited: each is its leader's waiter through the one that left just before it. Built
+ * line by line: the leader (pid 100), then @n waiters leaving every @step seconds from
+ * @first after it; then a non-reader that came in after the leader had left (pid 300).
+ * @other: first, pid 400 loads another module meanwhile.
+ */
+static char **late_waiter_lines(int n, double first, double step, bool other)
+{
+	char **v = calloc((size_t)(3 * n + 16), sizeof(*v));
+	size_t k = 0;
+
+	assert_non_null(v);
+	assert_true(asprintf(&v[k++], "            init-1       [000] .....    50.000000: "
+			     "tracing_mark_write: kmodtop_probes kread name") > 0);
+	if (other) {
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] ...1.    55.300000: "
+				     "sys_finit_module(fd: 3, uargs: 4a9df5, flags: 4)") > 0);
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] .....    55.300100: "
+				     "kmodtop_kread: (kernel_read_file+0x4/0x330) size=9000 id=2 "
+				     "path=\"other.ko.xz\"") > 0);
+	}
+	assert_true(asprintf(&v[k++], "   systemd-udevd-100     [001] ...1.    55.399483: "
+			     "sys_finit_module(fd: 6, uargs: 4a9df5, flags: 4)") > 0);
+	assert_true(asprintf(&v[k++], "   systemd-udevd-100     [001] .....    55.400000: "
+			     "kmodtop_kread: (kernel_read_file+0x4/0x330) size=3572 id=2 "
+			     "path=\"dummy.ko.xz\"") > 0);
+	for (int i = 0; i < n; i++)
+		assert_true(asprintf(&v[k++], "   systemd-udevd-%d     [000] ...1.    %.6f: "
+				     "sys_finit_module(fd: %d, uargs: 4a9df5, flags: 4)",
+				     200 + i, 55.406 + i * 0.0001, 7 + i) > 0);
+	assert_true(asprintf(&v[k++], "   systemd-udevd-100     [001] .....    55.840000: "
+			     "module_load: dummy") > 0);
+	assert_true(asprintf(&v[k++], "   systemd-udevd-100     [001] ...1.    55.846816: "
+			     "sys_finit_module -> 0x0") > 0);
+	if (other) {
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] .....    55.849000: "
+				     "module_load: other") > 0);
+		assert_true(asprintf(&v[k++], "         modprobe-400     [001] ...1.    55.850000: "
+				     "sys_finit_module -> 0x0") > 0);
+	}
+	for (int i = 0; i < n; i++)
+		assert_true(asprintf(&v[k++], "   systemd-udevd-%d     [000] ...1.    %.6f: "
+				     "sys_finit_module -> 0x0", 200 + i,
+				     55.846816 + first + i * step) > 0);
+	/* came in 10 ms after the leader left, read nothing, left among the waiters */
+	assert_true(asprintf(&v[k++], "   systemd-udevd-300     [001] ...1.    55.856816: "
+			     "sys_finit_module(fd: 90, uargs: 4a9df5, flags: 4)") > 0);
+	assert_true(asprintf(&v[k++], "   systemd-udevd-300     [001] ...1.    %.6f: "
+			     "sys_finit_module -> 0x0", 55.846816 + first + (n - 1) * step +
+			     step / 2) > 0);
+	return v;
+}
+
+/*
+ * The same storm, another run: 366 entered 6 ms before 413 but was preempted before
+ * idempotent(), where 413 got first; it read nothing and left after 413
+ */
+static const char *const waiter_entered_first[] = {
+	"            init-1       [000] .....    10.000000: tracing_mark_write: kmodtop_probes kread name",
+	"   systemd-udevd-366     [000] ...1.    17.065095: sys_finit_module(fd: 6, uargs: 4a9df5, flags: 4)",
+	"   systemd-udevd-413     [001] ...1.    17.070868: sys_finit_module(fd: 53, uargs: 4a9df5, flags: 4)",
+	"   systemd-udevd-413     [001] .....    17.071000: kmodtop_kread: (kernel_read_file+0x4/0x330) size=3572 id=2 path=\"dummy.ko.xz\"",
+	"   systemd-udevd-413     [001] .....    17.130000: module_load: dummy",
+	"   systemd-udevd-413     [001] ...1.    17.137327: sys_finit_module -> 0x0",
+	"   systemd-udevd-366     [000] ...1.    17.155298: sys_finit_module -> 0x0",
+	NULL
+};
+
+static void lines_free(char **v)
+{
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int feed_settle(void *userdata, const struct ktrace_event *ev)
+{
+	int r = ledger_feed_trace(userdata, ev);
+
+	return r < 0 ? r : ledger_settle(userdata, ev->ts);
+}
+
+static void test_late_waiters(void **state)
+{
+	/* 6 waiters 30 ms apart: the last leaves 150 ms after the leader */
+	char **v = late_waiter_lines(6, 0.0001, 0.030, false);
+	struct ledger *l = ledger_from_lines((const char *const *)v);
+	struct ktrace_parser_ops ops = { .event = feed_settle };
+	struct ktrace_parser *p = NULL;
+	struct ledger *s = NULL;
+
+	(void)state;
+	assert_int_equal(l->n_attempts, 8);
+	assert_int_equal(l->attempts[0].name_source, NAME_MODULE_LOAD);
+	for (size_t i = 1; i <= 6; i++) {
+		assert_int_equal(l->attempts[i].outcome, OUTCOME_WAITER);
+		assert_int_equal(l->attempts[i].leader, 0);
+		assert_string_equal(l->attempts[i].module, "dummy");
+		assert_int_equal(l->attempts[i].name_source, NAME_LEADER);
+	}
+	/* it came too late to wait for the leader: nobody's waiter, unnamed */
+	assert_int_not_equal(l->attempts[7].outcome, OUTCOME_WAITER);
+	assert_null(l->attempts[7].module);
+
+	/* settled as the events come, the same */
+	assert_int_equal(ledger_new(&(struct ledger_ops){ 0 }, true, &s), 0);
+	assert_int_equal(ktrace_parser_new("test", &ops, s, &p), 0);
+	for (size_t i = 0; v[i]; i++)
+		assert_int_equal(ktrace_parser_feed(p, v[i], strlen(v[i])), 0);
+	assert_int_equal(ktrace_parser_finish(p), 0);
+	ktrace_parser_free(p);
+	assert_int_equal(ledger_finish(s), 0);
+	assert_int_equal(s->n_attempts, l->n_attempts);
+	for (size_t i = 0; i < l->n_attempts; i++) {
+		assert_int_equal(s->attempts[i].outcome, l->attempts[i].outcome);
+		assert_int_equal(s->attempts[i].leader, l->attempts[i].leader);
+		assert_int_equal(s->attempts[i].name_source, l->attempts[i].name_source);
+	}
+	ledger_free(s);
+	ledger_free(l);
+	lines_free(v);
+
+	/*
+	 * A gap wider than the slack between two waiters: the chain stops there, but the
+	 * leader is the only call the second can have waited for
+	 */
+	v = late_waiter_lines(2, 0.0001, 0.150, false);
+	l = ledger_from_lines((const char *const *)v);
+	assert_int_equal(l->attempts[1].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[2].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[2].leader, 0);
+	assert_string_equal(l->attempts[2].module, "dummy");
+	ledger_free(l);
+	lines_free(v);
+
+	l = ledger_from_lines(waiter_entered_first);
+	assert_int_equal(l->attempts[0].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[0].leader, 1);
+	assert_string_equal(l->attempts[0].module, "dummy");
+	ledger_free(l);
+
+	/* with another module loaded meanwhile, it may have waited for either: no guess */
+	v = late_waiter_lines(2, 0.0001, 0.150, true);
+	l = ledger_from_lines((const char *const *)v);
+	assert_int_equal(l->n_attempts, 5);
+	assert_int_equal(l->attempts[0].pid, 400);
+	assert_string_equal(l->attempts[0].module, "other");
+	assert_int_equal(l->attempts[2].outcome, OUTCOME_WAITER);
+	assert_int_equal(l->attempts[2].leader, 1);
+	assert_int_not_equal(l->attempts[3].outcome, OUTCOME_WAITER);
+	assert_null(l->attempts[3].module);
+	ledger_free(l);
+	lines_free(v);
+}
+
 /* "fs-NAME" resolves to NAME; ext4 was Live before the trace began */
 static int resolve(void *userdata, const char *alias, char ***ret_names, size_t *ret_n)
 {
@@ -871,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_layout_check_lying_headers),
 		cmocka_unit_test(test_names_without_rename),
 		cmocka_unit_test(test_waiters),
+		cmocka_unit_test(test_late_waiters),
 		cmocka_unit_test(test_needless),
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_probes_late),
