@@ -212,6 +212,7 @@ static const char *const needles[] = {
 	"LoadWithAliases",	/* and "LoadWithAliases was unable to load %s" */
 	"failed to insert",	/* OpenWrt's ubox loader */
 	"failed to mmap",	/* and its "failed to mmap %s" of a module file */
+	"could not insert",	/* kmod's modprobe error retyped without "modprobe: " */
 };
 const char *const *ci_needles(size_t *ret_n)
 {

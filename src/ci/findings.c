@@ -1000,6 +1000,7 @@ static bool loader_message(const char *s, size_t len)
 	static const char *const starts[] = {
 		"modprobe: ", "insmod: ", "Failed to insert ", "Failed to find module '",
 		"Error running install command ", "FATAL: Error ", "WARNING: Error ",
+		"FATAL: Module ", "could not insert '",
 		/* OpenWrt's ubox loader, bare on a console or with its syslog ident */
 		"failed to insert ", "failed to read full module ", "failed to mmap ",
 		"failed to load the .modinfo section from ", "kmod: ", "kmodloader: ",

@@ -168,6 +168,10 @@ static const struct klog_format_entry table[] = {
 	  "kernel/module_signature.c", EBADMSG, "-"),
 	E(SIG_REJECTED, "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
 	  "security/lockdown/lockdown.c", EPERM, "tu", .text2_is = "unsigned module loading"),
+	/* Chrome OS's LSM (security/chromiumos/lsm.c, pr_fmt "Chromium OS LSM: "): a module
+	 * from outside the verified root it pinned is refused, its path quoted */
+	E(SIG_REJECTED, "Chromium OS LSM: init_module denied module=\"%s\" pid=%d cmdline=%s",
+	  "security/chromiumos/lsm.c", EPERM, "mn-", .flags = KLOG_FORMAT_MODULE_PATH),
 	/* SELinux's lockdown hook (5.6 - 5.15) refusing the same, in its AVC record */
 	E(SIG_REJECTED,
 	  "audit: type=1400 audit(%s): avc:  denied  { %s } for  pid=%d comm=\"%s\" lockdown_reason=\"%s\" %s",
@@ -226,6 +230,14 @@ static const struct klog_format_entry table[] = {
 	 * CONFIG_MODULE_ALLOW_BTF_MISMATCH, the only case it prints this then)
 	 */
 	E(LOAD_ERROR, "failed to validate module [%s] BTF: %ld\n", "kernel/bpf/btf.c", 0, "mn"),
+	/*
+	 * x86's apply_relocate_add() (4.16+) finding a relocation's target already written
+	 * (a module built against other headers or tools): the load fails with ENOEXEC
+	 * and names no module; "module: " is the pr_fmt of arch/x86/kernel/module.c
+	 */
+	E(LOAD_ERROR,
+	  "module: x86/modules: Skipping invalid relocation target, existing value is nonzero for type %d, loc %p, val %Lx\n",
+	  "arch/x86/kernel/module.c", ENOEXEC, "n--"),
 
 	/* modinfo, version magic, blacklist (5.3) */
 	E(BLACKLISTED, "Module %s is blacklisted\n", MAIN, EPERM, "m"),
@@ -281,6 +293,10 @@ static const struct klog_format_entry table[] = {
 	  0, "mt", .flags = KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s not found.", "kmod tools/modprobe.c",
 	  ENOENT, "m"),
+	/* kmod modprobe's error retyped without "modprobe: ERROR: " (the quoted name and the
+	 * colon after it are kmod's) */
+	E(MODPROBE_ERROR, "could not insert '%s': %s", "kmod tools/modprobe.c", 0, "mt",
+	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is not in kernel.",
 	  "kmod tools/modprobe.c", ENOENT, "m"),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is builtin.", "kmod tools/modprobe.c", 0,
@@ -309,6 +325,8 @@ static const struct klog_format_entry table[] = {
 	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "WARNING: Error inserting %s (%s): %s", "module-init-tools modprobe.c",
 	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "FATAL: Module %s not found.", "module-init-tools modprobe.c", ENOENT,
+	  "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "FATAL: Error running install command for %s",
 	  "module-init-tools modprobe.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "WARNING: Error running install command for %s",
@@ -1077,6 +1095,24 @@ static int classify_without_colon(const char *msg, size_t len, struct klog_findi
 	return 0;
 }
 
+/*
+ * Past a syslog priority, "<4>", left before a message with no timestamp (busybox's
+ * dmesg, dmesg -r on a kernel without printk times): not part of the module's name.
+ */
+static const char *skip_level_prefix(const char *s, size_t *len)
+{
+	size_t n = *len, k = 1;
+
+	if (n < 4 || s[0] != '<')
+		return s;
+	while (k < n && k <= 3 && s[k] >= '0' && s[k] <= '9')
+		k++;
+	if (k == 1 || k >= n || s[k] != '>')
+		return s;
+	*len = n - k - 1;
+	return s + k + 1;
+}
+
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 {
 	size_t i;
@@ -1092,6 +1128,7 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 		return 0;
 	msg = skip_kernel_tag(msg, &len);
 	msg = klog_skip_markup(msg, &len);
+	msg = skip_level_prefix(msg, &len);
 	if (len == 0)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(table); i++)

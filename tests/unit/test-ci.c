@@ -767,7 +767,7 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 		}
 		while (*f == '*' || *f == '.' || (*f >= '0' && *f <= '9'))
 			f++;
-		while (strchr("hlzjt", *f))
+		while (strchr("hlzjtL", *f))
 			f++;
 		conv = *f++;
 		if (conv == 'p')

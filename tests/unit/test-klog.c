@@ -1292,7 +1292,7 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 		}
 		while (*f == '*' || *f == '.' || (*f >= '0' && *f <= '9'))
 			f++;
-		while (strchr("hlzjt", *f))
+		while (strchr("hlzjtL", *f))
 			f++;
 		conv = *f++;
 		if (conv == 'p')
@@ -1900,6 +1900,62 @@ static void test_finding_third_batch(void **state)
 			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
 }
 
+/* Batch 4a's new wordings: x86 relocation, Chrome OS's LSM, the level prefix, old modprobe */
+static void test_finding_batch_4a(void **state)
+{
+	static const struct {
+		const char *line, *module;
+		enum klog_finding_kind kind;
+		int err;
+	} cases[] = {
+		/* x86's relocation check fails the load and names no module */
+		{ "module: x86/modules: Skipping invalid relocation target, existing value is nonzero for type 2, loc 0000000012345678, val ffffffffc0a1b2c3",
+		  NULL, KLOG_FINDING_LOAD_ERROR, ENOEXEC },
+		/* Chrome OS's LSM refuses a module from outside its pinned root */
+		{ "Chromium OS LSM: init_module denied module=\"/home/chronos/user/Downloads/usbip-core.ko\" pid=4242 cmdline=\"insmod usbip-core.ko\"",
+		  "usbip-core", KLOG_FINDING_SIG_REJECTED, EPERM },
+		/* a syslog priority before an untimed message is not the module's name */
+		{ "<3>snd_foo: Unknown symbol snd_pcm_new (err -2)", "snd_foo",
+		  KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		{ "`<4>vboxdrv: disagrees about version of symbol module_layout`", "vboxdrv",
+		  KLOG_FINDING_SYMBOL_VERSION, EINVAL },
+		/* module-init-tools' modprobe, with or without the sentence's '.' */
+		{ "FATAL: Module nvidia_current not found.", "nvidia_current",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "FATAL: Module spl not found", "spl", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* kmod modprobe's error retyped without its program */
+		{ "could not insert 'vboxnetflt': Operation not permitted", "vboxnetflt",
+		  KLOG_FINDING_MODPROBE_ERROR, EPERM },
+	};
+	static const char *const none[] = {
+		/* Chrome OS's LSM pinning its root on the first load, and its other words */
+		"Chromium OS LSM: init_module locked module=\"/lib/modules/3.8.11/kernel/drivers/net/tun.ko\" pid=83 cmdline=\"modprobe tun\"",
+		"Chromium OS LSM: init_module locking-ignored module=\"/tmp/x.ko\" pid=9 cmdline=\"insmod /tmp/x.ko\"",
+		"Chromium OS LSM: module locking engaged.",
+		/* a level prefix alone */
+		"<4>",
+		/* other words of the same shape */
+		"FATAL: Module loading is disabled in this image",
+		"could not insert 'a b': the index is full",
+	};
+	struct klog_finding f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (klog_classify(cases[i].line, strlen(cases[i].line), &f) != 1)
+			fail_msg("not recognised: \"%s\"", cases[i].line);
+		assert_int_equal(f.kind, cases[i].kind);
+		assert_int_equal(f.err, cases[i].err);
+		if (cases[i].module)
+			assert_field(f.module, f.module_len, cases[i].module);
+		else
+			assert_null(f.module);
+	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (klog_classify(none[i], strlen(none[i]), &f) != 0)
+			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1935,6 +1991,7 @@ int main(void)
 		cmocka_unit_test(test_finding_last_pastes),
 		cmocka_unit_test(test_finding_wordings_by_version),
 		cmocka_unit_test(test_finding_third_batch),
+		cmocka_unit_test(test_finding_batch_4a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
