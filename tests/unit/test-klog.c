@@ -1954,6 +1954,26 @@ static void test_finding_batch_4b(void **state)
 			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
 }
 
+/* a journal line with no host (journalctl --no-hostname, or cut for a report) */
+static void test_dmesg_journal_without_host(void **state)
+{
+	struct klog_rec rec;
+
+	(void)state;
+	assert_int_equal(dline("2020-07-15T19:16:02.121091+0000 kernel: status -71 num_proto_errs 1",
+			       &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_ISO);
+	assert_null(rec.host);
+	assert_mem(rec.msg, rec.msg_len, "status -71 num_proto_errs 1");
+	assert_int_equal(dline("sep 26 17:13:03 kernel: usbcore: registered new interface driver rt2800usb",
+			       &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_SHORT);
+	assert_mem(rec.msg, rec.msg_len, "usbcore: registered new interface driver rt2800usb");
+	/* another program's line is none */
+	assert_int_equal(dline("2020-07-15T19:16:02+0000 sshd[12]: Accepted publickey", &rec), 0);
+	assert_int_equal(dline("2020-07-15T19:16:02+0000 kernelx: no", &rec), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1990,6 +2010,7 @@ int main(void)
 		cmocka_unit_test(test_finding_wordings_by_version),
 		cmocka_unit_test(test_finding_third_batch),
 		cmocka_unit_test(test_finding_batch_4b),
+		cmocka_unit_test(test_dmesg_journal_without_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
