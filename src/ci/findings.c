@@ -1001,6 +1001,8 @@ static bool loader_message(const char *s, size_t len)
 		"modprobe: ", "insmod: ", "Failed to insert ", "Failed to find module '",
 		"Error running install command ", "FATAL: Error ", "WARNING: Error ",
 		"FATAL: Module ", "could not insert '",
+		/* module-init-tools' first insmod (0.8, 0.9): no program name either */
+		"Error inserting `",
 		/* OpenWrt's ubox loader, bare on a console or with its syslog ident */
 		"failed to insert ", "failed to read full module ", "failed to mmap ",
 		"failed to load the .modinfo section from ", "kmod: ", "kmodloader: ",

@@ -242,6 +242,10 @@ static const struct klog_format_entry table[] = {
 	/* modinfo, version magic, blacklist (5.3) */
 	E(BLACKLISTED, "Module %s is blacklisted\n", MAIN, EPERM, "m"),
 	E(VERMAGIC, "%s: version magic '%s' should be '%s'\n", MAIN, ENOEXEC, "mtu"),
+	/* 2.6's load_module() and check_version() (before try_to_force_load(), 2.6.26) */
+	E(FORCED_LOAD, "%s: no version magic, tainting kernel.\n", "kernel/module.c", 0, "m"),
+	E(FORCED_LOAD, "%s: no version for \"%s\" found: kernel tainted.\n", "kernel/module.c",
+	  0, "ms"),
 	E(FORCED_LOAD, "%s: %s: kernel tainted.\n", MAIN, 0, "mt"),
 	E(LOAD_ERROR,
 	  "%s: module is marked as livepatch module, but livepatch support is disabled", MAIN,
@@ -313,10 +317,26 @@ static const struct klog_format_entry table[] = {
 	/* busybox: bb_error_msg_and_die("can't insert '%s': %s", filename, moderror(rc)) */
 	E(MODPROBE_ERROR, "insmod: can't insert '%s': %s", "busybox modutils/insmod.c", 0, "mt",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/*
+	 * busybox before 1.13 (its own 2.6 loader): insmod's "cannot insert `%s': %s (%li)"
+	 * and modprobe's "module %s not found" / "failed to load module %s" (v1.00 to v1.5
+	 * in OpenWrt boot logs); common words, so only with the program's name in front
+	 */
+	E(MODPROBE_ERROR, "insmod: cannot insert `%s': %s", "busybox modutils/insmod.c", 0,
+	  "m-", .flags = KLOG_FORMAT_MODULE_PATH),
+	E(MODPROBE_ERROR, "modprobe: module %s not found", "busybox modutils/modprobe.c",
+	  ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "modprobe: failed to load module %s", "busybox modutils/modprobe.c", 0,
+	  "m", .flags = KLOG_FORMAT_WORDS),
 	/* module-init-tools (before kmod, 2.6 era): insmod says "error inserting '%s': %li
 	 * %s\n" (file, -1, moderror()) */
 	E(MODPROBE_ERROR, "insmod: error inserting '%s': %d %s", "module-init-tools insmod.c",
 	  0, "m-t", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/* its first releases (0.8, 0.9, 2002) quoted the file `so' and named no program */
+	E(MODPROBE_ERROR, "insmod: error inserting `%s': %d %s", "module-init-tools insmod.c",
+	  0, "m-t", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	E(MODPROBE_ERROR, "Error inserting `%s': %d %s", "module-init-tools insmod.c", 0, "m-t",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
 	/*
 	 * module-init-tools' modprobe (2.6 era, before kmod): no program name, its error()
 	 * says "WARNING: " or "FATAL: " (the last module of the command line)
@@ -399,6 +419,19 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "%s: Failed to insmod '%s' with args '%s'",
 	  "android system/core libmodprobe/libmodprobe_ext.cpp", 0, "-m-",
 	  .flags = KLOG_FORMAT_MODULE_PATH),
+	/*
+	 * Android 16's libmodprobe names the file and the names it tried, and its modprobe
+	 * says which file failed and why (6.12 android16 logs: xingyang-maker/suspend_mvp)
+	 */
+	E(MODPROBE_ERROR, "%s: LoadWithAliases was unable to load %s, tried: %s",
+	  "android system/core libmodprobe/libmodprobe.cpp", 0, "-m-",
+	  .flags = KLOG_FORMAT_MODULE_PATH),
+	E(MODPROBE_ERROR, "LoadWithAliases was unable to load %s, tried: %s",
+	  "android system/core libmodprobe/libmodprobe.cpp", 0, "m-",
+	  .flags = KLOG_FORMAT_MODULE_PATH),
+	E(MODPROBE_ERROR, "%s: Failed to load module %s: %s", "android system/core toolbox/modprobe.cpp",
+	  0, "-mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_KO_FILE),
 	E(MODPROBE_ERROR, "%s: LoadWithAliases was unable to load %s",
 	  "android system/core libmodprobe/libmodprobe.cpp", 0, "-m",
 	  .flags = KLOG_FORMAT_WORDS),
@@ -814,6 +847,10 @@ static int errno_of_text(const char *t, size_t len)
 		{ "No such device or address", ENXIO },
 		{ "Device or resource busy", EBUSY },
 		{ "Cannot allocate memory", ENOMEM },
+		/* bionic's EOPNOTSUPP (Android's libmodprobe); glibc says "Operation not supported" */
+		{ "Operation not supported on transport endpoint", EOPNOTSUPP },
+		{ "Operation not supported", EOPNOTSUPP },
+		{ "Out of memory", ENOMEM },	/* bionic's ENOMEM */
 		{ "Bad message", EBADMSG },
 		{ "Package not installed", ENOPKG },
 		{ "Timer expired", ETIME },

@@ -552,6 +552,21 @@ static int parse_host_ident(const char *s, const char *end, struct klog_rec *rec
 	return 1;
 }
 
+/*
+ * After a journal timestamp with no host (journalctl --no-hostname, or a line cut for a
+ * bug report): " kernel: msg". 1 with the message.
+ */
+static int parse_kernel_ident(const char *s, const char *end, const char **ret_msg)
+{
+	if (end - s < 8 || memcmp(s, " kernel:", 8) != 0)
+		return 0;
+	s += 8;
+	if (s < end && *s == ' ')
+		s++;
+	*ret_msg = s;
+	return 1;
+}
+
 size_t dmesg_syslog_head(const char *line, size_t len)
 {
 	const char *end = line + len, *p, *host_end;
@@ -711,7 +726,8 @@ static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool a
 			set_msg(rec, q, end);
 			return 1;
 		}
-		if (parse_host_ident(q, end, rec, &msg) != 1)
+		if (parse_host_ident(q, end, rec, &msg) != 1 &&
+		    parse_kernel_ident(q, end, &msg) != 1)
 			return 0;
 		rec->format = KLOG_FORMAT_JOURNAL_ISO;
 		set_msg(rec, msg, end);
@@ -719,7 +735,8 @@ static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool a
 		return 1;
 	}
 	q = parse_short_time(p, end, rec);
-	if (!q || parse_host_ident(q, end, rec, &msg) != 1)
+	if (!q || (parse_host_ident(q, end, rec, &msg) != 1 &&
+		   parse_kernel_ident(q, end, &msg) != 1))
 		return 0;
 	rec->format = KLOG_FORMAT_JOURNAL_SHORT;
 	set_msg(rec, msg, end);

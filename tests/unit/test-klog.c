@@ -1956,6 +1956,80 @@ static void test_finding_batch_4a(void **state)
 			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
 }
 
+/* batch 4b of held-out logs (tests/corpus 160-183): older loaders and kernels, Android 16 */
+static void test_finding_batch_4b(void **state)
+{
+	static const struct {
+		const char *line, *module;
+		enum klog_finding_kind kind;
+		int err;
+	} cases[] = {
+		/* 2.6's forced loads */
+		{ "vmmon: no version magic, tainting kernel.", "vmmon", KLOG_FINDING_FORCED_LOAD, 0 },
+		{ "ndiswrapper: no version for \"struct_module\" found: kernel tainted.",
+		  "ndiswrapper", KLOG_FINDING_FORCED_LOAD, 0 },
+		/* Android 16's libmodprobe and modprobe */
+		{ "modprobe: LoadWithAliases was unable to load /system_dlkm/lib/modules/ptp_kvm.ko, tried: ptp_kvm",
+		  "ptp_kvm", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "modprobe: Failed to load module /system_dlkm/lib/modules/ptp_kvm.ko: Operation not supported on transport endpoint",
+		  "ptp_kvm", KLOG_FINDING_MODPROBE_ERROR, EOPNOTSUPP },
+		{ "[9:       modprobe:  465] modprobe: Failed to insmod '/vendor/lib/modules/scsc_wlan.ko' with args '': Out of memory",
+		  "scsc_wlan", KLOG_FINDING_MODPROBE_ERROR, ENOMEM },
+		/* busybox before 1.13 */
+		{ "insmod: cannot insert `/lib/modules/ipt_mark.ko': Success (22): Success",
+		  "ipt_mark", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "modprobe: module ath_rate_minstrel not found", "ath_rate_minstrel",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "modprobe: failed to load module ath_rate_minstrel", "ath_rate_minstrel",
+		  KLOG_FINDING_MODPROBE_ERROR, 0 },
+		/* module-init-tools 0.8/0.9: `file' quoted, no program name */
+		{ "Error inserting `./gameport.o': -1 Invalid module format", "gameport",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		{ "insmod: error inserting `/lib/scsi_mod.o': -1 Unknown symbol in module",
+		  "scsi_mod", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		/* the same words of anything but a module load */
+		"Failed to load module /usr/lib/python3/foo.py: No such file or directory",
+		"python: Failed to load module plugin: not found",
+		"module foo not found",
+		"failed to load module ath_rate_minstrel",
+	};
+	struct klog_finding f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (klog_classify(cases[i].line, strlen(cases[i].line), &f) != 1)
+			fail_msg("not recognised: \"%s\"", cases[i].line);
+		assert_int_equal(f.kind, cases[i].kind);
+		assert_int_equal(f.err, cases[i].err);
+		assert_field(f.module, f.module_len, cases[i].module);
+	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (klog_classify(none[i], strlen(none[i]), &f) != 0)
+			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
+}
+
+/* a journal line with no host (journalctl --no-hostname, or cut for a report) */
+static void test_dmesg_journal_without_host(void **state)
+{
+	struct klog_rec rec;
+
+	(void)state;
+	assert_int_equal(dline("2020-07-15T19:16:02.121091+0000 kernel: status -71 num_proto_errs 1",
+			       &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_ISO);
+	assert_null(rec.host);
+	assert_mem(rec.msg, rec.msg_len, "status -71 num_proto_errs 1");
+	assert_int_equal(dline("sep 26 17:13:03 kernel: usbcore: registered new interface driver rt2800usb",
+			       &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_JOURNAL_SHORT);
+	assert_mem(rec.msg, rec.msg_len, "usbcore: registered new interface driver rt2800usb");
+	/* another program's line is none */
+	assert_int_equal(dline("2020-07-15T19:16:02+0000 sshd[12]: Accepted publickey", &rec), 0);
+	assert_int_equal(dline("2020-07-15T19:16:02+0000 kernelx: no", &rec), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1992,6 +2066,8 @@ int main(void)
 		cmocka_unit_test(test_finding_wordings_by_version),
 		cmocka_unit_test(test_finding_third_batch),
 		cmocka_unit_test(test_finding_batch_4a),
+		cmocka_unit_test(test_finding_batch_4b),
+		cmocka_unit_test(test_dmesg_journal_without_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
