@@ -326,36 +326,28 @@ static int open_raw(struct live_session *lv)
 	static const struct raw_stream_ops ops = {
 		.decoded = raw_decoded, .event = raw_event, .bad = raw_bad
 	};
-	/* the formats of what the instance traces: its events' systems, ftrace's own */
-	char sys[KTRACE_MAX_EVENTS + 4][32];
-	const char *systems[KTRACE_MAX_EVENTS + 5];
-	size_t ns = 0;
+	/*
+	 * the formats of what the instance traces: ftrace's own events (markers, stacks),
+	 * vmalloc's and its kprobe group's, each whole (a few each), and its events one by
+	 * one (not all of syscalls)
+	 */
+	const char *formats[KTRACE_MAX_EVENTS + 4];
+	size_t nf = 0;
 	const char *why = NULL;
 	char *syms = NULL;
 	double t = now_mono();
 	int r;
 
-	snprintf(sys[ns++], sizeof(sys[0]), "ftrace");
-	snprintf(sys[ns++], sizeof(sys[0]), "vmalloc");
+	formats[nf++] = "ftrace";
+	formats[nf++] = "vmalloc";
 	if (lv->ti->group[0])
-		snprintf(sys[ns++], sizeof(sys[0]), "%s", lv->ti->group);
-	for (size_t i = 0; i < lv->ti->n_events && ns < KTRACE_MAX_EVENTS + 4; i++) {
-		const char *n = lv->ti->events[i].name, *sl = strchr(n, '/');
-		size_t k;
+		formats[nf++] = lv->ti->group;
+	for (size_t i = 0; i < lv->ti->n_events && nf < KTRACE_MAX_EVENTS + 3; i++)
+		if (strchr(lv->ti->events[i].name, '/'))
+			formats[nf++] = lv->ti->events[i].name;
+	formats[nf] = NULL;
 
-		if (!sl || (size_t)(sl - n) >= sizeof(sys[0]))
-			continue;
-		for (k = 0; k < ns; k++)
-			if (strlen(sys[k]) == (size_t)(sl - n) && memcmp(sys[k], n, (size_t)(sl - n)) == 0)
-				break;
-		if (k == ns)
-			snprintf(sys[ns++], sizeof(sys[0]), "%.*s", (int)(sl - n), n);
-	}
-	for (size_t k = 0; k < ns; k++)
-		systems[k] = sys[k];
-	systems[ns] = NULL;
-
-	r = ktrace_raw_open(live_mnt.fd, live_mnt.path, lv->ti->path, lv->ti->ncpus, systems,
+	r = ktrace_raw_open(live_mnt.fd, live_mnt.path, lv->ti->path, lv->ti->ncpus, formats,
 			     &lv->rr, &why);
 	step_done(lv, "event formats", &t);
 	if (r < 0) {
