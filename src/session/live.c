@@ -424,16 +424,17 @@ static void mark_probes(struct ktrace_instance *ti)
 }
 
 /*
- * The naming probes for the running kernel: its BTF (offsets, argument positions) and
- * what ftrace can attach to. Neither is needed: a probe that cannot be had is a missing
- * event, with the plan's reason.
+ * The naming probes for the running kernel, from its BTF (offsets, argument
+ * positions, which functions exist). Not from available_filter_functions: the kernel
+ * formats megabytes of it (seconds under emulation, while a boot's udevd waits for
+ * READY=1), and a function it would not list is refused by the kernel when the probe
+ * is added, which leaves that probe out with the kernel's reason all the same. Neither
+ * is needed: a probe that cannot be had is a missing event.
  */
-static int plan_probes(struct live_session *lv, int tfd, struct load_probe_plan *ret)
+static int plan_probes(struct live_session *lv, struct load_probe_plan *ret)
 {
 	struct kernel_btf *btf = NULL;
 	struct kt_root *live = NULL;
-	char *funcs = NULL;
-	size_t len = 0;
 	double t = now_mono();
 	int r;
 
@@ -446,17 +447,9 @@ static int plan_probes(struct live_session *lv, int tfd, struct load_probe_plan 
 		if (r == -ENOMEM)
 			return r;
 	}
-	step_done(lv, "BTF", &t);
-	/* ~1.5 MiB on a distribution kernel; read once, before tracing starts */
-	r = ktrace_read_file(tfd, "available_filter_functions", 64u << 20, &funcs, &len);
-	step_done(lv, "available_filter_functions", &t);
-	if (r == -ENOMEM) {
-		kernel_btf_free(btf);
-		return r;
-	}
-	load_probes_plan(btf, r >= 0 ? funcs : NULL, len, ret);
-	free(funcs);
+	load_probes_plan(btf, NULL, 0, ret);
 	kernel_btf_free(btf);
+	step_done(lv, "BTF", &t);
 	return 0;
 }
 
@@ -488,7 +481,7 @@ static int setup_trace(struct live_session *lv, struct ktrace_instance **ret_ti)
 	if (r < 0 && r != -ENOENT)
 		lv->st.stale_err = r;
 	step_done(lv, "stale instances", &t);
-	r = plan_probes(lv, live_mnt.fd, &plan);
+	r = plan_probes(lv, &plan);
 	if (r < 0)
 		return r;
 	t = now_mono();
