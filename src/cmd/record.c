@@ -127,7 +127,8 @@ static void notify_started(void *userdata, const struct live_session *lv)
 
 	(void)userdata;
 	if (r == 0)
-		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=recording: %s traces", live_trace_name(lv));
+		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=recording: %s traces",
+			 live_get_status(lv)->instance);
 	else
 		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=recording the kernel log only: %s",
 			 why ? why : strerror(-r));

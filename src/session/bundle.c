@@ -691,6 +691,12 @@ void bundle_note_live(struct bundle *b, const struct live_status *st)
 	fprintf(b->notes, "trace read from: %s%s%s%s\n", st->raw ? "trace_pipe_raw" : "trace_pipe",
 		!st->raw && st->raw_why ? " (" : "", !st->raw && st->raw_why ? st->raw_why : "",
 		!st->raw && st->raw_why ? ")" : "");
+	/* what the setup cost, and how much of it a service manager waited for */
+	fprintf(b->notes, "ready after: %.3f s\nsetup:", st->ready_after);
+	for (size_t i = 0; i < st->n_steps; i++)
+		fprintf(b->notes, "%s %s %.3f s", i ? "," : "", st->steps[i].what,
+			st->steps[i].seconds);
+	fputc('\n', b->notes);
 	fprintf(b->notes, "vmallocinfo samples: %zu, peak in flight: %" PRIu64 " bytes, %zu areas\n",
 		st->vs.samples, st->vs.peak_inflight_bytes, st->vs.peak_inflight_areas);
 	for (size_t i = 0; i < st->n_events; i++)

@@ -152,6 +152,16 @@ static double now_mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* One step of live_start() ended: how long it took since *t, which becomes now */
+static void step_done(struct live_session *lv, const char *what, double *t)
+{
+	double now = now_mono();
+
+	if (lv->st.n_steps < LIVE_MAX_STEPS)
+		lv->st.steps[lv->st.n_steps++] = (struct live_step){ what, now - *t };
+	*t = now;
+}
+
 /* Reads what trace_pipe holds now (bounded, so that a flood cannot starve the loop). */
 static int drain_trace(struct live_session *lv, struct ktrace_instance *ti, struct trace_spool *sp,
 		       char *buf, unsigned int max_reads)
@@ -316,36 +326,30 @@ static int open_raw(struct live_session *lv)
 	static const struct raw_stream_ops ops = {
 		.decoded = raw_decoded, .event = raw_event, .bad = raw_bad
 	};
-	/* the formats of what the instance traces: its events' systems, ftrace's own */
-	char sys[KTRACE_MAX_EVENTS + 4][32];
-	const char *systems[KTRACE_MAX_EVENTS + 5];
-	size_t ns = 0;
+	/*
+	 * the formats of what the instance traces: ftrace's own events (markers, stacks),
+	 * vmalloc's and its kprobe group's, each whole (a few each), and its events one by
+	 * one (not all of syscalls)
+	 */
+	const char *formats[KTRACE_MAX_EVENTS + 4];
+	size_t nf = 0;
 	const char *why = NULL;
 	char *syms = NULL;
+	double t = now_mono();
 	int r;
 
-	snprintf(sys[ns++], sizeof(sys[0]), "ftrace");
-	snprintf(sys[ns++], sizeof(sys[0]), "vmalloc");
+	formats[nf++] = "ftrace";
+	formats[nf++] = "vmalloc";
 	if (lv->ti->group[0])
-		snprintf(sys[ns++], sizeof(sys[0]), "%s", lv->ti->group);
-	for (size_t i = 0; i < lv->ti->n_events && ns < KTRACE_MAX_EVENTS + 4; i++) {
-		const char *n = lv->ti->events[i].name, *sl = strchr(n, '/');
-		size_t k;
+		formats[nf++] = lv->ti->group;
+	for (size_t i = 0; i < lv->ti->n_events && nf < KTRACE_MAX_EVENTS + 3; i++)
+		if (strchr(lv->ti->events[i].name, '/'))
+			formats[nf++] = lv->ti->events[i].name;
+	formats[nf] = NULL;
 
-		if (!sl || (size_t)(sl - n) >= sizeof(sys[0]))
-			continue;
-		for (k = 0; k < ns; k++)
-			if (strlen(sys[k]) == (size_t)(sl - n) && memcmp(sys[k], n, (size_t)(sl - n)) == 0)
-				break;
-		if (k == ns)
-			snprintf(sys[ns++], sizeof(sys[0]), "%.*s", (int)(sl - n), n);
-	}
-	for (size_t k = 0; k < ns; k++)
-		systems[k] = sys[k];
-	systems[ns] = NULL;
-
-	r = ktrace_raw_open(live_mnt.fd, live_mnt.path, lv->ti->path, lv->ti->ncpus, systems,
+	r = ktrace_raw_open(live_mnt.fd, live_mnt.path, lv->ti->path, lv->ti->ncpus, formats,
 			     &lv->rr, &why);
+	step_done(lv, "event formats", &t);
 	if (r < 0) {
 		lv->st.raw_why = why;
 		return r;
@@ -355,6 +359,7 @@ static int open_raw(struct live_session *lv)
 		ktrace_raw_kallsyms(lv->rr, syms);
 		free(syms);
 	}
+	step_done(lv, "kallsyms", &t);
 	r = raw_stream_new(ktrace_raw_tep(lv->rr), raw_comm, lv, lv->ti->ncpus, &ops, lv, &lv->rs);
 	if (r < 0) {
 		lv->rr = ktrace_raw_free(lv->rr);
@@ -419,16 +424,18 @@ static void mark_probes(struct ktrace_instance *ti)
 }
 
 /*
- * The naming probes for the running kernel: its BTF (offsets, argument positions) and
- * what ftrace can attach to. Neither is needed: a probe that cannot be had is a missing
- * event, with the plan's reason.
+ * The naming probes for the running kernel, from its BTF (offsets, argument
+ * positions, which functions exist). Not from available_filter_functions: the kernel
+ * formats megabytes of it (seconds under emulation, while a boot's udevd waits for
+ * READY=1), and a function it would not list is refused by the kernel when the probe
+ * is added, which leaves that probe out with the kernel's reason all the same. Neither
+ * is needed: a probe that cannot be had is a missing event.
  */
-static int plan_probes(int tfd, struct load_probe_plan *ret)
+static int plan_probes(struct live_session *lv, struct load_probe_plan *ret)
 {
 	struct kernel_btf *btf = NULL;
 	struct kt_root *live = NULL;
-	char *funcs = NULL;
-	size_t len = 0;
+	double t = now_mono();
 	int r;
 
 	r = root_new("/", &live);
@@ -440,15 +447,9 @@ static int plan_probes(int tfd, struct load_probe_plan *ret)
 		if (r == -ENOMEM)
 			return r;
 	}
-	/* ~1.5 MiB on a distribution kernel; read once, before tracing starts */
-	r = ktrace_read_file(tfd, "available_filter_functions", 64u << 20, &funcs, &len);
-	if (r == -ENOMEM) {
-		kernel_btf_free(btf);
-		return r;
-	}
-	load_probes_plan(btf, r >= 0 ? funcs : NULL, len, ret);
-	free(funcs);
+	load_probes_plan(btf, NULL, 0, ret);
 	kernel_btf_free(btf);
+	step_done(lv, "BTF", &t);
 	return 0;
 }
 
@@ -462,11 +463,13 @@ static int setup_trace(struct live_session *lv, struct ktrace_instance **ret_ti)
 		.probes = &plan,
 	};
 	const char *why = NULL;
+	double t = now_mono();
 	int r;
 
 	/* given where to look (a test), look nowhere else and mount nothing */
 	r = ktrace_mount_find(lv->o.tracefs_dirs, lv->o.tracefs_dirs ? "/dev/null" : NULL,
 			      !lv->o.tracefs_dirs && geteuid() == 0, &live_mnt, &why);
+	step_done(lv, "tracefs", &t);
 	if (r < 0) {
 		lv->st.trace_err = r;
 		lv->st.trace_why = why;
@@ -477,10 +480,13 @@ static int setup_trace(struct live_session *lv, struct ktrace_instance **ret_ti)
 	r = ktrace_cleanup_stale(live_mnt.fd, getpid(), NULL, &lv->st.stale);
 	if (r < 0 && r != -ENOENT)
 		lv->st.stale_err = r;
-	r = plan_probes(live_mnt.fd, &plan);
+	step_done(lv, "stale instances", &t);
+	r = plan_probes(lv, &plan);
 	if (r < 0)
 		return r;
+	t = now_mono();
 	r = ktrace_instance_new(live_mnt.fd, getpid(), &io, NULL, &live_ti, &why);
+	step_done(lv, "instance", &t);
 	if (r < 0) {
 		lv->st.trace_err = r;
 		lv->st.trace_why = r == -EACCES || r == -EPERM
@@ -638,6 +644,7 @@ int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live
 	static const struct trace_spool_ops spool_ops = { .mark = mark_in_trace };
 	struct klog_parser_ops kops = { .record = kmsg_count };
 	struct live_session *lv;
+	double t;
 	int r = 0;
 
 	lv = calloc(1, sizeof(*lv));
@@ -669,28 +676,20 @@ int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live
 	if (!atexit_done)
 		atexit_done = atexit(live_atexit) == 0;
 
+	t = now_mono();
 	r = setup_trace(lv, &lv->ti);
 	if (r == -ENOMEM)
 		goto fail;
 	r = trace_spool_new(trace_fd, lv->st.ncpus, &spool_ops, lv, &lv->sp);
 	if (r < 0)
 		goto fail;
-	r = kmsg_follow_open(o->kmsg_path, o->since_boot, &kops, lv, kmsg_fd, &lv->kf);
-	if (r < 0) {
-		lv->st.kmsg_err = r;
-		lv->st.kmsg_why = kmsg_reason(r);
-	}
-	r = 0;
+	/*
+	 * Tracing from here, before anything not needed to catch the first load call:
+	 * the buffer keeps what comes while the log, the formats and the symbols are
+	 * read, and a service manager lets udevd start at the callback
+	 */
 	if (lv->ti) {
-		const char *rd = getenv("KMODTOP_TRACE_READ");
-
-		if (rd && strcmp(rd, "text") == 0)
-			lv->st.raw_why = "KMODTOP_TRACE_READ=text";
-		else if ((r = open_raw(lv)) == -ENOMEM)
-			goto fail;
-		r = trace_header(lv, trace_fd);
-		if (r >= 0)
-			r = ktrace_instance_start_reading(lv->ti, !lv->st.raw);
+		r = ktrace_instance_trace_on(lv->ti);
 		if (r < 0) {
 			lv->st.trace_err = r;
 			lv->st.trace_why = "starting the instance failed";
@@ -699,9 +698,39 @@ int live_start(const struct live_opts *o, int trace_fd, int kmsg_fd, struct live
 		mark_probes(lv->ti);
 	}
 	lv->started = now_mono();
+	lv->st.ready_after = lv->started - t;
+	t = lv->started;
+	if (o->started)
+		o->started(o->userdata, lv);
+	r = kmsg_follow_open(o->kmsg_path, o->since_boot, &kops, lv, kmsg_fd, &lv->kf);
+	if (r < 0) {
+		lv->st.kmsg_err = r;
+		lv->st.kmsg_why = kmsg_reason(r);
+	}
+	step_done(lv, "kernel log", &t);
+	r = 0;
+	if (lv->ti) {
+		const char *rd = getenv("KMODTOP_TRACE_READ");
+
+		if (rd && strcmp(rd, "text") == 0)
+			lv->st.raw_why = "KMODTOP_TRACE_READ=text";
+		else if ((r = open_raw(lv)) == -ENOMEM)
+			goto fail;
+		t = now_mono();
+		r = trace_header(lv, trace_fd);
+		if (r >= 0)
+			r = ktrace_instance_start_reading(lv->ti, !lv->st.raw);
+		if (r < 0) {
+			lv->st.trace_err = r;
+			lv->st.trace_why = "starting the instance failed";
+			goto fail;
+		}
+		step_done(lv, "reader", &t);
+	}
 	r = vm_sample(lv);
 	if (r < 0)
 		goto fail;
+	step_done(lv, "vmallocinfo", &t);
 	*ret = lv;
 	return 0;
 fail:
@@ -868,8 +897,6 @@ int live_collect_caught(const struct live_opts *o, int trace_fd, int kmsg_fd,
 	if (r < 0)
 		return r;
 	deadline = o->duration > 0 ? lv->started + o->duration : INFINITY;
-	if (o->started)
-		o->started(o->userdata, lv);
 	/* nothing to follow: waiting would only delay the report */
 	while ((lv->ti || lv->kf) && !live_stop) {
 		struct pollfd pfd[2];

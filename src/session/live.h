@@ -19,6 +19,7 @@
 
 /* how often the collection loop wakes, and vmallocinfo is sampled */
 #define LIVE_POLL_MS 200
+#define LIVE_MAX_STEPS 12
 
 struct kt_root;
 struct live_session;
@@ -38,8 +39,10 @@ struct live_opts {
 	const char *const *tracefs_dirs;
 	const char *kmsg_path;
 	/*
-	 * live_collect*(): called once the collection runs (the instance traces when it
-	 * could be had: live_trace_error() says), before the first poll. NULL: none.
+	 * live_start(), live_collect*(): called as soon as the instance traces (or could
+	 * not be had: live_trace_error() says), before the kernel log, the event formats,
+	 * the kernel's symbols and vmallocinfo are read and before the first poll: a
+	 * service manager holding udevd back for it waits for nothing more. NULL: none.
 	 */
 	void (*started)(void *userdata, const struct live_session *lv);
 	void *userdata;
@@ -83,6 +86,17 @@ struct live_status {
 
 	struct vmsample vs;		/* vmallocinfo samples (sampled) */
 	int vs_err;			/* why sampling stopped: the file went unreadable */
+
+	/*
+	 * How long each step of live_start() took (CLOCK_MONOTONIC), in its order, and
+	 * when the started callback ran: a service manager holds udevd back until then
+	 */
+	struct live_step {
+		const char *what;
+		double seconds;
+	} steps[LIVE_MAX_STEPS];
+	size_t n_steps;
+	double ready_after;		/* seconds from live_start() to the callback */
 };
 
 struct live_session;

@@ -435,6 +435,48 @@ static void test_live_collect_duration(void **state)
 	free(path);
 }
 
+/* What the started hook saw of the setup: the steps done before it */
+static void steps_at_start(void *userdata, const struct live_session *lv)
+{
+	*(size_t *)userdata = live_get_status(lv)->n_steps;
+}
+
+/*
+ * READY=1 waits for nothing the first load call does not need: the kernel log is
+ * opened (and read from its oldest record) after the hook, not before it
+ */
+static void test_live_started_before_kmsg(void **state)
+{
+	char *path = kmsg_file();
+	struct live_opts o = { .tracefs_dirs = no_tracefs, .kmsg_path = path,
+			       .since_boot = true, .started = steps_at_start };
+	const struct live_status *st;
+	struct live_session *lv = NULL;
+	size_t at_start = SIZE_MAX, i, kmsg = SIZE_MAX;
+
+	o.userdata = &at_start;
+	assert_int_equal(live_start(&o, -1, -1, &lv), 0);
+	st = live_get_status(lv);
+	assert_true(at_start <= st->n_steps);
+	for (i = 0; i < st->n_steps; i++) {
+		assert_non_null(st->steps[i].what);
+		assert_true(st->steps[i].seconds >= 0);
+		if (strcmp(st->steps[i].what, "kernel log") == 0)
+			kmsg = i;
+	}
+	/* timed, and after the hook */
+	assert_true(kmsg < st->n_steps);
+	assert_true(kmsg >= at_start);
+	/* the tracefs look-up, which READY=1 does wait for, before it */
+	assert_true(at_start >= 1);
+	assert_string_equal(st->steps[0].what, "tracefs");
+	assert_true(st->ready_after >= 0);
+	assert_int_equal(st->kmsg_err, 0);
+	live_free(lv);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_signals_caught_and_restored),
 		cmocka_unit_test(test_live_collect_stopped),
 		cmocka_unit_test(test_live_collect_duration),
+		cmocka_unit_test(test_live_started_before_kmsg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

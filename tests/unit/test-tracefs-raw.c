@@ -23,6 +23,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <event-parse.h>
@@ -637,6 +638,96 @@ static void test_bad_pages(void **state)
 	tracecmd_close(top);
 }
 
+/* ---- the formats a raw reader loads ------------------------------------------------ */
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static void put_file(const char *top, const char *rel, const char *text)
+{
+	char path[512], *sl;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	for (sl = strchr(path + strlen(top) + 1, '/'); sl; sl = strchr(sl + 1, '/')) {
+		*sl = '\0';
+		mkdir(path, 0755);
+		*sl = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void put_format(const char *top, const char *sys, const char *name, int id)
+{
+	char rel[256], text[1024];
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
+	snprintf(text, sizeof(text),
+		 "name: %s\nID: %d\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+		 "\tfield:unsigned long fd;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		 "print fmt: \"fd: 0x%%08lx\", ((unsigned long)(REC->fd))\n",
+		 name, id);
+	put_file(top, rel, text);
+}
+
+/*
+ * What is traced and nothing more: the events named one by one, not the rest of their
+ * system (the syscalls system has hundreds, seconds to load under emulation); a
+ * system named alone (ftrace, a kprobe group) whole
+ */
+static void test_open_formats(void **state)
+{
+	char top[] = "/tmp/kmodtop-test-raw-XXXXXX";
+	const char *formats[] = { "ftrace", "syscalls/sys_enter_finit_module", NULL };
+	const char *why = NULL;
+	struct ktrace_raw *r = NULL;
+	struct tep_handle *tep;
+	int tfd;
+
+	assert_non_null(mkdtemp(top));
+	put_file(top, "events/header_page", header_page);
+	put_format(top, "syscalls", "sys_enter_finit_module", 700);
+	put_format(top, "syscalls", "sys_enter_read", 701);
+	put_format(top, "ftrace", "print", 5);
+	put_format(top, "ftrace", "kernel_stack", 4);
+	tfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(tfd >= 0);
+	/* no per-CPU buffer to open: the formats are what is looked at */
+	assert_int_equal(ktrace_raw_open(tfd, top, "instances/x", 1, formats, &r, &why), 0);
+	tep = ktrace_raw_tep(r);
+	assert_non_null(tep_find_event_by_name(tep, "syscalls", "sys_enter_finit_module"));
+	assert_null(tep_find_event_by_name(tep, "syscalls", "sys_enter_read"));
+	assert_non_null(tep_find_event_by_name(tep, "ftrace", "print"));
+	assert_non_null(tep_find_event_by_name(tep, "ftrace", "kernel_stack"));
+	assert_int_equal(tep_get_header_page_size(tep), 8);
+	ktrace_raw_free(r);
+
+	/* without header_page no page can be read: refused, with why */
+	put_file(top, "events/header_page", "");
+	r = NULL;
+	assert_true(ktrace_raw_open(tfd, top, "instances/x", 1, formats, &r, &why) < 0);
+	assert_null(r);
+	assert_non_null(why);
+	close(tfd);
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_many_pages_a_round),
 		cmocka_unit_test(test_slow_rounds),
 		cmocka_unit_test(test_bad_pages),
+		cmocka_unit_test(test_open_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

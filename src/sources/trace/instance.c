@@ -964,23 +964,32 @@ int ktrace_instance_start(struct ktrace_instance *ti)
 	return ktrace_instance_start_reading(ti, true);
 }
 
+int ktrace_instance_trace_on(struct ktrace_instance *ti)
+{
+	char path[256];
+
+	if (ti->marker_fd < 0) {
+		snprintf(path, sizeof(path), "%s/trace_marker", ti->path);
+		/* optional: without it kmodtop only cannot mark its own evidence */
+		ti->marker_fd = openat(ti->tfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	}
+	return inst_write(ti, "tracing_on", "1");
+}
+
 int ktrace_instance_start_reading(struct ktrace_instance *ti, bool text)
 {
 	char path[256];
 	int fd;
 
 	/* trace_pipe and trace_pipe_raw take events from one buffer: one or the other */
-	if (text) {
+	if (text && ti->pipe_fd < 0) {
 		snprintf(path, sizeof(path), "%s/trace_pipe", ti->path);
 		fd = openat(ti->tfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0)
 			return -errno;
 		ti->pipe_fd = fd;
 	}
-	snprintf(path, sizeof(path), "%s/trace_marker", ti->path);
-	/* optional: without it kmodtop only cannot mark its own evidence */
-	ti->marker_fd = openat(ti->tfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	return inst_write(ti, "tracing_on", "1");
+	return ktrace_instance_trace_on(ti);
 }
 
 int ktrace_instance_mark(struct ktrace_instance *ti, const char *text, size_t len)

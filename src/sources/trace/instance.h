@@ -161,8 +161,16 @@ int ktrace_instance_new(int tracefs_fd, pid_t pid, const struct ktrace_instance_
 			 const char **reterr_what);
 /* Opens trace_pipe (non-blocking) and turns the instance's tracing_on on. */
 int ktrace_instance_start(struct ktrace_instance *ti);
-/* The same, but without @text the caller reads the raw buffers (raw.h) instead */
+/*
+ * The same, but without @text the caller reads the raw buffers (raw.h) instead. It may
+ * come after ktrace_instance_trace_on(): what was traced meanwhile waits in the buffer.
+ */
 int ktrace_instance_start_reading(struct ktrace_instance *ti, bool text);
+/*
+ * Turns the instance's tracing_on on (and opens its trace_marker), no reader yet: the
+ * events wait in its buffer until one is opened.
+ */
+int ktrace_instance_trace_on(struct ktrace_instance *ti);
 /* Turns the instance's tracing_on off; what is buffered can still be read. */
 int ktrace_instance_stop(struct ktrace_instance *ti);
 /* Reads trace_pipe text: bytes, 0 never, -EAGAIN when nothing is buffered, -errno. */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <tracefs.h>
 
 #include "util/macro.h"
+#include "instance.h"
 #include "raw.h"
 #include "text.h"
 
@@ -28,8 +30,89 @@ struct ktrace_raw {
 	bool *behind;
 };
 
+/* One event's format ("syscalls/sys_enter_finit_module") into @tep; a bad one is skipped */
+static void load_format(struct tep_handle *tep, int tfd, const char *sys, const char *event)
+{
+	char rel[300], *buf = NULL;
+	size_t len;
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, event);
+	if (ktrace_read_file(tfd, rel, 1u << 20, &buf, &len) == 0 && len)
+		tep_parse_event(tep, buf, len, sys);
+	free(buf);
+}
+
+/* Every event of a system (ftrace's, a kprobe group's: a few dozen at most) */
+static void load_system(struct tep_handle *tep, int tfd, const char *sys)
+{
+	char rel[300];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "events/%s", sys);
+	fd = openat(tfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN))
+			load_format(tep, tfd, sys, de->d_name);
+	closedir(d);
+}
+
+/*
+ * The formats of what is traced, and no more: libtracefs' loader takes every event of
+ * each system (the syscalls system alone has some 700, seconds to read and parse under
+ * emulation) and /proc/kallsyms, which the caller reads once itself
+ */
+static struct tep_handle *load_formats(int tfd, const char *tracefs_path, unsigned int ncpus,
+				       const char *const *formats)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *buf = NULL;
+	size_t len;
+
+	if (!tep)
+		return NULL;
+	/* the sub-buffer's layout: without it no page can be read */
+	if (ktrace_read_file(tfd, "events/header_page", 1u << 20, &buf, &len) < 0 || !len ||
+	    tep_parse_header_page(tep, buf, len, sizeof(long)) < 0) {
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	for (size_t i = 0; formats[i]; i++) {
+		const char *sl = strchr(formats[i], '/');
+		char sys[64];
+
+		if (!sl) {
+			load_system(tep, tfd, formats[i]);
+			continue;
+		}
+		if ((size_t)(sl - formats[i]) >= sizeof(sys))
+			continue;
+		snprintf(sys, sizeof(sys), "%.*s", (int)(sl - formats[i]), formats[i]);
+		load_format(tep, tfd, sys, sl + 1);
+	}
+	/* best effort, as libtracefs: task names and trace_printk()'s formats */
+	tracefs_load_cmdlines(tracefs_path, tep);
+	buf = NULL;
+	if (ktrace_read_file(tfd, "printk_formats", 16u << 20, &buf, &len) == 0 && len)
+		tep_parse_printk_formats(tep, buf);
+	free(buf);
+	tep_set_cpus(tep, (int)ncpus);
+	tep_set_long_size(tep, tep_get_header_page_size(tep));
+	return tep;
+}
+
 int ktrace_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
-		     unsigned int ncpus, const char *const *systems, struct ktrace_raw **ret,
+		     unsigned int ncpus, const char *const *formats, struct ktrace_raw **ret,
 		     const char **reterr_why)
 {
 	struct ktrace_raw *r;
@@ -44,7 +127,7 @@ int ktrace_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
 		return -ENOMEM;
 	r->ncpus = ncpus;
 	/* the formats (and header_page, the sub-buffer's layout) of what is traced */
-	r->tep = tracefs_local_events_system(tracefs_path, systems);
+	r->tep = load_formats(tfd, tracefs_path, ncpus, formats);
 	if (!r->tep) {
 		*reterr_why = "the event formats cannot be read";
 		free(r);

@@ -23,11 +23,12 @@ struct ktrace_raw;
 
 /*
  * Opens the raw buffers of the instance at @inst_path (relative to the tracefs mount
- * @tfd, whose path @tracefs_path is for libtracefs to read the formats of @systems
- * from). 0, or -errno with *reterr_why (static text).
+ * @tfd, at @tracefs_path) with the formats of @formats (NULL-terminated): "system/event"
+ * for one event, "system" for every event of a small system (ftrace, a kprobe group).
+ * No symbols: ktrace_raw_kallsyms(). 0, or -errno with *reterr_why (static text).
  */
 int ktrace_raw_open(int tfd, const char *tracefs_path, const char *inst_path,
-		     unsigned int ncpus, const char *const *systems, struct ktrace_raw **ret,
+		     unsigned int ncpus, const char *const *formats, struct ktrace_raw **ret,
 		     const char **reterr_why);
 struct ktrace_raw *ktrace_raw_free(struct ktrace_raw *r);
 /* The formats the pages are decoded with. Owned by @r. */
