@@ -277,8 +277,11 @@ static int dmesg_line(struct ci_input *x, struct dmesg_parser *p, uint64_t linen
 	if (x->cut_lineno && x->cut_lineno + 1 == lineno) {
 		r = join_cut(x, lineno, line, len, parsed, rec);
 		x->lineno = lineno;
+		if (r < 0)
+			return r;
+		/* the parser counts the line all the same, as one of no record */
 		if (r)
-			return r < 0 ? r : 0;
+			return dmesg_parser_feed_parsed(p, 0, rec, NULL);
 	}
 	if (line[0] == '-' && line[1] == '-' && (r = boot_marker(x, lineno, line, len)) < 0)
 		return r;
@@ -650,7 +653,7 @@ static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
 				break;
 			moved = dmesg_known_moved(k, p + DMESG_TIME_LEN);
 			p[len] = '\0';
-			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0 };
+			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0, r->text };
 			if (dmesg_repeats_moved(prev, &k->d, moved)) {
 				r->m[kept].tag = DMESG_TAG_REPEAT;
 			} else {
@@ -727,6 +730,51 @@ static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
 	dr->f.module_len = d->module_len;
 }
 
+/*
+ * The line before @m, one the needle filter did not hand out, when @m holds no record
+ * (it may be the second half of a line split in two): found in the block before @m's
+ * line (not before m->block, at most KLOG_JOIN_MAX bytes back) and held if it ends cut.
+ */
+static void hold_unseen(struct ci_input *x, const struct stream_match *m)
+{
+	const char *end = m->line - 1, *start, *lim;
+	struct klog_rec rec;
+	const char *what;
+	int parsed;
+
+	if (!m->block || m->lineno < 2 || end <= m->block || (*end != '\n' && *end != '\0'))
+		return;
+	lim = end - m->block > KLOG_JOIN_MAX ? end - KLOG_JOIN_MAX : m->block;
+	for (start = end; start > lim && start[-1] != '\n' && start[-1] != '\0'; start--)
+		;
+	/* a whole line only: its start seen, not the block's */
+	if (start == lim)
+		return;
+	parsed = parse_indented(start, (size_t)(end - start), &rec, &what);
+	hold_cut(x, m->lineno - 1, start, (size_t)(end - start), parsed == 1, &rec);
+}
+
+/*
+ * After a run (records alike, counted at once), its last line @m[@j - 1] may be the
+ * first half of a line split in two (hold_cut()): looked at when the next line the
+ * scan found follows it, once a run.
+ */
+static void hold_run_end(struct dmesg_reduce *dr, const struct stream_match *m, size_t j,
+			 size_t n)
+{
+	struct dmesg_mapped last;
+
+	if (j >= n || m[j].err || m[j].lineno != m[j - 1].lineno + 1)
+		return;
+	dmesg_map_line(dr->st, m[j - 1].line, m[j - 1].len, &last);
+	if (last.parsed != 1)
+		return;
+	dmesg_unmap(dr, &last, &m[j - 1]);
+	dr->x->classified = &dr->f;
+	hold_cut(dr->x, m[j - 1].lineno, m[j - 1].line, m[j - 1].len, true, &dr->rec);
+	dr->x->classified = NULL;
+}
+
 static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
 {
 	struct dmesg_reduce *dr = userdata;
@@ -748,6 +796,9 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
 		if (d[i].parsed == 1)
 			dmesg_unmap(dr, &d[i], &m[i]);
+		if (d[i].parsed != 1 && x->cut_lineno + 1 != m[i].lineno &&
+		    (!i || m[i - 1].lineno + 1 != m[i].lineno))
+			hold_unseen(x, &m[i]);
 		x->classified = d[i].parsed == 1 ? &dr->f : NULL;
 		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d[i].parsed, &dr->rec,
 			       d[i].what);
@@ -775,6 +826,8 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 		x->lineno = m[j - 1].lineno;
 		x->st.records += k;
 		r = ci_klog_repeat(x->ci, m[i + 1].lineno, m[j - 1].lineno, k);
+		if (r >= 0)
+			hold_run_end(dr, m, j, n);
 		i = j;
 	}
 	return r;

@@ -575,7 +575,7 @@ static size_t scan_run_fn(void *userdata, void *state, struct stream_run *run)
 		if (!nl || (size_t)(nl - p) > run->max_line || run->kept == run->room)
 			break;
 		*nl = '\0';
-		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0 };
+		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0, run->text };
 		kept = scan_keep(c, m, run->prev, res);
 		if (kept == 1)
 			run->prev = res;
