@@ -163,9 +163,12 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	x->cut_lineno = 0;
 	if (!record && x->timed)
 		return;
+	/* the common case first: a line with a finding of its own, as the scan found */
+	if (x->classified && x->classified->kind != KLOG_FINDING_NONE)
+		return;
 	while (n && (msg[n - 1] == '\r' || msg[n - 1] == ' '))
 		n--;
-	if (n >= sizeof(x->cut) || (n && memchr(msg, '\0', n)))
+	if (n >= sizeof(x->cut))
 		return;
 	if (!n) {
 		/* a time alone: a record with nothing else to say */
@@ -176,11 +179,14 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 		cut = true;
 	} else if (msg[n - 1] == ':' && record) {
 		cut = !memchr(msg, ' ', n - 1);
+	} else if (x->classified) {
+		/* handed out by the needle filter, and no finding */
+		cut = true;
 	} else {
 		cut = x->needles && stream_needles_find(x->needles, msg, n) < n &&
 		      !line_finding(x, msg, n);
 	}
-	if (!cut)
+	if (!cut || memchr(msg, '\0', n))
 		return;
 	memcpy(x->cut, msg, n);
 	x->cut_len = n;
