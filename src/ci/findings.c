@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -1048,12 +1049,83 @@ static const char *ident_end(const char *s, size_t len)
 	return NULL;
 }
 
+static bool text_starts(const char *s, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return len >= n && memcmp(s, lit, n) == 0;
+}
+
+/*
+ * OpenWrt ubox's modprobe and kmodloader (kmodloader.c): a load that fails logs "%d
+ * module%s could not be probed", then each module that failed on a line of its own,
+ * "- %s" (modprobe) or "- %s - %d" (the loader: dependencies available). The list line
+ * names the module only after the count's line: each is a finding, that line none.
+ * 1 when @s is one of these lines (read), 0 when not, or <0.
+ */
+static int ubox_unprobed(struct ci_findings *c, uint64_t line, const char *s, size_t len)
+{
+	static const char *const idents[] = { "modprobe: ", "kmodloader: " };
+	struct klog_finding f = { .kind = KLOG_FINDING_MODPROBE_ERROR, .format = "- %s",
+				  .source = "ubox kmodloader.c" };
+	const char *m, *end = s + len;
+	bool list = c->unprobed && c->unprobed_input == c->n_inputs && line == c->unprobed_line + 1;
+	size_t i;
+	uint64_t n = 0;
+	int r;
+
+	/* the ident, first or after a syslog head (logread's "... daemon.err modprobe: ") */
+	for (i = 0; i < ARRAY_SIZE(idents); i++) {
+		size_t k = strlen(idents[i]), lim = len < 96 ? len : 96;
+		const char *at = memmem(s, lim, idents[i], k);
+
+		if (at && (at == s || at[-1] == ' ')) {
+			len -= (size_t)(at + k - s);
+			s = at + k;
+			break;
+		}
+	}
+	if (i == ARRAY_SIZE(idents))
+		return 0;
+	while (s < end && end[-1] == '\r')
+		end--;
+	if (!list) {
+		for (m = s; m < end && *m >= '0' && *m <= '9' && n < 100000; m++)
+			n = n * 10 + (uint64_t)(*m - '0');
+		if (m == s || !n ||
+		    (!text_starts(m, (size_t)(end - m), " module could not be probed") &&
+		     !text_starts(m, (size_t)(end - m), " modules could not be probed")))
+			return 0;
+		c->unprobed = n;
+		c->unprobed_line = line;
+		c->unprobed_input = c->n_inputs;
+		return 1;
+	}
+	n = c->unprobed;
+	c->unprobed = 0;
+	if (end - s < 3 || s[0] != '-' || s[1] != ' ')
+		return 0;
+	for (m = s + 2; m < end && (isalnum((unsigned char)*m) || *m == '_' || *m == '-'); m++)
+		;
+	/* the loader's " - %d" after the name, or nothing */
+	if (m == s + 2 || (m < end && (end - m < 4 || !text_starts(m, (size_t)(end - m), " - "))))
+		return 0;
+	f.module = s + 2;
+	f.module_len = (size_t)(m - f.module);
+	c->unprobed = n - 1;
+	c->unprobed_line = line;
+	c->loader_lines++;
+	r = klog_finding(c, line, s, (size_t)(end - s), &f, NULL);
+	return r < 0 ? r : 1;
+}
+
 int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 {
 	uint64_t *slot;
 	struct klog_finding f;
 	const char *whole;
 	size_t whole_len;
+	int r;
 
 	/* ci_klog_repeat() repeats a kernel record only right after it */
 	c->again_line = 0;
@@ -1062,6 +1134,9 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		s++;
 		len--;
 	}
+	r = ubox_unprobed(c, line, s, len);
+	if (r)
+		return r < 0 ? r : 0;
 	s = klog_skip_markup(s, &len);
 	whole = s;
 	whole_len = len;

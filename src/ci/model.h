@@ -223,6 +223,10 @@ struct ci_findings {
 	uint64_t records;
 	/* module loaders' lines with a finding (modprobe, systemd): something to analyse */
 	uint64_t loader_lines;
+	/* OpenWrt ubox's "%d module%s could not be probed": list lines still to come, and
+	 * the line and input of the last one read (a list line must follow it) */
+	uint64_t unprobed, unprobed_line;
+	size_t unprobed_input;
 	struct gate gates[_GATE_MAX];
 	struct delta *deltas;
 	size_t n_deltas;

@@ -1179,6 +1179,75 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 	return classify_without_colon(msg, len, ret);
 }
 
+/*
+ * Kernel lines about modules that are no finding: they make a paste a kernel log (read,
+ * not refused as "nothing to analyse") and say nothing of a load's outcome.
+ */
+static const char *const module_lines[] = {
+	/* kernel/module_signing.c (3.7-4.2): a signature by a key the kernel lacks */
+	"Request for unknown module key '%s' err %ld",
+};
+
+bool klog_module_line(const char *msg, size_t len)
+{
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
+		len--;
+	if (len == 0 || len > MSG_MAX)
+		return false;
+	msg = skip_kernel_tag(msg, &len);
+	msg = klog_skip_markup(msg, &len);
+	msg = skip_level_prefix(msg, &len);
+	for (size_t i = 0; i < ARRAY_SIZE(module_lines); i++) {
+		struct matcher mt = { .end = msg + len };
+
+		if (match(&mt, module_lines[i], msg, 0))
+			return true;
+	}
+	return false;
+}
+
+/* past a mail quote's marks and the indentation before a line's text */
+static const char *skip_quote(const char *s, size_t *len)
+{
+	while (*len && (*s == '>' || *s == ' ' || *s == '\t')) {
+		s++;
+		(*len)--;
+	}
+	return s;
+}
+
+size_t klog_join_cut(const char *a, size_t alen, const char *b, size_t blen, char *buf,
+		     size_t size)
+{
+	bool soft;
+	size_t n;
+
+	while (alen && a[alen - 1] == '\r')
+		alen--;
+	while (blen && b[blen - 1] == '\r')
+		blen--;
+	a = skip_quote(a, &alen);
+	b = skip_quote(b, &blen);
+	/* quoted-printable's soft line break: the '=' stands for nothing, not a space */
+	soft = alen && a[alen - 1] == '=';
+	if (soft)
+		alen--;
+	else
+		while (alen && (a[alen - 1] == ' ' || a[alen - 1] == '\t'))
+			alen--;
+	if (!alen || !blen)
+		return 0;
+	n = alen + !soft + blen;
+	if (n >= size)
+		return 0;
+	memcpy(buf, a, alen);
+	if (!soft)
+		buf[alen] = ' ';
+	memcpy(buf + alen + !soft, b, blen);
+	buf[n] = '\0';
+	return n;
+}
+
 /* --- the memo -------------------------------------------------------------------------- */
 
 #define MEMO_SLOTS 4096

@@ -135,6 +135,20 @@ struct klog_memo *klog_memo_free(struct klog_memo *m);
 int klog_classify_memo(struct klog_memo *m, const char *msg, size_t len,
 		       struct klog_finding *ret, uint64_t **ret_user);
 
+/* Whether @msg is a kernel line about modules that is no finding (its wording known) */
+bool klog_module_line(const char *msg, size_t len);
+
+/*
+ * One line of a paste that a mail client, a quote or a terminal split in two, @a then
+ * @b, joined into @buf (@size bytes, NUL-terminated): past mail quote marks ('>') and
+ * indentation, with one space where the split took one, none after a quoted-printable
+ * soft line break (a final '='). Its length, or 0 when a half is empty or it does not
+ * fit. Whether the join is a line of a known wording is the caller's to ask.
+ */
+#define KLOG_JOIN_MAX 1024
+size_t klog_join_cut(const char *a, size_t alen, const char *b, size_t blen, char *buf,
+		     size_t size);
+
 /* "unknown-symbol", ...: stable names for JSON. */
 const char *klog_finding_kind_name(enum klog_finding_kind kind);
 

@@ -81,7 +81,7 @@ static bool untimed_kernel_line(struct ci_input *x, const char *line, size_t len
 	if (x->timed || !len || memchr(line, '\0', len) || dmesg_syslog_head(line, len))
 		return false;
 	if (!klog_classify(line, len, &f))
-		return false;
+		return klog_module_line(line, len);
 	return f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT;
 }
 
@@ -134,21 +134,171 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 	return ci_klog(x->ci, lineno, &rec);
 }
 
+/* Whether @line holds a finding of its own: the scan's answer when it has one */
+static bool line_finding(struct ci_input *x, const char *line, size_t len)
+{
+	struct klog_finding f;
+
+	if (x->classified)
+		return x->classified->kind != KLOG_FINDING_NONE;
+	return klog_classify(line, len, &f) == 1;
+}
+
+/*
+ * Keeps the line just read when it may be the first half of one that a paste split in
+ * two: a time alone, a quoted-printable soft break ('=' at its end), a message that is
+ * a module's name and its colon (the kernel's "%s: " before the wording), or a line
+ * holding a word of ci's wordings with no finding of its own (a wording cut short).
+ * Only text lines of a paste without timestamps: in a kernel log, a line of other
+ * text joined to the next one would make a kernel line of something the kernel never
+ * said.
+ */
+static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size_t len,
+		     bool record, const struct klog_rec *rec)
+{
+	const char *msg = record ? rec->msg : line;
+	size_t n = record ? rec->msg_len : len;
+	bool time_only = false, cut;
+
+	x->cut_lineno = 0;
+	if (!record && x->timed)
+		return;
+	/* the common case first: a line with a finding of its own, as the scan found */
+	if (x->classified && x->classified->kind != KLOG_FINDING_NONE)
+		return;
+	while (n && (msg[n - 1] == '\r' || msg[n - 1] == ' '))
+		n--;
+	if (n >= sizeof(x->cut))
+		return;
+	if (!n) {
+		/* a time alone: a record with nothing else to say */
+		if (!record || !rec->has_monotonic)
+			return;
+		cut = time_only = true;
+	} else if (msg[n - 1] == '=') {
+		cut = true;
+	} else if (msg[n - 1] == ':' && record) {
+		cut = !memchr(msg, ' ', n - 1);
+	} else if (x->classified) {
+		/* handed out by the needle filter, and no finding */
+		cut = true;
+	} else {
+		cut = x->needles && stream_needles_find(x->needles, msg, n) < n &&
+		      !line_finding(x, msg, n);
+	}
+	if (!cut || memchr(msg, '\0', n))
+		return;
+	memcpy(x->cut, msg, n);
+	x->cut_len = n;
+	x->cut_lineno = lineno;
+	x->cut_record = record;
+	x->cut_time_only = time_only;
+	if (record) {
+		x->cut_rec = *rec;
+		x->cut_rec.msg = NULL;
+		x->cut_rec.msg_len = 0;
+		x->cut_rec.host = NULL;
+		x->cut_rec.host_len = 0;
+		x->cut_rec.dict = NULL;
+		x->cut_rec.dict_len = 0;
+	}
+}
+
+/*
+ * The line after a held one (hold_cut()), when the two make one line of a known
+ * wording and this one has no finding of its own: read as that line. Its evidence is
+ * the line where the message starts: the first, or this one after a time alone.
+ * 1 when taken, 0 when not, or <0.
+ */
+static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_t len,
+		    int parsed, const struct klog_rec *rec)
+{
+	char joined[KLOG_JOIN_MAX];
+	struct klog_finding f;
+	struct klog_rec jrec;
+	uint64_t at = x->cut_lineno;
+	size_t n;
+	int r;
+
+	x->cut_lineno = 0;
+	/* a timestamped record starts a line of its own */
+	if (parsed == 1 && rec->msg_len)
+		return 0;
+	if (len >= sizeof(joined) || memchr(line, '\0', len))
+		return 0;
+	/* a line read as a finding of its own stays one */
+	if (klog_classify(line, len, &f) &&
+	    (!x->timed || f.kind == KLOG_FINDING_MODPROBE_ERROR ||
+	     f.kind == KLOG_FINDING_UDEV_WORKER_TIMEOUT))
+		return 0;
+	if (x->cut_time_only) {
+		while (len && (*line == ' ' || *line == '\t'))
+			len--, line++;
+		while (len && line[len - 1] == '\r')
+			len--;
+		if (!len)
+			return 0;
+		memcpy(joined, line, len);
+		joined[len] = '\0';
+		n = len;
+		at = lineno;
+	} else {
+		n = klog_join_cut(x->cut, x->cut_len, line, len, joined, sizeof(joined));
+	}
+	if (!n || !klog_classify(joined, n, &f))
+		return 0;
+	if (!x->cut_record) {
+		/* a paste without timestamps: kernel wordings, or a loader's line */
+		if (f.kind == KLOG_FINDING_MODPROBE_ERROR || f.kind == KLOG_FINDING_UDEV_WORKER_TIMEOUT)
+		{
+			r = ci_text(x->ci, at, joined, n);
+			return r < 0 ? r : 1;
+		}
+		if (x->timed || x->plain)
+			return 0;
+		if (!x->untimed)
+			ci_set_input_format(x->ci, "kernel-log-plain", NULL);
+		x->untimed = true;
+		jrec = (struct klog_rec){ .format = KLOG_FORMAT_DMESG, .facility = -1, .level = -1 };
+		x->st.records++;
+	} else {
+		jrec = x->cut_rec;
+	}
+	jrec.msg = joined;
+	jrec.msg_len = n;
+	x->lineno = at;
+	r = ci_klog(x->ci, at, &jrec);
+	return r < 0 ? r : 1;
+}
+
 /* One line of a kernel log, parsed (@parsed, @rec, @what as dmesg_parse() gives them). */
 static int dmesg_line(struct ci_input *x, struct dmesg_parser *p, uint64_t lineno, const char *line,
 		      size_t len, int parsed, const struct klog_rec *rec, const char *what)
 {
 	uint64_t before = x->st.records;
+	bool record;
 	int r;
 
 	x->lineno = lineno;
+	if (x->cut_lineno && x->cut_lineno + 1 == lineno) {
+		r = join_cut(x, lineno, line, len, parsed, rec);
+		x->lineno = lineno;
+		if (r < 0)
+			return r;
+		/* the parser counts the line all the same, as one of no record */
+		if (r)
+			return dmesg_parser_feed_parsed(p, 0, rec, NULL);
+	}
 	if (line[0] == '-' && line[1] == '-' && (r = boot_marker(x, lineno, line, len)) < 0)
 		return r;
 	r = dmesg_parser_feed_parsed(p, parsed, rec, what);
 	if (r < 0)
 		return r;
-	if (x->st.records == before)
+	record = x->st.records != before;
+	if (!record)
 		r = plain_line(x, lineno, line, len);
+	if (r >= 0)
+		hold_cut(x, lineno, line, len, record && parsed == 1, rec);
 	return r;
 }
 
@@ -509,7 +659,7 @@ static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
 				break;
 			moved = dmesg_known_moved(k, p + DMESG_TIME_LEN);
 			p[len] = '\0';
-			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0 };
+			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0, r->text };
 			if (dmesg_repeats_moved(prev, &k->d, moved)) {
 				r->m[kept].tag = DMESG_TAG_REPEAT;
 			} else {
@@ -586,6 +736,51 @@ static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
 	dr->f.module_len = d->module_len;
 }
 
+/*
+ * The line before @m, one the needle filter did not hand out, when @m holds no record
+ * (it may be the second half of a line split in two): found in the block before @m's
+ * line (not before m->block, at most KLOG_JOIN_MAX bytes back) and held if it ends cut.
+ */
+static void hold_unseen(struct ci_input *x, const struct stream_match *m)
+{
+	const char *end = m->line - 1, *start, *lim;
+	struct klog_rec rec;
+	const char *what;
+	int parsed;
+
+	if (!m->block || m->lineno < 2 || end <= m->block || (*end != '\n' && *end != '\0'))
+		return;
+	lim = end - m->block > KLOG_JOIN_MAX ? end - KLOG_JOIN_MAX : m->block;
+	for (start = end; start > lim && start[-1] != '\n' && start[-1] != '\0'; start--)
+		;
+	/* a whole line only: its start seen, not the block's */
+	if (start == lim)
+		return;
+	parsed = parse_indented(start, (size_t)(end - start), &rec, &what);
+	hold_cut(x, m->lineno - 1, start, (size_t)(end - start), parsed == 1, &rec);
+}
+
+/*
+ * After a run (records alike, counted at once), its last line @m[@j - 1] may be the
+ * first half of a line split in two (hold_cut()): looked at when the next line the
+ * scan found follows it, once a run.
+ */
+static void hold_run_end(struct dmesg_reduce *dr, const struct stream_match *m, size_t j,
+			 size_t n)
+{
+	struct dmesg_mapped last;
+
+	if (j >= n || m[j].err || m[j].lineno != m[j - 1].lineno + 1)
+		return;
+	dmesg_map_line(dr->st, m[j - 1].line, m[j - 1].len, &last);
+	if (last.parsed != 1)
+		return;
+	dmesg_unmap(dr, &last, &m[j - 1]);
+	dr->x->classified = &dr->f;
+	hold_cut(dr->x, m[j - 1].lineno, m[j - 1].line, m[j - 1].len, true, &dr->rec);
+	dr->x->classified = NULL;
+}
+
 static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
 {
 	struct dmesg_reduce *dr = userdata;
@@ -607,6 +802,9 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
 		if (d[i].parsed == 1)
 			dmesg_unmap(dr, &d[i], &m[i]);
+		if (d[i].parsed != 1 && x->cut_lineno + 1 != m[i].lineno &&
+		    (!i || m[i - 1].lineno + 1 != m[i].lineno))
+			hold_unseen(x, &m[i]);
 		x->classified = d[i].parsed == 1 ? &dr->f : NULL;
 		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d[i].parsed, &dr->rec,
 			       d[i].what);
@@ -634,6 +832,8 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 		x->lineno = m[j - 1].lineno;
 		x->st.records += k;
 		r = ci_klog_repeat(x->ci, m[i + 1].lineno, m[j - 1].lineno, k);
+		if (r >= 0)
+			hold_run_end(dr, m, j, n);
 		i = j;
 	}
 	return r;

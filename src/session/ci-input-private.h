@@ -70,6 +70,16 @@ struct ci_input {
 	enum klog_format first_format;
 	bool first_caller, first_level, first_prefixed, first_inner_time;
 	uint64_t text_before, other_programs;
+	/*
+	 * The last line when it may be the first half of one a paste split in two (a
+	 * wording cut, a time alone, a quoted-printable soft break): one line, bounded.
+	 */
+	char cut[KLOG_JOIN_MAX];
+	size_t cut_len;
+	uint64_t cut_lineno;		/* 0: none held */
+	bool cut_record;		/* a kernel record's message, its record in cut_rec */
+	bool cut_time_only;
+	struct klog_rec cut_rec;
 	char boot_id[48];
 	/* threads that scan a kernel log (stream_scan()), this one included */
 	unsigned int threads;

@@ -457,6 +457,7 @@ static int read_input(struct ci_input *x, const char *path)
 	x->first_caller = x->first_level = x->first_prefixed = x->first_inner_time = false;
 	x->text_before = 0;
 	x->other_programs = 0;
+	x->cut_lineno = 0;
 	memset(&x->st, 0, sizeof(x->st));
 	ci_input_fail(x, 0, CI_FAULT_NONE, path, 0, NULL);
 	r = open_input(path, &fd);

@@ -1054,7 +1054,7 @@ static int scan_push(struct scan_slot *slot, char *line, size_t len, uint64_t li
 
 	if (r < 0)
 		return r;
-	slot->m[slot->n++] = (struct stream_match){ line, len, lineno, err, 0 };
+	slot->m[slot->n++] = (struct stream_match){ line, len, lineno, err, 0, slot->buf };
 	return 0;
 }
 
@@ -1144,7 +1144,7 @@ static void scan_lines_part(struct scan *sc, void **state, struct scan_slot *slo
 		to = has_nl ? base + (size_t)__builtin_ctzll(mask) : tlen;
 		mask &= mask - 1;
 		buf[to] = '\0';
-		*m = (struct stream_match){ buf + from, to - from, skipped + nl + 1, 0, 0 };
+		*m = (struct stream_match){ buf + from, to - from, skipped + nl + 1, 0, 0, buf };
 		nl += has_nl;
 		pos = has_nl ? to + 1 : tlen;
 		if (to - from > max_line) {

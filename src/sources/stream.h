@@ -113,6 +113,9 @@ struct stream_match {
 	uint64_t lineno;	/* 1-based; set before reduce */
 	int err;		/* 0, or -E2BIG: longer than max_line (then skip it) */
 	uint32_t tag;		/* 0, or what map, line or run say of it to reduce */
+	/* where the text before the line in its buffer starts: the line before it may
+	 * be read back to there (NULL: not at all) */
+	const char *block;
 };
 
 /* What stream_scan_ops.run gets and gives */

@@ -96,4 +96,71 @@ done
 ts_run ci "$T/r-syslog.txt"
 ts_expect_rc 0 "syslog text"
 grep -q "syslog .*rsyslog kern.log" "$T/out" || ts_fail "text report: no format and reason"
+# one kernel line a paste split over two physical lines, read joined only into a whole
+# wording; the evidence is the line where the message starts. A quoted-printable soft
+# break (nouveau list, 2020-01-12), after a run of records the needle filter counts at once:
+cat >"$T/qp.txt" <<'X'
+[    0.000000] Linux version 5.3.0-26-generic (buildd@lgw01-amd64-013)
+[   10.985669] wl: loading out-of-tree module taints kernel.
+[   10.985676] Disabling lock debugging due to kernel taint
+[   10.985677] Disabling lock debugging due to kernel taint
+[   11.001237] wl: module verification failed: signature and/or required ke=
+y missing - tainting kernel
+[   11.018273] mc: Linux media interface: v0.10
+X
+ci_json qp 0
+[ "$(get qp '[.findings[] | select(.class == "signature-missing") | .module + ":" + (.evidence[0].lines[0][0] | tostring)] | join(",")')" = wl:5 ] ||
+	ts_fail "qp: $(get qp '[.findings[] | .class + ":" + .module] | join(",")')"
+# a time alone on its line, the message on the next (ubuntuforums, rt3562sta), where
+# the filter sees only the second half; lines wrapped by a mail client after the module's
+# name (linux-media, dw2102); an Outlook-quoted vermagic line (LKML, tifm) in a paste
+cat >"$T/split.txt" <<'X'
+[    0.000000] Linux version 2.6.31-22-generic
+[   21.000000] usb 1-1: new high speed USB device
+[   21.512617] 
+rt3562sta: module license 'unspecified' taints kernel.
+[   21.515709] ===> rt2860_probe
+X
+ci_json split 0
+[ "$(get split '[.findings[] | .class + ":" + .module + ":" + (.evidence[0].lines[0][0] | tostring)] | join(",")')" = taint:rt3562sta:4 ] ||
+	ts_fail "split: $(get split '[.findings[] | .class + ":" + .module] | join(",")')"
+cat >"$T/wrap.txt" <<'X'
+   Jun 30 22:03:47 mythmk2 kernel: [264566.557116] dvb_usb_dw2102:
+disagrees about version of symbol dvb_usb_device_init
+   Jun 30 22:03:47 mythmk2 kernel: [264566.557127] dvb_usb_dw2102:
+Unknown symbol dvb_usb_device_init
+X
+ci_json wrap 0
+[ "$(get wrap '[.findings[] | .class + ":" + (.evidence[0].lines[0][0] | tostring)] | sort | join(",")')" = symbol-version:1,unknown-symbol:3 ] ||
+	ts_fail "wrap: $(get wrap '[.findings[] | .class] | join(",")')"
+cat >"$T/quote.txt" <<'X'
+>> It results in the following errors:-
+>> tifm: version magic '2.6.10 686 REGPARM gcc-3.3' should be '2.6.10
+>REGPARM gcc-3.4'
+X
+ci_json quote 0
+[ "$(get quote '[.findings[] | .class + ":" + .module] | join(",")')" = vermagic:tifm ] ||
+	ts_fail "quote: $(get quote '[.findings[] | .class] | join(",")') ($(get quote .result))"
+# two unrelated lines make no finding: a record and a line after it, two records (each
+# starts a line of its own), prose and a line
+cat >"$T/nojoin.txt" <<'X'
+[    0.000000] Linux version 6.1.0
+[    2.000000] usb 1-1: new high-speed USB device number 2 using ehci-pci
+disagrees about version of symbol foo
+[    2.100000] snd_hda_intel:
+[    2.200000] disagrees about version of symbol foo
+I see this for module bar:
+Unknown symbol baz
+X
+ci_json nojoin 0
+[ "$(get nojoin '.findings | length')" = 0 ] ||
+	ts_fail "nojoin: $(get nojoin '[.findings[] | .class] | join(",")')"
+# kernel/module_signing.c's line of a key the kernel lacks (ubuntuforums, 2014): a kernel
+# line of no finding, read, not refused
+cat >"$T/modkey.txt" <<'X'
+Request for unknown module key 'Magrathea: Glacier signing key: 5682f337b8a0a17eef58c6ac5e9a85712c9208df' err -11
+X
+ci_json modkey 0
+[ "$(get modkey '.result') $(get modkey '.findings | length')" = "pass 0" ] ||
+	ts_fail "modkey: $(get modkey '.result')"
 ts_finalize

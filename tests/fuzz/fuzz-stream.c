@@ -262,7 +262,7 @@ static size_t scan_fuzz_run(void *userdata, void *state, struct stream_run *run)
 		if (!nl || (size_t)(nl - p) > run->max_line || run->kept == run->room)
 			break;
 		*nl = '\0';
-		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0 };
+		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0, run->text };
 		if (scan_fuzz_line(userdata, state, m, run->prev, &r[run->kept])) {
 			run->prev = &r[run->kept];
 			run->kept++;

@@ -575,7 +575,7 @@ static size_t scan_run_fn(void *userdata, void *state, struct stream_run *run)
 		if (!nl || (size_t)(nl - p) > run->max_line || run->kept == run->room)
 			break;
 		*nl = '\0';
-		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0 };
+		*m = (struct stream_match){ p, (size_t)(nl - p), run->lines, 0, 0, run->text };
 		kept = scan_keep(c, m, run->prev, res);
 		if (kept == 1)
 			run->prev = res;
@@ -1783,6 +1783,51 @@ static int print_format_lines(void)
 	return 0;
 }
 
+/*
+ * OpenWrt ubox's list of modules that could not be probed (kmodloader.c): each "- %s"
+ * right after the count's line is a finding, as many as it counts; the count's line
+ * none; a list line anywhere else none. Lines of a real logread (openlumi, 2021).
+ */
+static void test_text_ubox_unprobed(void **state)
+{
+	static const struct {
+		const char *line, *module;	/* NULL: no finding */
+	} lines[] = {
+		{ "Sat Feb 27 16:54:37 2021 daemon.err modprobe: 1 module could not be probed", NULL },
+		{ "Sat Feb 27 16:54:37 2021 daemon.err modprobe: - wireguard", "wireguard" },
+		{ "Sat Feb 27 16:54:37 2021 daemon.err modprobe: - other", NULL },
+		{ "kmodloader: 2 modules could not be probed", NULL },
+		{ "kmodloader: - nf_conntrack - 1", "nf_conntrack" },
+		{ "kmodloader: - ip6_tables - 0", "ip6_tables" },
+		{ "kmodloader: - third - 0", NULL },
+		{ "modprobe: - wireguard", NULL },
+		{ "modprobe: 1 module could not be probed", NULL },
+		{ "", NULL },
+		{ "modprobe: - wireguard", NULL },
+		{ "- wireguard", NULL },
+	};
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	size_t want = 0;
+
+	(void)state;
+	assert_int_equal(ci_begin_input(c, "logread.log", NULL), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		assert_int_equal(ci_text(c, i + 1, lines[i].line, strlen(lines[i].line)), 0);
+		want += lines[i].module != NULL;
+		assert_int_equal(ci_finding_count(c), want);
+		if (lines[i].module) {
+			struct ci_finding_info f;
+
+			ci_finding_get(c, want - 1, &f);
+			assert_string_equal(f.cls, "modprobe-error");
+			assert_string_equal(f.module, lines[i].module);
+			assert_int_equal(f.first_line, i + 1);
+		}
+	}
+	ci_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1811,6 +1856,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_rows_indexed),
 		cmocka_unit_test(test_input_faults),
+		cmocka_unit_test(test_text_ubox_unprobed),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)

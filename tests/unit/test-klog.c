@@ -2030,6 +2030,56 @@ static void test_dmesg_journal_without_host(void **state)
 	assert_int_equal(dline("2020-07-15T19:16:02+0000 kernelx: no", &rec), 0);
 }
 
+/* A line a paste split in two: joined only into a whole wording, from the corpus's real lines */
+static void test_join_cut_lines(void **state)
+{
+	static const char qp_a[] = "wl: module verification failed: signature and/or required ke=";
+	static const char qp_b[] = "y missing - tainting kernel";
+	static const char wrap_a[] = "dvb_usb_dw2102:";
+	static const char wrap_b[] = "disagrees about version of symbol dvb_usb_device_init";
+	static const char quote_a[] = ">> tifm: version magic '2.6.10 686 REGPARM gcc-3.3' should be '2.6.10";
+	static const char quote_b[] = ">REGPARM gcc-3.4'";
+	static const char other_a[] = "usb 1-1: new high-speed USB device number 2 using ehci-pci";
+	static const char key[] = "Request for unknown module key 'Magrathea: Glacier signing key: "
+				  "5682f337b8a0a17eef58c6ac5e9a85712c9208df' err -11";
+	char buf[KLOG_JOIN_MAX];
+	struct klog_finding f;
+	size_t n;
+
+	(void)state;
+
+	n = klog_join_cut(qp_a, strlen(qp_a), qp_b, strlen(qp_b), buf, sizeof(buf));
+	assert_string_equal(buf, "wl: module verification failed: signature and/or required key "
+				 "missing - tainting kernel");
+	assert_int_equal(klog_classify(buf, n, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_SIG_MISSING);
+
+	n = klog_join_cut(wrap_a, strlen(wrap_a), wrap_b, strlen(wrap_b), buf, sizeof(buf));
+	assert_int_equal(klog_classify(buf, n, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_SYMBOL_VERSION);
+	assert_int_equal(f.module_len, 14);
+
+	n = klog_join_cut(quote_a, strlen(quote_a), quote_b, strlen(quote_b), buf, sizeof(buf));
+	assert_string_equal(buf, "tifm: version magic '2.6.10 686 REGPARM gcc-3.3' should be "
+				 "'2.6.10 REGPARM gcc-3.4'");
+	assert_int_equal(klog_classify(buf, n, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_VERMAGIC);
+
+	/* two unrelated lines make no finding */
+	n = klog_join_cut(other_a, strlen(other_a), wrap_b, strlen(wrap_b), buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(klog_classify(buf, n, &f), 0);
+	/* nor does a half alone, nor a join too long for the buffer */
+	assert_int_equal(klog_join_cut(wrap_a, strlen(wrap_a), ">  ", 3, buf, sizeof(buf)), 0);
+	assert_int_equal(klog_join_cut(qp_a, strlen(qp_a), qp_b, strlen(qp_b), buf, 20), 0);
+
+	/* kernel/module_signing.c's line of a key the kernel lacks: no finding, but known */
+	assert_int_equal(klog_classify(key, strlen(key), &f), 0);
+	assert_true(klog_module_line(key, strlen(key)));
+	assert_false(klog_module_line(other_a, strlen(other_a)));
+	assert_false(klog_module_line("Request for unknown module key", 30));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2068,6 +2118,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_4a),
 		cmocka_unit_test(test_finding_batch_4b),
 		cmocka_unit_test(test_dmesg_journal_without_host),
+		cmocka_unit_test(test_join_cut_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
