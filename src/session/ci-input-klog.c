@@ -832,7 +832,8 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 		x->lineno = m[j - 1].lineno;
 		x->st.records += k;
 		r = ci_klog_repeat(x->ci, m[i + 1].lineno, m[j - 1].lineno, k);
-		if (r >= 0)
+		/* a run's records are alike: with a finding, its last line is held by none */
+		if (r >= 0 && d[i].kind == KLOG_FINDING_NONE)
 			hold_run_end(dr, m, j, n);
 		i = j;
 	}
