@@ -272,12 +272,12 @@ static bool detail_eq(size_t pos, const void *key, const void *userdata)
 	return d->agg == k->agg && d->hash == k->hash;
 }
 
-/* The row @a's lines of one message, @n more: its attempts, as attempts_of_lines() says */
-static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint64_t n)
+/* Of the row @k.agg, the detail of @k.hash by the index, added if new: its position */
+static __attribute__((noinline)) int detail_find(struct ci_findings *c, const struct detail_key *k,
+						 size_t *ret_pos)
 {
-	struct detail_key k = { (uint32_t)(a - c->aggs), hash };
-	uint64_t h = hash ^ ((uint64_t)k.agg * UINT64_C(0x9e3779b97f4a7c15));
-	size_t pos = HINDEX_NONE;
+	uint64_t h = k->hash ^ ((uint64_t)k->agg * UINT64_C(0x9e3779b97f4a7c15));
+	size_t pos;
 	int r;
 
 	if (!c->detail_index) {
@@ -285,18 +285,10 @@ static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint6
 		if (r < 0)
 			return r;
 	}
-	if (c->detail_last) {
-		size_t next = c->details[c->detail_last - 1].next;
-
-		if (next && detail_eq(next - 1, &k, c))
-			pos = next - 1;
-	}
-	if (pos == HINDEX_NONE)
-		pos = hindex_find(c->detail_index, h, detail_eq, &k, c);
+	pos = hindex_find(c->detail_index, h, detail_eq, k, c);
 	if (pos == HINDEX_NONE) {
 		if (c->n_details >= MAX_DETAILS) {
-			c->detail_last = 0;
-			a->boot_attempts += n;
+			*ret_pos = HINDEX_NONE;
 			return 0;
 		}
 		r = ci_grow((void **)&c->details, &c->cap_details, c->n_details + 1,
@@ -307,10 +299,38 @@ static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint6
 		if (r < 0)
 			return r;
 		pos = c->n_details++;
-		c->details[pos] = (struct detail){ k.agg, 0, hash, 0 };
+		c->details[pos] = (struct detail){ k->agg, 0, k->hash, 0 };
 	}
-	if (c->detail_last)
-		c->details[c->detail_last - 1].next = (uint32_t)pos + 1;
+	*ret_pos = pos;
+	return 0;
+}
+
+/* The row @a's lines of one message, @n more: its attempts, as attempts_of_lines() says */
+static inline int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint64_t n)
+{
+	struct detail_key k = { (uint32_t)(a - c->aggs), hash };
+	size_t pos = HINDEX_NONE;
+	int r;
+
+	if (c->detail_last) {
+		size_t next = c->details[c->detail_last - 1].next;
+
+		if (next && detail_eq(next - 1, &k, c))
+			pos = next - 1;
+	}
+	if (pos == HINDEX_NONE) {
+		r = detail_find(c, &k, &pos);
+		if (r < 0)
+			return r;
+		if (pos == HINDEX_NONE) {
+			/* past the details kept: each line a load */
+			c->detail_last = 0;
+			a->boot_attempts += n;
+			return 0;
+		}
+		if (c->detail_last)
+			c->details[c->detail_last - 1].next = (uint32_t)pos + 1;
+	}
 	c->detail_last = pos + 1;
 	c->details[pos].n += n;
 	if (c->details[pos].n > a->boot_attempts)
