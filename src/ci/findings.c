@@ -477,17 +477,9 @@ static int ranges_add(struct ci_findings *c, struct agg *a, uint64_t first, uint
  * Counts @ev in the row @a, in the current boot, @n times (lines of @ev's first..last).
  * @n lines spread over more than @n lines (a run of repeats with other lines between)
  * keep only the first and last of them, and the row is marked truncated; a trace's
- * attempt keeps its first and last events.
+ * attempt keeps its first and last events. @details: NULL (each line's is ev->detail),
+ * or of each of the @n lines its message's detail_hash().
  */
-static int agg_add_lines(struct ci_findings *c, struct agg *a, const struct evidence *ev,
-			 uint64_t n, const uint64_t *details);
-
-static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence *ev, uint64_t n)
-{
-	return agg_add_lines(c, a, ev, n, NULL);
-}
-
-/* agg_add_n(), @details: NULL, or of each of the @n lines its message's detail_hash() */
 static int agg_add_lines(struct ci_findings *c, struct agg *a, const struct evidence *ev,
 			 uint64_t n, const uint64_t *details)
 {
@@ -563,6 +555,11 @@ static int agg_add_lines(struct ci_findings *c, struct agg *a, const struct evid
 		b->end_line = last;
 	c->inputs[c->n_inputs - 1].findings += n;
 	return 0;
+}
+
+static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence *ev, uint64_t n)
+{
+	return agg_add_lines(c, a, ev, n, NULL);
 }
 
 static int agg_add(struct ci_findings *c, struct agg *a, const struct evidence *ev)
