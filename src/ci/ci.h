@@ -133,6 +133,20 @@ int ci_klog_classified(struct ci_findings *c, uint64_t line, const struct klog_r
  * -EINVAL when the call before was not such a record or the lines do not follow it.
  */
 int ci_klog_repeat(struct ci_findings *c, uint64_t first, uint64_t last, uint64_t n);
+/*
+ * What of a message of finding @kind tells one load's lines apart (the symbol a load
+ * misses: each is logged once a try), as ci counts attempts: a hash, never 0; 0 for the
+ * kinds whose lines are each an attempt. For ci_klog_repeat_details().
+ */
+uint64_t ci_klog_detail(enum klog_finding_kind kind, const char *msg, size_t len);
+/*
+ * ci_klog_repeat() of @n records at @lines (increasing, after the record before), each
+ * of a message whose ci_klog_detail() is @details' (not 0): each counted as ci_klog()
+ * would, with the lines that follow one another as one range. 0, or -EINVAL as
+ * ci_klog_repeat().
+ */
+int ci_klog_repeat_details(struct ci_findings *c, const uint64_t *lines, const uint64_t *details,
+			   size_t n);
 /* A line that is no kernel record: serial consoles also carry kmod's own errors. */
 int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len);
 /* A boot boundary other than the banner: journalctl's "-- Boot ID --", _BOOT_ID. */

@@ -231,6 +231,9 @@ struct evidence {
  */
 struct detail {
 	uint32_t agg;
+	/* the detail added right after this one last time, + 1: a failed load's symbols
+	 * come in the same order on each try, so most are found without the index */
+	uint32_t next;
 	uint64_t hash;
 	uint64_t n;
 };
@@ -270,12 +273,12 @@ static bool detail_eq(size_t pos, const void *key, const void *userdata)
 	return d->agg == k->agg && d->hash == k->hash;
 }
 
-/* The row @a's lines of one message, @n more: its attempts, as attempts_of_lines() says */
-static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint64_t n)
+/* Of the row @k.agg, the detail of @k.hash by the index, added if new: its position */
+static __attribute__((noinline)) int detail_find(struct ci_findings *c, const struct detail_key *k,
+						 size_t *ret_pos)
 {
-	struct detail_key k = { (uint32_t)(a - c->aggs), hash };
-	uint64_t h = hash ^ ((uint64_t)k.agg * UINT64_C(0x9e3779b97f4a7c15));
-	size_t pos = HINDEX_NONE;
+	uint64_t h = k->hash ^ ((uint64_t)k->agg * UINT64_C(0x9e3779b97f4a7c15));
+	size_t pos;
 	int r;
 
 	if (!c->detail_index) {
@@ -283,10 +286,10 @@ static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint6
 		if (r < 0)
 			return r;
 	}
-	pos = hindex_find(c->detail_index, h, detail_eq, &k, c);
+	pos = hindex_find(c->detail_index, h, detail_eq, k, c);
 	if (pos == HINDEX_NONE) {
 		if (c->n_details >= MAX_DETAILS) {
-			a->boot_attempts += n;
+			*ret_pos = HINDEX_NONE;
 			return 0;
 		}
 		r = ci_grow((void **)&c->details, &c->cap_details, c->n_details + 1,
@@ -297,8 +300,39 @@ static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint6
 		if (r < 0)
 			return r;
 		pos = c->n_details++;
-		c->details[pos] = (struct detail){ k.agg, hash, 0 };
+		c->details[pos] = (struct detail){ k->agg, 0, k->hash, 0 };
 	}
+	*ret_pos = pos;
+	return 0;
+}
+
+/* The row @a's lines of one message, @n more: its attempts, as attempts_of_lines() says */
+static inline int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint64_t n)
+{
+	struct detail_key k = { (uint32_t)(a - c->aggs), hash };
+	size_t pos = HINDEX_NONE;
+	int r;
+
+	if (c->detail_last) {
+		size_t next = c->details[c->detail_last - 1].next;
+
+		if (next && detail_eq(next - 1, &k, c))
+			pos = next - 1;
+	}
+	if (pos == HINDEX_NONE) {
+		r = detail_find(c, &k, &pos);
+		if (r < 0)
+			return r;
+		if (pos == HINDEX_NONE) {
+			/* past the details kept: each line a load */
+			c->detail_last = 0;
+			a->boot_attempts += n;
+			return 0;
+		}
+		if (c->detail_last)
+			c->details[c->detail_last - 1].next = (uint32_t)pos + 1;
+	}
+	c->detail_last = pos + 1;
 	c->details[pos].n += n;
 	if (c->details[pos].n > a->boot_attempts)
 		a->boot_attempts = c->details[pos].n;
@@ -309,6 +343,7 @@ static int detail_add(struct ci_findings *c, struct agg *a, uint64_t hash, uint6
 static void details_reset(struct ci_findings *c)
 {
 	c->n_details = 0;
+	c->detail_last = 0;
 	c->detail_index = hindex_free(c->detail_index);
 }
 
@@ -443,9 +478,11 @@ static int ranges_add(struct ci_findings *c, struct agg *a, uint64_t first, uint
  * Counts @ev in the row @a, in the current boot, @n times (lines of @ev's first..last).
  * @n lines spread over more than @n lines (a run of repeats with other lines between)
  * keep only the first and last of them, and the row is marked truncated; a trace's
- * attempt keeps its first and last events.
+ * attempt keeps its first and last events. @details: NULL (each line's is ev->detail),
+ * or of each of the @n lines its message's detail_hash().
  */
-static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence *ev, uint64_t n)
+static int agg_add_lines(struct ci_findings *c, struct agg *a, const struct evidence *ev,
+			 uint64_t n, const uint64_t *details)
 {
 	struct boot *b;
 	uint64_t last = ev->last ? ev->last : ev->first;
@@ -490,7 +527,13 @@ static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence
 		c->touched[c->n_touched++] = (size_t)(a - c->aggs);
 	}
 	a->boot_count += n;
-	if (ev->detail && is_symbol_class(a->cls)) {
+	if (details && is_symbol_class(a->cls)) {
+		for (uint64_t i = 0; i < n; i++) {
+			r = detail_add(c, a, details[i], 1);
+			if (r < 0)
+				return r;
+		}
+	} else if (ev->detail && is_symbol_class(a->cls)) {
 		r = detail_add(c, a, ev->detail, n);
 		if (r < 0)
 			return r;
@@ -513,6 +556,11 @@ static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence
 		b->end_line = last;
 	c->inputs[c->n_inputs - 1].findings += n;
 	return 0;
+}
+
+static int agg_add_n(struct ci_findings *c, struct agg *a, const struct evidence *ev, uint64_t n)
+{
+	return agg_add_lines(c, a, ev, n, NULL);
 }
 
 static int agg_add(struct ci_findings *c, struct agg *a, const struct evidence *ev)
@@ -989,6 +1037,47 @@ int ci_klog_repeat(struct ci_findings *c, uint64_t first, uint64_t last, uint64_
 	if (!c->again)
 		return 0;
 	return agg_add_n(c, &c->aggs[c->again - 1], &ev, n);
+}
+
+uint64_t ci_klog_detail(enum klog_finding_kind kind, const char *msg, size_t len)
+{
+	int cls = ci_class_of_klog(kind);
+
+	return cls >= 0 && is_symbol_class((size_t)cls) ? detail_hash(msg, len) : 0;
+}
+
+int ci_klog_repeat_details(struct ci_findings *c, const uint64_t *lines, const uint64_t *details,
+			   size_t n)
+{
+	int r;
+
+	if (!n)
+		return 0;
+	if (!c->again_line || !c->in_boot || lines[0] <= c->again_line)
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (lines[i] <= lines[i - 1] || !details[i])
+			return -EINVAL;
+	if (!details[0])
+		return -EINVAL;
+	if (lines[n - 1] > cur_boot(c)->end_line)
+		cur_boot(c)->end_line = lines[n - 1];
+	c->again_line = lines[n - 1];
+	c->again_detail = details[n - 1];
+	if (!c->again)
+		return 0;
+	/* each run of lines that follow one another as one range, as line by line */
+	for (size_t i = 0, j; i < n; i = j) {
+		struct evidence ev = { .first = lines[i] };
+
+		for (j = i + 1; j < n && lines[j] == lines[j - 1] + 1; j++)
+			;
+		ev.last = lines[j - 1];
+		r = agg_add_lines(c, &c->aggs[c->again - 1], &ev, j - i, details + i);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 /*

@@ -215,6 +215,7 @@ struct ci_findings {
 	struct detail *details;
 	size_t n_details, cap_details;
 	struct hindex *detail_index;
+	size_t detail_last;		/* the detail added last, + 1; 0: none */
 	struct ci_figures total;	/* over every boot, --allow's modules too */
 	bool total_wasted_known;
 	bool capped;			/* rows were folded into "(other)" */

@@ -342,6 +342,11 @@ struct dmesg_mapped {
 		uint64_t same;
 	};
 	uint64_t module_head;		/* the module's first 8 bytes, or fewer and zeros */
+	/*
+	 * ci_klog_detail() of the message: a repeat's is written too, for a load's lines
+	 * that miss symbols are one run, counted by symbol (each line's, from the cache)
+	 */
+	uint64_t detail;
 	const char *module;
 	/* how far the line is from where msg, host and module point: see dmesg_at() */
 	intptr_t moved;
@@ -435,6 +440,7 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 
 	d->what = NULL;
 	d->same = 0;
+	d->detail = 0;
 	d->may_repeat = false;
 	d->parsed = parse_indented(line, len, &rec, &d->what);
 	if (d->parsed != 1)
@@ -458,13 +464,8 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	d->time_only = rec.has_monotonic && !rec.has_wallclock && !rec.prefix_len;
 	d->time_unread = false;
 	d->kind = (uint8_t)f.kind;
-	/*
-	 * A load that misses symbols logs one line a symbol: those lines are one run by
-	 * class and module, but ci counts the load's attempts by symbol, so each is read
-	 */
-	if (f.kind == KLOG_FINDING_UNKNOWN_SYMBOL || f.kind == KLOG_FINDING_SYMBOL_VERSION ||
-	    f.kind == KLOG_FINDING_SYMBOL_NAMESPACE)
-		d->may_repeat = false;
+	/* hashed here, on the scanning threads, and kept with a known line */
+	d->detail = ci_klog_detail(f.kind, rec.msg, rec.msg_len);
 	d->module = f.module;
 	d->module_len = (uint32_t)f.module_len;
 	d->moved = 0;
@@ -606,6 +607,7 @@ static int dmesg_line_known(void *userdata, void *state, struct stream_match *m,
 		return 0;
 	if (dmesg_repeats_moved(prev, &k->d, dmesg_known_moved(k, m->line + t))) {
 		m->tag = DMESG_TAG_REPEAT;
+		d->detail = k->d.detail;
 		return 2;
 	}
 	*d = k->d;
@@ -662,6 +664,7 @@ static size_t dmesg_run_known(void *userdata, void *state, struct stream_run *r)
 			r->m[kept] = (struct stream_match){ p, len, lines, 0, 0, r->text };
 			if (dmesg_repeats_moved(prev, &k->d, moved)) {
 				r->m[kept].tag = DMESG_TAG_REPEAT;
+				d[kept].detail = k->d.detail;
 			} else {
 				d[kept] = k->d;
 				d[kept].moved = moved;
@@ -781,6 +784,26 @@ static void hold_run_end(struct dmesg_reduce *dr, const struct stream_match *m, 
 	dr->x->classified = NULL;
 }
 
+/* ci_klog_repeat_details() of the repeats @m[from..to), a few at a time */
+static int dmesg_repeat_details(struct ci_input *x, const struct stream_match *m,
+				const struct dmesg_mapped *d, size_t from, size_t to)
+{
+	uint64_t lines[128], details[128];
+	int r = 0;
+
+	while (from < to && r >= 0) {
+		size_t n = to - from < ARRAY_SIZE(lines) ? to - from : ARRAY_SIZE(lines);
+
+		for (size_t i = 0; i < n; i++) {
+			lines[i] = m[from + i].lineno;
+			details[i] = d[from + i].detail;
+		}
+		r = ci_klog_repeat_details(x->ci, lines, details, n);
+		from += n;
+	}
+	return r;
+}
+
 static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
 {
 	struct dmesg_reduce *dr = userdata;
@@ -831,7 +854,10 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			break;
 		x->lineno = m[j - 1].lineno;
 		x->st.records += k;
-		r = ci_klog_repeat(x->ci, m[i + 1].lineno, m[j - 1].lineno, k);
+		if (d[i].detail)
+			r = dmesg_repeat_details(x, m, d, i + 1, j);
+		else
+			r = ci_klog_repeat(x->ci, m[i + 1].lineno, m[j - 1].lineno, k);
 		/* a run's records are alike: with a finding, its last line is held by none */
 		if (r >= 0 && d[i].kind == KLOG_FINDING_NONE)
 			hold_run_end(dr, m, j, n);

@@ -1225,6 +1225,80 @@ static void finding_of(const struct ci_findings *c, const char *module, const ch
 }
 
 /*
+ * ci_klog_repeat_details() over a load's lines that miss symbols (one run, each line a
+ * symbol) counts what ci_klog() line by line counts: the attempts by symbol, with tries
+ * in the same order, in another and with a symbol more; lines with gaps as ranges.
+ */
+static void test_klog_repeat_details(void **state)
+{
+	/* the tries: symbols in the order logged */
+	static const char *const tries[] = { "abcd", "abcd", "abcd", "cab", "abcde", "cc" };
+	struct ci_options o1, o2;
+	struct ci_findings *one = new_ci(&o1), *rep = new_ci(&o2);
+	struct ci_input_stats st = { 0 };
+	struct ci_finding_info a, b;
+	uint64_t lines[32], details[32], line = 1, per[26] = { 0 }, want = 0;
+	char msgs[32][64];
+	size_t n = 0;
+	enum ci_result res;
+
+	(void)state;
+	assert_int_equal(ci_begin_input(one, "a.log", NULL), 0);
+	assert_int_equal(ci_begin_input(rep, "a.log", NULL), 0);
+	klog_at(one, line, "Linux version 6.1.0-9-amd64 (x@y) #1");
+	klog_at(rep, line, "Linux version 6.1.0-9-amd64 (x@y) #1");
+	for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]); t++)
+		for (const char *s = tries[t]; *s; s++) {
+			/* a gap of other lines after every third */
+			line += n % 3 == 2 ? 5 : 1;
+			assert_true(n < 32);
+			snprintf(msgs[n], sizeof(msgs[n]), "nfs: Unknown symbol rpc_%c (err -2)", *s);
+			lines[n] = line;
+			details[n] = ci_klog_detail(KLOG_FINDING_UNKNOWN_SYMBOL, msgs[n],
+						    strlen(msgs[n]));
+			assert_int_not_equal(details[n], 0);
+			klog_at(one, line, msgs[n]);
+			n++;
+			/* the oracle: the most lines of one symbol */
+			if (++per[*s - 'a'] > want)
+				want = per[*s - 'a'];
+		}
+	assert_int_equal(ci_klog_detail(KLOG_FINDING_AUTOLOAD_DUPLICATE, msgs[0], 10), 0);
+	/* the first line read, the rest as repeats of it */
+	klog_at(rep, lines[0], msgs[0]);
+	/* lines not after the record, or not increasing, or without a detail */
+	assert_int_equal(ci_klog_repeat_details(rep, lines, details + 1, 2), -EINVAL);
+	{
+		uint64_t back[2] = { lines[2], lines[1] }, none[2] = { details[1], 0 };
+
+		assert_int_equal(ci_klog_repeat_details(rep, back, details + 1, 2), -EINVAL);
+		assert_int_equal(ci_klog_repeat_details(rep, lines + 1, none, 2), -EINVAL);
+	}
+	/* in two calls, as the reader's chunks */
+	assert_int_equal(ci_klog_repeat_details(rep, lines + 1, details + 1, 6), 0);
+	assert_int_equal(ci_klog_repeat_details(rep, lines + 7, details + 7, n - 7), 0);
+	st.records = st.lines = line;
+	assert_int_equal(ci_end_input(one, &st), 0);
+	assert_int_equal(ci_end_input(rep, &st), 0);
+	assert_int_equal(ci_finish(one, &res), 0);
+	assert_int_equal(ci_finish(rep, &res), 0);
+	finding_of(one, "nfs", "a.log", &a);
+	finding_of(rep, "nfs", "a.log", &b);
+	assert_int_equal(a.attempts, want);
+	assert_int_equal(b.attempts, a.attempts);
+	assert_int_equal(b.count, a.count);
+	assert_int_equal(b.count, n);
+	assert_int_equal(b.first_line, a.first_line);
+	assert_int_equal(b.last_line, a.last_line);
+	assert_true(a.n_ranges > 1);
+	assert_int_equal(b.n_ranges, a.n_ranges);
+	assert_memory_equal(a.ranges, b.ranges, a.n_ranges * sizeof(*a.ranges));
+	assert_false(b.ranges_truncated);
+	ci_free(one);
+	ci_free(rep);
+}
+
+/*
  * Each finding lists its evidence lines as sorted, apart ranges: adjacent and
  * overlapping lines merge, a line that fills a gap joins its neighbours; past
  * CI_EVIDENCE_RANGES_MAX ranges the rest is only counted and the finding is marked
@@ -1845,6 +1919,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_klog_banner),
 		cmocka_unit_test(test_boots_and_gates),
 		cmocka_unit_test(test_klog_repeat),
+		cmocka_unit_test(test_klog_repeat_details),
 		cmocka_unit_test(test_evidence_ranges),
 		cmocka_unit_test(test_evidence_ranges_all),
 		cmocka_unit_test(test_text_loader_lines),
