@@ -1842,14 +1842,38 @@ static void test_finding_wordings_by_version(void **state)
 	}
 }
 
+/* A classify_case: a line, the module and kind and errno it must give */
+struct classify_case {
+	const char *line, *module;
+	enum klog_finding_kind kind;
+	int err;
+};
+
+/* Each of @cases classified as it says, and none of @none a finding */
+static void check_classified(const struct classify_case *cases, size_t n,
+			     const char *const *none, size_t n_none)
+{
+	struct klog_finding f;
+
+	for (size_t i = 0; i < n; i++) {
+		if (klog_classify(cases[i].line, strlen(cases[i].line), &f) != 1)
+			fail_msg("not recognised: \"%s\"", cases[i].line);
+		assert_int_equal(f.kind, cases[i].kind);
+		assert_int_equal(f.err, cases[i].err);
+		if (cases[i].module)
+			assert_field(f.module, f.module_len, cases[i].module);
+		else
+			assert_null(f.module);
+	}
+	for (size_t i = 0; i < n_none; i++)
+		if (klog_classify(none[i], strlen(none[i]), &f) != 0)
+			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
+}
+
 /* the third held-out batch (tests/corpus 088-132): lines from those logs */
 static void test_finding_third_batch(void **state)
 {
-	static const struct {
-		const char *line, *module;
-		enum klog_finding_kind kind;
-		int err;
-	} cases[] = {
+	static const struct classify_case cases[] = {
 		/* OpenWrt's ubox loader: bare on a console, or with its syslog ident */
 		{ "failed to insert /lib/modules/5.4.40/wl.ko", "wl", KLOG_FINDING_MODPROBE_ERROR, 0 },
 		{ "kmod: failed to read full module /lib/modules/3.10.14/mt7615.ko", "mt7615",
@@ -1882,32 +1906,15 @@ static void test_finding_third_batch(void **state)
 		/* another lockdown reason */
 		"audit: type=1400 audit(1655302156.066:213): avc:  denied  { integrity } for  pid=2468 comm=\"x\" lockdown_reason=\"/dev/mem,kmem,port\" scontext=a tcontext=b tclass=lockdown permissive=0",
 	};
-	struct klog_finding f;
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (klog_classify(cases[i].line, strlen(cases[i].line), &f) != 1)
-			fail_msg("not recognised: \"%s\"", cases[i].line);
-		assert_int_equal(f.kind, cases[i].kind);
-		assert_int_equal(f.err, cases[i].err);
-		if (cases[i].module)
-			assert_field(f.module, f.module_len, cases[i].module);
-		else
-			assert_null(f.module);
-	}
-	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-		if (klog_classify(none[i], strlen(none[i]), &f) != 0)
-			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
 }
 
 /* Batch 4a's new wordings: x86 relocation, Chrome OS's LSM, the level prefix, old modprobe */
 static void test_finding_batch_4a(void **state)
 {
-	static const struct {
-		const char *line, *module;
-		enum klog_finding_kind kind;
-		int err;
-	} cases[] = {
+	static const struct classify_case cases[] = {
 		/* x86's relocation check fails the load and names no module */
 		{ "module: x86/modules: Skipping invalid relocation target, existing value is nonzero for type 2, loc 0000000012345678, val ffffffffc0a1b2c3",
 		  NULL, KLOG_FINDING_LOAD_ERROR, ENOEXEC },
@@ -1938,22 +1945,9 @@ static void test_finding_batch_4a(void **state)
 		"FATAL: Module loading is disabled in this image",
 		"could not insert 'a b': the index is full",
 	};
-	struct klog_finding f;
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (klog_classify(cases[i].line, strlen(cases[i].line), &f) != 1)
-			fail_msg("not recognised: \"%s\"", cases[i].line);
-		assert_int_equal(f.kind, cases[i].kind);
-		assert_int_equal(f.err, cases[i].err);
-		if (cases[i].module)
-			assert_field(f.module, f.module_len, cases[i].module);
-		else
-			assert_null(f.module);
-	}
-	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-		if (klog_classify(none[i], strlen(none[i]), &f) != 0)
-			fail_msg("a finding in \"%s\": %s", none[i], klog_finding_kind_name(f.kind));
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
 }
 
 /* batch 4b of held-out logs (tests/corpus 160-183): older loaders and kernels, Android 16 */
