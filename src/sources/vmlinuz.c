@@ -94,6 +94,21 @@ static const uint8_t *next_magic(const uint8_t *p, const uint8_t *end, const str
 	return best;
 }
 
+/*
+ * The largest zstd window worth accepting for @max_out bytes of output: a frame may
+ * declare a window of up to 2 GiB, which libzstd allocates before a byte comes out,
+ * while no back-reference of a stream capped at @max_out reaches further than that
+ * (27, libzstd's default, at the least: --ultra -22 of a kernel uses it).
+ */
+static int zstd_window_log_for(uint64_t max_out)
+{
+	int n = 27;
+
+	while (n < 31 && (UINT64_C(1) << n) < max_out)
+		n++;
+	return n;
+}
+
 int vmlinuz_btf_from_image(const void *data, size_t len, size_t max_vmlinux,
 			   struct kernel_btf **ret, const char **ret_why)
 {
@@ -104,9 +119,10 @@ int vmlinuz_btf_from_image(const void *data, size_t len, size_t max_vmlinux,
 	 * The first stream only, as the boot decompressor reads it; the kernel's image is
 	 * compressed with zstd --ultra -22, a window past libzstd's default.
 	 */
+	const uint64_t max_out = max_vmlinux < (2u << 20) ? (2u << 20) : max_vmlinux;
 	const struct codec_options opts = {
-		.max_out = max_vmlinux < (2u << 20) ? (2u << 20) : max_vmlinux,
-		.zstd_window_log_max = 31,
+		.max_out = max_out,
+		.zstd_window_log_max = zstd_window_log_for(max_out),
 	};
 	int r = -ENOENT, tries = 0;
 
