@@ -1042,6 +1042,35 @@ static void test_input_faults(void **state)
 	ci_free(c);
 }
 
+/* A loader's text lines, one by one: a modprobe-error where .module says, else nothing */
+struct loader_line {
+	const char *line, *module;	/* NULL: no finding */
+};
+
+static void check_loader_lines(const char *file, const struct loader_line *lines, size_t n)
+{
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	size_t want = 0;
+
+	assert_int_equal(ci_begin_input(c, file, NULL), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(ci_text(c, i + 1, lines[i].line, strlen(lines[i].line)), 0);
+		want += lines[i].module != NULL;
+		assert_int_equal(ci_finding_count(c), want);
+		if (lines[i].module) {
+			struct ci_finding_info f;
+
+			ci_finding_get(c, want - 1, &f);
+			assert_string_equal(f.cls, "modprobe-error");
+			assert_non_null(f.module);
+			assert_string_equal(f.module, lines[i].module);
+			assert_int_equal(f.first_line, i + 1);
+		}
+	}
+	ci_free(c);
+}
+
 /*
  * Loaders' lines as a journal or syslog has them, "ident[pid]: message" after the head
  * the input reader takes off (tests/corpus 014-017, 044), and other programs' lines
@@ -1049,9 +1078,7 @@ static void test_input_faults(void **state)
  */
 static void test_text_loader_lines(void **state)
 {
-	static const struct {
-		const char *line, *module;	/* NULL: no finding */
-	} lines[] = {
+	static const struct loader_line lines[] = {
 		{ "systemd-modules-load[198]: modprobe: FATAL: Module snd-seq not found in "
 		  "directory /lib/modules/6.18.6-200.nobara.fc43.x86_64", "snd_seq" },
 		{ "systemd-modules-load[174]: Error running install command '/sbin/modprobe "
@@ -1067,27 +1094,8 @@ static void test_text_loader_lines(void **state)
 		{ "sshd[12]: Failed to find module 'x' said the attacker", NULL },
 		{ "a b: modprobe: FATAL: Module x not found.", NULL },
 	};
-	struct ci_options o;
-	struct ci_findings *c = new_ci(&o);
-	size_t want = 0;
-
 	(void)state;
-	assert_int_equal(ci_begin_input(c, "j.log", NULL), 0);
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		assert_int_equal(ci_text(c, i + 1, lines[i].line, strlen(lines[i].line)), 0);
-		want += lines[i].module != NULL;
-		assert_int_equal(ci_finding_count(c), want);
-		if (lines[i].module) {
-			struct ci_finding_info f;
-
-			ci_finding_get(c, want - 1, &f);
-			assert_string_equal(f.cls, "modprobe-error");
-			assert_non_null(f.module);
-			assert_string_equal(f.module, lines[i].module);
-			assert_int_equal(f.first_line, i + 1);
-		}
-	}
-	ci_free(c);
+	check_loader_lines("j.log", lines, sizeof(lines) / sizeof(lines[0]));
 }
 
 /* ci_klog_repeat() over runs counts what ci_klog() line by line counts */
@@ -1864,9 +1872,7 @@ static int print_format_lines(void)
  */
 static void test_text_ubox_unprobed(void **state)
 {
-	static const struct {
-		const char *line, *module;	/* NULL: no finding */
-	} lines[] = {
+	static const struct loader_line lines[] = {
 		{ "Sat Feb 27 16:54:37 2021 daemon.err modprobe: 1 module could not be probed", NULL },
 		{ "Sat Feb 27 16:54:37 2021 daemon.err modprobe: - wireguard", "wireguard" },
 		{ "Sat Feb 27 16:54:37 2021 daemon.err modprobe: - other", NULL },
@@ -1880,26 +1886,8 @@ static void test_text_ubox_unprobed(void **state)
 		{ "modprobe: - wireguard", NULL },
 		{ "- wireguard", NULL },
 	};
-	struct ci_options o;
-	struct ci_findings *c = new_ci(&o);
-	size_t want = 0;
-
 	(void)state;
-	assert_int_equal(ci_begin_input(c, "logread.log", NULL), 0);
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		assert_int_equal(ci_text(c, i + 1, lines[i].line, strlen(lines[i].line)), 0);
-		want += lines[i].module != NULL;
-		assert_int_equal(ci_finding_count(c), want);
-		if (lines[i].module) {
-			struct ci_finding_info f;
-
-			ci_finding_get(c, want - 1, &f);
-			assert_string_equal(f.cls, "modprobe-error");
-			assert_string_equal(f.module, lines[i].module);
-			assert_int_equal(f.first_line, i + 1);
-		}
-	}
-	ci_free(c);
+	check_loader_lines("logread.log", lines, sizeof(lines) / sizeof(lines[0]));
 }
 
 int main(int argc, char **argv)
