@@ -168,6 +168,11 @@ static const struct klog_format_entry table[] = {
 	  "kernel/module_signature.c", EBADMSG, "-"),
 	E(SIG_REJECTED, "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
 	  "security/lockdown/lockdown.c", EPERM, "tu", .text2_is = "unsigned module loading"),
+	/* the distributions' lockdown patches before 5.4 (David Howells' series, Fedora,
+	 * Ubuntu, Debian): kernel_is_locked_down("Loading of unsigned module") */
+	E(SIG_REJECTED, "Lockdown: %s: Loading of %s is restricted; see man kernel_lockdown.7\n",
+	  "kernel/module.c (distribution lockdown patch)", EPERM, "tu",
+	  .text2_is = "unsigned module"),
 	/* Chrome OS's LSM (security/chromiumos/lsm.c, pr_fmt "Chromium OS LSM: "): a module
 	 * from outside the verified root it pinned is refused, its path quoted */
 	E(SIG_REJECTED, "Chromium OS LSM: init_module denied module=\"%s\" pid=%d cmdline=%s",
@@ -223,6 +228,14 @@ static const struct klog_format_entry table[] = {
 	E(BAD_ELF, "No module found in object\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module has invalid ELF structures\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module len %lu truncated\n", "kernel/module.c", ENOEXEC, "n"),
+	/* module_frob_arch_sections() of arm, arm64 (PLT, symtab) and riscv (GOT): a module
+	 * built without the sections the architecture's loader needs */
+	E(BAD_ELF, "%s: module PLT section(s) missing\n", "arch/arm64/kernel/module-plts.c",
+	  ENOEXEC, "m"),
+	E(BAD_ELF, "%s: module symtab section missing\n", "arch/arm64/kernel/module-plts.c",
+	  ENOEXEC, "m"),
+	E(BAD_ELF, "%s: module GOT section(s) missing\n", "arch/riscv/kernel/module-sections.c",
+	  ENOEXEC, "m"),
 
 	/*
 	 * a module's BTF that does not parse: btf_module_notify() fails the load from the

@@ -2074,6 +2074,28 @@ static void test_join_cut_lines(void **state)
 	assert_false(klog_module_line("Request for unknown module key", 30));
 }
 
+/* batch 5b of the held-out logs (tests/corpus 210-235): lines from those logs */
+static void test_finding_batch_5b(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* the distributions' lockdown patches before 5.4 name no module */
+		{ "Lockdown: systemd-udevd: Loading of unsigned module is restricted; see man kernel_lockdown.7",
+		  NULL, KLOG_FINDING_SIG_REJECTED, EPERM },
+		/* arm64's module_frob_arch_sections() */
+		{ "v4l2loopback: module PLT section(s) missing", "v4l2loopback",
+		  KLOG_FINDING_BAD_ELF, ENOEXEC },
+		{ "foo: module GOT section(s) missing", "foo", KLOG_FINDING_BAD_ELF, ENOEXEC },
+	};
+	static const char *const none[] = {
+		/* the old wording with a reason that is not a missing signature */
+		"Lockdown: modprobe: Loading of module with unavailable key is restricted; see man kernel_lockdown.7",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2113,6 +2135,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_4b),
 		cmocka_unit_test(test_dmesg_journal_without_host),
 		cmocka_unit_test(test_join_cut_lines),
+		cmocka_unit_test(test_finding_batch_5b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
