@@ -1146,6 +1146,45 @@ static int classify_without_colon(const char *msg, size_t len, struct klog_findi
 }
 
 /*
+ * kmod's stderr line inside another line: after another program's words (Bottlerocket's
+ * driverdog, "... failed - stderr: modprobe: ERROR: ..."), after an ident in a kernel
+ * record ("driverdog[2088]: modprobe: ERROR: ..."), or in inline code mid-sentence ("and
+ * `modprobe: ERROR: could not insert 'x': ...`."). kmod's program and priority words
+ * ("%s: %s: %s", tools/log.c) mark it; only a loader's wording is read from there.
+ */
+static int classify_quoted_loader(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const char *const prio[] = { ": ERROR: ", ": FATAL: " };
+	static const char *const progs[] = { "modprobe", "insmod" };
+
+	/* kmod's FATAL lines ("Module %s not found.") read like any program's sentence:
+	 * only in inline code; its ERROR lines quote the module */
+	for (size_t i = 0; i < ARRAY_SIZE(prio); i++) {
+		const char *at = memmem(msg, len, prio[i], 9);
+
+		for (size_t j = 0; at && j < ARRAY_SIZE(progs); j++) {
+			size_t pn = strlen(progs[j]), n;
+			const char *s = at - pn, *close;
+
+			if (s <= msg || memcmp(s, progs[j], pn) != 0 || !strchr(" `\"'*_(", s[-1]) ||
+			    (i == 1 && s[-1] != '`'))
+				continue;
+			n = (size_t)(msg + len - s);
+			/* inline code: up to its closing mark */
+			if (s[-1] == '`' && (close = memchr(s, '`', n)))
+				n = (size_t)(close - s);
+			for (size_t k = 0; k < ARRAY_SIZE(table); k++)
+				if (table[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+				    classify_entry(&table[k], s, n, ret))
+					return 1;
+		}
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = KLOG_FINDING_NONE;
+	return 0;
+}
+
+/*
  * Past a syslog priority, "<4>", left before a message with no timestamp (busybox's
  * dmesg, dmesg -r on a kernel without printk times): not part of the module's name.
  */
@@ -1189,6 +1228,8 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 			if (!strncmp(table[i].source, "ubox ", 5) &&
 			    classify_entry(&table[i], msg, len, ret))
 				return 1;
+	if (classify_quoted_loader(msg, len, ret))
+		return 1;
 	return classify_without_colon(msg, len, ret);
 }
 

@@ -2085,10 +2085,28 @@ static void test_finding_batch_5b(void **state)
 		{ "v4l2loopback: module PLT section(s) missing", "v4l2loopback",
 		  KLOG_FINDING_BAD_ELF, ENOEXEC },
 		{ "foo: module GOT section(s) missing", "foo", KLOG_FINDING_BAD_ELF, ENOEXEC },
+		/* kmod's stderr line inside another program's line, or after an ident */
+		{ "driverdog[2088]: 23:10:41 [ERROR] '/usr/bin/modprobe' failed - stderr: modprobe: ERROR: could not insert 'nvidia': Operation not permitted",
+		  "nvidia", KLOG_FINDING_MODPROBE_ERROR, EPERM },
+		{ "driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted",
+		  "nvidia_uvm", KLOG_FINDING_MODPROBE_ERROR, EPERM },
+		/* in inline code mid-sentence: up to the closing mark */
+		{ "For the above I got `openrazer-driver/3.6.1, 6.4.10-100.fc37.x86_64, x86_64: installed` and `modprobe: ERROR: could not insert 'razerkbd': Key was rejected by service`.",
+		  "razerkbd", KLOG_FINDING_MODPROBE_ERROR, EKEYREJECTED },
+		{ "see `modprobe: FATAL: Module hid_xpadneo not found in directory /lib/modules/6.16.3` here",
+		  "hid_xpadneo", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
 	};
 	static const char *const none[] = {
 		/* the old wording with a reason that is not a missing signature */
 		"Lockdown: modprobe: Loading of module with unavailable key is restricted; see man kernel_lockdown.7",
+		/* kmod's words retyped without its priority's colon, and another program's ERROR */
+		"googling for \"modprobe: ERROR could not insert Operation not permitted\"",
+		"driverdog[2088]: [ERROR] '/usr/bin/modprobe' failed - stderr: nothing",
+		/* the program's name inside another word, and no wording of kmod's after it */
+		"xmodprobe: ERROR: could not insert 'nvidia': Operation not permitted",
+		"said modprobe: ERROR: the disk is full",
+		/* kmod's FATAL wording mid-line is read in inline code only */
+		"said modprobe: FATAL: Module hid_xpadneo not found in directory /lib/modules/6.16.3",
 	};
 
 	(void)state;
