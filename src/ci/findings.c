@@ -1238,10 +1238,12 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 			c->loader_lines++;
 			return 0;
 		}
-		if (!m || !loader_message(m, len - (size_t)(m - s)))
-			return 0;
-		len -= (size_t)(m - s);
-		s = m;
+		if (m && loader_message(m, len - (size_t)(m - s))) {
+			len -= (size_t)(m - s);
+			s = m;
+		} else if (!memmem(s, len, ": ERROR: ", 9) && !memmem(s, len, ": FATAL: ", 9)) {
+			return 0;	/* else kmod's line may be quoted inside this one */
+		}
 	}
 	/* some wordings are a loader's only with its ident: then the whole line */
 	if (!klog_classify_memo(c->memo, s, len, &f, &slot) && s != whole) {

@@ -168,6 +168,11 @@ static const struct klog_format_entry table[] = {
 	  "kernel/module_signature.c", EBADMSG, "-"),
 	E(SIG_REJECTED, "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
 	  "security/lockdown/lockdown.c", EPERM, "tu", .text2_is = "unsigned module loading"),
+	/* the distributions' lockdown patches before 5.4 (David Howells' series, Fedora,
+	 * Ubuntu, Debian): kernel_is_locked_down("Loading of unsigned module") */
+	E(SIG_REJECTED, "Lockdown: %s: Loading of %s is restricted; see man kernel_lockdown.7\n",
+	  "kernel/module.c (distribution lockdown patch)", EPERM, "tu",
+	  .text2_is = "unsigned module"),
 	/* Chrome OS's LSM (security/chromiumos/lsm.c, pr_fmt "Chromium OS LSM: "): a module
 	 * from outside the verified root it pinned is refused, its path quoted */
 	E(SIG_REJECTED, "Chromium OS LSM: init_module denied module=\"%s\" pid=%d cmdline=%s",
@@ -223,6 +228,14 @@ static const struct klog_format_entry table[] = {
 	E(BAD_ELF, "No module found in object\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module has invalid ELF structures\n", "kernel/module.c", ENOEXEC, ""),
 	E(BAD_ELF, "Module len %lu truncated\n", "kernel/module.c", ENOEXEC, "n"),
+	/* module_frob_arch_sections() of arm, arm64 (PLT, symtab) and riscv (GOT): a module
+	 * built without the sections the architecture's loader needs */
+	E(BAD_ELF, "%s: module PLT section(s) missing\n", "arch/arm64/kernel/module-plts.c",
+	  ENOEXEC, "m"),
+	E(BAD_ELF, "%s: module symtab section missing\n", "arch/arm64/kernel/module-plts.c",
+	  ENOEXEC, "m"),
+	E(BAD_ELF, "%s: module GOT section(s) missing\n", "arch/riscv/kernel/module-sections.c",
+	  ENOEXEC, "m"),
 
 	/*
 	 * a module's BTF that does not parse: btf_module_notify() fails the load from the
@@ -1133,6 +1146,45 @@ static int classify_without_colon(const char *msg, size_t len, struct klog_findi
 }
 
 /*
+ * kmod's stderr line inside another line: after another program's words (Bottlerocket's
+ * driverdog, "... failed - stderr: modprobe: ERROR: ..."), after an ident in a kernel
+ * record ("driverdog[2088]: modprobe: ERROR: ..."), or in inline code mid-sentence ("and
+ * `modprobe: ERROR: could not insert 'x': ...`."). kmod's program and priority words
+ * ("%s: %s: %s", tools/log.c) mark it; only a loader's wording is read from there.
+ */
+static int classify_quoted_loader(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const char *const prio[] = { ": ERROR: ", ": FATAL: " };
+	static const char *const progs[] = { "modprobe", "insmod" };
+
+	/* kmod's FATAL lines ("Module %s not found.") read like any program's sentence:
+	 * only in inline code; its ERROR lines quote the module */
+	for (size_t i = 0; i < ARRAY_SIZE(prio); i++) {
+		const char *at = memmem(msg, len, prio[i], 9);
+
+		for (size_t j = 0; at && j < ARRAY_SIZE(progs); j++) {
+			size_t pn = strlen(progs[j]), n;
+			const char *s = at - pn, *close;
+
+			if (s <= msg || memcmp(s, progs[j], pn) != 0 || !strchr(" `\"'*_(", s[-1]) ||
+			    (i == 1 && s[-1] != '`'))
+				continue;
+			n = (size_t)(msg + len - s);
+			/* inline code: up to its closing mark */
+			if (s[-1] == '`' && (close = memchr(s, '`', n)))
+				n = (size_t)(close - s);
+			for (size_t k = 0; k < ARRAY_SIZE(table); k++)
+				if (table[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+				    classify_entry(&table[k], s, n, ret))
+					return 1;
+		}
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = KLOG_FINDING_NONE;
+	return 0;
+}
+
+/*
  * Past a syslog priority, "<4>", left before a message with no timestamp (busybox's
  * dmesg, dmesg -r on a kernel without printk times): not part of the module's name.
  */
@@ -1176,6 +1228,8 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 			if (!strncmp(table[i].source, "ubox ", 5) &&
 			    classify_entry(&table[i], msg, len, ret))
 				return 1;
+	if (classify_quoted_loader(msg, len, ret))
+		return 1;
 	return classify_without_colon(msg, len, ret);
 }
 

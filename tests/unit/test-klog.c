@@ -2074,6 +2074,46 @@ static void test_join_cut_lines(void **state)
 	assert_false(klog_module_line("Request for unknown module key", 30));
 }
 
+/* batch 5b of the held-out logs (tests/corpus 210-235): lines from those logs */
+static void test_finding_batch_5b(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* the distributions' lockdown patches before 5.4 name no module */
+		{ "Lockdown: systemd-udevd: Loading of unsigned module is restricted; see man kernel_lockdown.7",
+		  NULL, KLOG_FINDING_SIG_REJECTED, EPERM },
+		/* arm64's module_frob_arch_sections() */
+		{ "v4l2loopback: module PLT section(s) missing", "v4l2loopback",
+		  KLOG_FINDING_BAD_ELF, ENOEXEC },
+		{ "foo: module GOT section(s) missing", "foo", KLOG_FINDING_BAD_ELF, ENOEXEC },
+		/* kmod's stderr line inside another program's line, or after an ident */
+		{ "driverdog[2088]: 23:10:41 [ERROR] '/usr/bin/modprobe' failed - stderr: modprobe: ERROR: could not insert 'nvidia': Operation not permitted",
+		  "nvidia", KLOG_FINDING_MODPROBE_ERROR, EPERM },
+		{ "driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted",
+		  "nvidia_uvm", KLOG_FINDING_MODPROBE_ERROR, EPERM },
+		/* in inline code mid-sentence: up to the closing mark */
+		{ "For the above I got `openrazer-driver/3.6.1, 6.4.10-100.fc37.x86_64, x86_64: installed` and `modprobe: ERROR: could not insert 'razerkbd': Key was rejected by service`.",
+		  "razerkbd", KLOG_FINDING_MODPROBE_ERROR, EKEYREJECTED },
+		{ "see `modprobe: FATAL: Module hid_xpadneo not found in directory /lib/modules/6.16.3` here",
+		  "hid_xpadneo", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		/* the old wording with a reason that is not a missing signature */
+		"Lockdown: modprobe: Loading of module with unavailable key is restricted; see man kernel_lockdown.7",
+		/* kmod's words retyped without its priority's colon, and another program's ERROR */
+		"googling for \"modprobe: ERROR could not insert Operation not permitted\"",
+		"driverdog[2088]: [ERROR] '/usr/bin/modprobe' failed - stderr: nothing",
+		/* the program's name inside another word, and no wording of kmod's after it */
+		"xmodprobe: ERROR: could not insert 'nvidia': Operation not permitted",
+		"said modprobe: ERROR: the disk is full",
+		/* kmod's FATAL wording mid-line is read in inline code only */
+		"said modprobe: FATAL: Module hid_xpadneo not found in directory /lib/modules/6.16.3",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2113,6 +2153,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_4b),
 		cmocka_unit_test(test_dmesg_journal_without_host),
 		cmocka_unit_test(test_join_cut_lines),
+		cmocka_unit_test(test_finding_batch_5b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
