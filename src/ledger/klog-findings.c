@@ -358,6 +358,14 @@ static const struct klog_format_entry table[] = {
 	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "WARNING: Error inserting %s (%s): %s", "module-init-tools modprobe.c",
 	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	/* the same through syslog, whose ident is the program (a 2.6.14 boot console's
+	 * hotplug next to its "modprobe: FATAL: Module %s not found.") */
+	E(MODPROBE_ERROR, "modprobe: FATAL: Error inserting %s (%s): %s",
+	  "module-init-tools modprobe.c", 0, "m-t",
+	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "modprobe: WARNING: Error inserting %s (%s): %s",
+	  "module-init-tools modprobe.c", 0, "m-t",
+	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "FATAL: Module %s not found.", "module-init-tools modprobe.c", ENOENT,
 	  "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "FATAL: Error running install command for %s",
@@ -983,6 +991,11 @@ const char *klog_skip_markup(const char *s, size_t *len)
 	}
 	while (n && (s[n - 1] == '`' || s[n - 1] == '*'))
 		n--;
+	/* a message quoted whole in prose: "insmod: error inserting ..." */
+	if (n > 2 && s[0] == '"' && s[n - 1] == '"') {
+		s++;
+		n -= 2;
+	}
 	/* a markdown link that holds the line, "[638704](insmod: ERROR: ...)": its target
 	 * unless that is an address, else its text */
 	if (n > 4 && s[0] == '[' && s[n - 1] == ')') {
@@ -1091,6 +1104,14 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 			return false;
 	}
 	fill(e, &mt, ret);
+	/* the kernel names a module by its name, never a path: a word with a '/' is the
+	 * text a console interleaved before the name ("serting '/lib/scjbd: version ...") */
+	if (e->kind != KLOG_FINDING_MODPROBE_ERROR && e->kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT &&
+	    ret->module && memchr(ret->module, '/', ret->module_len)) {
+		memset(ret, 0, sizeof(*ret));
+		ret->kind = KLOG_FINDING_NONE;
+		return false;
+	}
 	return true;
 }
 
@@ -1202,7 +1223,68 @@ static const char *skip_level_prefix(const char *s, size_t *len)
 	return s + k + 1;
 }
 
+/*
+ * A line of a quoted-printable mail body kept undecoded ends with the encoding's mark
+ * for a hard line end: "=20" (a trailing space the encoding protects) or "=0A" (an
+ * encoded newline), the latter followed by a soft break's '='. The length without it,
+ * or @len when the line has none.
+ */
+static size_t qp_line_end(const char *s, size_t len)
+{
+	size_t n = len;
+
+	if (n > 4 && memcmp(s + n - 4, "=0A=", 4) == 0)
+		n -= 4;
+	else if (n > 3 && (memcmp(s + n - 3, "=0A", 3) == 0 || memcmp(s + n - 3, "=20", 3) == 0))
+		n -= 3;
+	else
+		return len;
+	while (n && s[n - 1] == ' ')
+		n--;
+	return n;
+}
+
+/*
+ * A line quoted inside prose whose parenthesis the prose closes after the kernel's own
+ * ("(with error:" on the line before, "... (err 0))"): the length without the prose's
+ * ')', or @len.
+ */
+static size_t prose_unquoted(const char *s, size_t len)
+{
+	size_t open = 0, close = 0;
+
+	if (len > 2 && s[len - 1] == ')') {
+		for (size_t i = 0; i < len; i++) {
+			open += s[i] == '(';
+			close += s[i] == ')';
+		}
+		return close > open ? len - 1 : len;
+	}
+	return len;
+}
+
+static int classify_line(const char *msg, size_t len, struct klog_finding *ret);
+
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
+{
+	size_t n;
+	int r;
+
+	if (msg)
+		while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
+			len--;
+	r = classify_line(msg, len, ret);
+	/* the line as it stands first: a kernel line that ends in "=20" stays as it is */
+	if (r || !msg)
+		return r;
+	if ((n = qp_line_end(msg, len)) != len && n)
+		return classify_line(msg, n, ret);
+	if ((n = prose_unquoted(msg, len)) != len && n)
+		return classify_line(msg, n, ret);
+	return 0;
+}
+
+static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
 {
 	size_t i;
 
@@ -1211,8 +1293,6 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 	ret->kind = KLOG_FINDING_NONE;
 	if (!msg)
 		return 0;
-	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
-		len--;
 	if (len == 0 || len > MSG_MAX)
 		return 0;
 	msg = skip_kernel_tag(msg, &len);

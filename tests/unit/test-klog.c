@@ -2114,6 +2114,41 @@ static void test_finding_batch_5b(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 5a (tests/corpus/heldout-5a): what mail bodies and prose do to a line */
+static void test_finding_batch_5a(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* a quoted-printable body kept undecoded: its hard line end's "=20" or "=0A=" */
+		{ "pptest: loading out-of-tree module taints kernel.=0A=", "pptest",
+		  KLOG_FINDING_TAINT, 0 },
+		{ "jailhouse: loading out-of-tree module taints kernel.=20", "jailhouse",
+		  KLOG_FINDING_TAINT, 0 },
+		{ "> uio_ivshmem: loading out-of-tree module taints kernel.=20", "uio_ivshmem",
+		  KLOG_FINDING_TAINT, 0 },
+		/* module-init-tools' modprobe through syslog, its ident in front */
+		{ "modprobe: FATAL: Error inserting qla2200 (/lib/modules/2.6.14-rc4-rt5/kernel/"
+		  "drivers/scsi/qla2xxx/qla2200.ko): Unknown symbol in module, or unknown "
+		  "parameter (see dmesg)", "qla2200", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* a line quoted whole in prose, and one whose parenthesis the prose closes */
+		{ "> \"insmod: error inserting 'nfsd.ko': -1 Unknown symbol in module\"", "nfsd",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "dvb_usb_dibusb_mc_common: Unknown symbol __symbol_get (err 0))",
+		  "dvb_usb_dibusb_mc_common", KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+	};
+	static const char *const none[] = {
+		/* the kernel names no module by a path: console text interleaved before it */
+		"serting '/lib/scjbd: version magic '2.6.9-5.EL 686' should be '2.6.12-rc5'",
+		/* the marks alone, and a balanced parenthesis, make nothing of other text */
+		"loading out-of-tree module=20",
+		"\"just a quote\"",
+		"usbcore: registered new interface driver (dvb_usb))",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2154,6 +2189,7 @@ int main(void)
 		cmocka_unit_test(test_dmesg_journal_without_host),
 		cmocka_unit_test(test_join_cut_lines),
 		cmocka_unit_test(test_finding_batch_5b),
+		cmocka_unit_test(test_finding_batch_5a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
