@@ -1340,6 +1340,99 @@ bool klog_module_line(const char *msg, size_t len)
 	return false;
 }
 
+/* How many decimal digits @s starts with */
+static size_t digits(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+static bool is_lower_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* @s[0..len) starts with exactly @n lower-case hex digits, as "%02x" prints them */
+static bool hex_digits(const char *s, size_t len, size_t n)
+{
+	if (len < n || (len > n && is_lower_hex(s[n])))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_lower_hex(s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * lib/dump_stack.c's "CPU: %d PID: %d Comm: %.20s ..." (3.10 on; 6.11 added "UID: %u "
+ * after the CPU): the head of every oops, warning and lockdep splat
+ */
+static bool dump_stack_line(const char *s, size_t len)
+{
+	static const char *const words[] = { "CPU: ", " UID: ", " PID: " };
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		size_t w = strlen(words[i]);
+
+		if (len < w || memcmp(s, words[i], w)) {
+			if (i == 1)
+				continue;	/* before 6.11: no UID */
+			return false;
+		}
+		s += w;
+		len -= w;
+		n = digits(s, len);
+		if (!n)
+			return false;
+		s += n;
+		len -= n;
+	}
+	return len > 7 && !memcmp(s, " Comm: ", 7);
+}
+
+/*
+ * dev_printk()'s "%s %s: " of a PCI device: the driver's name, then the device's,
+ * "%04x:%02x:%02x.%d" (drivers/pci/probe.c's pci_setup_device())
+ */
+static bool pci_device_line(const char *s, size_t len)
+{
+	const char *sp = memchr(s, ' ', len < 64 ? len : 64);
+	size_t at;
+
+	if (!sp || sp == s)
+		return false;
+	for (const char *c = s; c < sp; c++)
+		if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') &&
+		    !(*c >= '0' && *c <= '9') && *c != '_' && *c != '-')
+			return false;
+	at = (size_t)(sp - s) + 1;
+	s += at;
+	len -= at;
+	return hex_digits(s, len, 4) && len > 13 && s[4] == ':' && hex_digits(s + 5, len - 5, 2) &&
+	       s[7] == ':' && hex_digits(s + 8, len - 8, 2) && s[10] == '.' && s[11] >= '0' &&
+	       s[11] <= '7' && s[12] == ':' && s[13] == ' ';
+}
+
+bool klog_kernel_line(const char *msg, size_t len)
+{
+	if (klog_module_line(msg, len))
+		return true;
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r' || msg[len - 1] == ' '))
+		len--;
+	if (len == 0 || len > MSG_MAX)
+		return false;
+	msg = skip_kernel_tag(msg, &len);
+	msg = skip_level_prefix(msg, &len);
+	/* the x86 and arm64 stack dumps' heads (show_trace_log_lvl(), dump_backtrace()) */
+	if ((len == 11 && (!memcmp(msg, "Call Trace:", 11) || !memcmp(msg, "Call trace:", 11))))
+		return true;
+	return dump_stack_line(msg, len) || pci_device_line(msg, len);
+}
+
 /* past a mail quote's marks and the indentation before a line's text */
 static const char *skip_quote(const char *s, size_t *len)
 {

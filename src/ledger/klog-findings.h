@@ -139,6 +139,13 @@ int klog_classify_memo(struct klog_memo *m, const char *msg, size_t len,
 bool klog_module_line(const char *msg, size_t len);
 
 /*
+ * Whether @msg is a line only a kernel prints that is no finding: klog_module_line()'s,
+ * a stack dump's head ("CPU: %d PID: %d Comm: ...", "Call Trace:"), or a PCI device's
+ * dev_printk() line. It makes a paste without timestamps or banner a kernel log.
+ */
+bool klog_kernel_line(const char *msg, size_t len);
+
+/*
  * One line of a paste that a mail client, a quote or a terminal split in two, @a then
  * @b, joined into @buf (@size bytes, NUL-terminated): past mail quote marks ('>') and
  * indentation, with one space where the split took one, none after a quoted-printable

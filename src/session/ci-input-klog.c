@@ -81,7 +81,7 @@ static bool untimed_kernel_line(struct ci_input *x, const char *line, size_t len
 	if (x->timed || !len || memchr(line, '\0', len) || dmesg_syslog_head(line, len))
 		return false;
 	if (!klog_classify(line, len, &f))
-		return klog_module_line(line, len);
+		return klog_kernel_line(line, len);
 	return f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT;
 }
 

@@ -2149,6 +2149,44 @@ static void test_finding_batch_5a(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* Lines only a kernel prints, no finding: they make a paste without timestamps a kernel log */
+static void test_kernel_line(void **state)
+{
+	static const char *const kernel[] = {
+		"CPU: 1 PID: 5059 Comm: syz-executor306 Not tainted 6.7.0-rc2-syzkaller #0",
+		"CPU: 0 UID: 0 PID: 78 Comm: kswapd0 Not tainted syzkaller #0 PREEMPT(full) ",
+		"Call Trace:",
+		"Call trace:",
+		"<4>Call Trace:",
+		"b43-pci-bridge 0000:06:02.0: PCI INT A -> GSI 21 (level, low) -> IRQ 21",
+		"nvidia 0000:01:00.0: enabling device (0000 -> 0003)",
+		"Request for unknown module key 'Magrathea: Glacier signing key: 1234' err -11",
+	};
+	static const char *const other[] = {
+		"CPU: 1 Comm: x",
+		"CPU: one PID: 2 Comm: x",
+		"CPU: 1 PID: 2 Command: x",
+		"Call Trace: see below",
+		"b43 0000:06:02.0 is the card",
+		"b43 0000:06:02.8: not a function",
+		"b43 0000:06:2.0: one digit",
+		"b43 0000:06:02.0:no space",
+		"my card 0000:06:02.0: two words",
+		"01:00.0 VGA compatible controller: NVIDIA Corporation",
+		"",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++)
+		assert_true(klog_kernel_line(kernel[i], strlen(kernel[i])));
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		struct klog_finding f;
+
+		assert_false(klog_kernel_line(other[i], strlen(other[i])));
+		assert_int_equal(klog_classify(other[i], strlen(other[i]), &f), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2190,6 +2228,7 @@ int main(void)
 		cmocka_unit_test(test_join_cut_lines),
 		cmocka_unit_test(test_finding_batch_5b),
 		cmocka_unit_test(test_finding_batch_5a),
+		cmocka_unit_test(test_kernel_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
