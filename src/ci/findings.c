@@ -1091,6 +1091,8 @@ static bool loader_message(const char *s, size_t len)
 		"modprobe: ", "insmod: ", "Failed to insert ", "Failed to find module '",
 		"Error running install command ", "FATAL: Error ", "WARNING: Error ",
 		"FATAL: Module ", "could not insert '",
+		/* kmod's first releases: "Error: " and no program name */
+		"Error: could not insert module ",
 		/* module-init-tools' first insmod (0.8, 0.9): no program name either */
 		"Error inserting `",
 		/* OpenWrt's ubox loader, bare on a console or with its syslog ident */
@@ -1241,8 +1243,9 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		if (m && loader_message(m, len - (size_t)(m - s))) {
 			len -= (size_t)(m - s);
 			s = m;
-		} else if (!memmem(s, len, ": ERROR: ", 9) && !memmem(s, len, ": FATAL: ", 9)) {
-			return 0;	/* else kmod's line may be quoted inside this one */
+		} else if (!memmem(s, len, ": ERROR: ", 9) && !memmem(s, len, ": FATAL: ", 9) &&
+			   !memmem(s, len, "modprobe: ", 10)) {
+			return 0;	/* else a loader's line may be quoted inside this one */
 		}
 	}
 	/* some wordings are a loader's only with its ident: then the whole line */

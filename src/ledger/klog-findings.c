@@ -299,6 +299,10 @@ static const struct klog_format_entry table[] = {
 	/* userspace kmod (5.9): "%s: %s: %s" = program, priority, message */
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s not found in directory %s",
 	  "kmod tools/modprobe.c", ENOENT, "mt"),
+	/* the same LOG() at the priority modprobe -a sets, WARNING (Docker's "modprobe -va
+	 * bridge br_netfilter": canonical/lxd#2321, moby/moby#48998) */
+	E(MODPROBE_ERROR, "modprobe: WARNING: Module %s not found in directory %s",
+	  "kmod tools/modprobe.c", ENOENT, "mt"),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Failed to get module from path %s: %s",
 	  "kmod tools/modprobe.c", 0, "mt"),
 	E(MODPROBE_ERROR, "modprobe: ERROR: could not insert '%s': Module already in kernel",
@@ -327,6 +331,10 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "insmod: ERROR: could not insert module %s: %s",
 	  "kmod tools/insmod.c", 0, "mt",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/* kmod's first releases: tools' ERR() said "Error: " and no program name (kmod of
+	 * Debian 7/8, openzfs/zfs#3274) */
+	E(MODPROBE_ERROR, "Error: could not insert module %s: %s", "kmod tools/insmod.c", 0,
+	  "mt", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
 	/* busybox: bb_error_msg_and_die("can't insert '%s': %s", filename, moderror(rc)) */
 	E(MODPROBE_ERROR, "insmod: can't insert '%s': %s", "busybox modutils/insmod.c", 0, "mt",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
@@ -1166,6 +1174,63 @@ static int classify_without_colon(const char *msg, size_t len, struct klog_findi
 	return 0;
 }
 
+/* kmod's "Module %s not found in directory %s" after its priority: a one-word name and
+ * the module directory, an absolute path */
+static bool names_module_dir(const char *s, size_t len)
+{
+	const char *sp, *dir;
+
+	if (len < 8 || memcmp(s, "Module ", 7) != 0 || !(sp = memchr(s + 7, ' ', len - 7)) ||
+	    sp == s + 7)
+		return false;
+	dir = sp + 24;
+	return dir < s + len && memcmp(sp, " not found in directory /", 25) == 0;
+}
+
+/*
+ * kmod's "Module %s not found in directory %s" cut short after the module's name (a
+ * journal shown at a terminal's width: "... modprobe: FATAL: Module tun not found in
+ * direct"): read as the whole wording when what is left is a beginning of it.
+ */
+static int classify_cut_not_found(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const char *const heads[] = { "modprobe: FATAL: Module ",
+					     "modprobe: WARNING: Module " };
+	static const char tail[] = " not found in directory /";
+	char buf[MSG_MAX + sizeof(tail)];
+	const char *name, *sp;
+	size_t h, rest;
+
+	for (h = 0; h < ARRAY_SIZE(heads); h++)
+		if (len > strlen(heads[h]) && memcmp(msg, heads[h], strlen(heads[h])) == 0)
+			break;
+	if (h == ARRAY_SIZE(heads))
+		return 0;
+	name = msg + strlen(heads[h]);
+	sp = memchr(name, ' ', (size_t)(msg + len - name));
+	if (!sp || sp == name)
+		return 0;
+	rest = (size_t)(msg + len - sp);
+	/* " not found" at least, and no more than a beginning of the tail */
+	if (rest < 10 || rest >= sizeof(tail) - 1 || memcmp(sp, tail, rest) != 0)
+		return 0;
+	memcpy(buf, msg, len);
+	memcpy(buf + len, tail + rest, sizeof(tail) - 1 - rest);
+	buf[len + sizeof(tail) - 1 - rest] = 'x';
+	for (size_t k = 0; k < ARRAY_SIZE(table); k++)
+		if (table[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+		    classify_entry(&table[k], buf, len + sizeof(tail) - rest, ret) && ret->module) {
+			/* back into the message: the name is before the cut; the directory is not */
+			ret->module = msg + (ret->module - buf);
+			ret->text = NULL;
+			ret->text_len = 0;
+			return 1;
+		}
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = KLOG_FINDING_NONE;
+	return 0;
+}
+
 /*
  * kmod's stderr line inside another line: after another program's words (Bottlerocket's
  * driverdog, "... failed - stderr: modprobe: ERROR: ..."), after an ident in a kernel
@@ -1175,20 +1240,27 @@ static int classify_without_colon(const char *msg, size_t len, struct klog_findi
  */
 static int classify_quoted_loader(const char *msg, size_t len, struct klog_finding *ret)
 {
-	static const char *const prio[] = { ": ERROR: ", ": FATAL: " };
+	static const char *const prio[] = { ": ERROR: ", ": FATAL: ", ": WARNING: ",
+					    ": can't change directory to '" };
 	static const char *const progs[] = { "modprobe", "insmod" };
 
 	/* kmod's FATAL lines ("Module %s not found.") read like any program's sentence:
-	 * only in inline code; its ERROR lines quote the module */
+	 * only in inline code, or the one that names the module directory; its ERROR lines
+	 * quote the module; busybox's xchdir() line is its own words */
 	for (size_t i = 0; i < ARRAY_SIZE(prio); i++) {
-		const char *at = memmem(msg, len, prio[i], 9);
+		/* each follows a program's name: most lines hold neither, one search each */
+		if (i == 0 && !memmem(msg, len, "modprobe: ", 10) && !memmem(msg, len, "insmod: ", 8))
+			break;
+		size_t plen = strlen(prio[i]);
+		const char *at = memmem(msg, len, prio[i], plen);
 
 		for (size_t j = 0; at && j < ARRAY_SIZE(progs); j++) {
 			size_t pn = strlen(progs[j]), n;
 			const char *s = at - pn, *close;
 
 			if (s <= msg || memcmp(s, progs[j], pn) != 0 || !strchr(" `\"'*_(", s[-1]) ||
-			    (i == 1 && s[-1] != '`'))
+			    ((i == 1 || i == 2) && s[-1] != '`' &&
+			     !names_module_dir(at + plen, (size_t)(msg + len - at) - plen)))
 				continue;
 			n = (size_t)(msg + len - s);
 			/* inline code: up to its closing mark */
@@ -1295,6 +1367,11 @@ static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
 		return 0;
 	if (len == 0 || len > MSG_MAX)
 		return 0;
+	/* a line a paste indented (a markdown code block of four spaces) */
+	while (len && (*msg == ' ' || *msg == '\t')) {
+		msg++;
+		len--;
+	}
 	msg = skip_kernel_tag(msg, &len);
 	msg = klog_skip_markup(msg, &len);
 	msg = skip_level_prefix(msg, &len);
@@ -1308,6 +1385,8 @@ static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
 			if (!strncmp(table[i].source, "ubox ", 5) &&
 			    classify_entry(&table[i], msg, len, ret))
 				return 1;
+	if (classify_cut_not_found(msg, len, ret))
+		return 1;
 	if (classify_quoted_loader(msg, len, ret))
 		return 1;
 	return classify_without_colon(msg, len, ret);

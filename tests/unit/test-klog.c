@@ -2105,8 +2105,9 @@ static void test_finding_batch_5b(void **state)
 		/* the program's name inside another word, and no wording of kmod's after it */
 		"xmodprobe: ERROR: could not insert 'nvidia': Operation not permitted",
 		"said modprobe: ERROR: the disk is full",
-		/* kmod's FATAL wording mid-line is read in inline code only */
-		"said modprobe: FATAL: Module hid_xpadneo not found in directory /lib/modules/6.16.3",
+		/* kmod's FATAL wording mid-line is read in inline code only (but the one that
+		 * names the module directory: test_finding_batch_6b) */
+		"said modprobe: FATAL: Module hid_xpadneo not found.",
 	};
 
 	(void)state;
@@ -2187,6 +2188,60 @@ static void test_kernel_line(void **state)
 	}
 }
 
+/* batch 6b of the held-out logs (tests/corpus 261-285): lines from those logs */
+static void test_finding_batch_6b(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* modprobe -a's priority, bare or inside Docker's logfmt line */
+		{ "modprobe: WARNING: Module bridge not found in directory /lib/modules/4.4.0-28-generic",
+		  "bridge", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "time=\"2024-11-29T20:40:42Z\" level=error msg=\"Running modprobe br_netfilter failed with message: modprobe: WARNING: Module br_netfilter not found in directory /lib/modules/5.15.0-1072-aws\\n\" error=\"exit status 1\"",
+		  "br_netfilter", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* cut at a terminal's width after the module's name */
+		{ "modprobe: FATAL: Module tun not found in direct", "tun",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "modprobe: WARNING: Module tun not found", "tun", KLOG_FINDING_MODPROBE_ERROR,
+		  ENOENT },
+		/* the FATAL line that names the module directory, after other words */
+		{ "when I execute modprobe br_netfilter I get: modprobe: FATAL: Module br_netfilter not found in directory /lib/modules/4.19.193-31-rockchip-g044735a22a0e. I use rock3a",
+		  "br_netfilter", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "is CONFIG_TUN enabled in your kernel? `modprobe tun` failed with: modprobe: FATAL: Module tun not found in directory /lib/modules/6.6.28",
+		  "tun", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* busybox's xchdir() after other words, or in inline code */
+		{ "WARN[0000] Running modprobe bridge br_netfilter failed with message: modprobe: can't change directory to '4.4.10-rancher': No such file or directory",
+		  NULL, KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "WARN[0000] Running modprobe nf_nat failed with message: `modprobe: can't change directory to '4.4.10-rancher': No such file or directory`, error: exit status 1",
+		  NULL, KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* kmod's first insmod */
+		{ "Error: could not insert module /lib/modules/3.16.0-0.bpo.4-amd64/updates/dkms/zfs.ko: Unknown symbol in module",
+		  "zfs", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* a kernel line in a markdown code block of four spaces */
+		{ "    module vmmon: .gnu.linkonce.this_module section size must match the kernel's built struct module size at run time",
+		  "vmmon", KLOG_FINDING_THIS_MODULE_SIZE, ENOEXEC },
+	};
+	static const char *const none[] = {
+		/* no beginning of kmod's tail, or cut before it */
+		"modprobe: FATAL: Module tun not found in the cache",
+		"modprobe: FATAL: Module tun not",
+		"modprobe: FATAL: Module  not found in",
+		/* the short FATAL wording after words, and no module directory */
+		"said modprobe: FATAL: Module tun not found.",
+		"said modprobe: FATAL: Module tun not found in directory lib/modules",
+		"said modprobe: WARNING: the cache is stale",
+		/* busybox's program name inside another word */
+		"xmodprobe: can't change directory to '4.4.10': No such file or directory",
+		/* kmod's words with a name of two words */
+		"Error: could not insert module foo bar: Unknown symbol in module",
+		/* indentation alone, and indented prose */
+		"    ",
+		"    the module loaded fine",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2229,6 +2284,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_5b),
 		cmocka_unit_test(test_finding_batch_5a),
 		cmocka_unit_test(test_kernel_line),
+		cmocka_unit_test(test_finding_batch_6b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
