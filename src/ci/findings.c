@@ -1221,7 +1221,8 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 	/* ci_klog_repeat() repeats a kernel record only right after it */
 	c->again_line = 0;
 
-	while (len && (*s == '\r' || *s == ' ')) {
+	/* a paste's indentation, spaces or tabs (a markdown code block, a list) */
+	while (len && (*s == '\r' || *s == ' ' || *s == '\t')) {
 		s++;
 		len--;
 	}

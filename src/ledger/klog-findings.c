@@ -1335,6 +1335,19 @@ static size_t prose_unquoted(const char *s, size_t len)
 	return len;
 }
 
+/*
+ * A line padded with blanks after its text: a serial console's line filled out to the
+ * terminal's width, a paste's trailing spaces. No wording kmodtop reads ends in a
+ * blank, and a '%s' at a wording's end would take them in (a strerror() text no longer
+ * mapped back to its errno). The length without them.
+ */
+static size_t padded_end(const char *s, size_t len)
+{
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	return len;
+}
+
 static int classify_line(const char *msg, size_t len, struct klog_finding *ret);
 
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
@@ -1342,9 +1355,11 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 	size_t n;
 	int r;
 
-	if (msg)
+	if (msg) {
 		while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
 			len--;
+		len = padded_end(msg, len);
+	}
 	r = classify_line(msg, len, ret);
 	/* the line as it stands first: a kernel line that ends in "=20" stays as it is */
 	if (r || !msg)

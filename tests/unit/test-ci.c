@@ -1890,6 +1890,18 @@ static void test_text_ubox_unprobed(void **state)
 	check_loader_lines("logread.log", lines, sizeof(lines) / sizeof(lines[0]));
 }
 
+/* A loader's line a paste indented by tabs reads as one indented by spaces (tests/corpus 237) */
+static void test_text_tab_indented_loader(void **state)
+{
+	static const struct loader_line lines[] = {
+		{ "\tinsmod: can't insert 'cfg80211.ko': invalid module format", "cfg80211" },
+		{ " \t\tmodprobe: ERROR: could not insert 'slcan': Exec format error", "slcan" },
+		{ "\t\tthe modprobe: said nothing", NULL },
+	};
+	(void)state;
+	check_loader_lines("t.log", lines, sizeof(lines) / sizeof(lines[0]));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1911,6 +1923,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_evidence_ranges),
 		cmocka_unit_test(test_evidence_ranges_all),
 		cmocka_unit_test(test_text_loader_lines),
+		cmocka_unit_test(test_text_tab_indented_loader),
 		cmocka_unit_test(test_log_attempts),
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_formats_escape_log_text),

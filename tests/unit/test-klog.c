@@ -2242,6 +2242,31 @@ static void test_finding_batch_6b(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 6a (tests/corpus 236-260): lines as consoles and committed notes have them */
+static void test_finding_batch_6a(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* a serial console's line padded with blanks to the terminal's width */
+		{ "[  127.969741] hello_kernel: loading out-of-tree module taints kernel.          ",
+		  "hello_kernel", KLOG_FINDING_TAINT, 0 },
+		{ "hello_mod: loading out-of-tree module taints kernel.\t \t", "hello_mod",
+		  KLOG_FINDING_TAINT, 0 },
+		/* blanks after a loader's strerror() text: its errno still read */
+		{ "insmod: ERROR: could not insert module hello-kernel.ko: Invalid module format    ",
+		  "hello-kernel", KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+	};
+	static const char *const none[] = {
+		/* blanks alone, and other text padded with them */
+		"          ",
+		"random: crng init done                                                  ",
+		"loading out-of-tree module taints kernel.   ",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2285,6 +2310,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_5a),
 		cmocka_unit_test(test_kernel_line),
 		cmocka_unit_test(test_finding_batch_6b),
+		cmocka_unit_test(test_finding_batch_6a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
