@@ -1890,7 +1890,7 @@ static void test_text_ubox_unprobed(void **state)
 	check_loader_lines("logread.log", lines, sizeof(lines) / sizeof(lines[0]));
 }
 
-/* A loader's line a paste indented by tabs reads as one indented by spaces (tests/corpus 237) */
+/* A loader's line indented by tabs reads as one indented by spaces (a blog's insmod) */
 static void test_text_tab_indented_loader(void **state)
 {
 	static const struct loader_line lines[] = {

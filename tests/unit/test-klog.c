@@ -2242,7 +2242,7 @@ static void test_finding_batch_6b(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
-/* batch 6a (tests/corpus 236-260): lines as consoles and committed notes have them */
+/* batch 6a of the held-out logs: lines as consoles and committed notes have them */
 static void test_finding_batch_6a(void **state)
 {
 	static const struct classify_case cases[] = {
