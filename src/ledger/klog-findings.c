@@ -1350,6 +1350,35 @@ static size_t padded_end(const char *s, size_t len)
 
 static int classify_line(const char *msg, size_t len, struct klog_finding *ret);
 
+/*
+ * A message quoted in double quotes mid-sentence ('fails with: "ERROR: could not insert
+ * 'x': Exec format error". dmesg shows: "module: x86/modules: Skipping ..."'): each
+ * quoted text read as a line, the first that holds a finding. Only a quote opened
+ * after a blank and closed before a blank, punctuation or the line's end, and holding
+ * the ": " every wording kmodtop reads has after a name or a program (an audit
+ * record's comm="x" or a path in quotes is none).
+ */
+static int classify_prose_quote(const char *msg, size_t len, struct klog_finding *ret)
+{
+	const char *p = msg, *end = msg + len, *q, *close;
+
+	while (p < end && (p = memchr(p, '"', (size_t)(end - p)))) {
+		q = p + 1;
+		close = memchr(q, '"', (size_t)(end - q));
+		if (!close)
+			break;
+		if (p > msg && p[-1] == ' ' && close - q > 8 &&
+		    (close + 1 == end || memchr(" .,;:)", close[1], 6)) &&
+		    memmem(q, (size_t)(close - q), ": ", 2) &&
+		    classify_line(q, (size_t)(close - q), ret))
+			return 1;
+		p = close + 1;
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = KLOG_FINDING_NONE;
+	return 0;
+}
+
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 {
 	size_t n;
@@ -1366,9 +1395,9 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 		return r;
 	if ((n = qp_line_end(msg, len)) != len && n)
 		return classify_line(msg, n, ret);
-	if ((n = prose_unquoted(msg, len)) != len && n)
-		return classify_line(msg, n, ret);
-	return 0;
+	if ((n = prose_unquoted(msg, len)) != len && n && classify_line(msg, n, ret))
+		return 1;
+	return classify_prose_quote(msg, len, ret);
 }
 
 static int classify_line(const char *msg, size_t len, struct klog_finding *ret)

@@ -2267,6 +2267,35 @@ static void test_finding_batch_6a(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+static void test_finding_batch_7b(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* a kernel line quoted in double quotes mid-sentence, after a colon */
+		{ "dmesg/journalctl output additionally shows: \"module: x86/modules: Skipping invalid relocation target, existing value is nonzero for type 1, loc 0000000085ff9d82, val ffffffffc148a694\".",
+		  NULL, KLOG_FINDING_LOAD_ERROR, ENOEXEC },
+		/* the first quote holds no wording, the second does; no punctuation after it */
+		{ "I ran \"sudo modprobe rtw_8821a\" and dmesg said \"rtw_8821a: Unknown symbol rtw88xxa_power_on (err -2)\"",
+		  "rtw_8821a", KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		{ "the log has \"nct6687: loading out-of-tree module taints kernel.\", then nothing",
+		  "nct6687", KLOG_FINDING_TAINT, 0 },
+	};
+	static const char *const none[] = {
+		/* a quote glued to a word, or left open, is no message quoted in prose */
+		"it said x\"zenpower: loading out-of-tree module taints kernel.\" once",
+		"it said \"zenpower: loading out-of-tree module taints kernel. and more",
+		/* a quote closed inside a word: not the message's end */
+		"see \"zenpower: loading out-of-tree module taints kernel.\"s here",
+		/* quoted values without a name's colon (an audit record's) */
+		"audit: type=1400 audit(1.2:3): apparmor=\"STATUS\" operation=\"profile_load\" name=\"nvidia_modprobe\" comm=\"apparmor_parser\"",
+		/* a quoted wording that is not the kernel's whole line */
+		"prose: \"Unknown symbol in module\" again",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2311,6 +2340,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_line),
 		cmocka_unit_test(test_finding_batch_6b),
 		cmocka_unit_test(test_finding_batch_6a),
+		cmocka_unit_test(test_finding_batch_7b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
