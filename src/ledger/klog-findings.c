@@ -1379,6 +1379,49 @@ static int classify_prose_quote(const char *msg, size_t len, struct klog_finding
 	return 0;
 }
 
+/*
+ * A line a blog or a word processor typeset: its quotes turned into typographic ones,
+ * U+2018/U+2019 for ' and U+201C/U+201D for " (busybox's "insmod: can't insert
+ * '%s': %s" with them), three bytes of UTF-8 each. Read, when it is no finding as it
+ * stands, with ASCII quotes; the finding's spans are mapped back into @msg.
+ */
+static int classify_typeset_quotes(const char *msg, size_t len, struct klog_finding *ret)
+{
+	char buf[MSG_MAX + 1];
+	size_t at[MSG_MAX / 3 + 1], nat = 0, n = 0;
+	const char **p[4] = { &ret->module, &ret->symbol, &ret->text, &ret->text2 };
+	size_t *pl[4] = { &ret->module_len, &ret->symbol_len, &ret->text_len, &ret->text2_len };
+
+	if (len > MSG_MAX || !memmem(msg, len, "\xe2\x80", 2))
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = i + 2 < len && (unsigned char)msg[i] == 0xe2 &&
+				  (unsigned char)msg[i + 1] == 0x80 ? (unsigned char)msg[i + 2] : 0;
+
+		if (c == 0x98 || c == 0x99 || c == 0x9c || c == 0x9d) {
+			at[nat++] = n;
+			buf[n++] = c <= 0x99 ? '\'' : '"';
+			i += 2;
+		} else {
+			buf[n++] = msg[i];
+		}
+	}
+	if (!nat || !classify_line(buf, n, ret))
+		return 0;
+	for (size_t k = 0; k < ARRAY_SIZE(p); k++)
+		if (*p[k]) {
+			size_t off = (size_t)(*p[k] - buf), end = off + *pl[k], a = 0, b = 0;
+
+			for (size_t j = 0; j < nat; j++) {
+				a += at[j] < off;
+				b += at[j] < end;
+			}
+			*p[k] = msg + off + 2 * a;
+			*pl[k] = end + 2 * b - (off + 2 * a);
+		}
+	return 1;
+}
+
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 {
 	size_t n;
@@ -1396,6 +1439,8 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 	if ((n = qp_line_end(msg, len)) != len && n)
 		return classify_line(msg, n, ret);
 	if ((n = prose_unquoted(msg, len)) != len && n && classify_line(msg, n, ret))
+		return 1;
+	if (classify_typeset_quotes(msg, len, ret))
 		return 1;
 	return classify_prose_quote(msg, len, ret);
 }

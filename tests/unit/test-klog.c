@@ -2296,6 +2296,34 @@ static void test_finding_batch_7b(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 7a (tests/corpus 286-310): lines as web pages typeset them */
+static void test_finding_batch_7a(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* busybox's insmod with typographic single quotes (U+2019, U+2018) */
+		{ "insmod: can\xe2\x80\x99t insert \xe2\x80\x98" "board_config.ko\xe2\x80\x99: invalid parameter",
+		  "board_config", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		/* kmod's line quoted whole in typographic double quotes (U+201C, U+201D) */
+		{ "\xe2\x80\x9cmodprobe: FATAL: Module tun not found in directory /lib/modules/6.1.0\xe2\x80\x9d",
+		  "tun", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* a kernel line with a typeset quote in its module's licence */
+		{ "wl: module license \xe2\x80\x98unspecified\xe2\x80\x99 taints kernel.", "wl",
+		  KLOG_FINDING_TAINT, 0 },
+	};
+	static const char *const none[] = {
+		/* prose with typographic quotes and no wording */
+		"it\xe2\x80\x99s a module: don\xe2\x80\x99t worry",
+		"\xe2\x80\x9cloading out-of-tree module taints kernel.\xe2\x80\x9d",
+		/* a UTF-8 sequence cut at the line's end */
+		"insmod: can\xe2\x80",
+		"insmod: can\xe2",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2341,6 +2369,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_6b),
 		cmocka_unit_test(test_finding_batch_6a),
 		cmocka_unit_test(test_finding_batch_7b),
+		cmocka_unit_test(test_finding_batch_7a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
