@@ -381,6 +381,19 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "WARNING: Error running install command for %s",
 	  "module-init-tools modprobe.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
 	/*
+	 * modutils (2.4 era, before module-init-tools): insmod's error() puts the file it
+	 * loads before the message ("msdos.o: ", util/logger.c's error_file), and
+	 * obj_check_undefineds() says "unresolved symbol %s" (obj/obj_reloc.c), a symbol
+	 * the kernel lacks; set_tainted() prints "Warning: loading %s will taint the
+	 * kernel: %s%s" (insmod.c), "forced load" for insmod -f, else the licence's reason
+	 */
+	E(UNKNOWN_SYMBOL, "%s: unresolved symbol %s", "modutils obj/obj_reloc.c", ENOENT, "ms",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
+	E(FORCED_LOAD, "Warning: loading %s will taint the kernel: forced load",
+	  "modutils insmod.c", 0, "m", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
+	E(TAINT, "Warning: loading %s will taint the kernel: %s", "modutils insmod.c", 0, "mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
+	/*
 	 * libkmod's command_do(): "Error running install command '%s' for module %s:
 	 * retcode %d" (before kmod 22: "... install command for %s"), through modprobe's
 	 * "modprobe: ERROR: " or systemd's own logging (no prefix); kmod's debug builds put
@@ -999,6 +1012,20 @@ const char *klog_skip_markup(const char *s, size_t *len)
 	}
 	while (n && (s[n - 1] == '`' || s[n - 1] == '*'))
 		n--;
+	/* a markdown table's row of one cell, "| insmod: error inserting ... | " */
+	if (n > 4 && s[0] == '|' && s[1] == ' ') {
+		size_t e = n;
+
+		while (e > 2 && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+			e--;
+		/* one cell: a row of more is a table's, not a pasted line */
+		if (e > 4 && s[e - 1] == '|' && s[e - 2] == ' ' && !memmem(s + 2, e - 4, " | ", 3)) {
+			for (e -= 2; e > 2 && s[e - 1] == ' '; e--)
+				;
+			s += 2;
+			n = e - 2;
+		}
+	}
 	/* a message quoted whole in prose: "insmod: error inserting ..." */
 	if (n > 2 && s[0] == '"' && s[n - 1] == '"') {
 		s++;
@@ -1243,6 +1270,7 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 	static const char *const prio[] = { ": ERROR: ", ": FATAL: ", ": WARNING: ",
 					    ": can't change directory to '" };
 	static const char *const progs[] = { "modprobe", "insmod" };
+	static const char *const mit[] = { " FATAL: Error ", " WARNING: Error " };
 
 	/* kmod's FATAL lines ("Module %s not found.") read like any program's sentence:
 	 * only in inline code, or the one that names the module directory; its ERROR lines
@@ -1271,6 +1299,21 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 				    classify_entry(&table[k], s, n, ret))
 					return 1;
 		}
+	}
+	/* module-init-tools' modprobe names no program: its "FATAL: Error ..." lines (the
+	 * wordings that name the module) after other words, a shell's command and its
+	 * output pasted on one line ("$ sudo modprobe wl FATAL: Module wl not found.
+	 * FATAL: Error running install command for wl") */
+	for (size_t i = 0; i < ARRAY_SIZE(mit); i++) {
+		size_t plen = strlen(mit[i]);
+
+		for (const char *at = memmem(msg, len, mit[i], plen); at;
+		     at = memmem(at + plen, (size_t)(msg + len - at) - plen, mit[i], plen))
+			for (size_t k = 0; k < ARRAY_SIZE(table); k++)
+				if (table[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+				    !strncmp(table[k].format, mit[i] + 1, plen - 1) &&
+				    classify_entry(&table[k], at + 1, (size_t)(msg + len - at) - 1, ret))
+					return 1;
 	}
 	memset(ret, 0, sizeof(*ret));
 	ret->kind = KLOG_FINDING_NONE;
@@ -1488,6 +1531,12 @@ static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
 static const char *const module_lines[] = {
 	/* kernel/module_signing.c (3.7-4.2): a signature by a key the kernel lacks */
 	"Request for unknown module key '%s' err %ld",
+	/* security/lockdown/lockdown.c lock_kernel_down() (5.4+; the distributions'
+	 * lockdown patches before): from here on unsigned modules are refused */
+	"Kernel is locked down from %s; see man kernel_lockdown.7",
+	/* NVIDIA's module (nv.c): its user-space libraries and it disagree, the first of
+	 * four lines */
+	"NVRM: API mismatch: the client has the version %s, but",
 };
 
 bool klog_module_line(const char *msg, size_t len)
