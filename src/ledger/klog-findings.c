@@ -318,6 +318,10 @@ static const struct klog_format_entry table[] = {
 	 * colon after it are kmod's) */
 	E(MODPROBE_ERROR, "could not insert '%s': %s", "kmod tools/modprobe.c", 0, "mt",
 	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	/* and kmod insmod's, without "insmod: ERROR: ": of a module file only */
+	E(MODPROBE_ERROR, "could not insert module %s: %s", "kmod tools/insmod.c", 0, "mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS |
+		   KLOG_FORMAT_KO_FILE),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is not in kernel.",
 	  "kmod tools/modprobe.c", ENOENT, "m"),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is builtin.", "kmod tools/modprobe.c", 0,
@@ -1259,6 +1263,44 @@ static int classify_cut_not_found(const char *msg, size_t len, struct klog_findi
 }
 
 /*
+ * kmod insmod's "could not insert module %s: %s" retyped without its "insmod: ERROR: "
+ * after other words ("I get the error: could not insert module usbtv.ko: ...") or
+ * with a sentence's capital ("ERROR: Could not insert module 88x2bu.ko: ..."): read
+ * from those words, after a blank, as the wording of a module file (*.ko).
+ */
+static int classify_retyped_insmod(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const char words[] = "ould not insert module ";
+	const size_t wn = sizeof(words) - 1;
+	char buf[MSG_MAX + 1];
+	const char **p[4] = { &ret->module, &ret->symbol, &ret->text, &ret->text2 };
+
+	for (const char *at = memmem(msg, len, words, wn); at;
+	     at = memmem(at + wn, (size_t)(msg + len - at) - wn, words, wn)) {
+		const char *s = at - 1;
+		size_t n;
+
+		if (s < msg || (*s != 'c' && *s != 'C') || (s > msg && s[-1] != ' '))
+			continue;
+		n = (size_t)(msg + len - s);
+		memcpy(buf, s, n);
+		buf[0] = 'c';
+		for (size_t k = 0; k < ARRAY_SIZE(table); k++)
+			if (table[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+			    (table[k].flags & KLOG_FORMAT_KO_FILE) &&
+			    !strncmp(table[k].format, "could not insert module ", 24) &&
+			    classify_entry(&table[k], buf, n, ret)) {
+				/* back into the message */
+				for (size_t j = 0; j < ARRAY_SIZE(p); j++)
+					if (*p[j])
+						*p[j] = s + (*p[j] - buf);
+				return 1;
+			}
+	}
+	return 0;
+}
+
+/*
  * kmod's stderr line inside another line: after another program's words (Bottlerocket's
  * driverdog, "... failed - stderr: modprobe: ERROR: ..."), after an ident in a kernel
  * record ("driverdog[2088]: modprobe: ERROR: ..."), or in inline code mid-sentence ("and
@@ -1315,6 +1357,8 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 				    classify_entry(&table[k], at + 1, (size_t)(msg + len - at) - 1, ret))
 					return 1;
 	}
+	if (classify_retyped_insmod(msg, len, ret))
+		return 1;
 	memset(ret, 0, sizeof(*ret));
 	ret->kind = KLOG_FINDING_NONE;
 	return 0;

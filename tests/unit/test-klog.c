@@ -2348,6 +2348,13 @@ static void test_finding_batch_7a_followup(void **state)
 		  "wl", KLOG_FINDING_MODPROBE_ERROR, 0 },
 		{ "# modprobe spl WARNING: Error inserting zlib_deflate (/lib/modules/zlib_deflate.ko): Invalid module format",
 		  "zlib_deflate", KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		/* kmod insmod's wording without "insmod: ERROR: ", in prose or capitalised */
+		{ "I get the error: could not insert module usbtv.ko: invalid module format.",
+		  "usbtv", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "ERROR: Could not insert module 88x2bu.ko: Unknown symbol in module", "88x2bu",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "could not insert module /tmp/x.ko.xz: Key was rejected by service", "x",
+		  KLOG_FINDING_MODPROBE_ERROR, EKEYREJECTED },
 	};
 	static const char *const none[] = {
 		/* a verb in prose, no symbol named; a word list with blanks for a module */
@@ -2360,6 +2367,10 @@ static void test_finding_batch_7a_followup(void **state)
 		/* module-init-tools' words without a module, or glued to another word */
 		"$ sudo modprobe wl FATAL: Module wl not found.",
 		"$ sudo modprobe wlFATAL: Error running install command for wl",
+		/* no module file, or glued to the word before */
+		"the error: could not insert module usbtv: invalid module format",
+		"I could not insert module x.ko",
+		"Icould not insert module x.ko: Invalid module format",
 	};
 	static const char *const kernel[] = {
 		"Kernel is locked down from Secure IPL mode; see man kernel_lockdown.7",
