@@ -1245,7 +1245,10 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 			len -= (size_t)(m - s);
 			s = m;
 		} else if (!memmem(s, len, ": ERROR: ", 9) && !memmem(s, len, ": FATAL: ", 9) &&
-			   !memmem(s, len, "modprobe: ", 10)) {
+			   !memmem(s, len, "modprobe: ", 10) &&
+			   !memmem(s, len, " FATAL: Error ", 14) &&
+			   !memmem(s, len, " WARNING: Error ", 16) &&
+			   !memmem(s, len, "ould not insert module ", 23)) {
 			return 0;	/* else a loader's line may be quoted inside this one */
 		}
 	}

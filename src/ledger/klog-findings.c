@@ -318,6 +318,10 @@ static const struct klog_format_entry table[] = {
 	 * colon after it are kmod's) */
 	E(MODPROBE_ERROR, "could not insert '%s': %s", "kmod tools/modprobe.c", 0, "mt",
 	  .flags = KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS),
+	/* and kmod insmod's, without "insmod: ERROR: ": of a module file only */
+	E(MODPROBE_ERROR, "could not insert module %s: %s", "kmod tools/insmod.c", 0, "mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_WORDS |
+		   KLOG_FORMAT_KO_FILE),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is not in kernel.",
 	  "kmod tools/modprobe.c", ENOENT, "m"),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Module %s is builtin.", "kmod tools/modprobe.c", 0,
@@ -380,6 +384,19 @@ static const struct klog_format_entry table[] = {
 	  "module-init-tools modprobe.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "WARNING: Error running install command for %s",
 	  "module-init-tools modprobe.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
+	/*
+	 * modutils (2.4 era, before module-init-tools): insmod's error() puts the file it
+	 * loads before the message ("msdos.o: ", util/logger.c's error_file), and
+	 * obj_check_undefineds() says "unresolved symbol %s" (obj/obj_reloc.c), a symbol
+	 * the kernel lacks; set_tainted() prints "Warning: loading %s will taint the
+	 * kernel: %s%s" (insmod.c), "forced load" for insmod -f, else the licence's reason
+	 */
+	E(UNKNOWN_SYMBOL, "%s: unresolved symbol %s", "modutils obj/obj_reloc.c", ENOENT, "ms",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
+	E(FORCED_LOAD, "Warning: loading %s will taint the kernel: forced load",
+	  "modutils insmod.c", 0, "m", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
+	E(TAINT, "Warning: loading %s will taint the kernel: %s", "modutils insmod.c", 0, "mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
 	/*
 	 * libkmod's command_do(): "Error running install command '%s' for module %s:
 	 * retcode %d" (before kmod 22: "... install command for %s"), through modprobe's
@@ -999,6 +1016,20 @@ const char *klog_skip_markup(const char *s, size_t *len)
 	}
 	while (n && (s[n - 1] == '`' || s[n - 1] == '*'))
 		n--;
+	/* a markdown table's row of one cell, "| insmod: error inserting ... | " */
+	if (n > 4 && s[0] == '|' && s[1] == ' ') {
+		size_t e = n;
+
+		while (e > 2 && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+			e--;
+		/* one cell: a row of more is a table's, not a pasted line */
+		if (e > 4 && s[e - 1] == '|' && s[e - 2] == ' ' && !memmem(s + 2, e - 4, " | ", 3)) {
+			for (e -= 2; e > 2 && s[e - 1] == ' '; e--)
+				;
+			s += 2;
+			n = e - 2;
+		}
+	}
 	/* a message quoted whole in prose: "insmod: error inserting ..." */
 	if (n > 2 && s[0] == '"' && s[n - 1] == '"') {
 		s++;
@@ -1232,6 +1263,44 @@ static int classify_cut_not_found(const char *msg, size_t len, struct klog_findi
 }
 
 /*
+ * kmod insmod's "could not insert module %s: %s" retyped without its "insmod: ERROR: "
+ * after other words ("I get the error: could not insert module usbtv.ko: ...") or
+ * with a sentence's capital ("ERROR: Could not insert module 88x2bu.ko: ..."): read
+ * from those words, after a blank, as the wording of a module file (*.ko).
+ */
+static int classify_retyped_insmod(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const char words[] = "ould not insert module ";
+	const size_t wn = sizeof(words) - 1;
+	char buf[MSG_MAX + 1];
+	const char **p[4] = { &ret->module, &ret->symbol, &ret->text, &ret->text2 };
+
+	for (const char *at = memmem(msg, len, words, wn); at;
+	     at = memmem(at + wn, (size_t)(msg + len - at) - wn, words, wn)) {
+		const char *s = at - 1;
+		size_t n;
+
+		if (s < msg || (*s != 'c' && *s != 'C') || (s > msg && s[-1] != ' '))
+			continue;
+		n = (size_t)(msg + len - s);
+		memcpy(buf, s, n);
+		buf[0] = 'c';
+		for (size_t k = 0; k < ARRAY_SIZE(table); k++)
+			if (table[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+			    (table[k].flags & KLOG_FORMAT_KO_FILE) &&
+			    !strncmp(table[k].format, "could not insert module ", 24) &&
+			    classify_entry(&table[k], buf, n, ret)) {
+				/* back into the message */
+				for (size_t j = 0; j < ARRAY_SIZE(p); j++)
+					if (*p[j])
+						*p[j] = s + (*p[j] - buf);
+				return 1;
+			}
+	}
+	return 0;
+}
+
+/*
  * kmod's stderr line inside another line: after another program's words (Bottlerocket's
  * driverdog, "... failed - stderr: modprobe: ERROR: ..."), after an ident in a kernel
  * record ("driverdog[2088]: modprobe: ERROR: ..."), or in inline code mid-sentence ("and
@@ -1243,6 +1312,7 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 	static const char *const prio[] = { ": ERROR: ", ": FATAL: ", ": WARNING: ",
 					    ": can't change directory to '" };
 	static const char *const progs[] = { "modprobe", "insmod" };
+	static const char *const mit[] = { " FATAL: Error ", " WARNING: Error " };
 
 	/* kmod's FATAL lines ("Module %s not found.") read like any program's sentence:
 	 * only in inline code, or the one that names the module directory; its ERROR lines
@@ -1272,6 +1342,23 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 					return 1;
 		}
 	}
+	/* module-init-tools' modprobe names no program: its "FATAL: Error ..." lines (the
+	 * wordings that name the module) after other words, a shell's command and its
+	 * output pasted on one line ("$ sudo modprobe wl FATAL: Module wl not found.
+	 * FATAL: Error running install command for wl") */
+	for (size_t i = 0; i < ARRAY_SIZE(mit); i++) {
+		size_t plen = strlen(mit[i]);
+
+		for (const char *at = memmem(msg, len, mit[i], plen); at;
+		     at = memmem(at + plen, (size_t)(msg + len - at) - plen, mit[i], plen))
+			for (size_t k = 0; k < ARRAY_SIZE(table); k++)
+				if (table[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+				    !strncmp(table[k].format, mit[i] + 1, plen - 1) &&
+				    classify_entry(&table[k], at + 1, (size_t)(msg + len - at) - 1, ret))
+					return 1;
+	}
+	if (classify_retyped_insmod(msg, len, ret))
+		return 1;
 	memset(ret, 0, sizeof(*ret));
 	ret->kind = KLOG_FINDING_NONE;
 	return 0;
@@ -1488,6 +1575,12 @@ static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
 static const char *const module_lines[] = {
 	/* kernel/module_signing.c (3.7-4.2): a signature by a key the kernel lacks */
 	"Request for unknown module key '%s' err %ld",
+	/* security/lockdown/lockdown.c lock_kernel_down() (5.4+; the distributions'
+	 * lockdown patches before): from here on unsigned modules are refused */
+	"Kernel is locked down from %s; see man kernel_lockdown.7",
+	/* NVIDIA's module (nv.c): its user-space libraries and it disagree, the first of
+	 * four lines */
+	"NVRM: API mismatch: the client has the version %s, but",
 };
 
 bool klog_module_line(const char *msg, size_t len)

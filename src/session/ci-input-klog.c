@@ -160,6 +160,11 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	size_t n = record ? rec->msg_len : len;
 	bool time_only = false, cut;
 
+	/* this line joined to the one before is held instead (join_cut()) */
+	if (x->cut_kept == lineno) {
+		x->cut_kept = 0;
+		return;
+	}
 	x->cut_lineno = 0;
 	if (!record && x->timed)
 		return;
@@ -191,6 +196,7 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	memcpy(x->cut, msg, n);
 	x->cut_len = n;
 	x->cut_lineno = lineno;
+	x->cut_next = lineno + 1;
 	x->cut_record = record;
 	x->cut_time_only = time_only;
 	if (record) {
@@ -245,8 +251,24 @@ static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_
 	} else {
 		n = klog_join_cut(x->cut, x->cut_len, line, len, joined, sizeof(joined));
 	}
-	if (!n || !klog_classify(joined, n, &f))
+	if (!n)
 		return 0;
+	if (!klog_classify(joined, n, &f)) {
+		/*
+		 * a paste's line a mail wrapped twice ("insmod: error inserting" / "'/lib/
+		 * .../reiserfs.ko': -1" / "invalid module format"): the two lines, still a
+		 * wording's beginning, held for the third; no more than three
+		 */
+		if (!x->cut_record && !x->cut_time_only && at + 1 == lineno && n < sizeof(x->cut) &&
+		    x->needles && stream_needles_find(x->needles, joined, n) < n) {
+			memcpy(x->cut, joined, n);
+			x->cut_len = n;
+			x->cut_lineno = at;
+			x->cut_next = lineno + 1;
+			x->cut_kept = lineno;
+		}
+		return 0;
+	}
 	if (!x->cut_record) {
 		/* a paste without timestamps: kernel wordings, or a loader's line */
 		if (f.kind == KLOG_FINDING_MODPROBE_ERROR || f.kind == KLOG_FINDING_UDEV_WORKER_TIMEOUT)
@@ -280,7 +302,7 @@ static int dmesg_line(struct ci_input *x, struct dmesg_parser *p, uint64_t linen
 	int r;
 
 	x->lineno = lineno;
-	if (x->cut_lineno && x->cut_lineno + 1 == lineno) {
+	if (x->cut_lineno && x->cut_next == lineno) {
 		r = join_cut(x, lineno, line, len, parsed, rec);
 		x->lineno = lineno;
 		if (r < 0)
@@ -825,7 +847,7 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
 		if (d[i].parsed == 1)
 			dmesg_unmap(dr, &d[i], &m[i]);
-		if (d[i].parsed != 1 && x->cut_lineno + 1 != m[i].lineno &&
+		if (d[i].parsed != 1 && !(x->cut_lineno && x->cut_next == m[i].lineno) &&
 		    (!i || m[i - 1].lineno + 1 != m[i].lineno))
 			hold_unseen(x, &m[i]);
 		x->classified = d[i].parsed == 1 ? &dr->f : NULL;

@@ -878,4 +878,24 @@ ts_run -j ci "$T/inserted.log"
 printf '%s\n' "Jul 09 14:15:07 mint systemd[1]: Started Load Kernel Modules." >"$T/started.log"
 ts_run -j ci "$T/started.log"
 [ "$TS_RC" = 4 ] || ts_fail "a journal without loader or kernel lines: exit $TS_RC, want 4"
+# --- a loader's line a mail wrapped twice, read as one from its first line (tests/corpus
+# 185); a fourth line is not joined to three ---
+printf '%s\n' "Mkinitrd is used to create an initial ramdisk, but upon reboot I get:" \
+	"insmod: error inserting" "'/lib/modules/2.6.8/kernel/fs/reiserfs/reiserfs.ko': -1" \
+	"invalid module format" "Waiting for device /dev/hda3 to appear: ok" >"$T/wrap3.log"
+ts_run -j ci "$T/wrap3.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(f["class"], f["module"], f["first_line"]) for f in d["findings"]]
+assert got == [("modprobe-error", "reiserfs", 2)], got
+' "$TS_TMP/out" || ts_fail "a loader's line wrapped over three lines"
+printf '%s\n' "insmod: error inserting" "'/lib/modules/2.6.8/kernel/fs/reiserfs/reiserfs.ko':" \
+	"-1" "Invalid module format" >"$T/wrap4.log"
+ts_run -j ci "$T/wrap4.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not d.get("findings"), d["findings"]
+' "$TS_TMP/out" || ts_fail "a line joined from four"
 ts_finalize

@@ -2324,6 +2324,75 @@ static void test_finding_batch_7a(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 7a's follow-up: 2.4 modutils' insmod, a table's cell, module-init-tools' lines
+ * after a shell's command, kernel lines that make a paste a kernel log */
+static void test_finding_batch_7a_followup(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* modutils' error() puts the file before the message: kmod's rule names it */
+		{ "msdos.o: unresolved symbol fat_date_unix2dos", "msdos",
+		  KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		{ "/lib/modules/2.4.18-3/kernel/fs/msdos/msdos.o: unresolved symbol fat_put_super",
+		  "msdos", KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		{ "\"Warning: loading mymodule.o will taint the kernel: forced load\"", "mymodule",
+		  KLOG_FINDING_FORCED_LOAD, 0 },
+		{ "Warning: loading nvidia.o will taint the kernel: non-GPL license - NVIDIA",
+		  "nvidia", KLOG_FINDING_TAINT, 0 },
+		/* markdown table rows of one cell, with or without blanks after the row */
+		{ "| insmod: error inserting 'poet_atkm.ko': -1 Invalid module format | ",
+		  "poet_atkm", KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		{ "| poet_atkm: version magic '2.6.5-1.358custom 686' should be '2.6.5-1.358 686' |",
+		  "poet_atkm", KLOG_FINDING_VERMAGIC, ENOEXEC },
+		/* module-init-tools' FATAL lines after the command, all on one line */
+		{ "$ sudo modprobe wl FATAL: Module wl not found. FATAL: Error running install command for wl",
+		  "wl", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "# modprobe spl WARNING: Error inserting zlib_deflate (/lib/modules/zlib_deflate.ko): Invalid module format",
+		  "zlib_deflate", KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		/* kmod insmod's wording without "insmod: ERROR: ", in prose or capitalised */
+		{ "I get the error: could not insert module usbtv.ko: invalid module format.",
+		  "usbtv", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "ERROR: Could not insert module 88x2bu.ko: Unknown symbol in module", "88x2bu",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "could not insert module /tmp/x.ko.xz: Key was rejected by service", "x",
+		  KLOG_FINDING_MODPROBE_ERROR, EKEYREJECTED },
+	};
+	static const char *const none[] = {
+		/* a verb in prose, no symbol named; a word list with blanks for a module */
+		"msdos.o: unresolved symbol",
+		"the loader said: unresolved symbol x",
+		"Warning: loading my module will taint the kernel: forced load",
+		/* a table of two cells; a cell that is no wording */
+		"| insmod: error inserting 'x.ko': -1 Invalid module format | ok |",
+		"| a cell | ",
+		/* module-init-tools' words without a module, or glued to another word */
+		"$ sudo modprobe wl FATAL: Module wl not found.",
+		"$ sudo modprobe wlFATAL: Error running install command for wl",
+		/* no module file, or glued to the word before */
+		"the error: could not insert module usbtv: invalid module format",
+		"I could not insert module x.ko",
+		"Icould not insert module x.ko: Invalid module format",
+	};
+	static const char *const kernel[] = {
+		"Kernel is locked down from Secure IPL mode; see man kernel_lockdown.7",
+		"kernel: Kernel is locked down from EFI Secure Boot mode; see man kernel_lockdown.7",
+		"NVRM: API mismatch: the client has the version 535.171.04, but",
+	};
+	static const char *const other[] = {
+		"Kernel is locked down",
+		"NVRM: API mismatch",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++)
+		if (!klog_kernel_line(kernel[i], strlen(kernel[i])))
+			fail_msg("not a kernel line: \"%s\"", kernel[i]);
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (klog_kernel_line(other[i], strlen(other[i])))
+			fail_msg("a kernel line: \"%s\"", other[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2370,6 +2439,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_6a),
 		cmocka_unit_test(test_finding_batch_7b),
 		cmocka_unit_test(test_finding_batch_7a),
+		cmocka_unit_test(test_finding_batch_7a_followup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
