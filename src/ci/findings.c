@@ -1242,13 +1242,20 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 			return 0;
 		}
 		if (m && loader_message(m, len - (size_t)(m - s))) {
+			/* systemd's words for a module no index names; dracut-install says the
+			 * same while it builds an initramfs, where nothing is loaded */
+			if (text_starts(m, len - (size_t)(m - s), "Failed to find module '") &&
+			    !text_starts(s, len, "systemd"))
+				return 0;
 			len -= (size_t)(m - s);
 			s = m;
 		} else if (!memmem(s, len, ": ERROR: ", 9) && !memmem(s, len, ": FATAL: ", 9) &&
 			   !memmem(s, len, "modprobe: ", 10) &&
 			   !memmem(s, len, " FATAL: Error ", 14) &&
 			   !memmem(s, len, " WARNING: Error ", 16) &&
-			   !memmem(s, len, "ould not insert module ", 23)) {
+			   !memmem(s, len, "ould not insert module ", 23) &&
+			   /* Android init's insmod builtin, after its command's words */
+			   !memmem(s, len, ": finit_module for \"", 20)) {
 			return 0;	/* else a loader's line may be quoted inside this one */
 		}
 	}

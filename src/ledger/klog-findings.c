@@ -251,6 +251,10 @@ static const struct klog_format_entry table[] = {
 	E(LOAD_ERROR,
 	  "module: x86/modules: Skipping invalid relocation target, existing value is nonzero for type %d, loc %p, val %Lx\n",
 	  "arch/x86/kernel/module.c", ENOEXEC, "n--"),
+	/* riscv's, LoongArch's and MIPS's apply_relocate_add() meeting a relocation type
+	 * they have no handler for (a module built by another toolchain) */
+	E(LOAD_ERROR, "%s: Unknown relocation type %u\n", "arch/riscv/kernel/module.c", EINVAL,
+	  "mn"),
 
 	/* modinfo, version magic, blacklist (5.3) */
 	E(BLACKLISTED, "Module %s is blacklisted\n", MAIN, EPERM, "m"),
@@ -349,6 +353,9 @@ static const struct klog_format_entry table[] = {
 	 */
 	E(MODPROBE_ERROR, "insmod: cannot insert `%s': %s", "busybox modutils/insmod.c", 0,
 	  "m-", .flags = KLOG_FORMAT_MODULE_PATH),
+	/* since 1.13 modprobe quotes the name (or the alias it looked up) */
+	E(MODPROBE_ERROR, "modprobe: module '%s' not found", "busybox modutils/modprobe.c",
+	  ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: module %s not found", "busybox modutils/modprobe.c",
 	  ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: failed to load module %s", "busybox modutils/modprobe.c", 0,
@@ -478,6 +485,14 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "%s: Failed to load module %s: %s", "android system/core toolbox/modprobe.cpp",
 	  0, "-mt",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_KO_FILE),
+	/*
+	 * Android init's insmod builtin (init/builtins.cpp do_insmod(), ErrnoError() adds
+	 * ": " and strerror()), logged after "Command '%s' ... failed: ", and first-stage
+	 * init's and toolbox's PLOG of the same words
+	 */
+	E(MODPROBE_ERROR, "%s: finit_module for \"%s\" failed: %s",
+	  "android system/core init/builtins.cpp", 0, "-mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "%s: LoadWithAliases was unable to load %s",
 	  "android system/core libmodprobe/libmodprobe.cpp", 0, "-m",
 	  .flags = KLOG_FORMAT_WORDS),
@@ -1143,6 +1158,14 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 			return false;
 	}
 	fill(e, &mt, ret);
+	/* a loader names the alias it looked up when no module has it ("modprobe: module
+	 * 'pci:v00008086d...' not found"): a bus alias is no module's name */
+	if (e->kind == KLOG_FINDING_MODPROBE_ERROR && ret->module &&
+	    memchr(ret->module, ':', ret->module_len)) {
+		memset(ret, 0, sizeof(*ret));
+		ret->kind = KLOG_FINDING_NONE;
+		return false;
+	}
 	/* the kernel names a module by its name, never a path: a word with a '/' is the
 	 * text a console interleaved before the name ("serting '/lib/scjbd: version ...") */
 	if (e->kind != KLOG_FINDING_MODPROBE_ERROR && e->kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT &&

@@ -898,4 +898,28 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert not d.get("findings"), d["findings"]
 ' "$TS_TMP/out" || ts_fail "a line joined from four"
+# --- batch 8a (tests/corpus 337, 349, 359): whose "Failed to find module", Android init ---
+# dracut-install says systemd's words while it builds an initramfs: no load, no finding;
+# the words retyped without an ident, or after systemd-modules-load's, are a finding
+printf '%s\n' "dracut-install: Failed to find module 'crc32c'" \
+	"systemd-modules-load[222]: Failed to find module 'uinput'" \
+	"Failed to find module 'xen-blkback'" >"$T/findmod.log"
+ts_run -j ci "$T/findmod.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((f["class"], f["module"], f["first_line"]) for f in d["findings"])
+assert got == [("modprobe-error", "uinput", 2), ("modprobe-error", "xen_blkback", 3)], got
+' "$TS_TMP/out" || ts_fail "dracut-install's and systemd's 'Failed to find module'"
+# Android init's insmod builtin in a logcat line: a loader's line, read
+printf '%s\n' "Log about insmod:" \
+	"01-01 10:12:48.522     1     1 I (6)[1:init]: Command 'insmod /vendor/lib/modules/fpsgo.ko' action=boot (/vendor/etc/init/hw/init.mt6765.rc:1226) took 1ms and failed: finit_module for \"/vendor/lib/modules/fpsgo.ko\" failed: Exec format error" \
+	>"$T/logcat.log"
+ts_run -j ci "$T/logcat.log"
+[ "$TS_RC" != 4 ] || ts_fail "Android init's insmod line refused as nothing to analyse"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(f["class"], f["module"]) for f in d["findings"]] == [("modprobe-error", "fpsgo")]
+' "$TS_TMP/out" || ts_fail "Android init's insmod line"
 ts_finalize

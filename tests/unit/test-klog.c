@@ -2393,6 +2393,38 @@ static void test_finding_batch_7a_followup(void **state)
 			fail_msg("a kernel line: \"%s\"", other[i]);
 }
 
+/* batch 8a (tests/corpus 336-360): distributions' and system software's lines */
+static void test_finding_batch_8a(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* busybox 1.13+ modprobe quotes the name: the quote is not part of it */
+		{ "modprobe: module 'dm_mod' not found", "dm_mod", KLOG_FINDING_MODPROBE_ERROR,
+		  ENOENT },
+		/* riscv's (LoongArch's, MIPS's) relocation type without a handler */
+		{ "cfbimgblt: Unknown relocation type 57", "cfbimgblt", KLOG_FINDING_LOAD_ERROR,
+		  EINVAL },
+		/* Android init's insmod builtin, after the command's words in a logcat line */
+		{ "01-01 10:12:48.522     1     1 I (6)[1:init]: Command 'insmod /vendor/lib/modules/fpsgo.ko' action=boot (/vendor/etc/init/hw/init.mt6765.rc:1226) took 1ms and failed: finit_module for \"/vendor/lib/modules/fpsgo.ko\" failed: Exec format error",
+		  "fpsgo", KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		/* first-stage init's PLOG of the same words */
+		{ "init: finit_module for \"/lib/modules/zsmalloc.ko\" failed: No such file or directory",
+		  "zsmalloc", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		/* a modalias no module has: the alias is no module's name */
+		"modprobe: module 'pci:v00008086d00000126sv000017AAsd000021DAbc03sc00i00' not found",
+		"modprobe: module usb:v1D6Bp0002d0409dc09dsc00dp00ic09isc00ip00in00 not found",
+		"modprobe: FATAL: Module pci:v000010ECd00008168 not found in directory /lib/modules/6.1.0",
+		/* the words without the kernel's module name */
+		"Unknown relocation type 57",
+		"init: finit_module for \"/lib/modules/zsmalloc.ko\" failed",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2440,6 +2472,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_7b),
 		cmocka_unit_test(test_finding_batch_7a),
 		cmocka_unit_test(test_finding_batch_7a_followup),
+		cmocka_unit_test(test_finding_batch_8a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
