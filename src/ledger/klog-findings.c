@@ -349,6 +349,14 @@ static const struct klog_format_entry table[] = {
 	  ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: failed to load module %s", "busybox modutils/modprobe.c", 0,
 	  "m", .flags = KLOG_FORMAT_WORDS),
+	/*
+	 * modutils (2.4 and before, which linked a module in user space): obj_reloc.c's
+	 * ERROR("%s: unresolved symbol %s", f->filename, sym->name), of the object file a
+	 * 2.4 module is ("msdos.o", or its path); only of a "*.o" file, as the words are
+	 * common
+	 */
+	E(UNKNOWN_SYMBOL, "%s: unresolved symbol %s", "modutils obj/obj_reloc.c", ENOENT, "ms",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_OBJ_FILE),
 	/* module-init-tools (before kmod, 2.6 era): insmod says "error inserting '%s': %li
 	 * %s\n" (file, -1, moderror()) */
 	E(MODPROBE_ERROR, "insmod: error inserting '%s': %d %s", "module-init-tools insmod.c",
@@ -1081,6 +1089,12 @@ static bool ko_file(const char *s, size_t len)
 	return false;
 }
 
+/* A 2.4 module's object file's name: "*.o" */
+static bool obj_file(const char *s, size_t len)
+{
+	return len > 2 && s[len - 2] == '.' && s[len - 1] == 'o';
+}
+
 /* Whether @e matches all of @msg; then *ret filled */
 static bool classify_entry(const struct klog_format_entry *e, const char *msg, size_t len,
 			   struct klog_finding *ret)
@@ -1101,6 +1115,13 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 		const struct capture *c = sl ? &mt.caps[sl - e->slots] : NULL;
 
 		if (!c || !ko_file(c->s, c->len))
+			return false;
+	}
+	if (e->flags & KLOG_FORMAT_OBJ_FILE) {
+		const char *sl = strchr(e->slots, 'm');
+		const struct capture *c = sl ? &mt.caps[sl - e->slots] : NULL;
+
+		if (!c || !obj_file(c->s, c->len))
 			return false;
 	}
 	if (e->text2_is) {

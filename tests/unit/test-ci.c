@@ -776,7 +776,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 		switch (*slot ? *slot++ : '-') {
 		case 'm':
 			/* a module file where only one is taken */
-			v = e->flags & KLOG_FORMAT_KO_FILE ? "mod_a.ko" : "mod_a";
+			v = e->flags & KLOG_FORMAT_KO_FILE  ? "mod_a.ko" :
+			    e->flags & KLOG_FORMAT_OBJ_FILE ? "mod_a.o" : "mod_a";
 			break;
 		case 's':
 			v = "sym_b";
