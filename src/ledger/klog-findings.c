@@ -357,6 +357,13 @@ static const struct klog_format_entry table[] = {
 	 */
 	E(UNKNOWN_SYMBOL, "%s: unresolved symbol %s", "modutils obj/obj_reloc.c", ENOENT, "ms",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_OBJ_FILE),
+	/* and its insmod's refusal of an object with no kernel_version, and modprobe's
+	 * error("insmod %s failed") of the module it meant, after the last object's name */
+	E(MODPROBE_ERROR, "%s: couldn't find the kernel version the module was compiled for",
+	  "modutils insmod/insmod.c", 0, "m",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_OBJ_FILE),
+	E(MODPROBE_ERROR, "%s: insmod %s failed", "modutils insmod/modprobe.c", 0, "-m",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_OBJ_FILE),
 	/* module-init-tools (before kmod, 2.6 era): insmod says "error inserting '%s': %li
 	 * %s\n" (file, -1, moderror()) */
 	E(MODPROBE_ERROR, "insmod: error inserting '%s': %d %s", "module-init-tools insmod.c",
@@ -1117,13 +1124,8 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 		if (!c || !ko_file(c->s, c->len))
 			return false;
 	}
-	if (e->flags & KLOG_FORMAT_OBJ_FILE) {
-		const char *sl = strchr(e->slots, 'm');
-		const struct capture *c = sl ? &mt.caps[sl - e->slots] : NULL;
-
-		if (!c || !obj_file(c->s, c->len))
-			return false;
-	}
+	if ((e->flags & KLOG_FORMAT_OBJ_FILE) && !obj_file(mt.caps[0].s, mt.caps[0].len))
+		return false;
 	if (e->text2_is) {
 		size_t n = strlen(e->text2_is);
 		const char *sl = strchr(e->slots, 'u');

@@ -790,7 +790,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 			v = e->text2_is ? e->text2_is : "text d";
 			break;
 		default:
-			v = "dash";
+			/* modutils' object file, before its message */
+			v = (e->flags & KLOG_FORMAT_OBJ_FILE) && !n ? "mod_a.o" : "dash";
 			break;
 		}
 		if (conv == 'd' || conv == 'i')
@@ -1992,6 +1993,22 @@ static void test_input_wrapped_lines_8b(void **state)
 		      ">>> (err -22)\n", run, 6);
 }
 
+/* modutils' (2.4) text lines: after the object file its error() names first */
+static void test_text_modutils_8b(void **state)
+{
+	static const struct loader_line lines[] = {
+		{ "/lib/modules/2.4.0lt/kernel/drivers/atm/fore200e_sba_fw.o: insmod fore200e failed",
+		  "fore200e" },
+		{ "fore200e_sba_fw.o: couldn't find the kernel version the module was compiled for",
+		  "fore200e_sba_fw" },
+		/* another program's words, no object file first */
+		{ "wifi: insmod bcmdhd failed", NULL },
+	};
+
+	(void)state;
+	check_loader_lines("modutils", lines, sizeof(lines) / sizeof(lines[0]));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2024,6 +2041,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_input_faults),
 		cmocka_unit_test(test_text_ubox_unprobed),
 		cmocka_unit_test(test_input_wrapped_lines_8b),
+		cmocka_unit_test(test_text_modutils_8b),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)

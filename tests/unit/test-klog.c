@@ -1315,7 +1315,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 			v = e->text2_is ? e->text2_is : "text d";
 			break;
 		default:
-			v = "dash";
+			/* modutils' object file, before its message */
+			v = (e->flags & KLOG_FORMAT_OBJ_FILE) && !n ? "mod_a.o" : "dash";
 			break;
 		}
 		if (conv == 'd' || conv == 'i')
@@ -2334,11 +2335,17 @@ static void test_finding_batch_8b(void **state)
 		  KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
 		{ "/lib/modules/2.4.1-SMP/kernel/drivers/usb/storage/usb-storage.o: unresolved symbol usb_deregister",
 		  "usb-storage", KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		/* modutils' insmod and modprobe, after the object file they work on */
+		{ "/lib/modules/2.4.0lt/kernel/drivers/atm/fore200e_sba_fw.o: couldn't find the kernel version the module was compiled for",
+		  "fore200e_sba_fw", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "/lib/modules/2.4.0lt/kernel/drivers/atm/fore200e_sba_fw.o: insmod fore200e failed",
+		  "fore200e", KLOG_FINDING_MODPROBE_ERROR, 0 },
 	};
 	static const char *const none[] = {
 		/* the same words of no object file: a linker's, a library loader's */
 		"libzc.so: unresolved symbol zc_log",
 		"foo: unresolved symbol bar",
+		"E wifi: insmod bcmdhd failed",
 		/* depmod's install-time list names a module, but no load failed */
 		"depmod: *** Unresolved symbols in /lib/modules/2.4.11-pre1/kernel/drivers/media/radio/miropcm20.o",
 		/* halves of a wrapped dmesg line: no finding of their own */
