@@ -204,7 +204,7 @@ static const char *const needles[] = {
 	"section",
 	"version",		/* version magic, version crc, the banner */
 	"Worker [",
-	"insmod: ",		/* busybox's "can't insert" */
+	"insmod",		/* busybox's "insmod: can't insert", modutils' "insmod %s failed" */
 	"Failed to insert",	/* systemd's (systemd-modules-load, PID 1) */
 	"Error inserting",	/* module-init-tools' modprobe */
 	"install command",	/* an install command of modprobe.d that failed */

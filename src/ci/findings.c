@@ -1100,13 +1100,17 @@ static bool loader_message(const char *s, size_t len)
 		"failed to load the .modinfo section from ", "kmod: ", "kmodloader: ",
 	};
 
+	const char *sp;
+
 	for (size_t i = 0; i < ARRAY_SIZE(starts); i++) {
 		size_t n = strlen(starts[i]);
 
 		if (len > n && memcmp(s, starts[i], n) == 0)
 			return true;
 	}
-	return false;
+	/* modutils (2.4): its error() puts the object file it works on first, "%s.o: " */
+	sp = memchr(s, ' ', len);
+	return sp && sp - s > 3 && !memcmp(sp - 3, ".o:", 3);
 }
 
 /*

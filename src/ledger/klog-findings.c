@@ -360,6 +360,21 @@ static const struct klog_format_entry table[] = {
 	  ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: failed to load module %s", "busybox modutils/modprobe.c", 0,
 	  "m", .flags = KLOG_FORMAT_WORDS),
+	/*
+	 * modutils (2.4 and before, which linked a module in user space): obj_reloc.c's
+	 * ERROR("%s: unresolved symbol %s", f->filename, sym->name), of the object file a
+	 * 2.4 module is ("msdos.o", or its path); only of a "*.o" file, as the words are
+	 * common
+	 */
+	E(UNKNOWN_SYMBOL, "%s: unresolved symbol %s", "modutils obj/obj_reloc.c", ENOENT, "ms",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_OBJ_FILE),
+	/* and its insmod's refusal of an object with no kernel_version, and modprobe's
+	 * error("insmod %s failed") of the module it meant, after the last object's name */
+	E(MODPROBE_ERROR, "%s: couldn't find the kernel version the module was compiled for",
+	  "modutils insmod/insmod.c", 0, "m",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_OBJ_FILE),
+	E(MODPROBE_ERROR, "%s: insmod %s failed", "modutils insmod/modprobe.c", 0, "-m",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS | KLOG_FORMAT_OBJ_FILE),
 	/* module-init-tools (before kmod, 2.6 era): insmod says "error inserting '%s': %li
 	 * %s\n" (file, -1, moderror()) */
 	E(MODPROBE_ERROR, "insmod: error inserting '%s': %d %s", "module-init-tools insmod.c",
@@ -392,14 +407,10 @@ static const struct klog_format_entry table[] = {
 	E(MODPROBE_ERROR, "WARNING: Error running install command for %s",
 	  "module-init-tools modprobe.c", 0, "m", .flags = KLOG_FORMAT_WORDS),
 	/*
-	 * modutils (2.4 era, before module-init-tools): insmod's error() puts the file it
-	 * loads before the message ("msdos.o: ", util/logger.c's error_file), and
-	 * obj_check_undefineds() says "unresolved symbol %s" (obj/obj_reloc.c), a symbol
-	 * the kernel lacks; set_tainted() prints "Warning: loading %s will taint the
-	 * kernel: %s%s" (insmod.c), "forced load" for insmod -f, else the licence's reason
+	 * modutils' insmod again: set_tainted() prints "Warning: loading %s will taint the
+	 * kernel: %s%s" (insmod.c, 2.4.10 on), "forced load" for insmod -f, else the
+	 * licence's reason
 	 */
-	E(UNKNOWN_SYMBOL, "%s: unresolved symbol %s", "modutils obj/obj_reloc.c", ENOENT, "ms",
-	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
 	E(FORCED_LOAD, "Warning: loading %s will taint the kernel: forced load",
 	  "modutils insmod.c", 0, "m", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_WORDS),
 	E(TAINT, "Warning: loading %s will taint the kernel: %s", "modutils insmod.c", 0, "mt",
@@ -1127,6 +1138,12 @@ static bool ko_file(const char *s, size_t len)
 	return false;
 }
 
+/* A 2.4 module's object file's name: "*.o" */
+static bool obj_file(const char *s, size_t len)
+{
+	return len > 2 && s[len - 2] == '.' && s[len - 1] == 'o';
+}
+
 /* Whether @e matches all of @msg; then *ret filled */
 static bool classify_entry(const struct klog_format_entry *e, const char *msg, size_t len,
 			   struct klog_finding *ret)
@@ -1149,6 +1166,8 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 		if (!c || !ko_file(c->s, c->len))
 			return false;
 	}
+	if ((e->flags & KLOG_FORMAT_OBJ_FILE) && !obj_file(mt.caps[0].s, mt.caps[0].len))
+		return false;
 	if (e->text2_is) {
 		size_t n = strlen(e->text2_is);
 		const char *sl = strchr(e->slots, 'u');

@@ -171,6 +171,9 @@ enum {
 	KLOG_FORMAT_WORDS = 1u << 3,
 	/* the module capture is a module file's name ("*.ko", compressed or not) */
 	KLOG_FORMAT_KO_FILE = 1u << 4,
+	/* the first capture is a 2.4 module's object file ("*.o"): modutils' error() puts
+	 * the file it works on before its messages */
+	KLOG_FORMAT_OBJ_FILE = 1u << 5,
 };
 
 /* One recognised format; the table is static, for tests and documentation. */

@@ -160,11 +160,6 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	size_t n = record ? rec->msg_len : len;
 	bool time_only = false, cut;
 
-	/* this line joined to the one before is held instead (join_cut()) */
-	if (x->cut_kept == lineno) {
-		x->cut_kept = 0;
-		return;
-	}
 	x->cut_lineno = 0;
 	if (!record && x->timed)
 		return;
@@ -196,7 +191,8 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	memcpy(x->cut, msg, n);
 	x->cut_len = n;
 	x->cut_lineno = lineno;
-	x->cut_next = lineno + 1;
+	x->cut_from = lineno;
+	x->cut_parts = 0;
 	x->cut_record = record;
 	x->cut_time_only = time_only;
 	if (record) {
@@ -210,11 +206,42 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	}
 }
 
+/* Whether @s ends a sentence: a '.' or a ')' (" ... (see dmesg)") */
+static bool cut_closed(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n && (s[n - 1] == '.' || s[n - 1] == ')');
+}
+
+/* a mail client wraps a loader's line with a long path in three or four */
+#define CUT_PARTS_MAX 3
+
+/*
+ * Whether two lines joined still wait for more: a '(' not closed yet ("Error
+ * inserting %s (%s): %s" cut inside its path) or a ':' at the end (cut before the
+ * message). A whole sentence is no half of another.
+ */
+static bool cut_open(const char *s, size_t n)
+{
+	int depth = 0;
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n && s[n - 1] == ':')
+		return true;
+	for (size_t i = 0; i < n; i++)
+		depth += (s[i] == '(') - (s[i] == ')');
+	return depth > 0;
+}
+
 /*
  * The line after a held one (hold_cut()), when the two make one line of a known
  * wording and this one has no finding of its own: read as that line. Its evidence is
- * the line where the message starts: the first, or this one after a time alone.
- * 1 when taken, 0 when not, or <0.
+ * the line where the message starts: the first, or this one after a time alone. When
+ * the two make no line of a wording yet, the joined text is held in turn (a line
+ * wrapped in three or four), up to CUT_PARTS_MAX joins.
+ * 1 when taken, 2 when held joined, 0 when not, or <0.
  */
 static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_t len,
 		    int parsed, const struct klog_rec *rec)
@@ -222,7 +249,7 @@ static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_
 	char joined[KLOG_JOIN_MAX];
 	struct klog_finding f;
 	struct klog_rec jrec;
-	uint64_t at = x->cut_lineno;
+	uint64_t at = x->cut_from;
 	size_t n;
 	int r;
 
@@ -255,19 +282,23 @@ static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_
 		return 0;
 	if (!klog_classify(joined, n, &f)) {
 		/*
-		 * a paste's line a mail wrapped twice ("insmod: error inserting" / "'/lib/
-		 * .../reiserfs.ko': -1" / "invalid module format"): the two lines, still a
-		 * wording's beginning, held for the third; no more than three
+		 * a wording still open: inside its parenthesis, or before its message; or a
+		 * paste's line a mail wrapped twice ("insmod: error inserting" / "'/lib/
+		 * .../reiserfs.ko': -1" / "invalid module format"), its first line no whole
+		 * sentence and starting with a word of ci's wordings, held for a third line
 		 */
-		if (!x->cut_record && !x->cut_time_only && at + 1 == lineno && n < sizeof(x->cut) &&
-		    x->needles && stream_needles_find(x->needles, joined, n) < n) {
-			memcpy(x->cut, joined, n);
-			x->cut_len = n;
-			x->cut_lineno = at;
-			x->cut_next = lineno + 1;
-			x->cut_kept = lineno;
-		}
-		return 0;
+		if (x->cut_time_only || x->cut_parts >= CUT_PARTS_MAX || n >= sizeof(x->cut) ||
+		    !x->needles || stream_needles_find(x->needles, joined, n) >= n)
+			return 0;
+		if (!cut_open(joined, n) &&
+		    (x->cut_record || x->cut_parts || cut_closed(x->cut, x->cut_len) ||
+		     stream_needles_find(x->needles, x->cut, x->cut_len) != 0))
+			return 0;
+		memcpy(x->cut, joined, n);
+		x->cut_len = n;
+		x->cut_lineno = lineno;
+		x->cut_parts++;
+		return 2;
 	}
 	if (!x->cut_record) {
 		/* a paste without timestamps: kernel wordings, or a loader's line */
@@ -302,7 +333,7 @@ static int dmesg_line(struct ci_input *x, struct dmesg_parser *p, uint64_t linen
 	int r;
 
 	x->lineno = lineno;
-	if (x->cut_lineno && x->cut_next == lineno) {
+	if (x->cut_lineno && x->cut_lineno + 1 == lineno) {
 		r = join_cut(x, lineno, line, len, parsed, rec);
 		x->lineno = lineno;
 		if (r < 0)
@@ -435,8 +466,9 @@ static void dmesg_map_state_free(void *state)
 
 /*
  * dmesg_parse() of a line a paste indented ("  avril 19 06:28:05 host kernel: ..." in a
- * markdown list): a journal's or syslog's head is read past the spaces put before it.
- * A line that parses as it is, or that is no record past them either, stays as it is.
+ * markdown list) or a mail quoted ("> Sep 18 15:31:36 host kernel: ..."): a journal's or
+ * syslog's head is read past the spaces and quote marks put before it. A line that
+ * parses as it is, or that is no record past them either, stays as it is.
  */
 static int parse_indented(const char *line, size_t len, struct klog_rec *rec,
 			  const char **what)
@@ -446,7 +478,7 @@ static int parse_indented(const char *line, size_t len, struct klog_rec *rec,
 
 	if (r != 0)
 		return r;
-	while (k < len && (line[k] == ' ' || line[k] == '\t'))
+	while (k < len && (line[k] == ' ' || line[k] == '\t' || line[k] == '>'))
 		k++;
 	if (k == 0 || k == len || dmesg_parse(line + k, len - k, rec, what) != 1)
 		return 0;
@@ -826,6 +858,34 @@ static int dmesg_repeat_details(struct ci_input *x, const struct stream_match *m
 	return r;
 }
 
+/*
+ * The line before @m, one the needle filter did not hand out, when the line before it
+ * was held as the first half of a line split in two (hold_cut()) and this second half
+ * holds no needle ("... disagrees about version of symbol" / "dvb_dmxdev_init"): read
+ * back from @m's block and joined to the held one.
+ */
+static int join_gap(struct ci_input *x, const struct stream_match *m)
+{
+	const char *end = m->line - 1, *start, *lim, *what;
+	struct klog_rec rec;
+	int parsed, r;
+
+	if (!m->block || end <= m->block || (*end != '\n' && *end != '\0'))
+		return 0;
+	lim = end - m->block > KLOG_JOIN_MAX ? end - KLOG_JOIN_MAX : m->block;
+	for (start = end; start > lim && start[-1] != '\n' && start[-1] != '\0'; start--)
+		;
+	/* a whole line only: a block holds whole lines, so its start is one's too */
+	if (start == lim && lim != m->block)
+		return 0;
+	parsed = parse_indented(start, (size_t)(end - start), &rec, &what);
+	r = join_cut(x, m->lineno - 1, start, (size_t)(end - start), parsed, &rec);
+	/* held joined still: @m may go on with it */
+	if (r != 2)
+		x->cut_lineno = 0;
+	return r < 0 ? r : 0;
+}
+
 static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, void *results)
 {
 	struct dmesg_reduce *dr = userdata;
@@ -845,16 +905,22 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 		/* a repeat not counted with a run (after a line that heads none): found again */
 		if (m[i].tag & DMESG_TAG_REPEAT)
 			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
+		if (x->cut_lineno && x->cut_lineno + 2 == m[i].lineno &&
+		    (r = join_gap(x, &m[i])) < 0)
+			break;
 		if (d[i].parsed == 1)
 			dmesg_unmap(dr, &d[i], &m[i]);
-		if (d[i].parsed != 1 && !(x->cut_lineno && x->cut_next == m[i].lineno) &&
+		if (d[i].parsed != 1 && x->cut_lineno + 1 != m[i].lineno &&
 		    (!i || m[i - 1].lineno + 1 != m[i].lineno))
 			hold_unseen(x, &m[i]);
 		x->classified = d[i].parsed == 1 ? &dr->f : NULL;
 		r = dmesg_line(x, dr->p, m[i].lineno, m[i].line, m[i].len, d[i].parsed, &dr->rec,
 			       d[i].what);
 		x->classified = NULL;
-		if (r < 0 || d[i].parsed != 1 || d[i].host || x->st.records == before) {
+		/* a line held as a split one's first half heads no run: its second half may
+		 * be among the lines alike that follow */
+		if (r < 0 || d[i].parsed != 1 || d[i].host || x->st.records == before ||
+		    x->cut_lineno == m[i].lineno) {
 			i++;
 			continue;
 		}

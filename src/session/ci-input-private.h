@@ -77,8 +77,8 @@ struct ci_input {
 	char cut[KLOG_JOIN_MAX];
 	size_t cut_len;
 	uint64_t cut_lineno;		/* 0: none held */
-	uint64_t cut_next;		/* the line that would continue it */
-	uint64_t cut_kept;		/* a line whose join with the held one is held */
+	uint64_t cut_from;		/* its first line: a line wrapped in more than two */
+	unsigned int cut_parts;		/* the lines joined in cut so far, less one */
 	bool cut_record;		/* a kernel record's message, its record in cut_rec */
 	bool cut_time_only;
 	struct klog_rec cut_rec;

@@ -458,7 +458,6 @@ static int read_input(struct ci_input *x, const char *path)
 	x->text_before = 0;
 	x->other_programs = 0;
 	x->cut_lineno = 0;
-	x->cut_kept = 0;
 	memset(&x->st, 0, sizeof(x->st));
 	ci_input_fail(x, 0, CI_FAULT_NONE, path, 0, NULL);
 	r = open_input(path, &fd);

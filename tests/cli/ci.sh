@@ -898,6 +898,20 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert not d.get("findings"), d["findings"]
 ' "$TS_TMP/out" || ts_fail "a line joined from four"
+# a line before it that only mentions a wording's word, or ends a sentence, is no
+# part of a wrapped loader's line: the finding is on the loader's own first line
+printf '%s\n' "Loading: DVB driver modules -> dst dvb-bt8xx" "WARNING: Error inserting bttv" \
+	"(/lib/modules/2.6.26/kernel/drivers/media/video/bt8xx/bttv.ko):" \
+	"Unknown symbol in module, or unknown parameter (see dmesg)" "WARNING: Error inserting bt878" \
+	"(/lib/modules/2.6.26/kernel/drivers/media/dvb/bt8xx/bt878.ko):" \
+	"Unknown symbol in module, or unknown parameter (see dmesg)" >"$T/wrapafter.log"
+ts_run -j ci "$T/wrapafter.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((f["module"], f["first_line"]) for f in d["findings"])
+assert got == [("bt878", 5), ("bttv", 2)], got
+' "$TS_TMP/out" || ts_fail "a wrapped loader's line after a line that mentions modules"
 # --- batch 8a (tests/corpus 337, 349, 359): whose "Failed to find module", Android init ---
 # dracut-install says systemd's words while it builds an initramfs: no load, no finding;
 # the words retyped without an ident, or after systemd-modules-load's, are a finding

@@ -776,7 +776,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 		switch (*slot ? *slot++ : '-') {
 		case 'm':
 			/* a module file where only one is taken */
-			v = e->flags & KLOG_FORMAT_KO_FILE ? "mod_a.ko" : "mod_a";
+			v = e->flags & KLOG_FORMAT_KO_FILE  ? "mod_a.ko" :
+			    e->flags & KLOG_FORMAT_OBJ_FILE ? "mod_a.o" : "mod_a";
 			break;
 		case 's':
 			v = "sym_b";
@@ -789,7 +790,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 			v = e->text2_is ? e->text2_is : "text d";
 			break;
 		default:
-			v = "dash";
+			/* modutils' object file, before its message */
+			v = (e->flags & KLOG_FORMAT_OBJ_FILE) && !n ? "mod_a.o" : "dash";
 			break;
 		}
 		if (conv == 'd' || conv == 'i')
@@ -1902,6 +1904,111 @@ static void test_text_tab_indented_loader(void **state)
 	check_loader_lines("t.log", lines, sizeof(lines) / sizeof(lines[0]));
 }
 
+/*
+ * Lines a mail client wrapped (batch 8b, tests/corpus 361-385), read through
+ * ci_input_read(): "cls module line" of every finding, in the order ci lists them.
+ */
+static void check_wrapped(const char *text, const char *const *want, size_t n_want)
+{
+	struct ci_input_opts io = { .filter = true, .threads = 1 };
+	struct ci_input_err err;
+	struct ci_input *in;
+	struct ci_options o;
+	struct ci_findings *c = new_ci(&o);
+	enum ci_result res;
+	char *path = write_temp(text, strlen(text));
+	size_t found = 0, lines = 0;
+
+	assert_int_equal(ci_input_new(&io, &in, &err), 0);
+	assert_int_equal(ci_input_read(in, c, path, &err), 0);
+	assert_int_equal(ci_finish(c, &res), 0);
+	for (size_t i = 0; i < ci_finding_count(c); i++) {
+		struct ci_finding_info fi;
+
+		ci_finding_get(c, i, &fi);
+		for (size_t r = 0; r < fi.n_ranges; r++)
+			for (uint64_t l = fi.ranges[r].first; l <= fi.ranges[r].last; l++) {
+				char got[128];
+
+				snprintf(got, sizeof(got), "%s %s %llu", fi.cls,
+					 fi.module ? fi.module : "-", (unsigned long long)l);
+				for (size_t k = 0; k < n_want; k++)
+					found += !strcmp(got, want[k]);
+				lines++;
+			}
+	}
+	/* every line wanted, and no other */
+	assert_int_equal(found, n_want);
+	assert_int_equal(lines, n_want);
+	unlink(path);
+	free(path);
+	ci_input_free(in);
+	ci_free(c);
+}
+
+static void test_input_wrapped_lines_8b(void **state)
+{
+	/* the second half holds no needle: read back before the next line handed out */
+	static const char *const gap[] = { "symbol-version dvb_usb_rtl2832u 1",
+					   "unknown-symbol dvb_usb_rtl2832u 3" };
+	/* a loader's line wrapped in three: after the name, after the path */
+	static const char *const three[] = { "modprobe-error bttv 1" };
+	/* a whole sentence held is no first half of the loader's line after it */
+	static const char *const whole[] = { "modprobe-error cx8802 2" };
+	/* a syslog line in a mail's quote */
+	static const char *const quoted[] = { "unknown-symbol nvidia 1" };
+	/* held lines among records alike: each joined, none taken as a run's */
+	static const char *const run[] = { "symbol-version budget_core 1",
+					   "unknown-symbol budget_core 3",
+					   "symbol-version budget_core 5",
+					   "unknown-symbol budget_core 7",
+					   "symbol-version budget_core 9",
+					   "unknown-symbol budget_core 11" };
+
+	(void)state;
+	check_wrapped("[  160.173311] dvb_usb_rtl2832u: disagrees about version of symbol\n"
+		      "dvb_usb_device_init\n"
+		      "[  160.173315] dvb_usb_rtl2832u: Unknown symbol dvb_usb_device_init (err -22)\n",
+		      gap, 2);
+	check_wrapped("WARNING: Error inserting bttv\n"
+		      "(/lib/modules/2.6.26/kernel/drivers/media/video/bt8xx/bttv.ko):\n"
+		      "Unknown symbol in module, or unknown parameter (see dmesg)\n", three, 1);
+	check_wrapped("symbol in module, or unknown parameter (see dmesg)\n"
+		      "WARNING: Error inserting cx8802\n"
+		      "(/lib/modules/2.6.12/kernel/drivers/media/video/cx88/cx8802.ko): Unknown\n"
+		      "symbol in module, or unknown parameter (see dmesg)\n", whole, 1);
+	check_wrapped("> Sep 18 15:31:36 poseidon kernel: nvidia: Unknown symbol __VMALLOC_RESERVE\n",
+		      quoted, 1);
+	check_wrapped(">>> [   14.916832] budget_core: disagrees about version of symbol\n"
+		      ">>> saa7146_i2c_adapter_prepare\n"
+		      ">>> [   14.916833] budget_core: Unknown symbol saa7146_i2c_adapter_prepare\n"
+		      ">>> (err -22)\n"
+		      ">>> [   14.916840] budget_core: disagrees about version of symbol\n"
+		      ">>> dvb_register_adapter\n"
+		      ">>> [   14.916841] budget_core: Unknown symbol dvb_register_adapter (err\n"
+		      ">>> -22)\n"
+		      ">>> [   14.916846] budget_core: disagrees about version of symbol\n"
+		      ">>> dvb_dmx_swfilter_packets\n"
+		      ">>> [   14.916848] budget_core: Unknown symbol dvb_dmx_swfilter_packets\n"
+		      ">>> (err -22)\n", run, 6);
+}
+
+/* modutils' (2.4) text lines: after the object file its error() names first */
+static void test_text_modutils_8b(void **state)
+{
+	static const struct loader_line lines[] = {
+		{ "/lib/modules/2.4.0lt/kernel/drivers/atm/fore200e_sba_fw.o: insmod fore200e failed",
+		  "fore200e" },
+		{ "fore200e_sba_fw.o: couldn't find the kernel version the module was compiled for",
+		  "fore200e_sba_fw" },
+		/* another program's words, no object file first */
+		{ "wifi: insmod bcmdhd failed", NULL },
+	};
+
+	(void)state;
+	check_loader_lines("modutils", lines, sizeof(lines) / sizeof(lines[0]));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1933,6 +2040,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_rows_indexed),
 		cmocka_unit_test(test_input_faults),
 		cmocka_unit_test(test_text_ubox_unprobed),
+		cmocka_unit_test(test_input_wrapped_lines_8b),
+		cmocka_unit_test(test_text_modutils_8b),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)

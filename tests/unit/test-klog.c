@@ -1301,7 +1301,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 		switch (*slot ? *slot++ : '-') {
 		case 'm':
 			/* a module file where only one is taken */
-			v = e->flags & KLOG_FORMAT_KO_FILE ? "mod_a.ko" : "mod_a";
+			v = e->flags & KLOG_FORMAT_KO_FILE  ? "mod_a.ko" :
+			    e->flags & KLOG_FORMAT_OBJ_FILE ? "mod_a.o" : "mod_a";
 			break;
 		case 's':
 			v = "sym_b";
@@ -1314,7 +1315,8 @@ static void build_sample(const struct klog_format_entry *e, char *buf, size_t si
 			v = e->text2_is ? e->text2_is : "text d";
 			break;
 		default:
-			v = "dash";
+			/* modutils' object file, before its message */
+			v = (e->flags & KLOG_FORMAT_OBJ_FILE) && !n ? "mod_a.o" : "dash";
 			break;
 		}
 		if (conv == 'd' || conv == 'i')
@@ -2425,6 +2427,50 @@ static void test_finding_batch_8a(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 8b (tests/corpus 361-385): mailing-list pastes, modutils 2.4, wrapped lines */
+static void test_finding_batch_8b(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* modutils' insmod of a 2.4 object file, bare or by its path */
+		{ "msdos.o: unresolved symbol fat_date_unix2dos", "msdos",
+		  KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		{ "/lib/modules/2.4.1-SMP/kernel/drivers/usb/storage/usb-storage.o: unresolved symbol usb_deregister",
+		  "usb-storage", KLOG_FINDING_UNKNOWN_SYMBOL, ENOENT },
+		/* modutils' insmod and modprobe, after the object file they work on */
+		{ "/lib/modules/2.4.0lt/kernel/drivers/atm/fore200e_sba_fw.o: couldn't find the kernel version the module was compiled for",
+		  "fore200e_sba_fw", KLOG_FINDING_MODPROBE_ERROR, 0 },
+		{ "/lib/modules/2.4.0lt/kernel/drivers/atm/fore200e_sba_fw.o: insmod fore200e failed",
+		  "fore200e", KLOG_FINDING_MODPROBE_ERROR, 0 },
+	};
+	static const char *const none[] = {
+		/* the same words of no object file: a linker's, a library loader's */
+		"libzc.so: unresolved symbol zc_log",
+		"foo: unresolved symbol bar",
+		"E wifi: insmod bcmdhd failed",
+		/* depmod's install-time list names a module, but no load failed */
+		"depmod: *** Unresolved symbols in /lib/modules/2.4.11-pre1/kernel/drivers/media/radio/miropcm20.o",
+		/* halves of a wrapped dmesg line: no finding of their own */
+		"budget_core: disagrees about version of symbol",
+		"budget_core: Unknown symbol dvb_register_adapter (err",
+	};
+	static const char cut_a[] = ">>> [   14.916841] budget_core: Unknown symbol dvb_register_adapter (err";
+	static const char cut_b[] = ">>> -22)";
+	char buf[KLOG_JOIN_MAX];
+	struct klog_finding f;
+	size_t n;
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+	/* "(err" and "-22)" split by a mail client, both halves quoted */
+	n = klog_join_cut(cut_a, strlen(cut_a), cut_b, strlen(cut_b), buf, sizeof(buf));
+	assert_string_equal(buf, "[   14.916841] budget_core: Unknown symbol dvb_register_adapter "
+				 "(err -22)");
+	assert_int_equal(klog_classify(buf + 15, n - 15, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_UNKNOWN_SYMBOL);
+	assert_int_equal(f.module_len, 11);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2473,6 +2519,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_7a),
 		cmocka_unit_test(test_finding_batch_7a_followup),
 		cmocka_unit_test(test_finding_batch_8a),
+		cmocka_unit_test(test_finding_batch_8b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
