@@ -263,11 +263,17 @@ int tracedat_read_fd(int fd, const char *path, const struct ktrace_parser_ops *o
 {
 	struct tracecmd_input *top, *h;
 	struct reader rd = { .ops = ops, .userdata = userdata, .path = path };
+	const char *why = NULL;
 	int r, pick;
 
 	/* libtracecmd says what it dislikes on stderr; sources say nothing */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
+	r = tracedat_check_sizes(fd, &why);
+	if (r < 0) {
+		kt_err_set(reterr, path, 0, r == -EINVAL ? why : "cannot read");
+		return r;
+	}
 	pick = pick_buffer(fd);
 	top = open_dat(fd);
 	if (!top) {
