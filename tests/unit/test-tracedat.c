@@ -239,6 +239,34 @@ static void test_v6_header_larger_than_file(void **state)
 	free(f.d);
 }
 
+/* Version 6: CPU 0's first page says it holds more than a page (its commit word) */
+static void test_v6_first_page_overfull(void **state)
+{
+	struct file f = load(V6);
+	const unsigned char *p = memmem(f.d, f.n, "flyrecord", 10);
+	size_t off;
+
+	p = memmem(p + 10, f.n - (size_t)(p + 10 - f.d), "flyrecord", 10);
+	assert_non_null(p);
+	off = get(&f, (size_t)(p - f.d) + 10, 8);
+	assert_true(get(&f, off + 8, 8) <= 4096);
+	put(&f, off + 8, 8, 4097);
+	expect_refused(&f, "more than a page");
+	free(f.d);
+}
+
+/* Version 6: the page header's format gives the time stamp 4 bytes */
+static void test_v6_page_header_timestamp(void **state)
+{
+	struct file f = load(V6);
+	unsigned char *p = memmem(f.d, f.n, "timestamp;\toffset:0;\tsize:8;", 28);
+
+	assert_non_null(p);
+	p[26] = '4';
+	expect_refused(&f, "time stamp");
+	free(f.d);
+}
+
 /* The page size libtracecmd divides by: 0 */
 static void test_page_size_zero(void **state)
 {
@@ -279,6 +307,8 @@ int main(void)
 		cmocka_unit_test(test_v6_header_larger_than_file),
 		cmocka_unit_test(test_v6_cpu_data_past_end),
 		cmocka_unit_test(test_page_size_zero),
+		cmocka_unit_test(test_v6_first_page_overfull),
+		cmocka_unit_test(test_v6_page_header_timestamp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

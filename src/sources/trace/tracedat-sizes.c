@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <event-parse.h>
 #include <zstd.h>
 
 #include "tracedat.h"
@@ -39,6 +40,9 @@ struct dat_walk {
 	enum dat_codec codec;
 	bool big_endian;
 	uint64_t cpus;		/* version 6: the CPU count its buffers have */
+	uint64_t page_size;	/* of the buffer being walked */
+	unsigned int long_size;	/* 8 or 4: a page header's commit word */
+	bool packed;		/* the buffer being walked is compressed */
 	int depth;		/* version 6: options within a buffer's options */
 	const char *why;
 };
@@ -108,13 +112,26 @@ static int walk_fits(struct dat_walk *w, uint64_t off, uint64_t n)
 }
 
 /*
- * A CPU's data: @n bytes at @off. libtracecmd 1.3 checks this itself, but its failure
- * path then closes a handle whose per-CPU tables it has not set up (a NULL dereference)
+ * A CPU's data: @n bytes at @off. libtracecmd 1.3 checks that it is in the file, and
+ * that its first page's header says no more than a page is used, but if either fails
+ * for any CPU but the last it then closes a handle whose later CPUs' lists it has not
+ * set up yet (a NULL dereference). A compressed buffer's pages are inside its chunks,
+ * not looked at here.
  */
 static int walk_cpu_data(struct dat_walk *w, uint64_t off, uint64_t n)
 {
+	uint64_t commit;
+	int r;
+
 	if (off > w->size || n > w->size - off)
 		return walk_fail(w, "a CPU's events in it lie past its end");
+	if (w->packed)
+		return 0;
+	/* a page: its 8-byte time stamp, then the commit word, whose low 27 bits are the size used */
+	if ((r = walk_num(w, off + 8, w->long_size, &commit)) < 0)
+		return r;
+	if ((commit & ((1u << 27) - 1)) > w->page_size)
+		return walk_fail(w, "a CPU's first page in it says it holds more than a page");
 	return 0;
 }
 
@@ -200,9 +217,14 @@ static int walk_options(struct dat_walk *w, uint64_t off, uint64_t end, bool sec
 			if ((r = walk_str(w, p, &n1)) < 0 || (r = walk_str(w, p + n1, &n2)) < 0)
 				return r;
 			p += n1 + n2;
-			if (p + 4 <= off + len && (r = walk_page_size(w, p)) < 0)
+			if (p + 4 <= off + len && ((r = walk_page_size(w, p)) < 0 ||
+						   (r = walk_num(w, p, 4, &w->page_size)) < 0))
 				return r;
 			p += 4;
+			/* its data's section: TRACECMD_SEC_FL_COMPRESS in its flags */
+			if ((r = walk_num(w, off, 8, &v)) < 0 || (r = walk_num(w, v + 2, 2, &v)) < 0)
+				return r;
+			w->packed = v & 1;
 			if (p + 4 <= off + len) {
 				if ((r = walk_num(w, p, 4, &v)) < 0)
 					return r;
@@ -227,6 +249,34 @@ static int walk_options(struct dat_walk *w, uint64_t off, uint64_t end, bool sec
 }
 
 /*
+ * The page header's format, @len bytes at @off: libtracecmd refuses a page whose time
+ * stamp is not 8 bytes, on the same bad path as walk_cpu_data()'s, so it is parsed here
+ * the way libtracecmd will (libtraceevent), before.
+ */
+static int walk_page_header(struct dat_walk *w, uint64_t off, uint64_t len)
+{
+	struct tep_handle *tep;
+	char *text;
+	int r, ts;
+
+	if (len == 0)
+		return 0;	/* none: libtraceevent takes the kernel's default, 8 */
+	text = malloc(len + 1);
+	tep = tep_alloc();
+	r = text && tep ? walk_read(w, off, text, len) : -ENOMEM;
+	if (r == 0) {
+		text[len] = '\0';
+		ts = tep_parse_header_page(tep, text, len, w->long_size) < 0 ? 0
+			: tep_get_header_timestamp_size(tep);
+		if (ts != 8)
+			r = walk_fail(w, "its page header's format has no 8-byte time stamp");
+	}
+	tep_free(tep);
+	free(text);
+	return r;
+}
+
+/*
  * The metadata section @id (15 to 21; version 6 has them one after another, without
  * section headers) at @off: every size in it must fit. *ret_end: where it ends.
  */
@@ -240,7 +290,8 @@ static int walk_meta(struct dat_walk *w, uint64_t off, uint64_t id, uint64_t *re
 	case 16:	/* "header_page", "header_event", each with its 8-byte size */
 		for (size_t i = 0; i < 2; i++) {
 			if ((r = walk_str(w, off, &sl)) < 0 || (r = walk_num(w, off + sl, 8, &len)) < 0 ||
-			    (r = walk_fits(w, off + sl + 8, len)) < 0)
+			    (r = walk_fits(w, off + sl + 8, len)) < 0 ||
+			    (i == 0 && (r = walk_page_header(w, off + sl + 8, len)) < 0))
 				return r;
 			off += sl + 8 + len;
 		}
@@ -282,7 +333,7 @@ static int walk_meta(struct dat_walk *w, uint64_t off, uint64_t id, uint64_t *re
 static int walk_inflated(struct dat_walk *w, uint64_t off, uint64_t csize, uint64_t rsize,
 			 uint64_t id)
 {
-	struct dat_walk in = { .codec = DAT_PLAIN };
+	struct dat_walk in = { .codec = DAT_PLAIN, .long_size = w->long_size };
 	unsigned char *src, *dst;
 	uint64_t end;
 	size_t n = 0;
@@ -415,8 +466,10 @@ int tracedat_check_sizes(int fd, const char **ret_why)
 	if ((r = walk_read(&w, off, &order, 1)) < 0)
 		goto out;
 	w.big_endian = order != 0;
-	if ((r = walk_page_size(&w, off + 2)) < 0)
+	if ((r = walk_read(&w, off + 1, &order, 1)) < 0 || (r = walk_page_size(&w, off + 2)) < 0 ||
+	    (r = walk_num(&w, off + 2, 4, &w.page_size)) < 0)
 		goto out;
+	w.long_size = order == 8 ? 8 : 4;
 	off += 6;
 	if (strtol((const char *)ver, NULL, 10) < 7) {
 		r = walk_v6(&w, off);
