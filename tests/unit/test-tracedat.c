@@ -227,6 +227,64 @@ static void test_v7_size_inside_compressed_section(void **state)
 	free(f.d);
 }
 
+/* Version 7: the first CPU with data of the buffer named "kmttc": the offset of its data */
+static size_t v7_kmttc_cpu_data(const struct file *f)
+{
+	size_t sec = v7_options(f);
+
+	while (sec) {
+		size_t off = sec + 16, end = off + get(f, sec + 8, 8), next = 0;
+
+		while (off + 6 <= end) {
+			size_t id = get(f, off, 2), len = get(f, off + 2, 4), p = off + 6;
+
+			if (id == 0) {
+				next = get(f, p, 8);
+				break;
+			}
+			if (id == 3 && strcmp((const char *)f->d + p + 8, "kmttc") == 0) {
+				size_t cpus;
+
+				p += 8 + sizeof("kmttc");
+				p += strlen((const char *)f->d + p) + 1 + 4;	/* clock, page size */
+				cpus = get(f, p, 4);
+				for (size_t c = 0; c < cpus; c++)
+					if (get(f, p + 4 + 20 * c + 12, 8))
+						return get(f, p + 4 + 20 * c + 4, 8);
+			}
+			off = p + len;
+		}
+		sec = next;
+	}
+	fail_msg("no kmttc buffer");
+	return 0;
+}
+
+/* A compressed CPU's chunk count: more than its bytes could hold */
+static void test_v7_too_many_chunks(void **state)
+{
+	struct file f = load(V7);
+	size_t off = v7_kmttc_cpu_data(&f);
+
+	assert_true(get(&f, off, 4) > 0 && get(&f, off, 4) < 1000);
+	put(&f, off, 4, 0x40000000);
+	expect_refused(&f, "more chunks");
+	free(f.d);
+}
+
+/* A compressed CPU's first chunk does not inflate: libtracecmd crashed closing the file */
+static void test_v7_chunk_not_inflating(void **state)
+{
+	struct file f = load(V7);
+	size_t off = v7_kmttc_cpu_data(&f) + 4;
+
+	/* the zstd frame's magic, right after the chunk's two sizes */
+	assert_int_equal(get(&f, off + 8, 4), 0xfd2fb528);
+	put(&f, off + 8, 4, 0);
+	expect_refused(&f, "do not inflate");
+	free(f.d);
+}
+
 /* Version 6: header_page's 8-byte size, right after the page size and its name */
 static void test_v6_header_larger_than_file(void **state)
 {
@@ -304,6 +362,8 @@ int main(void)
 		cmocka_unit_test(test_v7_too_many_cpus),
 		cmocka_unit_test(test_v7_compressed_inflates_beyond),
 		cmocka_unit_test(test_v7_size_inside_compressed_section),
+		cmocka_unit_test(test_v7_too_many_chunks),
+		cmocka_unit_test(test_v7_chunk_not_inflating),
 		cmocka_unit_test(test_v6_header_larger_than_file),
 		cmocka_unit_test(test_v6_cpu_data_past_end),
 		cmocka_unit_test(test_page_size_zero),

@@ -111,28 +111,89 @@ static int walk_fits(struct dat_walk *w, uint64_t off, uint64_t n)
 	return 0;
 }
 
+/* A page's header at @page: its 8-byte time stamp, then the commit word, whose low 27 bits are the size used */
+static int walk_first_page(struct dat_walk *w, const unsigned char *page, size_t len)
+{
+	uint64_t commit = 0;
+
+	if (len < 8 + w->long_size)
+		return 0;
+	for (size_t i = 0; i < w->long_size; i++)
+		commit |= (uint64_t)page[8 + (w->big_endian ? i : w->long_size - 1 - i)]
+			  << (8 * (w->long_size - 1 - i));
+	if ((commit & ((1u << 27) - 1)) > w->page_size)
+		return walk_fail(w, "a CPU's first page in it says it holds more than a page");
+	return 0;
+}
+
 /*
- * A CPU's data: @n bytes at @off. libtracecmd 1.3 checks that it is in the file, and
- * that its first page's header says no more than a page is used, but if either fails
- * for any CPU but the last it then closes a handle whose later CPUs' lists it has not
- * set up yet (a NULL dereference). A compressed buffer's pages are inside its chunks,
- * not looked at here.
+ * A compressed CPU's chunks at @off (a count, then each chunk's compressed and inflated
+ * sizes and its bytes), inflated as libtracecmd will: all of them, before any is read
+ */
+static int walk_chunks(struct dat_walk *w, uint64_t off)
+{
+	uint64_t count, csize, rsize;
+	unsigned char *src = NULL, *dst = NULL;
+	size_t n;
+	int r;
+
+	if (w->codec != DAT_ZSTD)
+		return 0;	/* see walk_inflated() */
+	if ((r = walk_num(w, off, 4, &count)) < 0)
+		return r;
+	off += 4;
+	if (count > (w->size - MIN(off, w->size)) / 8)
+		return walk_fail(w, "a CPU in it declares more chunks than it holds");
+	for (uint64_t i = 0; i < count; i++) {
+		if ((r = walk_num(w, off, 4, &csize)) < 0 || (r = walk_num(w, off + 4, 4, &rsize)) < 0 ||
+		    (r = walk_fits(w, off + 8, csize)) < 0)
+			break;
+		if (rsize > (csize + 64) * DAT_MAX_RATIO) {
+			r = walk_fail(w, "a CPU's compressed events in it inflate beyond what they hold");
+			break;
+		}
+		free(src);
+		free(dst);
+		src = malloc(csize ? csize : 1);
+		dst = malloc(rsize ? rsize : 1);
+		if (!src || !dst) {
+			r = -ENOMEM;
+			break;
+		}
+		if ((r = walk_read(w, off + 8, src, csize)) < 0)
+			break;
+		n = ZSTD_decompress(dst, rsize, src, csize);
+		if (ZSTD_isError(n)) {
+			r = walk_fail(w, "a CPU's compressed events in it do not inflate");
+			break;
+		}
+		if (i == 0 && (r = walk_first_page(w, dst, n)) < 0)
+			break;
+		off += 8 + csize;
+	}
+	free(src);
+	free(dst);
+	return r;
+}
+
+/*
+ * A CPU's data: @n bytes at @off. libtracecmd 1.3 checks that it is in the file, that
+ * a compressed one inflates and that its first page's header says no more than a page
+ * is used, but if any fails for a CPU but the last it then closes a handle whose later
+ * CPUs' lists it has not set up yet (a NULL dereference).
  */
 static int walk_cpu_data(struct dat_walk *w, uint64_t off, uint64_t n)
 {
-	uint64_t commit;
+	unsigned char head[16];
 	int r;
 
 	if (off > w->size || n > w->size - off)
 		return walk_fail(w, "a CPU's events in it lie past its end");
 	if (w->packed)
-		return 0;
-	/* a page: its 8-byte time stamp, then the commit word, whose low 27 bits are the size used */
-	if ((r = walk_num(w, off + 8, w->long_size, &commit)) < 0)
+		return walk_chunks(w, off);
+	if ((r = walk_read(w, off, head, MIN(n, sizeof(head)))) < 0)
 		return r;
-	if ((commit & ((1u << 27) - 1)) > w->page_size)
-		return walk_fail(w, "a CPU's first page in it says it holds more than a page");
-	return 0;
+	return walk_first_page(w, head, MIN(n, sizeof(head)));
 }
 
 static int walk_options(struct dat_walk *w, uint64_t off, uint64_t end, bool sections,
