@@ -325,6 +325,21 @@ static void test_v6_page_header_timestamp(void **state)
 	free(f.d);
 }
 
+/*
+ * Version 6: module_load's __print_flags() names a field the event lacks (libtraceevent
+ * 1.7.1 dereferences NULL parsing it)
+ */
+static void test_v6_print_format_unknown_field(void **state)
+{
+	struct file f = load(V6);
+	unsigned char *p = memmem(f.d, f.n, "__print_flags(REC->taints", 25);
+
+	assert_non_null(p);
+	memcpy(p + 19, "tatnsi", 6);
+	expect_refused(&f, "names a field");
+	free(f.d);
+}
+
 /* The page size libtracecmd divides by: 0 */
 static void test_page_size_zero(void **state)
 {
@@ -367,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_v6_header_larger_than_file),
 		cmocka_unit_test(test_v6_cpu_data_past_end),
 		cmocka_unit_test(test_page_size_zero),
+		cmocka_unit_test(test_v6_print_format_unknown_field),
 		cmocka_unit_test(test_v6_first_page_overfull),
 		cmocka_unit_test(test_v6_page_header_timestamp),
 	};

@@ -21,10 +21,17 @@
  * count. So before libtracecmd sees the file, every such size on the way to the events
  * must fit in the file: in the bytes left after it, in its section or option, or, for a
  * compressed block, in what its compressed bytes can inflate to. A compressed section's
- * own sizes are checked in it, inflated.
+ * own sizes are checked in it, inflated. And what makes its opening fail after it has
+ * set up a CPU's tables but not the next one's (a CPU's data past the end, a first page
+ * fuller than a page, a chunk that does not inflate) is refused too: closing such a
+ * handle dereferences NULL.
  */
 #define DAT_MAX_CPUS 65536
-/* zlib cannot inflate beyond ~1032:1; trace-cmd's text sections (kallsyms, formats) reach ~10:1 */
+/*
+ * The most a compressed block may inflate to, for each byte of it: trace-cmd's sections
+ * (kallsyms, formats) reach ~10:1 and its event chunks ~100:1; a bound on what one
+ * byte of a hostile file makes anyone allocate
+ */
 #define DAT_MAX_RATIO 1100u
 #define DAT_MAX_HOPS 4096
 /* libtracecmd divides by the page size; the kernel's sub-buffers are 4 KiB to a few MiB */
@@ -337,6 +344,69 @@ static int walk_page_header(struct dat_walk *w, uint64_t off, uint64_t len)
 	return r;
 }
 
+static size_t ident_len(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && (*q == '_' || (*q >= '0' && *q <= '9') || ((*q | 0x20) >= 'a' && (*q | 0x20) <= 'z')))
+		q++;
+	return (size_t)(q - p);
+}
+
+/*
+ * An event's format, @len bytes at @off: libtraceevent 1.7.1's parser dereferences NULL
+ * when __print_flags() in the print format names a field the event does not have, so
+ * every "REC->name" there must be one of its "field:... name;" lines, as the kernel
+ * writes them (the print format is made from the same struct).
+ */
+static int walk_format(struct dat_walk *w, uint64_t off, uint64_t len)
+{
+	struct { const char *s; size_t n; } names[256];
+	size_t nnames = 0;
+	char *text = malloc(len + 1), *end, *fmt, *p;
+	int r = text ? walk_read(w, off, text, len) : -ENOMEM;
+
+	if (r < 0)
+		goto out;
+	text[len] = '\0';
+	fmt = strstr(text, "print fmt:");
+	if (!fmt)
+		goto out;
+	for (p = text; (p = strstr(p, "field:")) && p < fmt; p++) {
+		char *semi = memchr(p, ';', (size_t)(fmt - p)), *q;
+
+		if (!semi)
+			break;
+		/* "field:TYPE NAME;" or "NAME[N];" ("__data_loc char[] NAME;" too) */
+		q = semi;
+		if (q[-1] == ']')
+			while (q > p && *q != '[')
+				q--;
+		end = q;
+		while (q > p && ident_len(q - 1, end) > 0)
+			q--;
+		if (nnames == sizeof(names) / sizeof(names[0]))
+			goto out;	/* more than an event has: not checked */
+		names[nnames].s = q;
+		names[nnames++].n = (size_t)(end - q);
+	}
+	end = text + strlen(text);
+	for (p = fmt; (p = strstr(p, "REC->")); p++) {
+		size_t n = ident_len(p + 5, end), i;
+
+		for (i = 0; i < nnames; i++)
+			if (names[i].n == n && memcmp(names[i].s, p + 5, n) == 0)
+				break;
+		if (i == nnames) {
+			r = walk_fail(w, "an event's print format in it names a field the event does not have");
+			goto out;
+		}
+	}
+out:
+	free(text);
+	return r;
+}
+
 /*
  * The metadata section @id (15 to 21; version 6 has them one after another, without
  * section headers) at @off: every size in it must fit. *ret_end: where it ends.
@@ -371,7 +441,7 @@ static int walk_meta(struct dat_walk *w, uint64_t off, uint64_t id, uint64_t *re
 			}
 			for (uint64_t j = 0; j < m; j++) {
 				if ((r = walk_num(w, off, 8, &len)) < 0 ||
-				    (r = walk_fits(w, off + 8, len)) < 0)
+				    (r = walk_fits(w, off + 8, len)) < 0 || (r = walk_format(w, off + 8, len)) < 0)
 					return r;
 				off += 8 + len;
 			}
