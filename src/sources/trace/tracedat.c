@@ -152,7 +152,9 @@ static int fill(struct reader *rd, int cpu)
 				hd->frames = nf;
 				hd->cap_frames = n;
 			}
-			memcpy(hd->frames, fr, n * sizeof(*fr));
+			/* a stack of no frames: nothing to copy, and frames may be NULL yet */
+			if (n)
+				memcpy(hd->frames, fr, n * sizeof(*fr));
 			hd->ev.frames = n ? hd->frames : NULL;
 			hd->ev.n_frames = n;
 			rd->st.stacks++;
