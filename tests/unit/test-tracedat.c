@@ -313,6 +313,28 @@ static void test_v6_first_page_overfull(void **state)
 	free(f.d);
 }
 
+/*
+ * Version 6: CPU 0's first record says its length word is 0: kbuffer's next record
+ * would be 4 bytes before it, and libtracecmd read it forever
+ */
+static void test_v6_record_length_below_4(void **state)
+{
+	struct file f = load(V6);
+	const unsigned char *p = memmem(f.d, f.n, "flyrecord", 10);
+	size_t off;
+
+	p = memmem(p + 10, f.n - (size_t)(p + 10 - f.d), "flyrecord", 10);
+	assert_non_null(p);
+	off = get(&f, (size_t)(p - f.d) + 10, 8) + 16;
+	put(&f, off, 4, 0);	/* type_len 0: a length word follows */
+	put(&f, off + 4, 4, 0);
+	/* without the check this never returns: fail instead of hanging the suite */
+	alarm(60);
+	expect_refused(&f, "shorter than its own length word");
+	alarm(0);
+	free(f.d);
+}
+
 /* Version 6: the page header's format gives the time stamp 4 bytes */
 static void test_v6_page_header_timestamp(void **state)
 {
@@ -385,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_v6_print_format_unknown_field),
 		cmocka_unit_test(test_v6_first_page_overfull),
 		cmocka_unit_test(test_v6_page_header_timestamp),
+		cmocka_unit_test(test_v6_record_length_below_4),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,24 +118,57 @@ static int walk_fits(struct dat_walk *w, uint64_t off, uint64_t n)
 	return 0;
 }
 
-/* A page's header at @page: its 8-byte time stamp, then the commit word, whose low 27 bits are the size used */
-static int walk_first_page(struct dat_walk *w, const unsigned char *page, size_t len)
+static uint64_t page_word(const struct dat_walk *w, const unsigned char *p, size_t n)
 {
-	uint64_t commit = 0;
+	uint64_t v = 0;
 
-	if (len < 8 + w->long_size)
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[w->big_endian ? i : n - 1 - i] << (8 * (n - 1 - i));
+	return v;
+}
+
+/*
+ * A page (@len bytes): its 8-byte time stamp, then the commit word, whose low 27 bits
+ * are the size used, no more than a page. Then its records as kbuffer steps through
+ * them: a 32-bit header whose type_len (5 bits) says how long the record is; 0: a
+ * 32-bit length follows, counting itself. kbuffer keeps its place in 32 bits and does
+ * not check that a step moves on: a length below 4, or one that wraps, loops forever.
+ */
+static int walk_page(struct dat_walk *w, const unsigned char *page, size_t len)
+{
+	uint64_t size, pos = 8 + w->long_size, step, word, tl;
+
+	if (len < pos)
 		return 0;
-	for (size_t i = 0; i < w->long_size; i++)
-		commit |= (uint64_t)page[8 + (w->big_endian ? i : w->long_size - 1 - i)]
-			  << (8 * (w->long_size - 1 - i));
-	if ((commit & ((1u << 27) - 1)) > w->page_size)
-		return walk_fail(w, "a CPU's first page in it says it holds more than a page");
+	size = page_word(w, page + 8, w->long_size) & ((1u << 27) - 1);
+	if (size > w->page_size)
+		return walk_fail(w, "a CPU's page in it says it holds more than a page");
+	size = MIN(pos + size, len);
+	while (pos + 4 <= size) {
+		word = page_word(w, page + pos, 4);
+		tl = w->big_endian ? word >> 27 : word & 31;
+		if (tl == 0 || tl == 29) {
+			if (pos + 8 > size)
+				break;
+			word = page_word(w, page + pos + 4, 4);
+			if (tl == 0 && word < 4)
+				return walk_fail(w, "a record in it is shorter than its own length word");
+			/* padding: its length after the header; a record: data after the word */
+			step = tl == 29 ? 4 + word : 8 + ((word - 4 + 3) & ~3ull);
+		} else {
+			step = tl >= 30 ? 8 : 4 + 4 * tl;
+		}
+		if (pos + step > UINT32_MAX)
+			return walk_fail(w, "a record in it is longer than a page");
+		pos += step;
+	}
 	return 0;
 }
 
 /*
  * A compressed CPU's chunks at @off (a count, then each chunk's compressed and inflated
- * sizes and its bytes), inflated as libtracecmd will: all of them, before any is read
+ * sizes and its bytes), inflated as libtracecmd will: all of them, before any is read;
+ * their pages walked
  */
 static int walk_chunks(struct dat_walk *w, uint64_t off)
 {
@@ -174,7 +207,9 @@ static int walk_chunks(struct dat_walk *w, uint64_t off)
 			r = walk_fail(w, "a CPU's compressed events in it do not inflate");
 			break;
 		}
-		if (i == 0 && (r = walk_first_page(w, dst, n)) < 0)
+		for (size_t p = 0; r == 0 && p < n; p += w->page_size)
+			r = walk_page(w, dst + p, MIN(n - p, w->page_size));
+		if (r < 0)
 			break;
 		off += 8 + csize;
 	}
@@ -187,20 +222,29 @@ static int walk_chunks(struct dat_walk *w, uint64_t off)
  * A CPU's data: @n bytes at @off. libtracecmd 1.3 checks that it is in the file, that
  * a compressed one inflates and that its first page's header says no more than a page
  * is used, but if any fails for a CPU but the last it then closes a handle whose later
- * CPUs' lists it has not set up yet (a NULL dereference).
+ * CPUs' lists it has not set up yet (a NULL dereference). Every page is walked.
  */
 static int walk_cpu_data(struct dat_walk *w, uint64_t off, uint64_t n)
 {
-	unsigned char head[16];
-	int r;
+	unsigned char *page;
+	int r = 0;
 
 	if (off > w->size || n > w->size - off)
 		return walk_fail(w, "a CPU's events in it lie past its end");
 	if (w->packed)
 		return walk_chunks(w, off);
-	if ((r = walk_read(w, off, head, MIN(n, sizeof(head)))) < 0)
-		return r;
-	return walk_first_page(w, head, MIN(n, sizeof(head)));
+	page = malloc(w->page_size);
+	if (!page)
+		return -ENOMEM;
+	for (uint64_t p = 0; r == 0 && p < n; p += w->page_size) {
+		size_t len = (size_t)MIN(n - p, w->page_size);
+
+		r = walk_read(w, off + p, page, len);
+		if (r == 0)
+			r = walk_page(w, page, len);
+	}
+	free(page);
+	return r;
 }
 
 static int walk_options(struct dat_walk *w, uint64_t off, uint64_t end, bool sections,
