@@ -362,6 +362,18 @@ static void test_v6_print_format_unknown_field(void **state)
 	free(f.d);
 }
 
+/* Version 6: a byte no kernel writes in user_stack's array size (libtraceevent crashed) */
+static void test_v6_format_not_ascii(void **state)
+{
+	struct file f = load(V6);
+	unsigned char *p = memmem(f.d, f.n, "caller[8]", 9);
+
+	assert_non_null(p);
+	p[7] = 0xbf;
+	expect_refused(&f, "bytes no kernel writes");
+	free(f.d);
+}
+
 /* The page size libtracecmd divides by: 0 */
 static void test_page_size_zero(void **state)
 {
@@ -405,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_v6_cpu_data_past_end),
 		cmocka_unit_test(test_page_size_zero),
 		cmocka_unit_test(test_v6_print_format_unknown_field),
+		cmocka_unit_test(test_v6_format_not_ascii),
 		cmocka_unit_test(test_v6_first_page_overfull),
 		cmocka_unit_test(test_v6_page_header_timestamp),
 		cmocka_unit_test(test_v6_record_length_below_4),

@@ -399,7 +399,8 @@ static size_t ident_len(const char *p, const char *end)
 
 /*
  * An event's format, @len bytes at @off: libtraceevent 1.7.1's parser dereferences NULL
- * when __print_flags() in the print format names a field the event does not have, so
+ * on a byte outside printable ASCII in a field's declaration, and when __print_flags()
+ * in the print format names a field the event does not have, so
  * every "REC->name" there must be one of its "field:... name;" lines, as the kernel
  * writes them (the print format is made from the same struct).
  */
@@ -412,6 +413,12 @@ static int walk_format(struct dat_walk *w, uint64_t off, uint64_t len)
 
 	if (r < 0)
 		goto out;
+	/* the kernel writes formats in printable ASCII; libtraceevent's tokenizer trips on other bytes */
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)text[i] < 0x20 || (unsigned char)text[i] > 0x7e) && text[i] != '\t' && text[i] != '\n') {
+			r = walk_fail(w, "an event's format in it has bytes no kernel writes");
+			goto out;
+		}
 	text[len] = '\0';
 	fmt = strstr(text, "print fmt:");
 	if (!fmt)
