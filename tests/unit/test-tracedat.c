@@ -374,6 +374,18 @@ static void test_v6_format_not_ascii(void **state)
 	free(f.d);
 }
 
+/* Version 6: the UNAME option without its NUL (libtracecmd strdup()s it, reading past it) */
+static void test_v6_uname_unterminated(void **state)
+{
+	struct file f = load(V6);
+	unsigned char *p = memmem(f.d, f.n, "x86_64", 7);
+
+	assert_non_null(p);
+	p[6] = 'x';
+	expect_refused(&f, "has no end");
+	free(f.d);
+}
+
 /* The page size libtracecmd divides by: 0 */
 static void test_page_size_zero(void **state)
 {
@@ -418,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_page_size_zero),
 		cmocka_unit_test(test_v6_print_format_unknown_field),
 		cmocka_unit_test(test_v6_format_not_ascii),
+		cmocka_unit_test(test_v6_uname_unterminated),
 		cmocka_unit_test(test_v6_first_page_overfull),
 		cmocka_unit_test(test_v6_page_header_timestamp),
 		cmocka_unit_test(test_v6_record_length_below_4),

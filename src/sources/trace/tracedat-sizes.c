@@ -306,6 +306,15 @@ static int walk_options(struct dat_walk *w, uint64_t off, uint64_t end, bool sec
 		/* TRACECMD_OPTION_DONE: the next options section's offset, 0 for none */
 		if (id == 0)
 			return len >= 8 ? walk_num(w, off, 8, ret_next) : 0;
+		/* TRACECMD_OPTION_UNAME, _VERSION: libtracecmd strdup()s them, so a NUL must end them */
+		if (id == 5 || id == 9) {
+			unsigned char last = 1;
+
+			if (len && (r = walk_read(w, off + len - 1, &last, 1)) < 0)
+				return r;
+			if (last != '\0')
+				return walk_fail(w, "a name in its options has no end");
+		}
 		/* TRACECMD_OPTION_CPUCOUNT: what libtracecmd makes per-CPU tables for */
 		if (id == 8 && len >= 4 && ((r = walk_num(w, off, 4, &v)) < 0 || v > DAT_MAX_CPUS))
 			return r < 0 ? r : walk_fail(w, "it declares more CPUs than a kernel has");
