@@ -386,6 +386,21 @@ static void test_v6_uname_unterminated(void **state)
 	free(f.d);
 }
 
+/* Version 6: the trace clock's size after the top level's CPU table */
+static void test_v6_clock_larger_than_file(void **state)
+{
+	struct file f = load(V6);
+	const unsigned char *p = memmem(f.d, f.n, "flyrecord", 10);
+	size_t off;
+
+	assert_non_null(p);
+	off = (size_t)(p - f.d) + 10 + 2 * 16;
+	assert_int_equal(get(&f, off, 8), 8);	/* "[global]" */
+	put(&f, off, 8, 0x3b32000000000008ull);
+	expect_refused(&f, "larger than the file");
+	free(f.d);
+}
+
 /* The page size libtracecmd divides by: 0 */
 static void test_page_size_zero(void **state)
 {
@@ -431,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_v6_print_format_unknown_field),
 		cmocka_unit_test(test_v6_format_not_ascii),
 		cmocka_unit_test(test_v6_uname_unterminated),
+		cmocka_unit_test(test_v6_clock_larger_than_file),
 		cmocka_unit_test(test_v6_first_page_overfull),
 		cmocka_unit_test(test_v6_page_header_timestamp),
 		cmocka_unit_test(test_v6_record_length_below_4),

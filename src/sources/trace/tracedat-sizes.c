@@ -279,6 +279,10 @@ static int walk_v6_data(struct dat_walk *w, uint64_t off)
 		if (n && (r = walk_cpu_data(w, at, n)) < 0)
 			return r;
 	}
+	/* then the trace clock's name, with its 8-byte size */
+	off += 10 + 16 * w->cpus;
+	if ((r = walk_num(w, off, 8, &n)) < 0 || (r = walk_fits(w, off + 8, n)) < 0)
+		return r;
 	return 0;
 }
 
