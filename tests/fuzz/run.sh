@@ -31,6 +31,8 @@ if [ "${1:-}" = --one ]; then
 	max_len=16384
 	case $t in
 	fuzz-vmallocinfo | fuzz-ci-input | fuzz-stream | fuzz-modfile) max_len=65536 ;;
+	# its seeds: a trace.dat of two pages of events cut from the fixture's (32 KiB)
+	fuzz-tracedat) max_len=32768 ;;
 	esac
 	log="$out/$t.log"
 	# the artifacts of this run only: those left by an earlier one are not saved again

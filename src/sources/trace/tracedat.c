@@ -152,7 +152,9 @@ static int fill(struct reader *rd, int cpu)
 				hd->frames = nf;
 				hd->cap_frames = n;
 			}
-			memcpy(hd->frames, fr, n * sizeof(*fr));
+			/* a stack of no frames: nothing to copy, and frames may be NULL yet */
+			if (n)
+				memcpy(hd->frames, fr, n * sizeof(*fr));
 			hd->ev.frames = n ? hd->frames : NULL;
 			hd->ev.n_frames = n;
 			rd->st.stacks++;
@@ -263,11 +265,17 @@ int tracedat_read_fd(int fd, const char *path, const struct ktrace_parser_ops *o
 {
 	struct tracecmd_input *top, *h;
 	struct reader rd = { .ops = ops, .userdata = userdata, .path = path };
+	const char *why = NULL;
 	int r, pick;
 
 	/* libtracecmd says what it dislikes on stderr; sources say nothing */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
+	r = tracedat_check_sizes(fd, &why);
+	if (r < 0) {
+		kt_err_set(reterr, path, 0, r == -EINVAL ? why : "cannot read");
+		return r;
+	}
 	pick = pick_buffer(fd);
 	top = open_dat(fd);
 	if (!top) {

@@ -25,6 +25,14 @@
 bool tracedat_sniff(const void *head, size_t len);
 
 /*
+ * Are the sizes the trace.dat open on @fd declares (its options, sections, compressed
+ * blocks, CPU counts and data, page size) ones that fit in it? libtracecmd allocates
+ * what they say before reading, so this comes first. 0, or -EINVAL with the reason in
+ * *ret_why (static text), or -errno when @fd cannot be examined.
+ */
+int tracedat_check_sizes(int fd, const char **ret_why);
+
+/*
  * Reads the trace.dat open on @fd (not closed; read from offset 0), as
  * ktrace_events_read_file() reads text. @path names it in errors. 0, or -errno with
  * *reterr: -EINVAL when libtracecmd cannot read it.
