@@ -190,3 +190,6 @@ struct klog_format_entry {
 };
 /* *ret_n entries, tried in order; the first match wins. */
 const struct klog_format_entry *klog_formats(size_t *ret_n);
+/* The same, as klog_classify() reads them (klog-wordings.c) */
+extern const struct klog_format_entry klog_wordings[];
+extern const size_t klog_wordings_n;
