@@ -28,18 +28,19 @@ jobs=${FUZZ_JOBS:-2}
 # one target, in the background of the main run: prints one line, fails on a finding
 if [ "${1:-}" = --one ]; then
 	t=$2 secs=$3 work=$4
-	max_len=16384
+	max_len=16384 timeout=20
 	case $t in
 	fuzz-vmallocinfo | fuzz-ci-input | fuzz-stream | fuzz-modfile) max_len=65536 ;;
 	# its seeds: a trace.dat of two pages of events cut from the fixture's (32 KiB)
-	fuzz-tracedat) max_len=32768 ;;
+	# a trace.dat's trial read in a child (util/trial.c) has 60 s of its own for a hang
+	fuzz-tracedat) max_len=32768 timeout=90 ;;
 	esac
 	log="$out/$t.log"
 	# the artifacts of this run only: those left by an earlier one are not saved again
 	mkdir -p "$out/summary" "$out/artifacts"
 	before=$(ls "$out/artifacts" | grep -F -- "$t-" || true)
 	rc=0
-	"$out/$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+	"$out/$t" -max_total_time="$secs" -timeout="$timeout" -rss_limit_mb=2048 \
 		-max_len="$max_len" -print_final_stats=1 \
 		-artifact_prefix="$out/artifacts/$t-" "$work/$t" >"$log" 2>&1 || rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
