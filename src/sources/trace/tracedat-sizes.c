@@ -170,12 +170,38 @@ static int walk_page(struct dat_walk *w, const unsigned char *page, size_t len)
  * sizes and its bytes), inflated as libtracecmd will: all of them, before any is read;
  * their pages walked
  */
+/*
+ * The @csize bytes at @off, one zstd frame, inflated into at most @rsize bytes: a buffer
+ * the caller frees (*ret_n bytes), or the walk failed with @why
+ */
+static int inflate_at(struct dat_walk *w, uint64_t off, uint64_t csize, uint64_t rsize,
+		      const char *why, unsigned char **ret, size_t *ret_n)
+{
+	unsigned char *src = malloc(csize ? csize : 1), *dst = malloc(rsize ? rsize : 1);
+	size_t n = 0;
+	int r = src && dst ? walk_read(w, off, src, csize) : -ENOMEM;
+
+	if (r == 0) {
+		n = ZSTD_decompress(dst, rsize, src, csize);
+		if (ZSTD_isError(n))
+			r = walk_fail(w, why);
+	}
+	free(src);
+	if (r < 0) {
+		free(dst);
+		return r;
+	}
+	*ret = dst;
+	*ret_n = n;
+	return 0;
+}
+
 static int walk_chunks(struct dat_walk *w, uint64_t off)
 {
 	uint64_t count, csize, rsize;
-	unsigned char *src = NULL, *dst = NULL;
+	unsigned char *dst;
 	size_t n;
-	int r;
+	int r = 0;
 
 	if (w->codec != DAT_ZSTD)
 		return 0;	/* see walk_inflated() */
@@ -192,29 +218,17 @@ static int walk_chunks(struct dat_walk *w, uint64_t off)
 			r = walk_fail(w, "a CPU's compressed events in it inflate beyond what they hold");
 			break;
 		}
-		free(src);
-		free(dst);
-		src = malloc(csize ? csize : 1);
-		dst = malloc(rsize ? rsize : 1);
-		if (!src || !dst) {
-			r = -ENOMEM;
+		r = inflate_at(w, off + 8, csize, rsize,
+			       "a CPU's compressed events in it do not inflate", &dst, &n);
+		if (r < 0)
 			break;
-		}
-		if ((r = walk_read(w, off + 8, src, csize)) < 0)
-			break;
-		n = ZSTD_decompress(dst, rsize, src, csize);
-		if (ZSTD_isError(n)) {
-			r = walk_fail(w, "a CPU's compressed events in it do not inflate");
-			break;
-		}
 		for (size_t p = 0; r == 0 && p < n; p += w->page_size)
 			r = walk_page(w, dst + p, MIN(n - p, w->page_size));
+		free(dst);
 		if (r < 0)
 			break;
 		off += 8 + csize;
 	}
-	free(src);
-	free(dst);
 	return r;
 }
 
@@ -405,7 +419,8 @@ static size_t ident_len(const char *p, const char *end)
 {
 	const char *q = p;
 
-	while (q < end && (*q == '_' || (*q >= '0' && *q <= '9') || ((*q | 0x20) >= 'a' && (*q | 0x20) <= 'z')))
+	while (q < end && (*q == '_' || (*q >= '0' && *q <= '9') ||
+			   ((*q | 0x20) >= 'a' && (*q | 0x20) <= 'z')))
 		q++;
 	return (size_t)(q - p);
 }
@@ -426,9 +441,11 @@ static int walk_format(struct dat_walk *w, uint64_t off, uint64_t len)
 
 	if (r < 0)
 		goto out;
-	/* the kernel writes formats in printable ASCII; libtraceevent's tokenizer trips on other bytes */
+	/* the kernel writes formats in printable ASCII; libtraceevent's tokenizer trips on
+	 * other bytes */
 	for (size_t i = 0; i < len; i++)
-		if (((unsigned char)text[i] < 0x20 || (unsigned char)text[i] > 0x7e) && text[i] != '\t' && text[i] != '\n') {
+		if (((unsigned char)text[i] < 0x20 || (unsigned char)text[i] > 0x7e) &&
+		    text[i] != '\t' && text[i] != '\n') {
 			r = walk_fail(w, "an event's format in it has bytes no kernel writes");
 			goto out;
 		}
@@ -529,9 +546,9 @@ static int walk_inflated(struct dat_walk *w, uint64_t off, uint64_t csize, uint6
 			 uint64_t id)
 {
 	struct dat_walk in = { .codec = DAT_PLAIN, .long_size = w->long_size };
-	unsigned char *src, *dst;
+	unsigned char *dst;
 	uint64_t end;
-	size_t n = 0;
+	size_t n;
 	int r;
 
 	/*
@@ -540,22 +557,15 @@ static int walk_inflated(struct dat_walk *w, uint64_t off, uint64_t csize, uint6
 	 */
 	if (w->codec != DAT_ZSTD)
 		return 0;
-	src = malloc(csize ? csize : 1);
-	dst = malloc(rsize ? rsize : 1);
-	r = src && dst ? walk_read(w, off, src, csize) : -ENOMEM;
-	if (r == 0) {
-		n = ZSTD_decompress(dst, rsize, src, csize);
-		if (ZSTD_isError(n))
-			r = walk_fail(w, "a compressed section in it does not inflate");
-	}
-	if (r == 0) {
-		in.mem = dst;
-		in.size = n;
-		r = walk_meta(&in, 0, id, &end);
-		if (r < 0)
-			w->why = in.why;
-	}
-	free(src);
+	r = inflate_at(w, off, csize, rsize, "a compressed section in it does not inflate", &dst,
+		       &n);
+	if (r < 0)
+		return r;
+	in.mem = dst;
+	in.size = n;
+	r = walk_meta(&in, 0, id, &end);
+	if (r < 0)
+		w->why = in.why;
 	free(dst);
 	return r;
 }
