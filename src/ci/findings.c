@@ -1081,6 +1081,25 @@ int ci_klog_repeat_details(struct ci_findings *c, const uint64_t *lines, const u
 }
 
 /*
+ * Whether the line @s may hold a loader's line quoted after other words (another
+ * program's log line, a sentence): the marks those quoted lines have
+ */
+static bool quotes_loader(const char *s, size_t len)
+{
+	static const char *const marks[] = {
+		": ERROR: ", ": FATAL: ", "modprobe: ", " FATAL: Error ", " WARNING: Error ",
+		"ould not insert module ",
+		/* Android init's insmod builtin, after its command's words */
+		": finit_module for \"",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
+		if (memmem(s, len, marks[i], strlen(marks[i])))
+			return true;
+	return false;
+}
+
+/*
  * Whether @s starts as a module loader's error does: kmod's, busybox's, systemd's,
  * module-init-tools' (no program name, "FATAL: ", "WARNING: "), libkmod's install
  * command as systemd-modules-load logs it, OpenWrt's ubox.
@@ -1253,14 +1272,8 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 				return 0;
 			len -= (size_t)(m - s);
 			s = m;
-		} else if (!memmem(s, len, ": ERROR: ", 9) && !memmem(s, len, ": FATAL: ", 9) &&
-			   !memmem(s, len, "modprobe: ", 10) &&
-			   !memmem(s, len, " FATAL: Error ", 14) &&
-			   !memmem(s, len, " WARNING: Error ", 16) &&
-			   !memmem(s, len, "ould not insert module ", 23) &&
-			   /* Android init's insmod builtin, after its command's words */
-			   !memmem(s, len, ": finit_module for \"", 20)) {
-			return 0;	/* else a loader's line may be quoted inside this one */
+		} else if (!quotes_loader(s, len)) {
+			return 0;
 		}
 	}
 	/* some wordings are a loader's only with its ident: then the whole line */
