@@ -174,8 +174,8 @@ static int walk_page(struct dat_walk *w, const unsigned char *page, size_t len)
  * The @csize bytes at @off, one zstd frame, inflated into at most @rsize bytes: a buffer
  * the caller frees (*ret_n bytes), or the walk failed with @why
  */
-static int inflate_at(struct dat_walk *w, uint64_t off, uint64_t csize, uint64_t rsize,
-		      const char *why, unsigned char **ret, size_t *ret_n)
+static int walk_zstd_frame(struct dat_walk *w, uint64_t off, uint64_t csize, uint64_t rsize,
+			   const char *why, unsigned char **ret, size_t *ret_n)
 {
 	unsigned char *src = malloc(csize ? csize : 1), *dst = malloc(rsize ? rsize : 1);
 	size_t n = 0;
@@ -218,8 +218,8 @@ static int walk_chunks(struct dat_walk *w, uint64_t off)
 			r = walk_fail(w, "a CPU's compressed events in it inflate beyond what they hold");
 			break;
 		}
-		r = inflate_at(w, off + 8, csize, rsize,
-			       "a CPU's compressed events in it do not inflate", &dst, &n);
+		r = walk_zstd_frame(w, off + 8, csize, rsize,
+				    "a CPU's compressed events in it do not inflate", &dst, &n);
 		if (r < 0)
 			break;
 		for (size_t p = 0; r == 0 && p < n; p += w->page_size)
@@ -557,8 +557,8 @@ static int walk_inflated(struct dat_walk *w, uint64_t off, uint64_t csize, uint6
 	 */
 	if (w->codec != DAT_ZSTD)
 		return 0;
-	r = inflate_at(w, off, csize, rsize, "a compressed section in it does not inflate", &dst,
-		       &n);
+	r = walk_zstd_frame(w, off, csize, rsize, "a compressed section in it does not inflate",
+			    &dst, &n);
 	if (r < 0)
 		return r;
 	in.mem = dst;
