@@ -417,11 +417,37 @@ static char ascii_lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
+/*
+ * zh_CN, zh_TW and ja_JP write a month as its number and U+6708, ko_KR as its number and
+ * U+C6D4 ("5\u6708 31 09:19:05"); older glibc and ja/ko pad it with a space, which the
+ * caller has skipped with the paste's indentation. 0..11, or -1.
+ */
+static int numbered_month(const char *s, const char *end, size_t *ret_len)
+{
+	static const char *const suffixes[] = { "\xe6\x9c\x88", "\xec\x9b\x94" };
+	size_t l = 0;
+	int mon = 0;
+
+	while (l < 2 && s + l < end && s[l] >= '0' && s[l] <= '9')
+		mon = mon * 10 + (s[l++] - '0');
+	if (!l || mon < 1 || mon > 12 || end - (s + l) < 4)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
+		if (!memcmp(s + l, suffixes[i], 3) && s[l + 3] == ' ') {
+			*ret_len = l + 3;
+			return mon - 1;
+		}
+	return -1;
+}
+
 /* The month a syslog-style line starts with, its name followed by a space: 0..11, or -1 */
 static int month_index(const char *s, const char *end, size_t *ret_len)
 {
 	char low[MONTH_NAME_MAX];
 	size_t l = 0;
+
+	if (s < end && *s >= '0' && *s <= '9')
+		return numbered_month(s, end, ret_len);
 
 	/* most lines that are not a journal's: no space within a month name's length */
 	while (l < (size_t)(end - s) && l <= MONTH_NAME_MAX && s[l] != ' ')
@@ -573,8 +599,10 @@ size_t dmesg_syslog_head(const char *line, size_t len)
 	struct klog_rec rec;
 	bool comma;
 
-	p = len && is_digit(*line) ? parse_iso(line, end, &rec, &comma) :
-				     parse_short_time(line, end, &rec);
+	p = len && is_digit(*line) ? parse_iso(line, end, &rec, &comma) : NULL;
+	/* a month in digits ("5\u6708") starts with one too */
+	if (!p)
+		p = parse_short_time(line, end, &rec);
 	if (!p || p >= end || *p != ' ')
 		return 0;
 	host_end = memchr(p + 1, ' ', (size_t)(end - p - 1));
@@ -658,7 +686,7 @@ static void finish_ts(struct klog_rec *rec)
 static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool anywhere)
 {
 	const char *p = s, *q, *msg;
-	bool prefixed = false;
+	bool prefixed = false, comma;
 	uint64_t usec;
 
 	/* neither prefix starts with the '[' of most lines */
@@ -712,12 +740,7 @@ static int parse_at(const char *s, const char *end, struct klog_rec *rec, bool a
 	}
 	if (anywhere || prefixed)
 		return 0;
-	if (is_digit(*p)) {
-		bool comma;
-
-		q = parse_iso(p, end, rec, &comma);
-		if (!q)
-			return 0;
+	if (is_digit(*p) && (q = parse_iso(p, end, rec, &comma))) {
 		if (comma) {
 			/* dmesg writes "%04d-%02d-%02dT%02d:%02d:%02d,%06ld%+03d:%02d" */
 			rec->format = KLOG_FORMAT_DMESG_ISO;

@@ -2383,6 +2383,9 @@ static void test_dmesg_months(void **state)
 		{ "janv.", 1 }, { "f\xc3\xa9vr.", 2 }, { "d\xc3\xa9" "c.", 12 }, { "ene", 1 },
 		{ "gen", 1 }, { "set", 9 }, { "out", 10 }, { "mrt", 3 }, { "cze", 6 },
 		{ "pa\xc5\xba", 10 }, { "\xd0\xbc\xd0\xb0\xd1\x80", 3 }, { "des.", 12 },
+		/* zh/ja "5\u6708", ko "11\uc6d4" (glibc abmon; the shape of
+		 * https://github.com/linuxdeepin/deepin-anything/issues/38) */
+		{ "5\xe6\x9c\x88", 5 }, { "12\xe6\x9c\x88", 12 }, { "11\xec\x9b\x94", 11 },
 	};
 	const char *what = NULL;
 	struct klog_rec rec, jan;
@@ -2414,6 +2417,13 @@ static void test_dmesg_months(void **state)
 	assert_int_equal(dmesg_parse_line("marc 24 12:31:58 h kernel: x", 28, &rec, &what), 0);
 	assert_int_equal(dmesg_syslog_head("Unknown symbol, said he", 23), 0);
 	assert_int_equal(dmesg_syslog_head("mar 29 18:37:56", 15), 0);
+	/* a number that is no month, or no month's sign after it */
+	static const char *const no_month[] = {
+		"13\xe6\x9c\x88 24 12:31:58 h kernel: x", "0\xe6\x9c\x88 24 12:31:58 h kernel: x",
+		"5 24 12:31:58 h kernel: x", "5\xe6\x9c 24 12:31:58 h kernel: x", "5\xe6\x9c\x88",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(no_month); i++)
+		assert_int_equal(dmesg_parse_line(no_month[i], strlen(no_month[i]), &rec, &what), 0);
 	assert_int_equal(dmesg_syslog_head("2026-12-02T13:01:21+0000 host foo: x", 36),
 			 strlen("2026-12-02T13:01:21+0000 host "));
 }
