@@ -1171,6 +1171,61 @@ static bool text_starts(const char *s, size_t len, const char *lit)
 }
 
 /*
+ * Whether @s, systemctl status's "ExecStart[Pre]=PATH ARGS (code=exited, status=N/...)"
+ * from its "ExecStart", ran a module loader that failed
+ */
+static bool exec_of_loader(const char *s, size_t len)
+{
+	static const char *const loaders[] = { "systemd-modules-load", "modprobe", "insmod" };
+	const char *eq = memchr(s, '=', len), *end = s + len, *base, *st;
+	size_t n;
+
+	if (!eq || !(st = memmem(eq, (size_t)(end - eq), " (code=exited, status=", 22)) ||
+	    (size_t)(end - st) < 23 || st[22] == '0')
+		return false;
+	base = eq + 1;
+	for (const char *p = base; p < st && *p != ' '; p++)
+		if (*p == '/')
+			base = p + 1;
+	for (size_t i = 0; i < ARRAY_SIZE(loaders); i++) {
+		n = strlen(loaders[i]);
+		if ((size_t)(st - base) >= n && !memcmp(base, loaders[i], n) &&
+		    (base + n == st || base[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether @s is a loader's line that says no module's outcome: depmod's (kmod's
+ * "depmod: WARNING: %s needs unknown symbol %s", modutils' "depmod: *** Unresolved
+ * symbols in %s"), or systemd's word that systemd-modules-load failed as a whole
+ * ("systemd-modules-load.service: Main process exited, code=exited, status=1/FAILURE",
+ * "Failed to start Load Kernel Modules.", systemctl status's "Process: 418
+ * ExecStart=/usr/lib/systemd/systemd-modules-load (code=exited, status=1/FAILURE)").
+ * No finding, but a journal of them is read, not refused. @m: after the ident, or NULL.
+ */
+static bool loader_other_line(const char *s, size_t len, const char *m)
+{
+	static const char *const unit_failed[] = {
+		"systemd-modules-load.service: Main process exited",
+		"systemd-modules-load.service: Failed with result",
+		"Failed to start Load Kernel Modules",
+		"Failed to start systemd-modules-load.service",
+	};
+	size_t rest = m ? len - (size_t)(m - s) : 0;
+	const char *x;
+
+	if (text_starts(s, len, "depmod: ") || text_starts(s, len, "depmod["))
+		return true;
+	for (size_t i = 0; m && i < ARRAY_SIZE(unit_failed); i++)
+		if (text_starts(m, rest, unit_failed[i]))
+			return true;
+	x = memmem(s, len, "ExecStart", 9);
+	return x && exec_of_loader(x, len - (size_t)(x - s));
+}
+
+/*
  * OpenWrt ubox's modprobe and kmodloader (kmodloader.c): a load that fails logs "%d
  * module%s could not be probed", then each module that failed on a line of its own,
  * "- %s" (modprobe) or "- %s - %d" (the loader: dependencies available). The list line
@@ -1260,7 +1315,7 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 	    !memmem(s, len, ": Failed to insert module '", 27)) {
 		const char *m = ident_end(s, len);
 
-		if (m && loader_success(m, len - (size_t)(m - s))) {
+		if ((m && loader_success(m, len - (size_t)(m - s))) || loader_other_line(s, len, m)) {
 			c->loader_lines++;
 			return 0;
 		}

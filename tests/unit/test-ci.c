@@ -2009,6 +2009,56 @@ static void test_text_modutils_8b(void **state)
 	check_loader_lines("modutils", lines, sizeof(lines) / sizeof(lines[0]));
 }
 
+/*
+ * Loaders' lines that name no module's outcome: depmod's, systemd's word that
+ * systemd-modules-load failed, systemctl status's failed modprobe. No finding, but an
+ * input of them alone is read (something to analyse), not "nothing to analyse"; other
+ * programs' lines alike stay nothing.
+ */
+static void test_text_loader_other_lines(void **state)
+{
+	static const struct {
+		const char *line;
+		bool loader;
+	} cases[] = {
+		{ "depmod: *** Unresolved symbols in /lib/modules/2.4.11-pre1/kernel/drivers/"
+		  "media/radio/miropcm20.o", true },
+		{ "depmod: WARNING: /lib/modules/6.1.0/extra/x.ko needs unknown symbol y", true },
+		{ "systemd[1]: systemd-modules-load.service: Main process exited, code=exited, "
+		  "status=1/FAILURE", true },
+		{ "systemd[1]: Failed to start Load Kernel Modules.", true },
+		{ "  Process: 418 ExecStart=/usr/lib/systemd/systemd-modules-load (code=exited, "
+		  "status=1/FAILURE)", true },
+		{ "**Process: 229882 ExecStartPre=/sbin/modprobe br_netfilter (code=exited, "
+		  "status=1/FAILURE)**", true },
+		{ "  Process: 418 ExecStart=/usr/lib/systemd/systemd-modules-load (code=exited, "
+		  "status=0/SUCCESS)", false },
+		{ "  Process: 9 ExecStartPre=/sbin/modprobe-helper x (code=exited, status=1/FAILURE)",
+		  false },
+		{ "  Process: 9 ExecStart=/usr/bin/insmodder (code=exited, status=1/FAILURE)", false },
+		{ "systemd[1]: Starting Load Kernel Modules...", false },
+		{ "sshd[1]: depmod: said the attacker", false },
+		{ "systemd[1]: foo.service: Main process exited, code=exited, status=1/FAILURE", false },
+	};
+	struct ci_options o = { 0 };
+	struct ci_input_stats st = { 0 };
+	enum ci_result res;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ci_findings *c = new_ci(&o);
+
+		assert_int_equal(ci_begin_input(c, "t.log", NULL), 0);
+		assert_int_equal(ci_text(c, 1, cases[i].line, strlen(cases[i].line)), 0);
+		assert_int_equal(ci_end_input(c, &st), 0);
+		assert_int_equal(ci_finish(c, &res), 0);
+		if (res != (cases[i].loader ? CI_PASS : CI_EMPTY))
+			fail_msg("%s: result %d", cases[i].line, (int)res);
+		assert_int_equal(ci_finding_count(c), 0);
+		ci_free(c);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2030,6 +2080,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_evidence_ranges),
 		cmocka_unit_test(test_evidence_ranges_all),
 		cmocka_unit_test(test_text_loader_lines),
+		cmocka_unit_test(test_text_loader_other_lines),
 		cmocka_unit_test(test_text_tab_indented_loader),
 		cmocka_unit_test(test_log_attempts),
 		cmocka_unit_test(test_xml_escape),
