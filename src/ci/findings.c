@@ -1088,7 +1088,7 @@ static bool quotes_loader(const char *s, size_t len)
 {
 	static const char *const marks[] = {
 		": ERROR: ", ": FATAL: ", "modprobe: ", " FATAL: Error ", " WARNING: Error ",
-		"ould not insert module ",
+		"ould not insert module ", "rror inserting '",
 		/* Android init's insmod builtin, after its command's words */
 		": finit_module for \"",
 	};

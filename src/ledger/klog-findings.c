@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "util/parse-num.h"
@@ -731,39 +732,89 @@ static int classify_cut_not_found(const char *msg, size_t len, struct klog_findi
 }
 
 /*
- * kmod insmod's "could not insert module %s: %s" retyped without its "insmod: ERROR: "
- * after other words ("I get the error: could not insert module usbtv.ko: ...") or
- * with a sentence's capital ("ERROR: Could not insert module 88x2bu.ko: ..."): read
- * from those words, after a blank, as the wording of a module file (*.ko).
+ * How much of @s a quote holds: up to its closing mark (ASCII or typographic double
+ * quote, a backtick, a CJK corner bracket or full stop), or all of it
+ */
+static size_t quoted_len(const char *s, size_t len)
+{
+	static const char *const closing[] = {
+		"\"", "`", "\xe2\x80\x9d", "\xe3\x80\x8d", "\xe3\x80\x82",
+	};
+	size_t n = len;
+
+	for (size_t i = 0; i < ARRAY_SIZE(closing); i++) {
+		const char *c = memmem(s, n, closing[i], strlen(closing[i]));
+
+		if (c)
+			n = (size_t)(c - s);
+	}
+	return n;
+}
+
+/*
+ * An insmod's error retyped without its program's words, after other words:
+ * - kmod's "could not insert module %s: %s" without its "insmod: ERROR: " ("I get the
+ *   error: could not insert module usbtv.ko: ...") or with a sentence's capital
+ *   ("ERROR: Could not insert module 88x2bu.ko: ..."), after a blank;
+ * - module-init-tools' "error inserting '%s': %li %s" without its "insmod: " or with a
+ *   capital, after any mark that is no letter or digit (a blank, a quote, full-width
+ *   ones too: "... \u201cError inserting './xxx.ko': -1 Invalid module format\u201d").
+ * Read from those words as the loader's wording of a module file (*.ko).
  */
 static int classify_retyped_insmod(const char *msg, size_t len, struct klog_finding *ret)
 {
-	static const char words[] = "ould not insert module ";
-	const size_t wn = sizeof(words) - 1;
-	char buf[MSG_MAX + 1];
+	static const struct {
+		const char *words;	/* from the second letter of the wording's first word */
+		const char *head;	/* what the wording has before that letter */
+		bool any_mark;		/* after any mark, or only after a blank */
+		unsigned int flags;	/* the wording's, beyond KLOG_FORMAT_MODULE_PATH */
+	} retyped[] = {
+		{ "ould not insert module ", "c", false, KLOG_FORMAT_KO_FILE },
+		{ "rror inserting '", "insmod: e", true, KLOG_FORMAT_ERRNO_TEXT },
+	};
+	char buf[MSG_MAX + 16];
 	const char **p[4] = { &ret->module, &ret->symbol, &ret->text, &ret->text2 };
 
-	for (const char *at = memmem(msg, len, words, wn); at;
-	     at = memmem(at + wn, (size_t)(msg + len - at) - wn, words, wn)) {
-		const char *s = at - 1;
-		size_t n;
+	for (size_t w = 0; w < ARRAY_SIZE(retyped); w++) {
+		const char *words = retyped[w].words, *head = retyped[w].head;
+		size_t wn = strlen(words), hn = strlen(head);
 
-		if (s < msg || (*s != 'c' && *s != 'C') || (s > msg && s[-1] != ' '))
-			continue;
-		n = (size_t)(msg + len - s);
-		memcpy(buf, s, n);
-		buf[0] = 'c';
-		for (size_t k = 0; k < klog_wordings_n; k++)
-			if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
-			    (klog_wordings[k].flags & KLOG_FORMAT_KO_FILE) &&
-			    !strncmp(klog_wordings[k].format, "could not insert module ", 24) &&
-			    classify_entry(&klog_wordings[k], buf, n, ret)) {
-				/* back into the message */
-				for (size_t j = 0; j < ARRAY_SIZE(p); j++)
-					if (*p[j])
-						*p[j] = s + (*p[j] - buf);
-				return 1;
+		for (const char *at = memmem(msg, len, words, wn); at;
+		     at = memmem(at + wn, (size_t)(msg + len - at) - wn, words, wn)) {
+			const char *s = at - 1;
+			size_t n;
+
+			if (s < msg || (*s | 0x20) != head[hn - 1])
+				continue;
+			if (s > msg && (retyped[w].any_mark ? isalnum((unsigned char)s[-1]) : s[-1] != ' '))
+				continue;
+			n = (size_t)(msg + len - at);
+			/* a module file's path, as a retyped line names it: "'./xxx.ko': "; a
+			 * markdown table's row is read cell by cell, not here */
+			if (retyped[w].any_mark) {
+				const char *ko = memmem(at, n, ".ko': ", 6);
+
+				if (!ko || *msg == '|')
+					continue;
+				n = (size_t)(ko - at) + quoted_len(ko, (size_t)(msg + len - ko));
 			}
+			memcpy(buf, head, hn);
+			memcpy(buf + hn, at, n);
+			for (size_t k = 0; k < klog_wordings_n; k++)
+				if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+				    (klog_wordings[k].flags & retyped[w].flags) &&
+				    !strncmp(klog_wordings[k].format, head, hn) &&
+				    !strncmp(klog_wordings[k].format + hn, words, wn) &&
+				    classify_entry(&klog_wordings[k], buf, hn + n, ret) &&
+				    /* a hand copy says an errno's words, not just any */
+				    (!retyped[w].any_mark || ret->err)) {
+					/* back into the message */
+					for (size_t j = 0; j < ARRAY_SIZE(p); j++)
+						if (*p[j])
+							*p[j] = at + (*p[j] - (buf + hn));
+					return 1;
+				}
+		}
 	}
 	return 0;
 }

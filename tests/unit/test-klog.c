@@ -2471,6 +2471,33 @@ static void test_finding_batch_8b(void **state)
 	assert_int_equal(f.module_len, 11);
 }
 
+/*
+ * module-init-tools insmod's "error inserting '%s': %li %s" retyped without "insmod: "
+ * or quoted mid-sentence, in ASCII or full-width quotes (tests/corpus 309)
+ */
+static void test_finding_retyped_mit_insmod(void **state)
+{
+	static const struct classify_case cases[] = {
+		{ "\xe4\xbc\x9a\xe9\x81\x87\xe5\x88\xb0\xe2\x80\x9c" "Error inserting './xxx.ko': -1 "
+		  "Invalid module format\xe2\x80\x9d\xe3\x80\x82", "xxx", KLOG_FINDING_MODPROBE_ERROR,
+		  ENOEXEC },
+		{ "I get \"insmod: error inserting './xxx.ko': -1 Invalid module format\".", "xxx",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		{ "it says insmod: error inserting '/lib/modules/foo.ko': -1 Unknown symbol in module",
+		  "foo", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		/* glued to a word; no module file; a table's row; no errno's words */
+		"terror inserting 'x.ko': -1 Invalid module format",
+		"Error inserting 'foo': -1 Invalid module format",
+		"| a | Error inserting 'x.ko': -1 Invalid module format |",
+		"we saw error inserting 'x.ko': -1 and then nothing",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2520,6 +2547,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_7a_followup),
 		cmocka_unit_test(test_finding_batch_8a),
 		cmocka_unit_test(test_finding_batch_8b),
+		cmocka_unit_test(test_finding_retyped_mit_insmod),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
