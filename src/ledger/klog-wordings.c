@@ -61,6 +61,12 @@ const struct klog_format_entry klog_wordings[] = {
 	E(LOAD_WARNING, "%s: Ignoring obsolete parameters\n", MAIN, 0, "m"),
 	E(LOAD_WARNING, "%s: unknown parameter '%s' ignored\n", MAIN, 0, "mt"),
 	E(LOAD_WARNING, "%s: parameters '%s' after `--' ignored\n", MAIN, 0, "mt"),
+	/* parse_args() on the module's parameters: a value its setter refuses fails the
+	 * load; an unknown name failed it too before 3.16 (then "unknown parameter '%s'
+	 * ignored" above). At boot the same lines say "Booting kernel", no module. */
+	E(LOAD_ERROR, "%s: `%s' invalid for parameter `%s'\n", "kernel/params.c", EINVAL, "m-t"),
+	E(LOAD_ERROR, "%s: `%s' too large for parameter `%s'\n", "kernel/params.c", ENOSPC, "m-t"),
+	E(LOAD_ERROR, "%s: Unknown parameter `%s'\n", "kernel/params.c", ENOENT, "mt"),
 	E(ALREADY_LOADED, "%s: module is already loaded\n", "kernel/module/sysfs.c", EINVAL,
 	  "m"),
 	E(LOAD_ERROR, "%s: module sysfs not initialized\n", "kernel/module/sysfs.c", EINVAL,

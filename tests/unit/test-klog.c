@@ -2498,6 +2498,26 @@ static void test_finding_retyped_mit_insmod(void **state)
 	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
 }
 
+/* kernel/params.c's refusals of a module's parameters fail its load; at boot no module */
+static void test_finding_param_errors(void **state)
+{
+	static const struct classify_case cases[] = {
+		{ "snd_hda_intel: `foo' invalid for parameter `model'", "snd_hda_intel",
+		  KLOG_FINDING_LOAD_ERROR, EINVAL },
+		{ "iwlwifi: `99999999999' too large for parameter `x'", "iwlwifi",
+		  KLOG_FINDING_LOAD_ERROR, ENOSPC },
+		{ "nvidia: Unknown parameter `NVreg_Foo'", "nvidia", KLOG_FINDING_LOAD_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		"Booting kernel: Unknown parameter `foo'",
+		"Booting kernel: `x' invalid for parameter `y'",
+		"nvidia: Unknown parameter NVreg_Foo",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2548,6 +2568,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_8a),
 		cmocka_unit_test(test_finding_batch_8b),
 		cmocka_unit_test(test_finding_retyped_mit_insmod),
+		cmocka_unit_test(test_finding_param_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
