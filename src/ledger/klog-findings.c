@@ -1197,6 +1197,85 @@ static bool pci_device_line(const char *s, size_t len)
 	       s[11] <= '7' && s[12] == ':' && s[13] == ' ';
 }
 
+/*
+ * The heads of lines only a kernel prints, each from its source: oopses and warnings
+ * (print_modules(), dump_stack_print_info(), CUT_HERE, print_oops_end_marker(),
+ * panic(), __warn(), x86's __show_regs()), start_kernel()'s command line, and the
+ * subsystems every boot log holds (audit_log_end(), the DRM core's, ACPI's, ext4's)
+ */
+static bool kernel_head_line(const char *s, size_t len)
+{
+	static const char *const heads[] = {
+		"Modules linked in:", "Hardware name: ", "------------[ cut here ]------------",
+		"---[ end trace ", "---[ end Kernel panic - not syncing", "Kernel panic - not syncing: ",
+		"WARNING: CPU: ", "BUG: unable to handle ", "BUG: kernel NULL pointer dereference",
+		"BUG: KASAN: ", "BUG: soft lockup - CPU#", "RIP: 0010:", "RIP: 0033:",
+		"Kernel command line: ", "audit: type=", "[drm] ", "[drm:", "ACPI: ", "ACPI Error: ",
+		"ACPI BIOS Error ", "EXT4-fs (", "EXT4-fs error (",
+	};
+
+	if (len < 6)
+		return false;
+	/* most lines begin with none of these letters: one test */
+	if (!strchr("MH-KWBRa[AE", s[0]))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t n = strlen(heads[i]);
+
+		if (len >= n && !memcmp(s, heads[i], n))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * dev_printk()'s "%s %s: " of a USB, SCSI or ATA device: "usb 1-1.2: ", "usb usb3: ",
+ * "sd 0:0:0:0: ", "scsi 2:0:0:0: ", "scsi host2: ", and libata's "ata1: ", "ata1.00: "
+ */
+static bool bus_device_line(const char *s, size_t len)
+{
+	size_t n, k;
+
+	if (len > 6 && !memcmp(s, "ata", 3) && (n = digits(s + 3, len - 3))) {
+		k = 3 + n;
+		if (k + 1 < len && s[k] == '.' && (n = digits(s + k + 1, len - k - 1)) == 2)
+			k += 1 + n;
+		return k + 1 < len && s[k] == ':' && s[k + 1] == ' ';
+	}
+	if (len > 6 && !memcmp(s, "usb ", 4)) {
+		k = 4;
+		if (len > 8 && !memcmp(s + k, "usb", 3))
+			k += 3;
+		else if ((n = digits(s + k, len - k)) && k + n < len && s[k + n] == '-')
+			k += n + 1;
+		else
+			return false;
+		/* the port path: "1", "1.2", "1.2.4" */
+		while ((n = digits(s + k, len - k))) {
+			k += n;
+			if (k < len && s[k] == '.')
+				k++;
+			else
+				break;
+		}
+		return n && k + 1 < len && s[k] == ':' && s[k + 1] == ' ';
+	}
+	if (len > 10 && (!memcmp(s, "sd ", 3) || !memcmp(s, "sr ", 3) || !memcmp(s, "scsi ", 5))) {
+		k = s[1] == 'c' ? 5 : 3;
+		if (len > k + 5 && !memcmp(s + k, "host", 4))
+			k += 4;
+		else
+			for (int part = 0; part < 3; part++) {
+				if (!(n = digits(s + k, len - k)) || k + n >= len || s[k + n] != ':')
+					return false;
+				k += n + 1;
+			}
+		return (n = digits(s + k, len - k)) && k + n + 1 < len && s[k + n] == ':' &&
+		       s[k + n + 1] == ' ';
+	}
+	return false;
+}
+
 bool klog_kernel_line(const char *msg, size_t len)
 {
 	if (klog_module_line(msg, len))
@@ -1210,7 +1289,8 @@ bool klog_kernel_line(const char *msg, size_t len)
 	/* the x86 and arm64 stack dumps' heads (show_trace_log_lvl(), dump_backtrace()) */
 	if ((len == 11 && (!memcmp(msg, "Call Trace:", 11) || !memcmp(msg, "Call trace:", 11))))
 		return true;
-	return dump_stack_line(msg, len) || pci_device_line(msg, len);
+	return dump_stack_line(msg, len) || pci_device_line(msg, len) ||
+	       kernel_head_line(msg, len) || bus_device_line(msg, len);
 }
 
 /* past a mail quote's marks and the indentation before a line's text */
