@@ -213,7 +213,8 @@ static const char *const needles[] = {
 	"failed to insert",	/* OpenWrt's ubox loader */
 	"failed to mmap",	/* and its "failed to mmap %s" of a module file */
 	"could not insert",	/* kmod's modprobe error retyped without "modprobe: " */
-	"relocation type",	/* riscv's, LoongArch's, MIPS's "Unknown relocation type %u" */
+	"relocation",		/* riscv's, LoongArch's, MIPS's "Unknown relocation type %u",
+				 * x86's "Unknown rela relocation: %llu" */
 };
 const char *const *ci_needles(size_t *ret_n)
 {

@@ -913,6 +913,10 @@ int ci_boot_mark(struct ci_findings *c, uint64_t line, const char *boot_id)
 static int add_again(struct ci_findings *c, uint32_t i, const struct evidence *ev)
 {
 	c->again = i + 1;
+	/* a line with two findings of one row (the same line quoted twice) is one line */
+	if (c->more_line && c->more_line == ev->first && c->aggs[i].count &&
+	    c->aggs[i].last_line == ev->first)
+		return 0;
 	return agg_add(c, &c->aggs[i], ev);
 }
 
@@ -959,6 +963,35 @@ static int klog_finding(struct ci_findings *c, uint64_t line, const char *msg, s
 	return add_again(c, (uint32_t)(a - c->aggs), &ev);
 }
 
+/* Findings of one line at most: records run together, quotes in a paragraph */
+#define LINE_FINDINGS_MAX 4
+
+/*
+ * The findings on @line after its first, @first (its ->rest into @msg, @len bytes): a
+ * second record run onto the line, another line quoted in the same prose. Each is a
+ * finding of its own with this line for evidence.
+ */
+static int more_findings(struct ci_findings *c, uint64_t line, const char *msg, size_t len,
+			 const struct klog_finding *first)
+{
+	const char *end = msg + len, *s = first->rest;
+	struct klog_finding f;
+	int r = 0;
+
+	for (int k = 1; k < LINE_FINDINGS_MAX && s && s > msg && s < end; k++) {
+		if (!klog_classify_rest(s, (size_t)(end - s), &f))
+			break;
+		c->more_line = line;
+		r = klog_finding(c, line, s, (size_t)(end - s), &f, NULL);
+		c->more_line = 0;
+		if (r < 0)
+			break;
+		msg = s;
+		s = f.rest;
+	}
+	return r < 0 ? r : 0;
+}
+
 static const char banner[] = "Linux version ";
 
 bool ci_klog_banner(const char *msg, size_t len)
@@ -1003,11 +1036,17 @@ static int klog_record(struct ci_findings *c, uint64_t line, const struct klog_r
 	if (classified) {
 		if (classified->kind == KLOG_FINDING_NONE)
 			return 0;
-		return klog_finding(c, line, rec->msg, rec->msg_len, classified, NULL);
+		r = klog_finding(c, line, rec->msg, rec->msg_len, classified, NULL);
+		if (r >= 0 && classified->rest)
+			r = more_findings(c, line, rec->msg, rec->msg_len, classified);
+		return r;
 	}
 	if (!klog_classify_memo(c->memo, rec->msg, rec->msg_len, &f, &slot))
 		return 0;
-	return klog_finding(c, line, rec->msg, rec->msg_len, &f, slot);
+	r = klog_finding(c, line, rec->msg, rec->msg_len, &f, slot);
+	if (r >= 0 && f.rest)
+		r = more_findings(c, line, rec->msg, rec->msg_len, &f);
+	return r;
 }
 
 int ci_klog(struct ci_findings *c, uint64_t line, const struct klog_rec *rec)
@@ -1089,6 +1128,8 @@ static bool quotes_loader(const char *s, size_t len)
 	static const char *const marks[] = {
 		": ERROR: ", ": FATAL: ", "modprobe: ", " FATAL: Error ", " WARNING: Error ",
 		"ould not insert module ", "rror inserting '",
+		/* kmod's error line quoted without its program's name */
+		"ERROR: could not insert '",
 		/* Android init's insmod builtin, after its command's words */
 		": finit_module for \"",
 	};
@@ -1340,7 +1381,10 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 	if (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT)
 		return 0;
 	c->loader_lines++;
-	return klog_finding(c, line, s, len, &f, slot);
+	r = klog_finding(c, line, s, len, &f, slot);
+	if (r >= 0 && f.rest)
+		r = more_findings(c, line, s, len, &f);
+	return r;
 }
 
 static int trace_requester(struct ci_findings *c, const struct ledger *l, const struct attempt *a,

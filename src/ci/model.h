@@ -211,6 +211,8 @@ struct ci_findings {
 	uint32_t again;
 	uint64_t again_line;
 	uint64_t again_detail;		/* its message's detail_hash(), 0: none */
+	/* the line whose further findings are being added (more_findings()), 0: none */
+	uint64_t more_line;
 	/* the current boot's (row, message) counts of the symbol classes */
 	struct detail *details;
 	size_t n_details, cap_details;

@@ -16,6 +16,8 @@
 #define STEP_BUDGET 100000
 /* A printk record holds at most 1 KiB of text (PRINTKRB_RECORD_MAX): longer is none */
 #define MSG_MAX 4096
+/* matcher flag: the format may end before the message does, its final '\n' too */
+#define MATCH_SENTENCE (1u << 31)
 
 enum conv_type {
 	CONV_STR,	/* %s %ps %pS %.*s */
@@ -42,6 +44,8 @@ struct matcher {
 	unsigned int flags;
 	unsigned int steps;
 	struct capture caps[MAX_CONV];
+	/* where the format's end met the message (up to the end but for a prefix) */
+	const char *stop;
 };
 
 /* Reads the conversion after a '%'; returns the format after it, or NULL if unknown. */
@@ -157,13 +161,19 @@ static bool match(struct matcher *mt, const char *f, const char *m, unsigned int
 		struct conv c;
 		const char *nf;
 
-		if (*f == '\0')
+		if (*f == '\0') {
+			mt->stop = m;
 			/* a message going on past a newline is a multi-line record */
 			return m == end || *m == '\n' || (mt->flags & KLOG_FORMAT_PREFIX);
+		}
 		if (*f == '\n') {
 			/* dmesg splits a record at newlines: the rest is elsewhere */
 			if (m == end)
 				return true;
+			if ((mt->flags & MATCH_SENTENCE) && f[1] == '\0') {
+				mt->stop = m;
+				return true;
+			}
 			if (*m != '\n')
 				return false;
 			f++;
@@ -223,6 +233,7 @@ static bool match(struct matcher *mt, const char *f, const char *m, unsigned int
 				p = memchr(m, '\n', (size_t)(end - m));
 				mt->caps[ci].s = m;
 				mt->caps[ci].len = (size_t)((p ? p : end) - m);
+				mt->stop = p ? p : end;
 				return true;
 			}
 			/*
@@ -361,6 +372,20 @@ static int errno_of_text(const char *t, size_t len)
 		if (len == n && memcmp(t, texts[i].text, n) == 0)
 			return texts[i].err;
 	}
+	return 0;
+}
+
+/*
+ * A strerror() text that @t starts with, followed by a blank and more words (a loader's
+ * line quoted in a sentence that goes on: "... Invalid module format and this can be
+ * found in dmesg ..."): its length, or 0.
+ */
+static size_t errno_text_head(const char *t, size_t len, int *ret_err)
+{
+	/* the longest first: "No such device or address" before "No such device" */
+	for (size_t n = len; n-- > 1;)
+		if (t[n] == ' ' && t[n - 1] != ' ' && (*ret_err = errno_of_text(t, n)))
+			return n;
 	return 0;
 }
 
@@ -571,9 +596,10 @@ static bool obj_file(const char *s, size_t len)
 	return len > 2 && s[len - 2] == '.' && s[len - 1] == 'o';
 }
 
-/* Whether @e matches all of @msg; then *ret filled */
-static bool classify_entry(const struct klog_format_entry *e, const char *msg, size_t len,
-			   struct klog_finding *ret)
+/* Whether @e matches @msg, all of it unless @flags has KLOG_FORMAT_PREFIX; then *ret
+ * filled and *@stop (may be NULL) where the match ended */
+static bool classify_entry_at(const struct klog_format_entry *e, const char *msg, size_t len,
+			      unsigned int flags, struct klog_finding *ret, const char **stop)
 {
 	struct matcher mt;
 
@@ -581,9 +607,11 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 		return false;
 	memset(&mt, 0, sizeof(mt));
 	mt.end = msg + len;
-	mt.flags = e->flags;
+	mt.flags = e->flags | flags;
 	if (!match(&mt, e->format, msg, 0))
 		return false;
+	if (stop)
+		*stop = mt.stop;
 	if ((e->flags & KLOG_FORMAT_WORDS) && !words(e, &mt))
 		return false;
 	if (e->flags & KLOG_FORMAT_KO_FILE) {
@@ -621,6 +649,13 @@ static bool classify_entry(const struct klog_format_entry *e, const char *msg, s
 		return false;
 	}
 	return true;
+}
+
+/* Whether @e matches all of @msg; then *ret filled */
+static bool classify_entry(const struct klog_format_entry *e, const char *msg, size_t len,
+			   struct klog_finding *ret)
+{
+	return classify_entry_at(e, msg, len, 0, ret, NULL);
 }
 
 /*
@@ -826,6 +861,29 @@ static int classify_retyped_insmod(const char *msg, size_t len, struct klog_find
  * `modprobe: ERROR: could not insert 'x': ...`."). kmod's program and priority words
  * ("%s: %s: %s", tools/log.c) mark it; only a loader's wording is read from there.
  */
+static int classify_quoted_loader(const char *msg, size_t len, struct klog_finding *ret);
+
+/*
+ * classify_quoted_loader(), and where a strerror() text the loader's line ends with is
+ * followed by other words, the line cut after it: the rest is prose, which may quote
+ * another line (->rest).
+ */
+static int classify_quoted_loader_cut(const char *msg, size_t len, struct klog_finding *ret)
+{
+	size_t n;
+	int err;
+
+	if (!classify_quoted_loader(msg, len, ret))
+		return 0;
+	if (!ret->err && ret->text && ret->text + ret->text_len == msg + len &&
+	    (n = errno_text_head(ret->text, ret->text_len, &err))) {
+		ret->err = err;
+		ret->text_len = n;
+		ret->rest = ret->text + n;
+	}
+	return 1;
+}
+
 static int classify_quoted_loader(const char *msg, size_t len, struct klog_finding *ret)
 {
 	static const char *const prio[] = { ": ERROR: ", ": FATAL: ", ": WARNING: ",
@@ -878,6 +936,14 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 	}
 	if (classify_retyped_insmod(msg, len, ret))
 		return 1;
+	/* kmod's "%s: ERROR: " cut before the priority, as prose quotes it ("fails with:
+	 * "ERROR: could not insert 'x': Exec format error""): its quoted name the mark */
+	if (len > 25 && !memcmp(msg, "ERROR: could not insert '", 25))
+		for (size_t k = 0; k < klog_wordings_n; k++)
+			if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+			    !strncmp(klog_wordings[k].format, "could not insert '", 18) &&
+			    classify_entry(&klog_wordings[k], msg + 7, len - 7, ret))
+				return 1;
 	memset(ret, 0, sizeof(*ret));
 	ret->kind = KLOG_FINDING_NONE;
 	return 0;
@@ -976,8 +1042,11 @@ static int classify_prose_quote(const char *msg, size_t len, struct klog_finding
 		if (p > msg && p[-1] == ' ' && close - q > 8 &&
 		    (close + 1 == end || memchr(" .,;:)", close[1], 6)) &&
 		    memmem(q, (size_t)(close - q), ": ", 2) &&
-		    classify_line(q, (size_t)(close - q), ret))
+		    classify_line(q, (size_t)(close - q), ret)) {
+			/* the prose may quote another line after this one */
+			ret->rest = close + 1 < end ? close + 1 : NULL;
 			return 1;
+		}
 		p = close + 1;
 	}
 	memset(ret, 0, sizeof(*ret));
@@ -1028,15 +1097,133 @@ static int classify_typeset_quotes(const char *msg, size_t len, struct klog_find
 	return 1;
 }
 
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * dmesg's time "[%5lu.%06lu] " at @p, ending before @end: the length up to the message
+ * after it, or 0. Followed by a word, as a record's message starts: a time in a
+ * message's own words is seldom so.
+ */
+static size_t dmesg_time_at(const char *p, const char *end)
+{
+	const char *q = p + 1, *dot;
+
+	if (end - p < 12 || *p != '[')
+		return 0;
+	while (q < end && *q == ' ')
+		q++;
+	dot = q;
+	while (dot < end && is_digit(*dot))
+		dot++;
+	if (dot == q || end - dot < 10 || *dot != '.')
+		return 0;
+	for (int i = 1; i <= 6; i++)
+		if (!is_digit(dot[i]))
+			return 0;
+	if (dot[7] != ']' || dot[8] != ' ' || dot[9] == ' ')
+		return 0;
+	return (size_t)(dot + 9 - p);
+}
+
+/*
+ * The start of syslog's head "Mon DD HH:MM:SS host " before @at, which is at its
+ * "kernel: ", after a blank; or NULL.
+ */
+static const char *syslog_head_before(const char *msg, const char *at)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	const char *p = at - 1, *t;
+
+	if (p <= msg || *p != ' ')
+		return NULL;
+	while (p > msg && p[-1] != ' ')
+		p--;		/* the host */
+	t = p - 9;		/* "HH:MM:SS " */
+	if (p == at - 1 || t < msg + 6 || t[2] != ':' || t[5] != ':' || t[8] != ' ' ||
+	    !is_digit(t[0]) || !is_digit(t[1]) || !is_digit(t[3]) || !is_digit(t[4]) ||
+	    !is_digit(t[6]) || !is_digit(t[7]))
+		return NULL;
+	/* the day, "%2d" or "%d", after the month */
+	p = t - 1;
+	if (!is_digit(p[-1]))
+		return NULL;
+	p -= is_digit(p[-2]) ? 2 : 1;
+	if (p[-1] == ' ' && p[-2] == ' ')
+		p--;
+	if (p - msg < 5 || p[-1] != ' ' || p[-5] != ' ')
+		return NULL;
+	for (size_t i = 0; i < sizeof(months) - 1; i += 3)
+		if (!memcmp(p - 4, months + i, 3))
+			return p - 4;
+	return NULL;
+}
+
+/*
+ * Another record's head after a message on the same line: a terminal or a mail client
+ * lost the line break between two records ("... dvb_dmxdev_init Oct 18 23:08:01 host
+ * kernel: [ 7590.369228] em28xx_dvb: Unknown symbol ..."). Syslog's head with the
+ * kernel's tag, or dmesg's time, after a blank. The length of the first record's
+ * message, *@next where the next one's starts; 0 when there is none.
+ */
+static size_t next_record_head(const char *msg, size_t len, size_t *next)
+{
+	const char *end = msg + len, *p, *head = NULL, *after = NULL;
+	size_t t;
+
+	for (p = msg; (p = memchr(p, '[', (size_t)(end - p))); p++)
+		if (p > msg + 1 && p[-1] == ' ' && (t = dmesg_time_at(p, end))) {
+			head = p;
+			after = p + t;
+			break;
+		}
+	/* a syslog head before the time, or without one, before the first time */
+	for (p = msg; (p = memmem(p, (size_t)((head ? head : end) - p), "kernel: ", 8)); p += 8) {
+		const char *h = syslog_head_before(msg, p);
+
+		if (!h)
+			continue;
+		if (!head || p + 8 != head)
+			after = p + 8;
+		head = h;
+		break;
+	}
+	if (!head)
+		return 0;
+	while (head > msg && head[-1] == ' ')
+		head--;
+	if (after == end)
+		return 0;
+	/* a message before it, not a paste's markup ("| Jun 4 22:07:54 host kernel: ") */
+	for (p = msg; p < head && !is_digit(*p) && !((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z');
+	     p++)
+		;
+	if (p == head)
+		return 0;
+	*next = (size_t)(after - msg);
+	return (size_t)(head - msg);
+}
+
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 {
-	size_t n;
+	size_t n, next;
 	int r;
 
 	if (msg) {
 		while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
 			len--;
 		len = padded_end(msg, len);
+	}
+	/* two records run together: each on its own, the first that has a finding */
+	if (msg && len <= MSG_MAX && (n = next_record_head(msg, len, &next))) {
+		if (klog_classify(msg, n, ret)) {
+			if (!ret->rest)
+				ret->rest = msg + next;
+			return 1;
+		}
+		return klog_classify(msg + next, len - next, ret);
 	}
 	r = classify_line(msg, len, ret);
 	/* the line as it stands first: a kernel line that ends in "=20" stays as it is */
@@ -1049,6 +1236,55 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 	if (classify_typeset_quotes(msg, len, ret))
 		return 1;
 	return classify_prose_quote(msg, len, ret);
+}
+
+/*
+ * A kernel wording at the start of @msg (after the name before it), ended by a
+ * sentence rather than the line's end: prose after a quoted line goes on ("...
+ * kernel.log: module: nvidia: Unknown rela relocation: 4 The common cause ..."). Only
+ * wordings that end in their own words or a number (a final "%s" would take nothing),
+ * and only before a blank and a capital, a '.' or the end.
+ */
+static int classify_sentence_head(const char *msg, size_t len, struct klog_finding *ret)
+{
+	const char *end = msg + len, *stop;
+
+	for (size_t i = 0; i < klog_wordings_n; i++) {
+		const struct klog_format_entry *e = &klog_wordings[i];
+		size_t fl = strlen(e->format);
+
+		if (e->kind == KLOG_FINDING_MODPROBE_ERROR || (e->flags & KLOG_FORMAT_PREFIX) ||
+		    (fl > 2 && e->format[fl - 1] == '\n' && e->format[fl - 2] == 's' &&
+		     e->format[fl - 3] == '%') || (fl > 1 && e->format[fl - 1] == 's' &&
+						   e->format[fl - 2] == '%'))
+			continue;
+		if (!classify_entry_at(e, msg, len, KLOG_FORMAT_PREFIX | MATCH_SENTENCE, ret, &stop) ||
+		    !stop)
+			continue;
+		if (stop == end || *stop == '.' ||
+		    (*stop == ' ' && stop + 1 < end && stop[1] >= 'A' && stop[1] <= 'Z')) {
+			ret->rest = stop < end ? stop : NULL;
+			return 1;
+		}
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = KLOG_FINDING_NONE;
+	return 0;
+}
+
+int klog_classify_rest(const char *msg, size_t len, struct klog_finding *ret)
+{
+	if (klog_classify(msg, len, ret))
+		return 1;
+	if (!msg || len > MSG_MAX)
+		return 0;
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
+		len--;
+	while (len && (*msg == ' ' || *msg == '\t')) {
+		msg++;
+		len--;
+	}
+	return len ? classify_sentence_head(msg, len, ret) : 0;
 }
 
 static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
@@ -1082,7 +1318,7 @@ static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
 				return 1;
 	if (classify_cut_not_found(msg, len, ret))
 		return 1;
-	if (classify_quoted_loader(msg, len, ret))
+	if (classify_quoted_loader_cut(msg, len, ret))
 		return 1;
 	return classify_without_colon(msg, len, ret);
 }
@@ -1348,6 +1584,7 @@ struct memo_slot {
 	uint32_t used;			/* when last asked: of the set's ways, the oldest goes */
 	uint16_t len;
 	uint16_t off[4], n[4];
+	uint16_t rest;			/* its offset, or UINT16_MAX: none */
 	int16_t kind;
 	int16_t err;
 	uint8_t n_num;
@@ -1414,6 +1651,9 @@ static bool memo_store(struct memo_slot *s, uint64_t h, const char *msg, size_t 
 		s->off[i] = (uint16_t)(*p - msg);
 		s->n[i] = (uint16_t)*n;
 	}
+	if (f->rest && (f->rest < msg || (size_t)(f->rest - msg) > len))
+		goto forget;
+	s->rest = f->rest ? (uint16_t)(f->rest - msg) : UINT16_MAX;
 	s->idx = UINT8_MAX;
 	for (size_t i = 0; i < klog_wordings_n && i < UINT8_MAX; i++)
 		if (klog_wordings[i].format == f->format) {
@@ -1450,6 +1690,8 @@ static void memo_load(const struct memo_slot *s, const char *msg, struct klog_fi
 	ret->err = s->err;
 	ret->n_num = s->n_num;
 	memcpy(ret->num, s->num, sizeof(ret->num));
+	if (s->rest != UINT16_MAX)
+		ret->rest = msg + s->rest;
 	for (int i = 0; i < 4; i++) {
 		size_t *n;
 		const char **p = memo_field(ret, i, &n);

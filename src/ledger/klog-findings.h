@@ -105,6 +105,9 @@ struct klog_finding {
 	size_t text2_len;
 	int64_t num[KLOG_FINDING_NUMS];
 	unsigned int n_num;
+	/* into the message: where text is left that may hold one more finding (a second
+	 * record run onto the line, prose after a quoted line); NULL if none */
+	const char *rest;
 };
 
 /*
@@ -117,6 +120,12 @@ struct klog_finding {
 /* @s past the markdown a paste puts around a log line; *@len updated */
 const char *klog_skip_markup(const char *s, size_t *len);
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret);
+/*
+ * klog_classify() of the text a finding left (its ->rest): that, or a kernel wording
+ * the text starts with, ended by a sentence after it ("module: x: Unknown rela
+ * relocation: 4 The common cause ..."), as prose quotes one.
+ */
+int klog_classify_rest(const char *msg, size_t len, struct klog_finding *ret);
 
 /*
  * klog_classify() with a memory of the messages it answered lately: logs repeat

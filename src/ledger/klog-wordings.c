@@ -262,6 +262,10 @@ const struct klog_format_entry klog_wordings[] = {
 	 * they have no handler for (a module built by another toolchain) */
 	E(LOAD_ERROR, "%s: Unknown relocation type %u\n", "arch/riscv/kernel/module.c", EINVAL,
 	  "mn"),
+	/* x86-64's apply_relocate_add() (a module built by another binutils), after its
+	 * pr_fmt "module: " where it has one */
+	E(LOAD_ERROR, "%s: Unknown rela relocation: %llu\n", "arch/x86/kernel/module.c",
+	  ENOEXEC, "mn"),
 
 	/* modinfo, version magic, blacklist (5.3) */
 	E(BLACKLISTED, "Module %s is blacklisted\n", MAIN, EPERM, "m"),

@@ -383,6 +383,8 @@ struct dmesg_mapped {
 	bool time_unread;		/* usec and ts: the line's leading time, for reduce to read */
 	/* a record with no host that starts nothing (a boot marker, the banner) */
 	bool may_repeat;
+	/* the finding's rest (klog_finding.rest) as an offset into msg, 0: none */
+	uint32_t rest;
 	/* what dmesg_repeats() compares, in one word: 0 but for records */
 	union {
 		struct {
@@ -522,6 +524,10 @@ static void dmesg_map_line(struct dmesg_state *st, const char *line, size_t len,
 	d->detail = ci_klog_detail(f.kind, rec.msg, rec.msg_len);
 	d->module = f.module;
 	d->module_len = (uint32_t)f.module_len;
+	d->rest = f.rest ? (uint32_t)(f.rest - rec.msg) : 0;
+	/* a line of more findings than its first is no repeat of one alike */
+	if (f.rest)
+		d->may_repeat = false;
 	d->moved = 0;
 	d->module_head = 0;
 	if (f.module)
@@ -791,6 +797,7 @@ static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
 	dr->f.kind = (enum klog_finding_kind)d->kind;
 	dr->f.module = dmesg_at(d, d->module);
 	dr->f.module_len = d->module_len;
+	dr->f.rest = d->rest ? dr->rec.msg + d->rest : NULL;
 }
 
 /*

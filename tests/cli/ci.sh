@@ -936,4 +936,23 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert [(f["class"], f["module"]) for f in d["findings"]] == [("modprobe-error", "fpsgo")]
 ' "$TS_TMP/out" || ts_fail "Android init's insmod line"
+# --- two records run onto one line (tests/corpus 382): two findings, one evidence line ---
+# a record whose message holds a bracketed number stays one record
+printf '%s\n' "[    1.000000] Linux version 6.1.0-test (gcc) #1 SMP" \
+	"[    7.369200] em28xx_dvb: disagrees about version of symbol dvb_dmxdev_init [    7.369228] em28xx_dvb: Unknown symbol dvb_dmxdev_init (err -22)" \
+	"[    8.000000] foo: module license 'x [    8.100000]' taints kernel." \
+	"[    9.000000] baz: Unknown symbol qux (err -2) [    9.000001] baz: Unknown symbol quux (err -2)" \
+	>"$T/two.log"
+ts_run -j ci "$T/two.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((f["class"], f["module"], f["first_line"], f["last_line"], f["evidence_lines"],
+              f["evidence"][0]["lines"]) for f in d["findings"])
+assert got == [("symbol-version", "em28xx_dvb", 2, 2, 1, [[2, 2]]),
+               ("taint", "foo", 3, 3, 1, [[3, 3]]),
+               ("unknown-symbol", "baz", 4, 4, 1, [[4, 4]]),
+               ("unknown-symbol", "em28xx_dvb", 2, 2, 1, [[2, 2]])], got
+assert d["totals"]["findings"] == 4 and d["totals"]["evidence_lines"] == 4, d["totals"]
+' "$TS_TMP/out" || ts_fail "two records run onto one line"
 ts_finalize

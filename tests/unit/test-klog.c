@@ -2551,6 +2551,90 @@ static void test_finding_param_errors(void **state)
 	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
 }
 
+/* The findings of one message in order: its first, then each from the rest before */
+static size_t findings_of(const char *msg, struct klog_finding *f, size_t max)
+{
+	const char *s = msg, *end = msg + strlen(msg);
+	size_t n = 0;
+
+	if (!klog_classify(s, (size_t)(end - s), &f[0]))
+		return 0;
+	for (n = 1; n < max && f[n - 1].rest; n++) {
+		assert_true(f[n - 1].rest > s && f[n - 1].rest <= end);
+		s = f[n - 1].rest;
+		if (!klog_classify_rest(s, (size_t)(end - s), &f[n]))
+			break;
+	}
+	return n;
+}
+
+/* Two records run onto one line, lines quoted in one paragraph: each its finding */
+static void test_finding_two_on_one_line(void **state)
+{
+	static const struct {
+		const char *msg;
+		enum klog_finding_kind kind[2];
+		const char *module[2];
+	} two[] = {
+		/* syslog's head and dmesg's time of a second record (a mail client's join) */
+		{ "em28xx_dvb: disagrees about version of symbol dvb_dmxdev_init Oct 18 23:08:01 "
+		  "mediapi kernel: [ 7590.369228] em28xx_dvb: Unknown symbol dvb_dmxdev_init (err -22)",
+		  { KLOG_FINDING_SYMBOL_VERSION, KLOG_FINDING_UNKNOWN_SYMBOL },
+		  { "em28xx_dvb", "em28xx_dvb" } },
+		/* dmesg's time alone: a terminal lost the newline */
+		{ "a: module verification failed: signature and/or required key missing - tainting "
+		  "kernel [    1.240000] b: Unknown symbol x (err -2)",
+		  { KLOG_FINDING_SIG_MISSING, KLOG_FINDING_UNKNOWN_SYMBOL }, { "a", "b" } },
+		/* a journal's head without dmesg's time */
+		{ "a: Unknown symbol x (err -2) Jan  5 01:02:03 host kernel: b: Unknown symbol y (err -2)",
+		  { KLOG_FINDING_UNKNOWN_SYMBOL, KLOG_FINDING_UNKNOWN_SYMBOL }, { "a", "b" } },
+		/* two quotes in prose: kmod's line without its program, then the kernel's */
+		{ "modprobe fails with: \"ERROR: could not insert 'hid_nintendo': Exec format error\". "
+		  "dmesg shows: \"module: x86/modules: Skipping invalid relocation target, existing "
+		  "value is nonzero for type 1, loc 0000000085ff9d82, val ffffffffc148a694\".",
+		  { KLOG_FINDING_MODPROBE_ERROR, KLOG_FINDING_LOAD_ERROR }, { "hid_nintendo", NULL } },
+		/* a loader's line in a sentence that goes on to quote the kernel's */
+		{ "observed from insmod: insmod: ERROR: could not insert module .../nvidia-current.ko: "
+		  "Invalid module format and in kernel.log: module: nvidia: Unknown rela relocation: 4 "
+		  "The common cause is a testing system running a stable kernel.",
+		  { KLOG_FINDING_MODPROBE_ERROR, KLOG_FINDING_LOAD_ERROR },
+		  { "nvidia-current", "nvidia" } },
+	};
+	static const char *const one[] = {
+		/* a record whose message holds a bracketed number: no record's head */
+		"a: Unknown symbol x (err -2) [    1.240000]",
+		"a: Unknown symbol x (err -2) at [ 12.345] b: c",
+		"a: Unknown symbol x (err -2) [12345.678901]b: c",
+		/* a paste's markup before a head is no first record */
+		"| Jun 4 22:07:54 localhost kernel: poet_atkm: version magic '2.6.5 686' should be '2.6.6 686'",
+		/* a wording that quotes itself: one line, one finding */
+		"insmod: ERROR: could not insert module x.ko: Invalid module format",
+		/* a number in prose that goes on in lower case is no wording's end */
+		"ERROR: could not insert module x.ko: Invalid module format and then "
+		"module: x: Unknown rela relocation: 4 or so",
+	};
+	struct klog_finding f[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
+		assert_int_equal(findings_of(two[i].msg, f, sizeof(f) / sizeof(f[0])), 2);
+		for (size_t k = 0; k < 2; k++) {
+			assert_int_equal(f[k].kind, two[i].kind[k]);
+			if (!two[i].module[k]) {
+				assert_null(f[k].module);
+				continue;
+			}
+			assert_int_equal(f[k].module_len, strlen(two[i].module[k]));
+			assert_memory_equal(f[k].module, two[i].module[k], f[k].module_len);
+		}
+	}
+	for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++)
+		assert_true(findings_of(one[i], f, sizeof(f) / sizeof(f[0])) <= 1);
+	/* the first record's finding is its own, not the second's */
+	assert_int_equal(klog_classify(two[0].msg, strlen(two[0].msg), f), 1);
+	assert_int_equal(f[0].kind, KLOG_FINDING_SYMBOL_VERSION);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2602,6 +2686,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_8b),
 		cmocka_unit_test(test_finding_retyped_mit_insmod),
 		cmocka_unit_test(test_finding_param_errors),
+		cmocka_unit_test(test_finding_two_on_one_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
