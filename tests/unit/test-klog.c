@@ -2471,6 +2471,33 @@ static void test_finding_batch_8b(void **state)
 	assert_int_equal(f.module_len, 11);
 }
 
+/* Batch 9b (tests/corpus 427, 429): dmesg -H's delta printed in a locale's decimal comma */
+static void test_finding_batch_9b(void **state)
+{
+	struct klog_rec rec;
+	struct klog_finding f;
+
+	(void)state;
+	assert_int_equal(dline("[  +0,003050] failed to validate module [vboxdrv] BTF: -22", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_false(rec.has_monotonic);
+	assert_mem(rec.msg, rec.msg_len, "failed to validate module [vboxdrv] BTF: -22");
+	assert_int_equal(klog_classify(rec.msg, rec.msg_len, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_LOAD_ERROR);
+	assert_mem(f.module, f.module_len, "vboxdrv");
+	/* after dmesg -x's facility and level */
+	assert_int_equal(dline("kern  :warn  : [  +0,000002] failed to validate module [cpuid] BTF: -22",
+			       &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_int_equal(rec.level, 4);
+	assert_mem(rec.msg, rec.msg_len, "failed to validate module [cpuid] BTF: -22");
+	assert_int_equal(dline("[ +12,000031] x", &rec), 1);
+	/* a comma and no six digits, or another separator: no delta */
+	assert_int_equal(dline("[  +0,31] x", &rec), 0);
+	assert_int_equal(dline("[  +0;000002] x", &rec), 0);
+	assert_int_equal(dline("[  +0,000002 x", &rec), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2520,6 +2547,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_7a_followup),
 		cmocka_unit_test(test_finding_batch_8a),
 		cmocka_unit_test(test_finding_batch_8b),
+		cmocka_unit_test(test_finding_batch_9b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
