@@ -2471,7 +2471,10 @@ static void test_finding_batch_8b(void **state)
 	assert_int_equal(f.module_len, 11);
 }
 
-/* Batch 9b (tests/corpus 427, 429): dmesg -H's delta printed in a locale's decimal comma */
+/*
+ * Batch 9b (tests/corpus 421, 427, 429): dmesg -H's delta printed in a locale's decimal
+ * comma; a record's time the reporter replaced by an ellipsis
+ */
 static void test_finding_batch_9b(void **state)
 {
 	struct klog_rec rec;
@@ -2496,6 +2499,21 @@ static void test_finding_batch_9b(void **state)
 	assert_int_equal(dline("[  +0,31] x", &rec), 0);
 	assert_int_equal(dline("[  +0;000002] x", &rec), 0);
 	assert_int_equal(dline("[  +0,000002 x", &rec), 0);
+
+	/* tests/corpus 421: the reporter wrote "[...]" for the record's time */
+	static const char cut[] = "[...] module hello: .gnu.linkonce.this_module section size "
+				  "must match the kernel's built struct module size at run time";
+	assert_int_equal(klog_elided_time(cut, strlen(cut)), 6);
+	assert_int_equal(klog_classify(cut + 6, strlen(cut) - 6, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_THIS_MODULE_SIZE);
+	assert_mem(f.module, f.module_len, "hello");
+	assert_int_equal(klog_elided_time("[\xe2\x80\xa6] x: y", 10), 6);
+	/* an ellipsis of other length, a time, or the mark alone: no cut time */
+	assert_int_equal(klog_elided_time("[..] x", 6), 0);
+	assert_int_equal(klog_elided_time("[....] x", 8), 0);
+	assert_int_equal(klog_elided_time("[    1.000000] x", 16), 0);
+	assert_int_equal(klog_elided_time("[...] ", 6), 0);
+	assert_int_equal(klog_elided_time("[...]x", 6), 0);
 }
 
 int main(void)
