@@ -475,6 +475,14 @@ static bool words(const struct klog_format_entry *e, const struct matcher *mt)
 	return true;
 }
 
+/* A reporter who cuts the timestamps of a dmesg writes an ellipsis in their brackets */
+size_t klog_elided_time(const char *s, size_t len)
+{
+	if (len > 6 && s[0] == '[' && (!memcmp(s + 1, "...] ", 5) || !memcmp(s + 1, "\xe2\x80\xa6] ", 5)))
+		return 6;
+	return 0;
+}
+
 /* Markdown around a pasted line: "> ", "# ", "- ", "`...`", "**...**" */
 const char *klog_skip_markup(const char *s, size_t *len)
 {

@@ -119,6 +119,8 @@ struct klog_finding {
  */
 /* @s past the markdown a paste puts around a log line; *@len updated */
 const char *klog_skip_markup(const char *s, size_t *len);
+/* The length of a "[...] " or "[…] " that a paste put in place of a record's time, or 0 */
+size_t klog_elided_time(const char *s, size_t len);
 int klog_classify(const char *msg, size_t len, struct klog_finding *ret);
 /*
  * klog_classify() of the text a finding left (its ->rest): that, or a kernel wording

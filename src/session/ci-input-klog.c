@@ -85,6 +85,16 @@ static bool untimed_kernel_line(struct ci_input *x, const char *line, size_t len
 	return f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT;
 }
 
+/* After a time the paste cut ("[...] "): a kernel wording, not a loader's line */
+static bool elided_kernel_line(const char *msg, size_t len)
+{
+	struct klog_finding f;
+
+	if (!klog_classify(msg, len, &f))
+		return false;
+	return f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT;
+}
+
 /*
  * A line that is no timestamped record: other text (a serial console's), or, once a
  * banner without timestamp was seen, a kernel message of a log without timestamps, or
@@ -110,7 +120,7 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 			ci_set_input_format(x->ci, "kernel-log-plain", NULL);
 		x->untimed = true;
 	} else if (!x->plain) {
-		size_t ind = 0, head;
+		size_t ind = 0, head, cut;
 
 		/* past a paste's indentation, as parse_indented() reads records */
 		while (ind < len && (line[ind] == ' ' || line[ind] == '\t'))
@@ -119,6 +129,13 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 		if (head)
 			head += ind;
 
+		cut = klog_elided_time(line + ind, len - ind);
+		if (cut && elided_kernel_line(line + ind + cut, len - ind - cut)) {
+			rec.msg = line + ind + cut;
+			rec.msg_len = len - ind - cut;
+			x->st.records++;
+			return ci_klog(x->ci, lineno, &rec);
+		}
 		if (len && !x->st.records)
 			x->text_before++;
 		if (head)

@@ -483,7 +483,8 @@ static const char *parse_human_bracket(const char *s, const char *end,
 		if (p >= end || *p != '+')
 			return NULL;
 		p = digits(p + 1, end, 1, 2, &sec);
-		if (!p || p >= end || *p != '.')
+		/* util-linux prints the delta with "%+8.06f": a locale's decimal comma too */
+		if (!p || p >= end || (*p != '.' && *p != ','))
 			return NULL;
 		p = digits(p + 1, end, 6, 6, &frac);
 		if (!p || p >= end || *p != ']')

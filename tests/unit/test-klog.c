@@ -2635,6 +2635,51 @@ static void test_finding_two_on_one_line(void **state)
 	assert_int_equal(f[0].kind, KLOG_FINDING_SYMBOL_VERSION);
 }
 
+/*
+ * Batch 9b (tests/corpus 421, 427, 429): dmesg -H's delta printed in a locale's decimal
+ * comma; a record's time the reporter replaced by an ellipsis
+ */
+static void test_finding_batch_9b(void **state)
+{
+	struct klog_rec rec;
+	struct klog_finding f;
+
+	(void)state;
+	assert_int_equal(dline("[  +0,003050] failed to validate module [vboxdrv] BTF: -22", &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_false(rec.has_monotonic);
+	assert_mem(rec.msg, rec.msg_len, "failed to validate module [vboxdrv] BTF: -22");
+	assert_int_equal(klog_classify(rec.msg, rec.msg_len, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_LOAD_ERROR);
+	assert_mem(f.module, f.module_len, "vboxdrv");
+	/* after dmesg -x's facility and level */
+	assert_int_equal(dline("kern  :warn  : [  +0,000002] failed to validate module [cpuid] BTF: -22",
+			       &rec), 1);
+	assert_int_equal(rec.format, KLOG_FORMAT_DMESG_HUMAN);
+	assert_int_equal(rec.level, 4);
+	assert_mem(rec.msg, rec.msg_len, "failed to validate module [cpuid] BTF: -22");
+	assert_int_equal(dline("[ +12,000031] x", &rec), 1);
+	/* a comma and no six digits, or another separator: no delta */
+	assert_int_equal(dline("[  +0,31] x", &rec), 0);
+	assert_int_equal(dline("[  +0;000002] x", &rec), 0);
+	assert_int_equal(dline("[  +0,000002 x", &rec), 0);
+
+	/* tests/corpus 421: the reporter wrote "[...]" for the record's time */
+	static const char cut[] = "[...] module hello: .gnu.linkonce.this_module section size "
+				  "must match the kernel's built struct module size at run time";
+	assert_int_equal(klog_elided_time(cut, strlen(cut)), 6);
+	assert_int_equal(klog_classify(cut + 6, strlen(cut) - 6, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_THIS_MODULE_SIZE);
+	assert_mem(f.module, f.module_len, "hello");
+	assert_int_equal(klog_elided_time("[\xe2\x80\xa6] x: y", 10), 6);
+	/* an ellipsis of other length, a time, or the mark alone: no cut time */
+	assert_int_equal(klog_elided_time("[..] x", 6), 0);
+	assert_int_equal(klog_elided_time("[....] x", 8), 0);
+	assert_int_equal(klog_elided_time("[    1.000000] x", 16), 0);
+	assert_int_equal(klog_elided_time("[...] ", 6), 0);
+	assert_int_equal(klog_elided_time("[...]x", 6), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2687,6 +2732,7 @@ int main(void)
 		cmocka_unit_test(test_finding_retyped_mit_insmod),
 		cmocka_unit_test(test_finding_param_errors),
 		cmocka_unit_test(test_finding_two_on_one_line),
+		cmocka_unit_test(test_finding_batch_9b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
