@@ -717,6 +717,76 @@ static int classify_without_colon(const char *msg, size_t len, struct klog_findi
 	return 0;
 }
 
+/*
+ * Two kernel sentences no other text says, quoted whole in prose, a title or inline
+ * code, with the module's "%s: " before them or without it ("... one: Loading
+ * out-of-tree module taints kernel.  Is this ...", "` module verification failed:
+ * signature and/or  required key missing - tainting kernel`"): the taint and the
+ * missing signature, of that module or of none named.
+ */
+static int classify_kernel_phrase(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const struct {
+		const char *phrase;	/* from its first word's second letter */
+		const char *before;	/* what must come before it on the line, or NULL */
+		enum klog_finding_kind kind;
+	} phrases[] = {
+		{ "oading out-of-tree module taints kernel", NULL, KLOG_FINDING_TAINT },
+		{ "required key missing - tainting kernel", "odule verification failed: signature and/or ",
+		  KLOG_FINDING_SIG_MISSING },
+	};
+	const char *at = NULL, *start, *name;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(phrases); i++)
+		if ((at = memmem(msg, len, phrases[i].phrase, strlen(phrases[i].phrase))))
+			break;
+	if (!at)
+		return 0;
+	if (phrases[i].before) {
+		size_t bn = strlen(phrases[i].before);
+
+		/* 3.13-3.16 print two blanks before "required" */
+		start = at - bn - (at - msg > (ptrdiff_t)bn && at[-1] == ' ' && at[-2] == ' ');
+		if (start <= msg || memcmp(start, phrases[i].before, bn - 1))
+			return 0;
+		start--;
+		if ((*start | 0x20) != 'm')
+			return 0;
+	} else {
+		start = at - 1;
+		if (start < msg || (*start | 0x20) != 'l')
+			return 0;
+	}
+	/* a word's start: after a blank or a mark, not glued to another word */
+	if (start > msg && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
+		return 0;
+	memset(ret, 0, sizeof(*ret));
+	ret->kind = phrases[i].kind;
+	for (size_t k = 0; k < klog_wordings_n; k++)
+		if (klog_wordings[k].kind == ret->kind &&
+		    strstr(klog_wordings[k].format, phrases[i].phrase)) {
+			ret->format = klog_wordings[k].format;
+			ret->source = klog_wordings[k].source;
+			ret->err = klog_wordings[k].err;
+			break;
+		}
+	/* the module's "%s: " right before, when there is one */
+	if (start - msg > 2 && start[-1] == ' ' && start[-2] == ':') {
+		for (name = start - 2; name > msg && (isalnum((unsigned char)name[-1]) ||
+						      name[-1] == '_' || name[-1] == '-'); name--)
+			;
+		/* at the line's start, after a quote's mark or a time's "] ": not prose's
+		 * last word before a colon ("except for one: Loading ...") */
+		if (name < start - 2 && (name == msg || strchr("`\"'(", name[-1]) ||
+					 (name - msg > 1 && name[-1] == ' ' && name[-2] == ']'))) {
+			ret->module = name;
+			ret->module_len = (size_t)(start - 2 - name);
+		}
+	}
+	return 1;
+}
+
 /* kmod's "Module %s not found in directory %s" after its priority: a one-word name and
  * the module directory, an absolute path */
 static bool names_module_dir(const char *s, size_t len)
@@ -1328,7 +1398,9 @@ static int classify_line(const char *msg, size_t len, struct klog_finding *ret)
 		return 1;
 	if (classify_quoted_loader_cut(msg, len, ret))
 		return 1;
-	return classify_without_colon(msg, len, ret);
+	if (classify_without_colon(msg, len, ret))
+		return 1;
+	return classify_kernel_phrase(msg, len, ret);
 }
 
 /*

@@ -2294,7 +2294,7 @@ static void test_finding_batch_6a(void **state)
 		/* blanks alone, and other text padded with them */
 		"          ",
 		"random: crng init done                                                  ",
-		"loading out-of-tree module taints kernel.   ",
+		"Unknown symbol foo (err -2)   ",
 	};
 
 	(void)state;
@@ -2316,10 +2316,10 @@ static void test_finding_batch_7b(void **state)
 	};
 	static const char *const none[] = {
 		/* a quote glued to a word, or left open, is no message quoted in prose */
-		"it said x\"zenpower: loading out-of-tree module taints kernel.\" once",
-		"it said \"zenpower: loading out-of-tree module taints kernel. and more",
+		"it said x\"zenpower: Unknown symbol foo (err -2)\" once",
+		"it said \"zenpower: Unknown symbol foo (err -2) and more",
 		/* a quote closed inside a word: not the message's end */
-		"see \"zenpower: loading out-of-tree module taints kernel.\"s here",
+		"see \"zenpower: Unknown symbol foo (err -2)\"s here",
 		/* quoted values without a name's colon (an audit record's) */
 		"audit: type=1400 audit(1.2:3): apparmor=\"STATUS\" operation=\"profile_load\" name=\"nvidia_modprobe\" comm=\"apparmor_parser\"",
 		/* a quoted wording that is not the kernel's whole line */
@@ -2348,7 +2348,7 @@ static void test_finding_batch_7a(void **state)
 	static const char *const none[] = {
 		/* prose with typographic quotes and no wording */
 		"it\xe2\x80\x99s a module: don\xe2\x80\x99t worry",
-		"\xe2\x80\x9cloading out-of-tree module taints kernel.\xe2\x80\x9d",
+		"\xe2\x80\x9cUnknown symbol foo (err -2)\xe2\x80\x9d",
 		/* a UTF-8 sequence cut at the line's end */
 		"insmod: can\xe2\x80",
 		"insmod: can\xe2",
@@ -2680,6 +2680,35 @@ static void test_finding_batch_9b(void **state)
 	assert_int_equal(klog_elided_time("[...]x", 6), 0);
 }
 
+/*
+ * The taint's and the missing signature's sentences quoted whole in prose, a title or
+ * inline code, with or without the module's "%s: " (tests/corpus 094, 188, 306)
+ */
+static void test_finding_kernel_phrase(void **state)
+{
+	static const struct classify_case cases[] = {
+		{ "` module verification failed: signature and/or  required key missing - tainting "
+		  "kernel` shown in output", NULL, KLOG_FINDING_SIG_MISSING, 0 },
+		{ "Loading out-of-tree module taints kernel; 2017.3", NULL, KLOG_FINDING_TAINT, 0 },
+		{ "the messages look right except for one: Loading out-of-tree module taints kernel.  "
+		  "Is this something to worry about?", NULL, KLOG_FINDING_TAINT, 0 },
+		{ "71] bpf_testmod: loading out-of-tree module taints kernel.=0A> test_tc_bp=",
+		  "bpf_testmod", KLOG_FINDING_TAINT, 0 },
+		{ "loading out-of-tree module taints kernel.   ", NULL, KLOG_FINDING_TAINT, 0 },
+		{ "\xe2\x80\x9cloading out-of-tree module taints kernel.\xe2\x80\x9d", NULL,
+		  KLOG_FINDING_TAINT, 0 },
+	};
+	static const char *const none[] = {
+		"preloading out-of-tree module taints kernel",
+		"the signature and/or required key missing - tainting kernel",
+		"xmodule verification failed: signature and/or required key missing - tainting kernel",
+		"loading out-of-tree modules taints kernels, they say",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2733,6 +2762,7 @@ int main(void)
 		cmocka_unit_test(test_finding_param_errors),
 		cmocka_unit_test(test_finding_two_on_one_line),
 		cmocka_unit_test(test_finding_batch_9b),
+		cmocka_unit_test(test_finding_kernel_phrase),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
