@@ -196,6 +196,11 @@ static void test_qp_sniff(void **state)
 	static const char *const plain[] = {
 		"setting key=", "options foo=", "value=", "mask=FF set=", "reg=0A", "CONFIG_X=",
 	};
+	/* each kept out by one rule: a newline at a line's end, a byte of no UTF-8
+	 * sequence, a blank inside a line */
+	static const char *const plain_ends[] = { "reg=0A", "irq=0D", "key=", "opt=" };
+	static const char *const plain_high[] = { "mask=FF set", "x=C3 y", "key=", "opt=" };
+	static const char *const plain_blank[] = { "a=20 b", "c=09 d", "key=", "opt=" };
 	/* a line longer than the encoding allows */
 	static const char *const long_line[] = {
 		"a=3D=", "b=3D=", "c=3D=",
@@ -214,6 +219,12 @@ static void test_qp_sniff(void **state)
 	assert_true(qp_sniff_is_qp(&s));
 	assert_false(qp_sniff_is_html(&s));
 	s = sniff(plain, 6);
+	assert_false(qp_sniff_is_qp(&s));
+	s = sniff(plain_ends, 4);
+	assert_false(qp_sniff_is_qp(&s));
+	s = sniff(plain_high, 4);
+	assert_false(qp_sniff_is_qp(&s));
+	s = sniff(plain_blank, 4);
 	assert_false(qp_sniff_is_qp(&s));
 	s = sniff(long_line, 4);
 	assert_false(qp_sniff_is_qp(&s));
