@@ -85,7 +85,6 @@ struct ci_input {
 	bool cut_time_only;
 	struct klog_rec cut_rec;
 	/* a quoted-printable body read decoded: the decoded line being read, and its number */
-	bool qp;
 	const struct qp_line *qp_line;
 	uint64_t qp_lineno;
 	char boot_id[48];

@@ -51,7 +51,6 @@ static int read_decoded(struct ci_input *x, const struct qp_head *h, bool html, 
 	r = qp_decoder_new(STREAM_LINE_MAX_DEFAULT, html, &d);
 	if (r < 0)
 		return ci_input_fail(x, r, CI_FAULT_NONE, x->path, 0, NULL);
-	x->qp = true;
 	for (size_t i = 0; i < h->n && r >= 0; i++)
 		r = qp_decoder_feed(d, h->lineno[i], h->text[i], h->len[i], on_decoded, &q);
 	while (r >= 0 && more) {
@@ -63,7 +62,6 @@ static int read_decoded(struct ci_input *x, const struct qp_head *h, bool html, 
 	}
 	if (r >= 0)
 		r = qp_decoder_finish(d, on_decoded, &q);
-	x->qp = false;
 	qp_decoder_free(d);
 	return r < 0 ? r : 0;
 }
@@ -110,8 +108,6 @@ uint64_t ci_input_line_at(const struct ci_input *x, uint64_t lineno, const char 
 {
 	const struct qp_line *l = x->qp_line;
 
-	if (!x->qp)
-		return lineno;
 	if (!l)
 		return lineno;
 	if (lineno != x->qp_lineno || !at || at < l->text || at > l->text + l->len)
