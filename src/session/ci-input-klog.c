@@ -36,7 +36,7 @@ static int boot_marker(struct ci_input *x, uint64_t lineno, const char *line, si
 	} else if (!has_prefix(line, len, "-- Reboot --")) {
 		return 0;
 	}
-	return ci_boot_mark(x->ci, lineno, id[0] ? id : NULL);
+	return ci_boot_mark(x->ci, ci_input_line_at(x, lineno, NULL), id[0] ? id : NULL);
 }
 
 static int on_dmesg_record(void *userdata, const struct klog_rec *rec)
@@ -57,14 +57,14 @@ static int on_dmesg_record(void *userdata, const struct klog_rec *rec)
 	x->st.records++;
 	if (x->classified)
 		return ci_klog_classified(x->ci, x->lineno, rec, x->classified);
-	return ci_klog(x->ci, x->lineno, rec);
+	return ci_klog(x->ci, ci_input_line_at(x, x->lineno, rec->msg), rec);
 }
 
 static void on_dmesg_bad_line(void *userdata, const struct kt_err *e)
 {
 	struct ci_input *x = userdata;
 
-	ci_input_bad_line(x, x->lineno, e->what ? e->what : "malformed");
+	ci_input_bad_line(x, ci_input_line_at(x, x->lineno, NULL), e->what ? e->what : "malformed");
 }
 
 /*
@@ -141,14 +141,15 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 		if (head)
 			x->other_programs++;
 		/* another program's journal line: ci reads "ident[pid]: message" */
-		return ci_text(x->ci, lineno, line + head, len - head);
+		return ci_text(x->ci, ci_input_line_at(x, lineno, line + head), line + head,
+			       len - head);
 	}
 	if (!len || memchr(line, '\0', len))
 		return 0;
 	rec.msg = line;
 	rec.msg_len = len;
 	x->st.records++;
-	return ci_klog(x->ci, lineno, &rec);
+	return ci_klog(x->ci, ci_input_line_at(x, lineno, line), &rec);
 }
 
 /* Whether @line holds a finding of its own: the scan's answer when it has one */
@@ -208,7 +209,7 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	memcpy(x->cut, msg, n);
 	x->cut_len = n;
 	x->cut_lineno = lineno;
-	x->cut_from = lineno;
+	x->cut_at = ci_input_line_at(x, lineno, msg);
 	x->cut_parts = 0;
 	x->cut_record = record;
 	x->cut_time_only = time_only;
@@ -266,7 +267,7 @@ static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_
 	char joined[KLOG_JOIN_MAX];
 	struct klog_finding f;
 	struct klog_rec jrec;
-	uint64_t at = x->cut_from;
+	uint64_t at = x->cut_at;
 	size_t n;
 	int r;
 
@@ -291,7 +292,7 @@ static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_
 		memcpy(joined, line, len);
 		joined[len] = '\0';
 		n = len;
-		at = lineno;
+		at = ci_input_line_at(x, lineno, line);
 	} else {
 		n = klog_join_cut(x->cut, x->cut_len, line, len, joined, sizeof(joined));
 	}
@@ -1054,6 +1055,17 @@ static void dmesg_format_detail(struct ci_input *x, const struct dmesg_stats *st
 	ci_set_input_format_detail(x->ci, detail, why);
 }
 
+/* ci_input_text_fn: a line of kernel log text, parsed, @ctx the dmesg parser */
+static int dmesg_text_line(struct ci_input *x, void *ctx, uint64_t lineno, const char *line,
+			   size_t len)
+{
+	struct klog_rec rec;
+	const char *what = NULL;
+	int parsed = parse_indented(line, len, &rec, &what);
+
+	return dmesg_line(x, ctx, lineno, line, len, parsed, &rec, what);
+}
+
 int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len)
 {
 	struct klog_parser_ops ops = { .record = on_dmesg_record, .bad_line = on_dmesg_bad_line };
@@ -1073,12 +1085,10 @@ int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len)
 		return r;
 	dr.p = p;
 	dr.st = dmesg_state_new(false);
-	do {
-		struct klog_rec rec;
-		const char *what = NULL;
-		int parsed = parse_indented(line, len, &rec, &what);
-
-		r = dmesg_line(x, p, stream_lineno(x->s), line, len, parsed, &rec, what);
+	/* a quoted-printable mail body is read decoded, all of it; another, from its head on */
+	r = ci_input_read_qp(x, &line, &len, dmesg_text_line, p);
+	while (r > 0) {
+		r = dmesg_text_line(x, p, stream_lineno(x->s), line, len);
 		if (r < 0)
 			break;
 		/* once it is a kernel log, only lines that may hold a finding need parsing,
@@ -1091,7 +1101,7 @@ int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len)
 			break;
 		}
 		r = ci_input_next_line(x, false, &line, &len);
-	} while (r > 0);
+	}
 	if (r == 0)
 		r = dmesg_parser_finish(p);
 	if (r == 0)

@@ -16,6 +16,8 @@
 #include "session/system.h"
 #include "session/ci-input.h"
 
+struct qp_line;
+
 /* Skipped lines reported per input: the first few, then a count */
 #define BAD_LINE_WARNINGS 10
 /* Lines looked at for the input's format before it counts as kernel log text */
@@ -77,11 +79,14 @@ struct ci_input {
 	char cut[KLOG_JOIN_MAX];
 	size_t cut_len;
 	uint64_t cut_lineno;		/* 0: none held */
-	uint64_t cut_from;		/* its first line: a line wrapped in more than two */
+	uint64_t cut_at;		/* the input's line of its message: its first line */
 	unsigned int cut_parts;		/* the lines joined in cut so far, less one */
 	bool cut_record;		/* a kernel record's message, its record in cut_rec */
 	bool cut_time_only;
 	struct klog_rec cut_rec;
+	/* a quoted-printable body read decoded: the decoded line being read, and its number */
+	const struct qp_line *qp_line;
+	uint64_t qp_lineno;
 	char boot_id[48];
 	/* threads that scan a kernel log (stream_scan()), this one included */
 	unsigned int threads;
@@ -124,6 +129,22 @@ int ci_input_next_line(struct ci_input *x, bool filtered, char **line, size_t *l
 /* Whether a needle can start inside a "[%5lu.%06lu]" time, as dmesg_time_prefix() reads */
 bool ci_input_needle_in_time(const char *const *needles, size_t n);
 /* The kernel log readers, from the input's first line (@line) on */
+/* What reads a line of text, numbered as its reader counts lines */
+typedef int (*ci_input_text_fn)(struct ci_input *x, void *ctx, uint64_t lineno, const char *line,
+				size_t len);
+/*
+ * Reads the input's first lines (from @*line on) to tell a quoted-printable mail body.
+ * When it is one, the whole input is read decoded, each decoded line to @fn, and 0 (or
+ * <0) returned. When it is not, the lines read are given to @fn as they are, and 1 is
+ * returned with the next line in @*line, @*len (0 at the input's end).
+ */
+int ci_input_read_qp(struct ci_input *x, char **line, size_t *len, ci_input_text_fn fn,
+		     void *ctx);
+/*
+ * The input's physical line that holds @at, of the line @lineno as ci_input_read_qp()'s
+ * @fn was given it: @lineno itself unless a quoted-printable body is read decoded.
+ */
+uint64_t ci_input_line_at(const struct ci_input *x, uint64_t lineno, const char *at);
 int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len);
 int ci_input_read_kmsg(struct ci_input *x, char *line, size_t len);
 int ci_input_read_journal_json(struct ci_input *x, char *line, size_t len);

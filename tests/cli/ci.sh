@@ -955,4 +955,21 @@ assert got == [("symbol-version", "em28xx_dvb", 2, 2, 1, [[2, 2]]),
                ("unknown-symbol", "em28xx_dvb", 2, 2, 1, [[2, 2]])], got
 assert d["totals"]["findings"] == 4 and d["totals"]["evidence_lines"] == 4, d["totals"]
 ' "$TS_TMP/out" || ts_fail "two records run onto one line"
+# --- a quoted-printable mail body (tests/corpus 188, 205): read decoded, lines physical ----
+# "=0A" ends a line inside a physical one, '=' at a line's end joins two; a finding's
+# evidence is the physical line where its message starts (the time cut on the line before)
+printf '%s\n' 'Hi,=0A=0A> the log:=0A> [   40.9475=' \
+	'71] foo: loading out-of-tree module taints kernel.=0A> [   41.000000] =' \
+	'bar: Unknown symbol baz (err -2)=0A> [   41.000001] =' \
+	'bar: Unknown symbol baz (err -2)=0A> thanks=20' 'Jo' >"$T/qp.log"
+ts_run -j ci "$T/qp.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((f["class"], f["module"], f["evidence"][0]["lines"]) for f in d["findings"])
+assert got == [("taint", "foo", [[2, 2]]), ("unknown-symbol", "bar", [[3, 4]])], got
+assert d["inputs"][0]["lines"] == 5, d["inputs"][0]
+' "$TS_TMP/out" || ts_fail "a quoted-printable body: findings on their physical lines"
+ts_run ci "$T/qp.log"
+grep -q "qp.log:3-4" "$TS_TMP/out" || ts_fail "a quoted-printable body: text output's line"
 ts_finalize
