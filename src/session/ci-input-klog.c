@@ -1184,7 +1184,8 @@ out:
 }
 
 /* journalctl -o json: one object a line; kernel records have _TRANSPORT=kernel */
-static int journal_json_line(struct ci_input *x, uint64_t lineno, const char *line, size_t len)
+int ci_input_journal_json_object(struct ci_input *x, uint64_t lineno, const char *line,
+				 size_t len)
 {
 	static const char *const keys[] = { "MESSAGE", "_TRANSPORT", "SYSLOG_IDENTIFIER",
 					    "__MONOTONIC_TIMESTAMP", "_BOOT_ID", "PRIORITY",
@@ -1250,8 +1251,10 @@ int ci_input_read_journal_json(struct ci_input *x, char *line, size_t len)
 	int r;
 
 	x->boot_id[0] = '\0';
+	if (ci_input_json_spread(line, len))
+		return ci_input_read_json_spread(x, line, len);
 	do {
-		r = journal_json_line(x, stream_lineno(x->s), line, len);
+		r = ci_input_journal_json_object(x, stream_lineno(x->s), line, len);
 		if (r < 0)
 			break;
 		r = ci_input_next_line(x, false, &line, &len);

@@ -148,3 +148,10 @@ uint64_t ci_input_line_at(const struct ci_input *x, uint64_t lineno, const char 
 int ci_input_read_dmesg(struct ci_input *x, char *line, size_t len);
 int ci_input_read_kmsg(struct ci_input *x, char *line, size_t len);
 int ci_input_read_journal_json(struct ci_input *x, char *line, size_t len);
+/* One journal entry, @text a JSON object (of one line or more); @lineno its message's */
+int ci_input_journal_json_object(struct ci_input *x, uint64_t lineno, const char *text,
+				 size_t len);
+/* Whether @line starts JSON spread over lines: a "{" alone */
+bool ci_input_json_spread(const char *line, size_t len);
+/* journalctl -o json-pretty, or dmesg --json, from its first line @line */
+int ci_input_read_json_spread(struct ci_input *x, char *line, size_t len);

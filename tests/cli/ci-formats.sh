@@ -163,4 +163,36 @@ X
 ci_json modkey 0
 [ "$(get modkey '.result') $(get modkey '.findings | length')" = "pass 0" ] ||
 	ts_fail "modkey: $(get modkey '.result')"
+# JSON spread over lines: util-linux's dmesg --json ({"dmesg": [...]}, one key a line as
+# its ul_jsonwrt writes it) and journalctl -o json-pretty; each record's line is its
+# message key's; a document cut short is said, not a crash
+cat >"$T/dmesgjson.txt" <<'X'
+{
+   "dmesg": [
+      {
+         "pri": 5,
+         "time":     0.000000,
+         "msg": "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12) #1 SMP"
+      },{
+         "pri": 3,
+         "time":     5.123456,
+         "msg": "nvidia: Unknown symbol drm_open (err -2)"
+      },{"pri": 4, "time": 6.0, "msg": "x: loading out-of-tree module taints kernel."}
+   ]
+}
+X
+ci_json dmesgjson 0
+[ "$(get dmesgjson '.inputs[0].format + " " + .inputs[0].format_detail')" = "kernel-log-json dmesg-json" ] ||
+	ts_fail "dmesg --json: format $(get dmesgjson '.inputs[0].format')"
+[ "$(get dmesgjson '[.findings[] | .class + ":" + .module + ":" + (.first_line|tostring)] | sort | join(",")')" = "taint:x:11,unknown-symbol:nvidia:10" ] ||
+	ts_fail "dmesg --json: findings $(get dmesgjson '[.findings[] | .class + ":" + (.first_line|tostring)] | join(",")')"
+[ "$(get dmesgjson '.boots | length') $(get dmesgjson '.boots[0].release')" = "1 6.1.0-18-amd64" ] ||
+	ts_fail "dmesg --json: boots"
+printf '\t"__CURSOR" : "s=1",\n\t"_TRANSPORT" : "kernel",\n\t"MESSAGE" : "nvidia: Unknown symbol drm_open (err -2)"\n' >"$T/entry"
+{ echo '{'; cat "$T/entry"; echo '}'; echo '{'; printf '\t"SYSLOG_IDENTIFIER" : "systemd-modules-load",\n\t"MESSAGE" : "Failed to insert module '"'vboxdrv'"': Exec format error"\n}\n'; echo '{'; cat "$T/entry"; } >"$T/jpretty.txt"
+ci_json jpretty 0
+[ "$(get jpretty '.inputs[0].format_detail')" = journal-json-pretty ] || ts_fail "json-pretty: format"
+[ "$(get jpretty '[.findings[] | .class + ":" + .module + ":" + (.first_line|tostring)] | sort | join(",")')" = "modprobe-error:vboxdrv:8,unknown-symbol:nvidia:4" ] ||
+	ts_fail "json-pretty: findings $(get jpretty '[.findings[] | .class + ":" + (.first_line|tostring)] | join(",")')"
+[ "$(get jpretty '.inputs[0].skipped_lines')" = 1 ] || ts_fail "json-pretty: the entry cut short is not said"
 ts_finalize

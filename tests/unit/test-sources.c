@@ -17,6 +17,7 @@
 #include "helpers.h"
 #include "util/macro.h"
 #include "util/root.h"
+#include "sources/dmesg-json.h"
 #include "sources/boot-id.h"
 #include "sources/dmesg-text.h"
 #include "sources/kconfig.h"
@@ -2428,6 +2429,67 @@ static void test_dmesg_months(void **state)
 			 strlen("2026-12-02T13:01:21+0000 host "));
 }
 
+/* ---- dmesg --json ------------------------------------------------------------------- */
+
+struct json_seen {
+	char msg[4][64];
+	int level[4], facility[4];
+	double time[4];
+	bool has_time[4];
+	size_t index[4];
+	size_t n;
+};
+
+static int on_json_rec(void *userdata, size_t index, const struct dmesg_json_rec *r)
+{
+	struct json_seen *s = userdata;
+
+	assert_true(s->n < 4);
+	snprintf(s->msg[s->n], sizeof(s->msg[0]), "%.*s", (int)r->msg_len, r->msg);
+	s->level[s->n] = r->level;
+	s->facility[s->n] = r->facility;
+	s->time[s->n] = r->time;
+	s->has_time[s->n] = r->has_time;
+	s->index[s->n++] = index;
+	return 0;
+}
+
+/* util-linux's dmesg --json: "pri" a number (facility * 8 + level), or names with --decode */
+static void test_dmesg_json(void **state)
+{
+	static const char doc[] =
+		"{\n   \"dmesg\": [\n      {\n         \"pri\": 30,\n         \"time\":     5.123456,\n"
+		"         \"msg\": \"nvidia: Unknown symbol x (err -2)\"\n      },{\"pri\": 3},"
+		"{\"fac\": \"kern\", \"pri\": \"warn\", \"msg\": \"a\\u00e9\"},"
+		"{\"pri\": 999, \"time\": -1, \"msg\": \"b\"}, 7\n   ]\n}\n";
+	static const char *const bad[] = {
+		"", "{", "[]", "{\"dmesg\": 1}", "{\"journal\": []}", "{\"dmesg\": []} trailing",
+	};
+	struct json_seen s = { 0 };
+
+	(void)state;
+	assert_int_equal(dmesg_json_each(doc, strlen(doc), on_json_rec, &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.msg[0], "nvidia: Unknown symbol x (err -2)");
+	assert_int_equal(s.facility[0], 3);
+	assert_int_equal(s.level[0], 6);
+	assert_true(s.has_time[0] && s.time[0] > 5.123 && s.time[0] < 5.124);
+	/* the record without "msg" skipped, the index kept */
+	assert_int_equal(s.index[1], 2);
+	assert_string_equal(s.msg[1], "a\xc3\xa9");
+	assert_int_equal(s.facility[1], 0);
+	assert_int_equal(s.level[1], 4);
+	assert_false(s.has_time[1]);
+	/* a priority out of range and a negative time: not known */
+	assert_int_equal(s.level[2], -1);
+	assert_false(s.has_time[2]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(dmesg_json_each(bad[i], strlen(bad[i]), on_json_rec, &s), -EINVAL);
+		assert_int_equal(s.n, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2467,6 +2529,7 @@ int main(void)
 		cmocka_unit_test(test_vmsample_sequence),
 		cmocka_unit_test(test_boot_id),
 		cmocka_unit_test(test_dmesg_months),
+		cmocka_unit_test(test_dmesg_json),
 		cmocka_unit_test(test_modsyms),
 	};
 
