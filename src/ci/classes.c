@@ -214,6 +214,7 @@ static const char *const needles[] = {
 	"failed to mmap",	/* and its "failed to mmap %s" of a module file */
 	"could not insert",	/* kmod's modprobe error retyped without "modprobe: " */
 	"relocation type",	/* riscv's, LoongArch's, MIPS's "Unknown relocation type %u" */
+	"32-bit offset",	/* riscv's "can not be addressed by the 32-bit offset from PC" */
 };
 const char *const *ci_needles(size_t *ret_n)
 {
