@@ -925,8 +925,12 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 		/* a repeat not counted with a run (after a line that heads none): found again */
 		if (m[i].tag & DMESG_TAG_REPEAT)
 			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
+		/* further than the line after next: not after a quoted-printable soft break,
+		 * which ends most lines of an encoded mail and whose second half is no wrap */
 		if (x->cut_lineno && x->cut_lineno + 2 <= m[i].lineno &&
-		    m[i].lineno - x->cut_lineno <= JOIN_GAP_LINES && (r = join_gap(x, &m[i])) < 0)
+		    m[i].lineno - x->cut_lineno <= JOIN_GAP_LINES &&
+		    (x->cut_lineno + 2 == m[i].lineno || x->cut[x->cut_len - 1] != '=') &&
+		    (r = join_gap(x, &m[i])) < 0)
 			break;
 		if (d[i].parsed == 1)
 			dmesg_unmap(dr, &d[i], &m[i]);
