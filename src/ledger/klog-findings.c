@@ -343,6 +343,10 @@ static int errno_of_text(const char *t, size_t len)
 		{ "Unknown symbol in module", ENOENT },
 		/* module-init-tools' and kmod's own text for ENOENT */
 		{ "Unknown symbol in module, or unknown parameter (see dmesg)", ENOENT },
+		/* busybox's moderror(), in lower case */
+		{ "unknown symbol in module, or unknown parameter", ENOENT },
+		{ "invalid module format", ENOEXEC },
+		{ "module has wrong symbol version", ESRCH },
 		{ "No such file or directory", ENOENT },
 		{ "Invalid module format", ENOEXEC },
 		{ "Exec format error", ENOEXEC },
@@ -1312,6 +1316,11 @@ int klog_classify(const char *msg, size_t len, struct klog_finding *ret)
 	if ((n = prose_unquoted(msg, len)) != len && n && classify_line(msg, n, ret))
 		return 1;
 	if (classify_typeset_quotes(msg, len, ret))
+		return 1;
+	/* a line of a patch or diff, '+' before it (a log quoted in a commit message, a
+	 * test's expected output): read past the mark; the wording must match all the same */
+	if (len > 1 && msg[0] == '+' && msg[1] != '+' && msg[1] != ' ' &&
+	    classify_line(msg + 1, len - 1, ret))
 		return 1;
 	return classify_prose_quote(msg, len, ret);
 }

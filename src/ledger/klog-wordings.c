@@ -266,6 +266,11 @@ const struct klog_format_entry klog_wordings[] = {
 	 * pr_fmt "module: " where it has one */
 	E(LOAD_ERROR, "%s: Unknown rela relocation: %llu\n", "arch/x86/kernel/module.c",
 	  ENOEXEC, "mn"),
+	/* riscv's apply_r_riscv_*_rela() (4.15+): a relocation's target further from the
+	 * module than a 32-bit PC-relative offset reaches (a module's per-cpu data, or
+	 * code without a PLT entry for it) */
+	E(LOAD_ERROR, "%s: target %016llx can not be addressed by the 32-bit offset from PC = %p\n",
+	  "arch/riscv/kernel/module.c", EINVAL, "m--"),
 
 	/* modinfo, version magic, blacklist (5.3) */
 	E(BLACKLISTED, "Module %s is blacklisted\n", MAIN, EPERM, "m"),
@@ -289,6 +294,9 @@ const struct klog_format_entry klog_wordings[] = {
 	E(TAINT, "%s: tainting kernel with TAINT_LIVEPATCH\n", MAIN, 0, "m"),
 	E(TAINT, "%s: module license '%s' taints kernel.\n", MAIN, 0, "mt"),
 	E(TAINT, "%s: module license taints kernel.\n", MAIN, 0, "m"),
+	/* the same with a licence string holding a newline (AVM's "\n(C) Copyright 2012 by
+	 * AVM\n"): printk ends the record after the quote, the rest are records of their own */
+	E(TAINT, "%s: module license '\n", MAIN, 0, "m"),
 	E(TAINT, "%s: loading test module taints kernel.\n", MAIN, 0, "m"),
 
 	/* in-kernel decompression (1.3): no pr_fmt in decompress.c */
@@ -371,6 +379,12 @@ const struct klog_format_entry klog_wordings[] = {
 	  ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: failed to load module %s", "busybox modutils/modprobe.c", 0,
 	  "m", .flags = KLOG_FORMAT_WORDS),
+	/* since 1.13 modprobe's do_modprobe() of a module modules.dep lacks, and its
+	 * bb_error_msg("can't load module %s (%s): %s", name, file, moderror(rc)) */
+	E(MODPROBE_ERROR, "modprobe: module %s not found in modules.dep",
+	  "busybox modutils/modprobe.c", ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "modprobe: can't load module %s (%s): %s", "busybox modutils/modprobe.c",
+	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT),
 	/*
 	 * modutils (2.4 and before, which linked a module in user space): obj_reloc.c's
 	 * ERROR("%s: unresolved symbol %s", f->filename, sym->name), of the object file a

@@ -201,7 +201,8 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 		/* handed out by the needle filter, and no finding */
 		cut = true;
 	} else {
-		cut = x->needles && stream_needles_find(x->needles, msg, n) < n &&
+		cut = x->needles &&
+		      (x->cut_any || stream_needles_find(x->needles, msg, n) < n) &&
 		      !line_finding(x, msg, n);
 	}
 	if (!cut || memchr(msg, '\0', n))
@@ -839,7 +840,14 @@ static void hold_unseen(struct ci_input *x, const struct stream_match *m)
 	if (start == lim)
 		return;
 	parsed = parse_indented(start, (size_t)(end - start), &rec, &what);
+	/*
+	 * @m holds a needle: this line may be a first half without one ("... target %llx
+	 * can not be" / "addressed by the 32-bit offset ..."); join_cut() takes the two
+	 * only as a whole wording
+	 */
+	x->cut_any = true;
 	hold_cut(x, m->lineno - 1, start, (size_t)(end - start), parsed == 1, &rec);
+	x->cut_any = false;
 }
 
 /*
@@ -884,27 +892,39 @@ static int dmesg_repeat_details(struct ci_input *x, const struct stream_match *m
 }
 
 /*
- * The line before @m, one the needle filter did not hand out, when the line before it
- * was held as the first half of a line split in two (hold_cut()) and this second half
- * holds no needle ("... disagrees about version of symbol" / "dvb_dmxdev_init"): read
- * back from @m's block and joined to the held one.
+ * The line after the one held as the first half of a line split in two (hold_cut()),
+ * when this second half holds no needle ("... disagrees about version of symbol" /
+ * "dvb_dmxdev_init") and the needle filter did not hand it out: read back from the
+ * block of @m, the next line handed out (right after it, or a few lines of other text
+ * later), and joined to the held one.
  */
+#define JOIN_GAP_LINES 16
 static int join_gap(struct ci_input *x, const struct stream_match *m)
 {
 	const char *end = m->line - 1, *start, *lim, *what;
+	uint64_t back = m->lineno - x->cut_lineno - 1;
 	struct klog_rec rec;
 	int parsed, r;
 
-	if (!m->block || end <= m->block || (*end != '\n' && *end != '\0'))
-		return 0;
-	lim = end - m->block > KLOG_JOIN_MAX ? end - KLOG_JOIN_MAX : m->block;
-	for (start = end; start > lim && start[-1] != '\n' && start[-1] != '\0'; start--)
-		;
-	/* a whole line only: a block holds whole lines, so its start is one's too */
-	if (start == lim && lim != m->block)
-		return 0;
+	/*
+	 * the second half is @back lines before @m: the lines between hold no needle,
+	 * read back in @m's block, a few lines of at most KLOG_JOIN_MAX bytes
+	 */
+	for (;;) {
+		if (!m->block || end <= m->block || (*end != '\n' && *end != '\0'))
+			return 0;
+		lim = end - m->block > KLOG_JOIN_MAX ? end - KLOG_JOIN_MAX : m->block;
+		for (start = end; start > lim && start[-1] != '\n' && start[-1] != '\0'; start--)
+			;
+		/* a whole line only: a block holds whole lines, so its start is one's too */
+		if (start == lim && lim != m->block)
+			return 0;
+		if (--back == 0)
+			break;
+		end = start - 1;
+	}
 	parsed = parse_indented(start, (size_t)(end - start), &rec, &what);
-	r = join_cut(x, m->lineno - 1, start, (size_t)(end - start), parsed, &rec);
+	r = join_cut(x, x->cut_lineno + 1, start, (size_t)(end - start), parsed, &rec);
 	/* held joined still: @m may go on with it */
 	if (r != 2)
 		x->cut_lineno = 0;
@@ -930,7 +950,11 @@ static int dmesg_reduce(void *userdata, const struct stream_match *m, size_t n, 
 		/* a repeat not counted with a run (after a line that heads none): found again */
 		if (m[i].tag & DMESG_TAG_REPEAT)
 			dmesg_map_line(dr->st, m[i].line, m[i].len, &d[i]);
-		if (x->cut_lineno && x->cut_lineno + 2 == m[i].lineno &&
+		/* further than the line after next: not after a quoted-printable soft break,
+		 * which ends most lines of an encoded mail and whose second half is no wrap */
+		if (x->cut_lineno && x->cut_lineno + 2 <= m[i].lineno &&
+		    m[i].lineno - x->cut_lineno <= JOIN_GAP_LINES &&
+		    (x->cut_lineno + 2 == m[i].lineno || x->cut[x->cut_len - 1] != '=') &&
 		    (r = join_gap(x, &m[i])) < 0)
 			break;
 		if (d[i].parsed == 1)

@@ -83,6 +83,8 @@ struct ci_input {
 	unsigned int cut_parts;		/* the lines joined in cut so far, less one */
 	bool cut_record;		/* a kernel record's message, its record in cut_rec */
 	bool cut_time_only;
+	/* hold_cut() of a line whose next one holds a needle: held without one */
+	bool cut_any;
 	struct klog_rec cut_rec;
 	/* a quoted-printable body read decoded: the decoded line being read, and its number */
 	const struct qp_line *qp_line;

@@ -2059,6 +2059,28 @@ static void test_text_loader_other_lines(void **state)
 	}
 }
 
+static void test_input_wrapped_lines_9a(void **state)
+{
+	/* the second half holds no needle, nor do the lines after it: read back from the
+	 * block of the next line handed out, a few lines later */
+	static const char *const far[] = { "modprobe-error autofs4 2" };
+	/* the first half holds no needle, the second does */
+	static const char *const first[] = { "load-error br_netfilter 3" };
+
+	(void)state;
+	check_wrapped("[   23.376894] systemd[1]: Current system time is ahead\n"
+		      "[   23.411753] systemd[1]: Failed to find module\n"
+		      "'autofs4'\n"
+		      "[   23.598149] systemd[1]: systemd 251.2+ running in\n"
+		      "system mode (+PAM -AUDIT -SELINUX -APPARMOR)\n"
+		      "[   23.612000] random: crng init done\n"
+		      "[   24.100000] loop: module loaded\n", far, 1);
+	check_wrapped("[  138.000000] random: crng init done\n"
+		      "[  138.500000] bridge: filtering via arp/ip/ip6tables is no longer available\n"
+		      "[  139.290533] br_netfilter: target ffffffe0000422d8 can not be\n"
+		      "addressed by the 32-bit offset from PC = 000000003dfd6deb\n", first, 1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2093,6 +2115,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_text_ubox_unprobed),
 		cmocka_unit_test(test_input_wrapped_lines_8b),
 		cmocka_unit_test(test_text_modutils_8b),
+		cmocka_unit_test(test_input_wrapped_lines_9a),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)

@@ -2709,6 +2709,44 @@ static void test_finding_kernel_phrase(void **state)
 	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
 }
 
+/* the held-out batch 9a (tests/corpus 386-410): lines from those logs */
+static void test_finding_batch_9a(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* riscv's relocation out of a 32-bit PC-relative offset's reach */
+		{ "br_netfilter: target ffffffe0000422d8 can not be addressed by the 32-bit offset from PC = 000000003dfd6deb",
+		  "br_netfilter", KLOG_FINDING_LOAD_ERROR, EINVAL },
+		/* busybox 1.13+ modprobe: a module modules.dep lacks, a load that failed */
+		{ "modprobe: module nand not found in modules.dep", "nand",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "modprobe: can't load module cryptodev (extra/cryptodev.ko): unknown symbol in module, or unknown parameter",
+		  "cryptodev", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "modprobe: can't load module wl (kernel/net/wl.ko): invalid module format", "wl",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		/* a licence string holding a newline: the record ends after the quote */
+		{ "led_modul_Fritz_Box_HW198: module license '", "led_modul_Fritz_Box_HW198",
+		  KLOG_FINDING_TAINT, 0 },
+		/* a loader's line as a patch's added line */
+		{ "+modprobe: can't load module cryptodev (extra/cryptodev.ko): unknown symbol in module, or unknown parameter",
+		  "cryptodev", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		/* a licence quoted and not closed, with text after the quote */
+		"foo: module license 'GPL",
+		/* the riscv line's first half alone */
+		"br_netfilter: target ffffffe0000422d8 can not be",
+		/* busybox's own words of a builtin module */
+		"modprobe: module nand is builtin",
+		/* a diff's header, and its added line of no wording */
+		"+++ b/drivers/net/wireless/foo.c",
+		"+modprobe: module",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2763,6 +2801,7 @@ int main(void)
 		cmocka_unit_test(test_finding_two_on_one_line),
 		cmocka_unit_test(test_finding_batch_9b),
 		cmocka_unit_test(test_finding_kernel_phrase),
+		cmocka_unit_test(test_finding_batch_9a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
