@@ -162,6 +162,14 @@ static bool line_finding(struct ci_input *x, const char *line, size_t len)
 	return klog_classify(line, len, &f) == 1;
 }
 
+/* Whether @s ends a sentence: a '.' or a ')' (" ... (see dmesg)") */
+static bool cut_closed(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n && (s[n - 1] == '.' || s[n - 1] == ')');
+}
+
 /*
  * Keeps the line just read when it may be the first half of one that a paste split in
  * two: a time alone, a quoted-printable soft break ('=' at its end), a message that is
@@ -176,7 +184,7 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 {
 	const char *msg = record ? rec->msg : line;
 	size_t n = record ? rec->msg_len : len;
-	bool time_only = false, cut;
+	bool time_only = false, cut, weak = false;
 
 	x->cut_lineno = 0;
 	if (!record && x->timed)
@@ -200,13 +208,19 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	} else if (x->classified) {
 		/* handed out by the needle filter, and no finding */
 		cut = true;
+	} else if (x->cut_any || (x->needles && stream_needles_find(x->needles, msg, n) < n)) {
+		cut = !line_finding(x, msg, n);
 	} else {
-		cut = x->needles &&
-		      (x->cut_any || stream_needles_find(x->needles, msg, n) < n) &&
-		      !line_finding(x, msg, n);
+		/*
+		 * a record without a needle that ends no sentence: the first half of one
+		 * whose second holds the needle ("... target %llx can not be" / "addressed
+		 * by the 32-bit offset ..."), joined only to a line that has one
+		 */
+		cut = weak = record && x->needles && !cut_closed(msg, n);
 	}
 	if (!cut || memchr(msg, '\0', n))
 		return;
+	x->cut_weak = weak;
 	memcpy(x->cut, msg, n);
 	x->cut_len = n;
 	x->cut_lineno = lineno;
@@ -225,13 +239,6 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	}
 }
 
-/* Whether @s ends a sentence: a '.' or a ')' (" ... (see dmesg)") */
-static bool cut_closed(const char *s, size_t n)
-{
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	return n && (s[n - 1] == '.' || s[n - 1] == ')');
-}
 
 /* a mail client wraps a loader's line with a long path in three or four */
 #define CUT_PARTS_MAX 3
@@ -352,7 +359,8 @@ static int dmesg_line(struct ci_input *x, struct dmesg_parser *p, uint64_t linen
 	int r;
 
 	x->lineno = lineno;
-	if (x->cut_lineno && x->cut_lineno + 1 == lineno) {
+	if (x->cut_lineno && x->cut_lineno + 1 == lineno &&
+	    (!x->cut_weak || stream_needles_find(x->needles, line, len) < len)) {
 		r = join_cut(x, lineno, line, len, parsed, rec);
 		x->lineno = lineno;
 		if (r < 0)
@@ -819,6 +827,17 @@ static void dmesg_unmap(struct dmesg_reduce *dr, const struct dmesg_mapped *d,
 	dr->f.rest = d->rest ? dr->rec.msg + d->rest : NULL;
 }
 
+/* Where the line that ends at @end starts, after a '\n' or '\0' at or after @lim; @lim if none */
+static const char *line_start(const char *lim, const char *end)
+{
+	const char *nl = end > lim ? memrchr(lim, '\n', (size_t)(end - lim)) : NULL;
+	const char *from = nl ? nl + 1 : lim, *z;
+
+	/* a block's lines may end in '\0' instead: only within this line's bytes */
+	z = end > from ? memrchr(from, '\0', (size_t)(end - from)) : NULL;
+	return z ? z + 1 : from;
+}
+
 /*
  * The line before @m, one the needle filter did not hand out, when @m holds no record
  * (it may be the second half of a line split in two): found in the block before @m's
@@ -834,8 +853,7 @@ static void hold_unseen(struct ci_input *x, const struct stream_match *m)
 	if (!m->block || m->lineno < 2 || end <= m->block || (*end != '\n' && *end != '\0'))
 		return;
 	lim = end - m->block > KLOG_JOIN_MAX ? end - KLOG_JOIN_MAX : m->block;
-	for (start = end; start > lim && start[-1] != '\n' && start[-1] != '\0'; start--)
-		;
+	start = line_start(lim, end);
 	/* a whole line only: its start seen, not the block's */
 	if (start == lim)
 		return;
@@ -914,8 +932,7 @@ static int join_gap(struct ci_input *x, const struct stream_match *m)
 		if (!m->block || end <= m->block || (*end != '\n' && *end != '\0'))
 			return 0;
 		lim = end - m->block > KLOG_JOIN_MAX ? end - KLOG_JOIN_MAX : m->block;
-		for (start = end; start > lim && start[-1] != '\n' && start[-1] != '\0'; start--)
-			;
+		start = line_start(lim, end);
 		/* a whole line only: a block holds whole lines, so its start is one's too */
 		if (start == lim && lim != m->block)
 			return 0;

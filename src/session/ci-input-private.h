@@ -83,6 +83,7 @@ struct ci_input {
 	unsigned int cut_parts;		/* the lines joined in cut so far, less one */
 	bool cut_record;		/* a kernel record's message, its record in cut_rec */
 	bool cut_time_only;
+	bool cut_weak;			/* no needle in it: joined only to a line with one */
 	/* hold_cut() of a line whose next one holds a needle: held without one */
 	bool cut_any;
 	struct klog_rec cut_rec;
