@@ -644,6 +644,15 @@ static bool classify_entry_at(const struct klog_format_entry *e, const char *msg
 			return false;
 	}
 	fill(e, &mt, ret);
+	/* libkmod's echo of each init_module() that failed, at kmod's INFO priority
+	 * ("modprobe: INFO: Failed to insert module '%s': File exists" under modprobe -v):
+	 * dependencies already live among them; a load that fails has the tool's ERROR line */
+	if (e->kind == KLOG_FINDING_MODPROBE_ERROR &&
+	    memmem(msg, len, "INFO: Failed to insert module '", 31)) {
+		memset(ret, 0, sizeof(*ret));
+		ret->kind = KLOG_FINDING_NONE;
+		return false;
+	}
 	/* a loader names the alias it looked up when no module has it ("modprobe: module
 	 * 'pci:v00008086d...' not found"): a bus alias is no module's name */
 	if (e->kind == KLOG_FINDING_MODPROBE_ERROR && ret->module &&
@@ -966,20 +975,48 @@ static int classify_quoted_loader_cut(const char *msg, size_t len, struct klog_f
 	return 1;
 }
 
+/*
+ * kmod's line retyped in lower case, priority and all ("modprobe: error: could not
+ * insert '8192eu': invalid argument"; tools/log.c prints "ERROR"): read from kmod's own
+ * words after the priority, as the line retyped without its program's words.
+ */
+static int classify_lower_case_priority(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const char *const heads[] = { "modprobe: error: ", "insmod: error: " };
+
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t hn = strlen(heads[i]);
+		const char *at = memmem(msg, len, heads[i], hn);
+
+		if (!at || (at > msg && isalnum((unsigned char)at[-1])))
+			continue;
+		at += hn;
+		for (size_t k = 0; k < klog_wordings_n; k++)
+			if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+			    !strncmp(klog_wordings[k].format, "could not insert ", 17) &&
+			    classify_entry(&klog_wordings[k], at, (size_t)(msg + len - at), ret))
+				return 1;
+	}
+	return 0;
+}
+
 static int classify_quoted_loader(const char *msg, size_t len, struct klog_finding *ret)
 {
 	static const char *const prio[] = { ": ERROR: ", ": FATAL: ", ": WARNING: ",
 					    ": can't change directory to '" };
 	static const char *const progs[] = { "modprobe", "insmod" };
 	static const char *const mit[] = { " FATAL: Error ", " WARNING: Error " };
+	bool prog = true;
 
 	/* kmod's FATAL lines ("Module %s not found.") read like any program's sentence:
 	 * only in inline code, or the one that names the module directory; its ERROR lines
 	 * quote the module; busybox's xchdir() line is its own words */
 	for (size_t i = 0; i < ARRAY_SIZE(prio); i++) {
 		/* each follows a program's name: most lines hold neither, one search each */
-		if (i == 0 && !memmem(msg, len, "modprobe: ", 10) && !memmem(msg, len, "insmod: ", 8))
+		if (i == 0 && !memmem(msg, len, "modprobe: ", 10) && !memmem(msg, len, "insmod: ", 8)) {
+			prog = false;
 			break;
+		}
 		size_t plen = strlen(prio[i]);
 		const char *at = memmem(msg, len, prio[i], plen);
 
@@ -1016,6 +1053,8 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 				    classify_entry(&klog_wordings[k], at + 1, (size_t)(msg + len - at) - 1, ret))
 					return 1;
 	}
+	if (prog && classify_lower_case_priority(msg, len, ret))
+		return 1;
 	if (classify_retyped_insmod(msg, len, ret))
 		return 1;
 	/* kmod's "%s: ERROR: " cut before the priority, as prose quotes it ("fails with:

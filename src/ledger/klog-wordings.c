@@ -160,6 +160,10 @@ const struct klog_format_entry klog_wordings[] = {
 	E(SIG_MISSING,
 	  "%s: module verification failed: signature and/or  required key missing - tainting kernel\n",
 	  "kernel/module.c", 0, "m"),
+	/* the same cut before " - tainting kernel": a hand copy that stopped at the reason
+	 * (Mange/rtl8192eu-linux-driver#336) */
+	E(SIG_MISSING, "%s: module verification failed: signature and/or required key missing\n",
+	  MAIN, 0, "m"),
 	E(SIG_REJECTED, "Loading of %s is rejected\n", "kernel/module/signing.c", EKEYREJECTED,
 	  "t"),
 	E(SIG_REJECTED, "%s: loading of %s is rejected\n", "kernel/module.c", EKEYREJECTED,

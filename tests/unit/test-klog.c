@@ -2747,6 +2747,48 @@ static void test_finding_batch_9a(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* held-out batch 10a: wordings a hand copy cut or lower-cased, and libkmod's INFO echo */
+static void test_finding_batch_10a(void **state)
+{
+	struct klog_finding f;
+	static const char *const lower[] = {
+		"modprobe: error: could not insert '8192eu': invalid argument",
+		"`modprobe: error: could not insert '8192eu': invalid argument`",
+		"I get modprobe: error: could not insert '8192eu': Invalid argument",
+	};
+	static const char *const none[] = {
+		/* libkmod's INFO line of a dependency already live (modprobe -vv) */
+		"modprobe: INFO: Failed to insert module '/lib/modules/4.8.13-1-ARCH/kernel/drivers/"
+		"net/wireless/rtlwifi/rtlwifi_dkms.ko': File exists",
+		"modprobe: INFO: Failed to insert module '/lib/modules/x/snd.ko': Invalid argument",
+		/* the lower-case priority glued to a word, and not kmod's wording after it */
+		"xmodprobe: error: could not insert '8192eu': invalid argument",
+		"modprobe: error: cannot open '8192eu'",
+		/* the signature line cut anywhere else */
+		"8192eu: module verification failed: signature and/or required key",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lower) / sizeof(lower[0]); i++) {
+		assert_int_equal(klog_classify(lower[i], strlen(lower[i]), &f), 1);
+		assert_int_equal(f.kind, KLOG_FINDING_MODPROBE_ERROR);
+		assert_mem(f.module, f.module_len, "8192eu");
+	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		assert_int_equal(klog_classify(none[i], strlen(none[i]), &f), 0);
+	/* systemd's own wording of the same words is still an error */
+	static const char sd[] = "systemd-modules-load[211]: Failed to insert module 'vboxdrv': "
+				 "Exec format error";
+	assert_int_equal(klog_classify(sd, strlen(sd), &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_MODPROBE_ERROR);
+	assert_mem(f.module, f.module_len, "vboxdrv");
+	/* the signature line cut before " - tainting kernel" */
+	static const char sig[] = "8192eu: module verification failed: signature and/or required key missing";
+	assert_int_equal(klog_classify(sig, strlen(sig), &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_SIG_MISSING);
+	assert_mem(f.module, f.module_len, "8192eu");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2802,6 +2844,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_9b),
 		cmocka_unit_test(test_finding_kernel_phrase),
 		cmocka_unit_test(test_finding_batch_9a),
+		cmocka_unit_test(test_finding_batch_10a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
