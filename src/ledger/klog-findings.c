@@ -1000,6 +1000,27 @@ static int classify_lower_case_priority(const char *msg, size_t len, struct klog
 	return 0;
 }
 
+/* Whether @s follows a "\n" written out in two characters, a backslash and an 'n' */
+static bool escaped_newline_before(const char *msg, const char *s)
+{
+	return s - msg >= 2 && s[-2] == '\\' && s[-1] == 'n';
+}
+
+/*
+ * Whether a loader's line quoted after other words may start at @s, its program's name:
+ * after a blank or a quote's mark; after a status's "..." that a script printed without
+ * its newline ("Configuring device ...modprobe: FATAL: ..."); or after the "\n" another
+ * program wrote for a newline it escaped (Go's %q, logrus, JSON: "...'\nmodprobe: ...")
+ */
+static bool quoted_loader_starts(const char *msg, const char *s)
+{
+	if (strchr(" `\"'*_(", s[-1]))
+		return true;
+	if (s - msg >= 3 && memcmp(s - 3, "...", 3) == 0)
+		return true;
+	return escaped_newline_before(msg, s);
+}
+
 static int classify_quoted_loader(const char *msg, size_t len, struct klog_finding *ret)
 {
 	static const char *const prio[] = { ": ERROR: ", ": FATAL: ", ": WARNING: ",
@@ -1024,13 +1045,16 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 			size_t pn = strlen(progs[j]), n;
 			const char *s = at - pn, *close;
 
-			if (s <= msg || memcmp(s, progs[j], pn) != 0 || !strchr(" `\"'*_(", s[-1]) ||
+			if (s <= msg || memcmp(s, progs[j], pn) != 0 || !quoted_loader_starts(msg, s) ||
 			    ((i == 1 || i == 2) && s[-1] != '`' &&
 			     !names_module_dir(at + plen, (size_t)(msg + len - at) - plen)))
 				continue;
 			n = (size_t)(msg + len - s);
 			/* inline code: up to its closing mark */
 			if (s[-1] == '`' && (close = memchr(s, '`', n)))
+				n = (size_t)(close - s);
+			/* an escaped newline's line: up to the next one */
+			else if (escaped_newline_before(msg, s) && (close = memmem(s, n, "\\n", 2)))
 				n = (size_t)(close - s);
 			for (size_t k = 0; k < klog_wordings_n; k++)
 				if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&

@@ -389,6 +389,10 @@ const struct klog_format_entry klog_wordings[] = {
 	  "busybox modutils/modprobe.c", ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: can't load module %s (%s): %s", "busybox modutils/modprobe.c",
 	  0, "m-t", .flags = KLOG_FORMAT_ERRNO_TEXT),
+	/* u-root's modprobe (Go, a LinuxBoot initramfs): log.Fatalf("modprobe: Could not
+	 * load module %q: %v"), the name in Go's quotes, then the loader's Go error */
+	E(MODPROBE_ERROR, "modprobe: Could not load module \"%s\": %s", "u-root cmds/core/modprobe",
+	  0, "m-", .flags = KLOG_FORMAT_WORDS),
 	/*
 	 * modutils (2.4 and before, which linked a module in user space): obj_reloc.c's
 	 * ERROR("%s: unresolved symbol %s", f->filename, sym->name), of the object file a

@@ -2747,6 +2747,40 @@ static void test_finding_batch_9a(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 10b of the held-out logs (tests/corpus 461-485): containers' and boards' lines */
+static void test_finding_batch_10b(void **state)
+{
+	static const struct classify_case cases[] = {
+		/* kmod's lines inside a Go-quoted string, its newlines written "\n" */
+		{ "[WARNING SystemVerification]: unable to load kernel module: \"configs\", output: \"modprobe: ERROR: ../libkmod/libkmod.c:586 kmod_search_moddep() could not open moddep file '/lib/modules/4.15.0/modules.dep.bin'\\nmodprobe: FATAL: Module configs not found in directory /lib/modules/4.15.0-30deepin-generic\\n\", err: exit status 1",
+		  "configs", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "- `Running modprobe ip_vs failed with message: modprobe: ERROR: ../libkmod/libkmod.c:586 kmod_search_moddep() could not open moddep file '/lib/modules/4.4.0-119-generic/modules.dep.bin'\\nmodprobe: WARNING: Module ip_vs not found in directory /lib/modules/4.4.0-119-generic, error`",
+		  "ip_vs", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "msg=\"Running modprobe ip_vs failed with message: x\\nmodprobe: ERROR: could not insert 'ip_vs': Exec format error\\ninsmod /lib/modules/3.10.0/ip_vs.ko.xz\"",
+		  "ip_vs", KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		/* after a boot script's status, printed without its newline */
+		{ "* Configuring host block device ...modprobe: FATAL: Module ext4 not found in directory /lib/modules/4.1.19",
+		  "ext4", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		/* u-root's modprobe */
+		{ "modprobe: Could not load module \"iptable_nat\": finit_module(&{0xc42007fdb0}, \"\", 0x0) failed: protocol wrong type for socket",
+		  "iptable_nat", KLOG_FINDING_MODPROBE_ERROR, 0 },
+	};
+	static const char *const none[] = {
+		/* the short FATAL wording after an escaped newline names no module directory */
+		"output: \"x\\nmodprobe: FATAL: Module tun not found.\"",
+		/* two dots, a slash and an 'n', a letter: no line starts there */
+		"..modprobe: FATAL: Module tun not found in directory /lib/modules/6.1",
+		"a/nmodprobe: FATAL: Module tun not found in directory /lib/modules/6.1",
+		"xmodprobe: FATAL: Module tun not found in directory /lib/modules/6.1",
+		/* u-root's wording with no name in its quotes */
+		"modprobe: Could not load module \"\": file does not exist",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 /* held-out batch 10a: wordings a hand copy cut or lower-cased, and libkmod's INFO echo */
 static void test_finding_batch_10a(void **state)
 {
@@ -2845,6 +2879,7 @@ int main(void)
 		cmocka_unit_test(test_finding_kernel_phrase),
 		cmocka_unit_test(test_finding_batch_9a),
 		cmocka_unit_test(test_finding_batch_10a),
+		cmocka_unit_test(test_finding_batch_10b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
