@@ -1174,6 +1174,28 @@ static bool loader_message(const char *s, size_t len)
 }
 
 /*
+ * Whether @s is a module loader's own line: it starts with the program's name, or holds
+ * kmod's "%s: %s: " of a program and a priority quoted in another program's line
+ */
+static bool loader_program_line(const char *s, size_t len)
+{
+	static const char *const progs[] = { "modprobe: ", "insmod: ", "rmmod: ", "kmodloader: " };
+	static const char *const kmod[] = { "modprobe: ERROR: ", "modprobe: FATAL: ",
+					    "insmod: ERROR: ", "rmmod: ERROR: " };
+
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		size_t n = strlen(progs[i]);
+
+		if (len > n && memcmp(s, progs[i], n) == 0)
+			return true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kmod); i++)
+		if (memmem(s, len, kmod[i], strlen(kmod[i])))
+			return true;
+	return false;
+}
+
+/*
  * Whether @s is systemd's word that a module loaded or needs no loading
  * (module_load_and_warn(), logged at info level by systemd-modules-load): no finding,
  * but a module loader's line, so that a journal of them is read, not refused.
@@ -1378,8 +1400,13 @@ int ci_text(struct ci_findings *c, uint64_t line, const char *s, size_t len)
 		len = whole_len;
 		klog_classify_memo(c->memo, s, len, &f, &slot);
 	}
-	if (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT)
+	if (f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT) {
+		/* a loader's own line of no finding (kmod's moddep error, busybox's "insmod:
+		 * no gzip magic."): the input is a loader's output, read, not refused */
+		if (loader_program_line(s, len))
+			c->loader_lines++;
 		return 0;
+	}
 	c->loader_lines++;
 	r = klog_finding(c, line, s, len, &f, slot);
 	if (r >= 0 && f.rest)

@@ -2036,6 +2036,13 @@ static void test_text_loader_other_lines(void **state)
 		{ "  Process: 9 ExecStartPre=/sbin/modprobe-helper x (code=exited, status=1/FAILURE)",
 		  false },
 		{ "  Process: 9 ExecStart=/usr/bin/insmodder (code=exited, status=1/FAILURE)", false },
+		{ "insmod: no gzip magic.", true },
+		{ "modprobe: ERROR: ../libkmod/libkmod.c:586 kmod_search_moddep() could not open "
+		  "moddep file '/lib/modules/4.15.0/modules.dep.bin'", true },
+		{ "time=\"2017-12-13T20:39:34Z\" level=warning msg=\"Running modprobe ip_vs failed "
+		  "with message: `modprobe: ERROR: ../libkmod/libkmod.c:557 kmod_search_moddep() "
+		  "could not open moddep file '/lib/modules/4.13.0-19/modules.dep.bin'`\"", true },
+		{ "and then he said modprobe: hello", false },
 		{ "systemd[1]: Starting Load Kernel Modules...", false },
 		{ "sshd[1]: depmod: said the attacker", false },
 		{ "systemd[1]: foo.service: Main process exited, code=exited, status=1/FAILURE", false },
