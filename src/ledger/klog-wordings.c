@@ -369,6 +369,10 @@ const struct klog_format_entry klog_wordings[] = {
 	/* busybox: bb_error_msg_and_die("can't insert '%s': %s", filename, moderror(rc)) */
 	E(MODPROBE_ERROR, "insmod: can't insert '%s': %s", "busybox modutils/insmod.c", 0, "mt",
 	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/* toybox (Android's insmod): perror_exit("failed to load %s", file); common words,
+	 * so only with the program's name in front and of a module file */
+	E(MODPROBE_ERROR, "insmod: failed to load %s: %s", "toybox toys/other/insmod.c", 0, "mt",
+	  .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT | KLOG_FORMAT_KO_FILE),
 	/*
 	 * busybox before 1.13 (its own 2.6 loader): insmod's "cannot insert `%s': %s (%li)"
 	 * and modprobe's "module %s not found" / "failed to load module %s" (v1.00 to v1.5

@@ -2823,6 +2823,32 @@ static void test_finding_batch_10a(void **state)
 	assert_mem(f.module, f.module_len, "8192eu");
 }
 
+static void test_finding_batch_11a(void **state)
+{
+	struct klog_finding f;
+	static const char *const toybox[] = {
+		"insmod: failed to load ksu.ko: No such file or directory",
+		"insmod: failed to load /data/local/tmp/ksu.ko: Exec format error",
+		"insmod: failed to load ksu.ko.gz: File exists",
+	};
+	static const char *const none[] = {
+		/* not a module file: toybox's words are too common to read alone */
+		"insmod: failed to load config: No such file or directory",
+		/* the words without toybox's program name */
+		"failed to load ksu.ko: No such file or directory",
+		"insmod: failed to load firmware: No such file or directory",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(toybox) / sizeof(toybox[0]); i++) {
+		assert_int_equal(klog_classify(toybox[i], strlen(toybox[i]), &f), 1);
+		assert_int_equal(f.kind, KLOG_FINDING_MODPROBE_ERROR);
+		assert_mem(f.module, f.module_len, "ksu");
+	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		assert_int_equal(klog_classify(none[i], strlen(none[i]), &f), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2880,6 +2906,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_9a),
 		cmocka_unit_test(test_finding_batch_10a),
 		cmocka_unit_test(test_finding_batch_10b),
+		cmocka_unit_test(test_finding_batch_11a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
