@@ -490,17 +490,22 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 }
 
 /*
- * The characters of module names: the kernel's KBUILD_MODNAME and kmod's names are made
- * of letters, digits, '_' and '-'. Called after the paste's text before the name and a
- * loader's path are cut away; the names with '/' or ':' are judged by the callers.
+ * Whether a name can be a module's: the kernel prints any name a module has (escaped
+ * on output), but a name with no letter or digit ("…" for the name in a tutorial), or
+ * with a paste's quote or mask in it ("***module" in quotes, whose leading marks
+ * module_last_word() cut) is the reporter's, not the kernel's.
  */
 static bool module_name_chars(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' &&
-		    s[i] != '/' && s[i] != ':')
+	bool alnum = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '`' || s[i] == '*')
 			return false;
-	return true;
+		if (isalnum((unsigned char)s[i]))
+			alnum = true;
+	}
+	return alnum;
 }
 
 /* Module and symbol names are single words: "insmod: ERROR: ... Unknown symbol" is not */
@@ -701,8 +706,7 @@ static bool classify_entry_at(const struct klog_format_entry *e, const char *msg
 		ret->kind = KLOG_FINDING_NONE;
 		return false;
 	}
-	/* a name with a character no module's name has ("…" for the name in a tutorial,
-	 * a name masked as "***module" in quotes) names no module; the finding stays */
+	/* a placeholder or a masked name names no module; the finding stays */
 	if (ret->module && !module_name_chars(ret->module, ret->module_len)) {
 		ret->module = NULL;
 		ret->module_len = 0;
