@@ -490,17 +490,19 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 }
 
 /*
- * Whether a name can be a module's: the kernel prints any name a module has (escaped
- * on output), but a name with no letter or digit ("…" for the name in a tutorial), or
- * with a paste's quote or mask in it ("***module" in quotes, whose leading marks
- * module_last_word() cut) is the reporter's, not the kernel's.
+ * Whether a name can be a module's: the kernel prints any name a module has, quotes and
+ * escapes included (kmodtop escapes them on output), but a name with no letter or digit
+ * ("…" for the name in a tutorial), with a paste's mask in it, or ending in the quote
+ * whose opening module_last_word() cut ("***module" in quotes) is the reporter's.
  */
 static bool module_name_chars(const char *s, size_t len)
 {
 	bool alnum = false;
 
+	if (len && (s[len - 1] == '"' || s[len - 1] == '`'))
+		return false;
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '"' || s[i] == '`' || s[i] == '*')
+		if (s[i] == '*')
 			return false;
 		if (isalnum((unsigned char)s[i]))
 			alnum = true;
