@@ -411,6 +411,22 @@ static bool loader_comm(const char *comm, size_t len)
 	return false;
 }
 
+/*
+ * A loader quotes the name it was given ("Failed to find module '%s'"): quoted words
+ * with a blank between them are no module's name (systemd-modules-load reading a
+ * modprobe.d line, 'blacklist usblp', from modules-load.d). The load failed, no module
+ * named. The capture is looked at only where the format has text before it.
+ */
+static bool quoted_phrase(const struct klog_format_entry *e, const struct matcher *mt,
+			  const struct klog_finding *r)
+{
+	const char *s = r->module, *end = s + r->module_len;
+
+	if (e->format[0] == '%' && r->module == mt->caps[0].s)
+		return false;
+	return s[-1] == '\'' && end < mt->end && *end == '\'' && memchr(s, ' ', r->module_len);
+}
+
 static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 		 struct klog_finding *ret)
 {
@@ -451,6 +467,10 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 			break;
 		}
 	}
+	if (r.module && r.module_len && quoted_phrase(e, mt, &r)) {
+		r.module = NULL;
+		r.module_len = 0;
+	}
 	if (r.module && r.module_len && r.module[0] != '(')
 		module_last_word(&r);
 	if ((e->flags & KLOG_FORMAT_MODULE_PATH) && r.module)
@@ -467,6 +487,27 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 		r.module_len = 0;
 	}
 	*ret = r;
+}
+
+/*
+ * Whether a name can be a module's: the kernel prints any name a module has, quotes and
+ * escapes included (kmodtop escapes them on output), but a name with no letter or digit
+ * ("…" for the name in a tutorial), with a paste's mask in it, or ending in the quote
+ * whose opening module_last_word() cut ("***module" in quotes) is the reporter's.
+ */
+static bool module_name_chars(const char *s, size_t len)
+{
+	bool alnum = false;
+
+	if (len && (s[len - 1] == '"' || s[len - 1] == '`'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '*')
+			return false;
+		if (isalnum((unsigned char)s[i]))
+			alnum = true;
+	}
+	return alnum;
 }
 
 /* Module and symbol names are single words: "insmod: ERROR: ... Unknown symbol" is not */
@@ -660,6 +701,17 @@ static bool classify_entry_at(const struct klog_format_entry *e, const char *msg
 		memset(ret, 0, sizeof(*ret));
 		ret->kind = KLOG_FINDING_NONE;
 		return false;
+	}
+	/* a printf format, not a log: the kernel's source quoted after its message */
+	if (ret->module && ret->module_len && ret->module[0] == '%') {
+		memset(ret, 0, sizeof(*ret));
+		ret->kind = KLOG_FINDING_NONE;
+		return false;
+	}
+	/* a placeholder or a masked name names no module; the finding stays */
+	if (ret->module && !module_name_chars(ret->module, ret->module_len)) {
+		ret->module = NULL;
+		ret->module_len = 0;
 	}
 	/* the kernel names a module by its name, never a path: a word with a '/' is the
 	 * text a console interleaved before the name ("serting '/lib/scjbd: version ...") */

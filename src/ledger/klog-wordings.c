@@ -270,6 +270,15 @@ const struct klog_format_entry klog_wordings[] = {
 	 * pr_fmt "module: " where it has one */
 	E(LOAD_ERROR, "%s: Unknown rela relocation: %llu\n", "arch/x86/kernel/module.c",
 	  ENOEXEC, "mn"),
+	/* x86-64's apply_relocate_add() overflowing a 32-bit relocation (a module built
+	 * without -mcmodel=kernel), then naming the module; both ENOEXEC. "module: " is
+	 * the pr_fmt; 2.6-era kernels printed the overflow line without it */
+	E(LOAD_ERROR, "module: overflow in relocation type %d val %Lx\n",
+	  "arch/x86/kernel/module.c", ENOEXEC, "n-"),
+	E(LOAD_ERROR, "overflow in relocation type %d val %Lx\n", "arch/x86/kernel/module.c",
+	  ENOEXEC, "n-"),
+	E(LOAD_ERROR, "module: `%s' likely not compiled with -mcmodel=kernel\n",
+	  "arch/x86/kernel/module.c", ENOEXEC, "m"),
 	/* riscv's apply_r_riscv_*_rela() (4.15+): a relocation's target further from the
 	 * module than a 32-bit PC-relative offset reaches (a module's per-cpu data, or
 	 * code without a PLT entry for it) */

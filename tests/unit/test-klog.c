@@ -2849,6 +2849,62 @@ static void test_finding_batch_11a(void **state)
 		assert_int_equal(klog_classify(none[i], strlen(none[i]), &f), 0);
 }
 
+/* Batch 11c (web pages): x86-64's relocation overflow, names that name no module */
+static void test_finding_batch_11c(void **state)
+{
+	struct klog_finding f;
+	static const char *const overflow[] = {
+		"module: overflow in relocation type 10 val ffffffffa0060e58",
+		"overflow in relocation type 11 val ffffa13780c0a0c1",
+	};
+	static const char *const no_name[] = {
+		/* a tutorial's '…' where the module goes */
+		"modprobe: ERROR: could not insert '…': Unknown symbol in module, or unknown "
+		"parameter (see dmesg)",
+		"8.3 modprobe: FATAL: Module … not found in directory /lib/modules/…",
+		/* systemd-modules-load given a modprobe.d line as a module */
+		"Aug 25 11:48:13 mypc systemd-modules-load[15630]: Failed to find module "
+		"'blacklist usblp'",
+		"Aug 25 11:48:13 mypc systemd-modules-load[15630]: Failed to find module "
+		"'install usblp /bin/false'",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(overflow) / sizeof(overflow[0]); i++) {
+		assert_int_equal(klog_classify(overflow[i], strlen(overflow[i]), &f), 1);
+		assert_int_equal(f.kind, KLOG_FINDING_LOAD_ERROR);
+		assert_int_equal(f.err, ENOEXEC);
+		assert_null(f.module);
+	}
+	static const char mc[] = "module: `scsi_transport_sas' likely not compiled "
+				 "with -mcmodel=kernel";
+	assert_int_equal(klog_classify(mc, strlen(mc), &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_LOAD_ERROR);
+	assert_mem(f.module, f.module_len, "scsi_transport_sas");
+	for (size_t i = 0; i < sizeof(no_name) / sizeof(no_name[0]); i++) {
+		assert_int_equal(klog_classify(no_name[i], strlen(no_name[i]), &f), 1);
+		assert_int_equal(f.kind, KLOG_FINDING_MODPROBE_ERROR);
+		assert_null(f.module);
+	}
+	/* a quoted name of one word is still the module */
+	static const char one[] = "systemd-modules-load[1]: Failed to find module 'usblp'";
+	assert_int_equal(klog_classify(one, strlen(one), &f), 1);
+	assert_mem(f.module, f.module_len, "usblp");
+	/* a name masked in quotes: the failure stays, no module */
+	static const char masked[] = "\"***module\": disagrees about version of symbol device_add";
+	assert_int_equal(klog_classify(masked, strlen(masked), &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_SYMBOL_VERSION);
+	assert_null(f.module);
+	/* the kernel's printk format quoted from its source is no log line */
+	static const char src[] = "                               \"request_module: runaway loop "
+				  "modprobe %s\\n\",";
+	assert_int_equal(klog_classify(src, strlen(src), &f), 0);
+	static const char loop[] = "    request_module: runaway loop modprobe char-major-5-1";
+	assert_int_equal(klog_classify(loop, strlen(loop), &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_KMOD_GAVE_UP);
+	assert_mem(f.module, f.module_len, "char-major-5-1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2907,6 +2963,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_10a),
 		cmocka_unit_test(test_finding_batch_10b),
 		cmocka_unit_test(test_finding_batch_11a),
+		cmocka_unit_test(test_finding_batch_11c),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
