@@ -1020,6 +1020,16 @@ static int record_line(struct ci_findings *c, uint64_t line, const struct klog_r
 	return 0;
 }
 
+static bool text_starts(const char *s, size_t len, const char *lit);
+static int ubox_unprobed(struct ci_findings *c, uint64_t line, const char *s, size_t len);
+
+/* ubox's loader at early boot logs to /dev/kmsg: its ident starts the kernel record */
+static bool ubox_record(const struct ci_findings *c, const char *msg, size_t len)
+{
+	return c->unprobed || (len > 12 && msg[0] == 'k' && text_starts(msg, len, "kmodloader: ")) ||
+	       (len > 10 && msg[0] == 'm' && text_starts(msg, len, "modprobe: "));
+}
+
 static int klog_record(struct ci_findings *c, uint64_t line, const struct klog_rec *rec,
 		       const struct klog_finding *classified)
 {
@@ -1033,6 +1043,11 @@ static int klog_record(struct ci_findings *c, uint64_t line, const struct klog_r
 	r = record_line(c, line, rec);
 	if (r < 0)
 		return r;
+	if (ubox_record(c, rec->msg, rec->msg_len)) {
+		r = ubox_unprobed(c, line, rec->msg, rec->msg_len);
+		if (r)
+			return r < 0 ? r : 0;
+	}
 	if (classified) {
 		if (classified->kind == KLOG_FINDING_NONE)
 			return 0;

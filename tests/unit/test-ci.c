@@ -2088,6 +2088,31 @@ static void test_input_wrapped_lines_9a(void **state)
 		      "addressed by the 32-bit offset from PC = 000000003dfd6deb\n", first, 1);
 }
 
+/*
+ * ubox's kmodloader at early boot logs to /dev/kmsg, so its list of modules it could not
+ * probe comes as kernel records (libreCMC's dmesg, tests/corpus 590), read through the
+ * needle filter: the list line after the count's line is a finding, the count's none.
+ */
+static void test_input_ubox_unprobed_records_12b(void **state)
+{
+	static const char list[] =
+		"[   48.914177] nfsd: Unknown symbol __stack_chk_fail (err 0)\n"
+		"[   48.958916] kmodloader: 1 module could not be probed\n"
+		"[   48.969275] kmodloader: - nfsd - 0\n"
+		"[   48.970001] kmodloader: - other - 0\n"
+		"[   49.100000] kmodloader: - later - 0\n";
+	/* past the lines read before the filter starts (QP_SNIFF_LINES) */
+	static const char *const want[] = { "unknown-symbol nfsd 81", "modprobe-error nfsd 83" };
+	char text[4096];
+	size_t n = 0;
+
+	(void)state;
+	for (int i = 0; i < 80; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "[    1.%06d] usb 1-1: ordinary\n", i);
+	snprintf(text + n, sizeof(text) - n, "%s", list);
+	check_wrapped(text, want, 2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2123,6 +2148,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_input_wrapped_lines_8b),
 		cmocka_unit_test(test_text_modutils_8b),
 		cmocka_unit_test(test_input_wrapped_lines_9a),
+		cmocka_unit_test(test_input_ubox_unprobed_records_12b),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--format-lines") == 0)
