@@ -171,6 +171,19 @@ static bool cut_closed(const char *s, size_t n)
 }
 
 /*
+ * Whether @msg starts as kmod's modprobe or insmod lines do. In a log with timestamps an
+ * untimed line is held as a first half only then: a mail client wraps a loader's line
+ * among the records ("insmod: ERROR: could not insert module" / "/lib/.../x.ko:" /
+ * "Unknown symbol in module"), and join_cut() takes only a loader's wording there.
+ */
+static bool loader_head(const char *msg, size_t n)
+{
+	while (n && (*msg == ' ' || *msg == '\t'))
+		msg++, n--;
+	return has_prefix(msg, n, "insmod: ") || has_prefix(msg, n, "modprobe: ");
+}
+
+/*
  * Keeps the line just read when it may be the first half of one that a paste split in
  * two: a time alone, a quoted-printable soft break ('=' at its end), a message that is
  * a module's name and its colon (the kernel's "%s: " before the wording), or a line
@@ -187,7 +200,7 @@ static void hold_cut(struct ci_input *x, uint64_t lineno, const char *line, size
 	bool time_only = false, cut, weak = false;
 
 	x->cut_lineno = 0;
-	if (!record && x->timed)
+	if (!record && x->timed && !loader_head(msg, n))
 		return;
 	/* the common case first: a line with a finding of its own, as the scan found */
 	if (x->classified && x->classified->kind != KLOG_FINDING_NONE)
@@ -306,6 +319,21 @@ static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_
 	}
 	if (!n)
 		return 0;
+	/*
+	 * a loader's line read with no module but ending open, before its message ("...
+	 * command_do() Error" / "running install command '/bin/false' for module x:" /
+	 * "retcode 1"): the module's name is in it, so the wording cut short took it; held
+	 * for the line that ends it
+	 */
+	if (klog_classify(joined, n, &f) && f.kind == KLOG_FINDING_MODPROBE_ERROR &&
+	    !f.module_len && cut_open(joined, n) && !x->cut_time_only &&
+	    x->cut_parts < CUT_PARTS_MAX && n < sizeof(x->cut)) {
+		memcpy(x->cut, joined, n);
+		x->cut_len = n;
+		x->cut_lineno = lineno;
+		x->cut_parts++;
+		return 2;
+	}
 	if (!klog_classify(joined, n, &f)) {
 		/*
 		 * a wording still open: inside its parenthesis, or before its message; or a

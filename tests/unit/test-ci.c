@@ -2113,6 +2113,37 @@ static void test_input_ubox_unprobed_records_12b(void **state)
 	check_wrapped(text, want, 2);
 }
 
+/*
+ * Loader lines a mail client wrapped (batch 12a, tests/corpus 561-585), read through
+ * ci_input_read(): in a log with timestamps too, and past a wording cut short.
+ */
+static void test_input_wrapped_lines_12a(void **state)
+{
+	/* kmod insmod's error wrapped after "module" and after the path, among records */
+	static const char *const timed[] = { "unknown-symbol list_test 1",
+					     "modprobe-error list_test 2" };
+	/* command_do()'s error wrapped before its module: the third line names it */
+	static const char *const install[] = { "modprobe-error sysctl_alias_off 1",
+					       "modprobe-error sysctl_alias_off 4" };
+	/* an untimed line of no loader among records is still no first half */
+	static const char *const other[] = { "unknown-symbol list_test 1" };
+
+	(void)state;
+	check_wrapped("[   82.409820] list_test: Unknown symbol kunit_unary_assert_format (err -2)\n"
+		      "insmod: ERROR: could not insert module\n"
+		      "/lib/modules/5.19.0-rc1/kernel/lib/list-test.ko:\n"
+		      "Unknown symbol in module\n", timed, 2);
+	check_wrapped("modprobe: ERROR: ../libkmod/libkmod-module.c:990 command_do() Error\n"
+		      "running install command '/bin/false' for module sysctl_alias_off:\n"
+		      "retcode 1\n"
+		      "modprobe: ERROR: could not insert 'sysctl_alias_off': Invalid argument\n",
+		      install, 2);
+	check_wrapped("[   82.409820] list_test: Unknown symbol kunit_unary_assert_format (err -2)\n"
+		      "the loader said: could not insert module\n"
+		      "/lib/modules/5.19.0-rc1/kernel/lib/list-test.ko:\n"
+		      "Unknown symbol in module\n", other, 1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2146,6 +2177,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_input_faults),
 		cmocka_unit_test(test_text_ubox_unprobed),
 		cmocka_unit_test(test_input_wrapped_lines_8b),
+		cmocka_unit_test(test_input_wrapped_lines_12a),
 		cmocka_unit_test(test_text_modutils_8b),
 		cmocka_unit_test(test_input_wrapped_lines_9a),
 		cmocka_unit_test(test_input_ubox_unprobed_records_12b),
