@@ -78,10 +78,20 @@ static bool untimed_kernel_line(struct ci_input *x, const char *line, size_t len
 {
 	struct klog_finding f;
 
-	if (x->timed || !len || memchr(line, '\0', len) || dmesg_syslog_head(line, len))
+	if (!len || memchr(line, '\0', len) || dmesg_syslog_head(line, len))
 		return false;
-	if (!klog_classify(line, len, &f))
+	/*
+	 * in a log with timestamps, a line without one is a kernel line only when it is a
+	 * kernel wording that names its module ("> zram: module verification failed: ...",
+	 * quoted after the timestamped paste): never other text that merely looks like one
+	 */
+	if (x->timed) {
+		if (!x->needles || stream_needles_find(x->needles, line, len) >= len ||
+		    !klog_classify(line, len, &f) || !f.module)
+			return false;
+	} else if (!klog_classify(line, len, &f)) {
 		return klog_kernel_line(line, len);
+	}
 	return f.kind != KLOG_FINDING_MODPROBE_ERROR && f.kind != KLOG_FINDING_UDEV_WORKER_TIMEOUT;
 }
 
@@ -116,9 +126,10 @@ static int plain_line(struct ci_input *x, uint64_t lineno, const char *line, siz
 		ci_set_input_format(x->ci, "kernel-log-plain", NULL);
 	}
 	if (!x->plain && untimed_kernel_line(x, line, len)) {
-		if (!x->untimed)
+		/* a log with timestamps stays one: this line is a kernel wording quoted in it */
+		if (!x->untimed && !x->timed)
 			ci_set_input_format(x->ci, "kernel-log-plain", NULL);
-		x->untimed = true;
+		x->untimed = x->untimed || !x->timed;
 	} else if (!x->plain) {
 		size_t ind = 0, head, cut;
 
