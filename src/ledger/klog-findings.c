@@ -1652,13 +1652,18 @@ static bool kernel_head_line(const char *s, size_t len)
 		"BUG: KASAN: ", "BUG: soft lockup - CPU#", "RIP: 0010:", "RIP: 0033:",
 		"Kernel command line: ", "audit: type=", "[drm] ", "[drm:", "ACPI: ", "ACPI Error: ",
 		"ACPI BIOS Error ", "EXT4-fs (", "EXT4-fs error (",
+		/* kernel/hung_task.c's report of a task blocked too long */
+		"\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.",
 	};
 
 	if (len < 6)
 		return false;
 	/* most lines begin with none of these letters: one test */
-	if (!strchr("MH-KWBRa[AE", s[0]))
+	if (!strchr("MH-KWBRa[AE\"I", s[0]))
 		return false;
+	/* hung_task.c: "INFO: task %s:%d blocked for more than %ld seconds." */
+	if (len > 11 && !memcmp(s, "INFO: task ", 11))
+		return memmem(s, len, " blocked for more than ", 23) != NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
 		size_t n = strlen(heads[i]);
 
@@ -1724,6 +1729,11 @@ bool klog_kernel_line(const char *msg, size_t len)
 		len--;
 	if (len == 0 || len > MSG_MAX)
 		return false;
+	/* a paste's indentation, or a mail's quote of an untimed report */
+	while (len && (*msg == ' ' || *msg == '\t' || *msg == '>')) {
+		msg++;
+		len--;
+	}
 	msg = skip_kernel_tag(msg, &len);
 	msg = skip_level_prefix(msg, &len);
 	/* the x86 and arm64 stack dumps' heads (show_trace_log_lvl(), dump_backtrace()) */

@@ -2184,6 +2184,10 @@ static void test_kernel_line(void **state)
 		"scsi 2:0:0:0: Direct-Access     ATA      Samsung SSD",
 		"ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)",
 		"ata1.00: ATA-9: Samsung SSD 850 EVO 500GB, EMT02B6Q, max UDMA/133",
+		"  INFO: task kworker/34:2:243325 blocked for more than 225 seconds.",
+		"  \"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.",
+		"  Call Trace:",
+		"> > Modules linked in: nvidia(PO)",
 	};
 	static const char *const other[] = {
 		"CPU: 1 Comm: x",
@@ -2210,6 +2214,8 @@ static void test_kernel_line(void **state)
 		"ata1.0: one digit",
 		"ata1 is the port",
 		"ACPI is the firmware",
+		"INFO: task done",
+		"  Call Traces: none",
 	};
 
 	(void)state;
