@@ -1163,7 +1163,9 @@ static bool quotes_loader(const char *s, size_t len)
 static bool loader_message(const char *s, size_t len)
 {
 	static const char *const starts[] = {
-		"modprobe: ", "insmod: ", "Failed to insert ", "Failed to find module '",
+		"modprobe: ", "insmod: ", "rmmod: ", "Failed to insert ", "Failed to find module '",
+		/* module-init-tools' rmmod, no program name */
+		"ERROR: Module ",
 		"Error running install command ", "FATAL: Error ", "WARNING: Error ",
 		"FATAL: Module ", "could not insert '",
 		/* kmod's first releases: "Error: " and no program name */

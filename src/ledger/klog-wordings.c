@@ -366,6 +366,21 @@ const struct klog_format_entry klog_wordings[] = {
 	  EBUSY, "m"),
 	E(MODPROBE_ERROR, "modprobe: ERROR: could not remove '%s': %s", "kmod tools/modprobe.c",
 	  0, "mt"),
+	/* kmod's rmmod: check_module_inuse() finding the module held, then the removal's
+	 * error; its "Module %s is not currently loaded" and "is builtin." say there was
+	 * nothing to remove, no failure (the corpus's hand annotations agree) */
+	E(MODPROBE_ERROR, "rmmod: ERROR: Module %s is in use by: %s", "kmod tools/rmmod.c", EBUSY,
+	  "mt"),
+	E(MODPROBE_ERROR, "rmmod: ERROR: Module %s is in use", "kmod tools/rmmod.c", EBUSY, "m"),
+	E(MODPROBE_ERROR, "rmmod: ERROR: could not remove module %s: %s", "kmod tools/rmmod.c", 0,
+	  "mt", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
+	/* module-init-tools' rmmod (2.6 era): error() says "ERROR: " and no program name */
+	E(MODPROBE_ERROR, "ERROR: Module %s is in use by %s", "module-init-tools rmmod.c", EBUSY,
+	  "mt", .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "ERROR: Module %s is in use", "module-init-tools rmmod.c", EBUSY, "m",
+	  .flags = KLOG_FORMAT_WORDS),
+	E(MODPROBE_ERROR, "ERROR: Module %s does not exist in /proc/modules",
+	  "module-init-tools rmmod.c", ENOENT, "m", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "insmod: ERROR: could not load module %s: %s", "kmod tools/insmod.c",
 	  0, "mt", .flags = KLOG_FORMAT_MODULE_PATH | KLOG_FORMAT_ERRNO_TEXT),
 	E(MODPROBE_ERROR, "insmod: ERROR: could not insert module %s: %s",

@@ -2911,6 +2911,32 @@ static void test_finding_batch_11c(void **state)
 	assert_mem(f.module, f.module_len, "char-major-5-1");
 }
 
+/* kmod's rmmod and module-init-tools' rmmod: a removal refused, as modprobe -r's lines */
+static void test_finding_rmmod(void **state)
+{
+	static const struct classify_case cases[] = {
+		{ "rmmod: ERROR: Module snd_pcm is in use by: snd_hda_intel snd_hda_codec", "snd_pcm",
+		  KLOG_FINDING_MODPROBE_ERROR, EBUSY },
+		{ "rmmod: ERROR: Module nvidia is in use", "nvidia", KLOG_FINDING_MODPROBE_ERROR, EBUSY },
+		{ "rmmod: ERROR: could not remove module hello.ko: Device or resource busy", "hello",
+		  KLOG_FINDING_MODPROBE_ERROR, EBUSY },
+		{ "ERROR: Module snd_ac97_codec is in use by snd_ens1371", "snd_ac97_codec",
+		  KLOG_FINDING_MODPROBE_ERROR, EBUSY },
+		{ "ERROR: Module foo does not exist in /proc/modules", "foo",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		"rmmod: ERROR: Module is in use",
+		"ERROR: Module two words is in use",
+		"rmmod: ERROR: missing module name.",
+		"rmmod: ERROR: Module hello is not currently loaded",
+		"rmmod: ERROR: Module ext4 is builtin.",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2970,6 +2996,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_10b),
 		cmocka_unit_test(test_finding_batch_11a),
 		cmocka_unit_test(test_finding_batch_11c),
+		cmocka_unit_test(test_finding_rmmod),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
