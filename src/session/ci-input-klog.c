@@ -86,7 +86,9 @@ static bool untimed_kernel_line(struct ci_input *x, const char *line, size_t len
 	 * quoted after the timestamped paste): never other text that merely looks like one
 	 */
 	if (x->timed) {
-		if (!x->needles || stream_needles_find(x->needles, line, len) >= len ||
+		/* a record whose time did not read ("[99999999999.000000] ") is skipped, said */
+		if (line[0] == '[' || line[0] == '<' || !x->needles ||
+		    stream_needles_find(x->needles, line, len) >= len ||
 		    !klog_classify(line, len, &f) || !f.module)
 			return false;
 	} else if (!klog_classify(line, len, &f)) {

@@ -195,4 +195,18 @@ ci_json jpretty 0
 [ "$(get jpretty '[.findings[] | .class + ":" + .module + ":" + (.first_line|tostring)] | sort | join(",")')" = "modprobe-error:vboxdrv:8,unknown-symbol:nvidia:4" ] ||
 	ts_fail "json-pretty: findings $(get jpretty '[.findings[] | .class + ":" + (.first_line|tostring)] | join(",")')"
 [ "$(get jpretty '.inputs[0].skipped_lines')" = 1 ] || ts_fail "json-pretty: the entry cut short is not said"
+# a log with timestamps and, quoted after it untimed, a kernel wording naming its module
+# (tests/corpus 585): a kernel line of that log, which stays a log with timestamps; other
+# untimed text that names no module stays text
+cat >"$T/quoted.txt" <<'X'
+[    0.000000] Linux version 5.19.0-1-default (geeko@buildhost) (gcc) #1 SMP
+[    1.000000] zram: Added device: zram0
+the reporter wrote:
+> zram: module verification failed: signature and/or required key missing - tainting kernel
+> module verification failed: signature and/or required key missing
+X
+ci_json quoted 0
+[ "$(get quoted '[.findings[] | .class + ":" + .module + ":" + (.first_line|tostring)] | join(",")')" = "signature-missing:zram:4" ] ||
+	ts_fail "quoted: findings $(get quoted '[.findings[] | .class + ":" + (.first_line|tostring)] | join(",")')"
+[ "$(get quoted '.inputs[0].format')" = kernel-log-text ] || ts_fail "quoted: format $(get quoted '.inputs[0].format')"
 ts_finalize
