@@ -212,7 +212,7 @@ static const char *const needles[] = {
 	"LoadWithAliases",	/* and "LoadWithAliases was unable to load %s" */
 	"failed to insert",	/* OpenWrt's ubox loader */
 	"failed to mmap",	/* and its "failed to mmap %s" of a module file */
-	"loader: - ",		/* and kmodloader's list "- %s - %d" of modules not probed */
+	"kmodloader: ",	/* and its list "- %s - %d" of modules not probed */
 	"could not insert",	/* kmod's modprobe error retyped without "modprobe: " */
 	"relocation",		/* riscv's, LoongArch's, MIPS's "Unknown relocation type %u",
 				 * x86's "Unknown rela relocation: %llu" */
