@@ -1756,17 +1756,22 @@ static const char *skip_quote(const char *s, size_t *len)
 size_t klog_join_cut(const char *a, size_t alen, const char *b, size_t blen, char *buf,
 		     size_t size)
 {
+	size_t n, quoted;
 	bool soft;
-	size_t n;
 
 	while (alen && a[alen - 1] == '\r')
 		alen--;
 	while (blen && b[blen - 1] == '\r')
 		blen--;
+	quoted = alen;
 	a = skip_quote(a, &alen);
-	b = skip_quote(b, &blen);
+	quoted -= alen;
 	/* quoted-printable's soft line break: the '=' stands for nothing, not a space */
 	soft = alen && a[alen - 1] == '=';
+	/* after a soft break in an unquoted, unindented line, the next line's blanks are
+	 * the text's own: the encoder may break right before a space ("taints=", " kernel.") */
+	if (!soft || quoted)
+		b = skip_quote(b, &blen);
 	if (soft)
 		alen--;
 	else

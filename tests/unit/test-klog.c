@@ -2937,6 +2937,26 @@ static void test_finding_rmmod(void **state)
 	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 13a: a quoted-printable soft break right before a space keeps the space */
+static void test_join_cut_soft_break_space(void **state)
+{
+	static const char a[] = "chiasmus: module license 'SECUNET' taints=";
+	static const char b[] = " kernel.";
+	char buf[KLOG_JOIN_MAX];
+	struct klog_finding f;
+	size_t n;
+
+	(void)state;
+
+	n = klog_join_cut(a, strlen(a), b, strlen(b), buf, sizeof(buf));
+	assert_string_equal(buf, "chiasmus: module license 'SECUNET' taints kernel.");
+	assert_int_equal(klog_classify(buf, n, &f), 1);
+	assert_int_equal(f.kind, KLOG_FINDING_TAINT);
+	/* a soft break inside a word stays joined with no space */
+	assert_int_equal(klog_join_cut("mo=", 3, "dule", 4, buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "module");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2997,6 +3017,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_11a),
 		cmocka_unit_test(test_finding_batch_11c),
 		cmocka_unit_test(test_finding_rmmod),
+		cmocka_unit_test(test_join_cut_soft_break_space),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
