@@ -339,6 +339,11 @@ const struct klog_format_entry klog_wordings[] = {
 	 * bridge br_netfilter": canonical/lxd#2321, moby/moby#48998) */
 	E(MODPROBE_ERROR, "modprobe: WARNING: Module %s not found in directory %s",
 	  "kmod tools/modprobe.c", ENOENT, "mt"),
+	/* the same through syslog (modprobe -s): kmod's tools/log.c hands syslog() only
+	 * "%s: %s", priority and message, and the ident is syslog's, so a log cut to the
+	 * message (securedrop-workstation#590) starts at the priority */
+	E(MODPROBE_ERROR, "FATAL: Module %s not found in directory %s", "kmod tools/modprobe.c",
+	  ENOENT, "mt", .flags = KLOG_FORMAT_WORDS),
 	E(MODPROBE_ERROR, "modprobe: FATAL: Failed to get module from path %s: %s",
 	  "kmod tools/modprobe.c", 0, "mt"),
 	E(MODPROBE_ERROR, "modprobe: ERROR: could not insert '%s': Module already in kernel",

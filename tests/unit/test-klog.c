@@ -2957,6 +2957,25 @@ static void test_join_cut_soft_break_space(void **state)
 	assert_string_equal(buf, "module");
 }
 
+/* batch 13c: kmod's not-found line as modprobe -s hands it to syslog, whose ident is
+ * the program's, so a log cut to the message starts at the priority */
+static void test_finding_batch_13c(void **state)
+{
+	static const struct classify_case cases[] = {
+		{ "FATAL: Module u2mfn not found in directory /lib/modules/4.14.186-grsec-workstation",
+		  "u2mfn", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+		{ "Jul 16 10:01:02 dom0 modprobe: FATAL: Module evdi not found in directory "
+		  "/lib/modules/5.8.7-200.fc32.x86_64", "evdi", KLOG_FINDING_MODPROBE_ERROR, ENOENT },
+	};
+	static const char *const none[] = {
+		"FATAL: Module not found in directory /lib/modules/6.1.0-13-amd64",
+		"the docs say FATAL: Module foo not found in directory is harmless",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3018,6 +3037,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_11c),
 		cmocka_unit_test(test_finding_rmmod),
 		cmocka_unit_test(test_join_cut_soft_break_space),
+		cmocka_unit_test(test_finding_batch_13c),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
