@@ -490,6 +490,35 @@ static void fill(const struct klog_format_entry *e, const struct matcher *mt,
 }
 
 /*
+ * Whether a three-byte UTF-8 character (CJK, kana, full-width punctuation) ends right
+ * before p: prose in those scripts has no blanks between words, so a name pasted into
+ * it starts right after such a character (two Chinese characters, then "panel_x:
+ * loading out-of-tree ...").
+ */
+static bool after_wide_char(const char *msg, const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+
+	return p - msg >= 3 && (u[-3] & 0xf0) == 0xe0 && (u[-2] & 0xc0) == 0x80 &&
+	       (u[-1] & 0xc0) == 0x80;
+}
+
+/* A name pasted into such prose: the module's name is what follows the last wide
+ * character (a Chinese word, then "hello: loading ..." names hello), none when nothing
+ * follows it */
+static void module_after_wide_chars(struct klog_finding *r)
+{
+	for (size_t i = r->module_len; i >= 3; i--)
+		if (after_wide_char(r->module, r->module + i)) {
+			r->module += i;
+			r->module_len -= i;
+			if (!r->module_len)
+				r->module = NULL;
+			return;
+		}
+}
+
+/*
  * Whether a name can be a module's: the kernel prints any name a module has, quotes and
  * escapes included (kmodtop escapes them on output), but a name with no letter or digit
  * ("…" for the name in a tutorial), with a paste's mask in it, or ending in the quote
@@ -708,6 +737,8 @@ static bool classify_entry_at(const struct klog_format_entry *e, const char *msg
 		ret->kind = KLOG_FINDING_NONE;
 		return false;
 	}
+	if (ret->module)
+		module_after_wide_chars(ret);
 	/* a placeholder or a masked name names no module; the finding stays */
 	if (ret->module && !module_name_chars(ret->module, ret->module_len)) {
 		ret->module = NULL;
@@ -844,7 +875,8 @@ static int classify_kernel_phrase(const char *msg, size_t len, struct klog_findi
 		/* at the line's start, after a quote's mark or a time's "] ": not prose's
 		 * last word before a colon ("except for one: Loading ...") */
 		if (name < start - 2 && (name == msg || strchr("`\"'(", name[-1]) ||
-					 (name - msg > 1 && name[-1] == ' ' && name[-2] == ']'))) {
+					 (name - msg > 1 && name[-1] == ' ' && name[-2] == ']') ||
+					 after_wide_char(msg, name))) {
 			ret->module = name;
 			ret->module_len = (size_t)(start - 2 - name);
 		}

@@ -2976,6 +2976,34 @@ static void test_finding_batch_13c(void **state)
 	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
 }
 
+/*
+ * The held-out batch 13b (tests/corpus 631-650): the taint's sentence pasted into
+ * Chinese prose, its module's name glued to the word before it (632)
+ */
+static void test_finding_batch_13b(void **state)
+{
+	static const struct classify_case cases[] = {
+		{ "\xe5\x87\xba\xe7\x8e\xb0panel_rpi_dsi_displays: loading out-of-tree module taints "
+		  "kernel\xe9\x97\xae\xe9\xa2\x98\xef\xbc\x8c", "panel_rpi_dsi_displays",
+		  KLOG_FINDING_TAINT, 0 },
+		/* after full-width punctuation */
+		{ "\xef\xbc\x9ahello: loading out-of-tree module taints kernel.", "hello",
+		  KLOG_FINDING_TAINT, 0 },
+		/* in a sentence: a two-byte letter (Cyrillic) is a blank-separated script's,
+		 * continuation bytes alone are no character: no name */
+		{ "\xd0\xb0hello: loading out-of-tree module taints kernel, \xd0\xb0", NULL,
+		  KLOG_FINDING_TAINT, 0 },
+		{ "\x80\x80\x80hello: loading out-of-tree module taints kernel, \xd0\xb0", NULL,
+		  KLOG_FINDING_TAINT, 0 },
+		/* a whole kernel line: the name after the wide character, an unknown symbol's too */
+		{ "\xef\xbc\x9ahello: Unknown symbol foo (err -2)", "hello", KLOG_FINDING_UNKNOWN_SYMBOL,
+		  ENOENT },
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3038,6 +3066,7 @@ int main(void)
 		cmocka_unit_test(test_finding_rmmod),
 		cmocka_unit_test(test_join_cut_soft_break_space),
 		cmocka_unit_test(test_finding_batch_13c),
+		cmocka_unit_test(test_finding_batch_13b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
