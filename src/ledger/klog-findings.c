@@ -831,12 +831,19 @@ static int classify_kernel_phrase(const char *msg, size_t len, struct klog_findi
 		{ "required key missing - tainting kernel", "odule verification failed: signature and/or ",
 		  KLOG_FINDING_SIG_MISSING },
 	};
-	const char *at = NULL, *start, *name;
-	size_t i;
+	const char *at = NULL, *start, *name, *end = msg + len;
+	size_t i = ARRAY_SIZE(phrases);
 
-	for (i = 0; i < ARRAY_SIZE(phrases); i++)
-		if ((at = memmem(msg, len, phrases[i].phrase, strlen(phrases[i].phrase))))
-			break;
+	/* the first on the line; the rest of the line may hold the other (->rest) */
+	for (size_t k = 0; k < ARRAY_SIZE(phrases); k++) {
+		const char *p = memmem(msg, at ? (size_t)(at - msg) : len, phrases[k].phrase,
+				       strlen(phrases[k].phrase));
+
+		if (p) {
+			at = p;
+			i = k;
+		}
+	}
 	if (!at)
 		return 0;
 	if (phrases[i].before) {
@@ -859,6 +866,8 @@ static int classify_kernel_phrase(const char *msg, size_t len, struct klog_findi
 		return 0;
 	memset(ret, 0, sizeof(*ret));
 	ret->kind = phrases[i].kind;
+	if (at + strlen(phrases[i].phrase) < end)
+		ret->rest = at + strlen(phrases[i].phrase);
 	for (size_t k = 0; k < klog_wordings_n; k++)
 		if (klog_wordings[k].kind == ret->kind &&
 		    strstr(klog_wordings[k].format, phrases[i].phrase)) {

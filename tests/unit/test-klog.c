@@ -2712,6 +2712,22 @@ static void test_finding_kernel_phrase(void **state)
 	};
 
 	(void)state;
+	/* both on one line (tests/corpus 671): the first, then the other in its rest */
+	{
+		static const char two[] = "report two 'warning' :' 1.loading out-of-tree module "
+					  "taints kernel.'  and  2. 'example: module verification "
+					  "failed: signature and/or required key missing - tainting "
+					  "kernel' after I insmod example.ko,.";
+		struct klog_finding f;
+
+		assert_int_equal(klog_classify(two, strlen(two), &f), 1);
+		assert_int_equal(f.kind, KLOG_FINDING_TAINT);
+		assert_null(f.module);
+		assert_non_null(f.rest);
+		assert_int_equal(klog_classify_rest(f.rest, strlen(f.rest), &f), 1);
+		assert_int_equal(f.kind, KLOG_FINDING_SIG_MISSING);
+		assert_field(f.module, f.module_len, "example");
+	}
 	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none, sizeof(none) / sizeof(none[0]));
 }
 
