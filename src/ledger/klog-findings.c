@@ -1093,6 +1093,33 @@ static int classify_lower_case_priority(const char *msg, size_t len, struct klog
 	return 0;
 }
 
+/*
+ * kmod's line retyped with the colon after its priority word left out ("modprobe: ERROR
+ * could not insert 'bnxt_en': Exec format error"; tools/log.c prints "%s: %s: "): read
+ * from kmod's own words after the priority, as the line retyped without its program's
+ * words. Only before "could not insert", whose quoted name or module path marks it.
+ */
+static int classify_colonless_priority(const char *msg, size_t len, struct klog_finding *ret)
+{
+	static const char *const heads[] = { "modprobe: ERROR could not insert ",
+					     "insmod: ERROR could not insert " };
+
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t hn = strlen(heads[i]);
+		const char *at = memmem(msg, len, heads[i], hn);
+
+		if (!at || (at > msg && isalnum((unsigned char)at[-1])))
+			continue;
+		at += hn - strlen("could not insert ");
+		for (size_t k = 0; k < klog_wordings_n; k++)
+			if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
+			    !strncmp(klog_wordings[k].format, "could not insert ", 17) &&
+			    classify_entry(&klog_wordings[k], at, (size_t)(msg + len - at), ret))
+				return 1;
+	}
+	return 0;
+}
+
 /* Whether @s follows a "\n" written out in two characters, a backslash and an 'n' */
 static bool escaped_newline_before(const char *msg, const char *s)
 {
@@ -1171,6 +1198,8 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 					return 1;
 	}
 	if (prog && classify_lower_case_priority(msg, len, ret))
+		return 1;
+	if (prog && classify_colonless_priority(msg, len, ret))
 		return 1;
 	if (classify_retyped_insmod(msg, len, ret))
 		return 1;

@@ -3020,6 +3020,30 @@ static void test_finding_batch_13b(void **state)
 	check_classified(cases, sizeof(cases) / sizeof(cases[0]), NULL, 0);
 }
 
+/* held-out batch 14c: kmod's line retyped without the colon after its priority word */
+static void test_finding_batch_14c(void **state)
+{
+	static const struct classify_case cases[] = {
+		{ "modprobe: ERROR could not insert 'bnxt_en': Exec format error", "bnxt_en",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		{ "It fails with modprobe: ERROR could not insert 'tg3': Exec format error", "tg3",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+		{ "insmod: ERROR could not insert module ./hello.ko: Invalid module format", "hello",
+		  KLOG_FINDING_MODPROBE_ERROR, ENOEXEC },
+	};
+	static const char *const none[] = {
+		/* glued to a word, or not kmod's wording after the priority */
+		"xmodprobe: ERROR could not insert 'bnxt_en': Exec format error",
+		"modprobe: ERROR could not load the config",
+		/* the words in prose, no program before them */
+		"ERROR could not insert the card into the slot: No such device",
+	};
+
+	(void)state;
+	check_classified(cases, sizeof(cases) / sizeof(cases[0]), none,
+			 sizeof(none) / sizeof(none[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3083,6 +3107,7 @@ int main(void)
 		cmocka_unit_test(test_join_cut_soft_break_space),
 		cmocka_unit_test(test_finding_batch_13c),
 		cmocka_unit_test(test_finding_batch_13b),
+		cmocka_unit_test(test_finding_batch_14c),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
