@@ -1860,6 +1860,31 @@ size_t klog_join_cut(const char *a, size_t alen, const char *b, size_t blen, cha
 	return n;
 }
 
+size_t klog_join_cut_minus(const char *a, size_t alen, const char *b, size_t blen, char *buf,
+			   size_t size)
+{
+	size_t n, sp;
+
+	while (alen && a[alen - 1] == '\r')
+		alen--;
+	while (blen && b[blen - 1] == '\r')
+		blen--;
+	/* a soft break joins with no space already */
+	if (alen && a[alen - 1] == '=')
+		return 0;
+	n = klog_join_cut(a, alen, b, blen, buf, size);
+	b = skip_quote(b, &blen);
+	if (!n || !blen || n < blen + 3 || !isdigit((unsigned char)*b))
+		return 0;
+	/* printf's "%d" puts no blank after a minus sign: one before a digit was the wrap's */
+	sp = n - blen - 1;
+	if (buf[sp] != ' ' || buf[sp - 1] != '-' || (buf[sp - 2] != ' ' && buf[sp - 2] != '('))
+		return 0;
+	memmove(buf + sp, buf + sp + 1, blen);
+	buf[--n] = '\0';
+	return n;
+}
+
 /* --- the memo -------------------------------------------------------------------------- */
 
 #define MEMO_SLOTS 4096

@@ -167,6 +167,14 @@ bool klog_kernel_line(const char *msg, size_t len);
 size_t klog_join_cut(const char *a, size_t alen, const char *b, size_t blen, char *buf,
 		     size_t size);
 
+/*
+ * The same join for a line a mail client broke after the minus sign of a negative
+ * number ("... (err -" / "2)"): no space between the two halves. 0 unless @a ends in
+ * " -" or "(-" and @b, past its quote marks, starts with a digit.
+ */
+size_t klog_join_cut_minus(const char *a, size_t alen, const char *b, size_t blen, char *buf,
+			   size_t size);
+
 /* "unknown-symbol", ...: stable names for JSON. */
 const char *klog_finding_kind_name(enum klog_finding_kind kind);
 

@@ -347,6 +347,16 @@ static int join_cut(struct ci_input *x, uint64_t lineno, const char *line, size_
 		x->cut_parts++;
 		return 2;
 	}
+	if (!klog_classify(joined, n, &f) && !x->cut_time_only) {
+		/* a mail client's break after a negative number's minus sign */
+		char alt[KLOG_JOIN_MAX];
+		size_t m = klog_join_cut_minus(x->cut, x->cut_len, line, len, alt, sizeof(alt));
+
+		if (m && klog_classify(alt, m, &f)) {
+			memcpy(joined, alt, m + 1);
+			n = m;
+		}
+	}
 	if (!klog_classify(joined, n, &f)) {
 		/*
 		 * a wording still open: inside its parenthesis, or before its message; or a

@@ -3044,6 +3044,35 @@ static void test_finding_batch_14c(void **state)
 			 sizeof(none) / sizeof(none[0]));
 }
 
+/* batch 14b: a mail client's break after a negative number's minus sign */
+static void test_join_cut_minus_14b(void **state)
+{
+	static const char a[] = "> [   94.008475] nfsv4: Unknown symbol nfs4_client_id_uniquifier (err -";
+	static const char b[] = "> 2)";
+	char buf[KLOG_JOIN_MAX];
+	struct klog_finding f;
+	size_t n;
+
+	(void)state;
+	n = klog_join_cut_minus(a + 17, strlen(a + 17), b, strlen(b), buf, sizeof(buf));
+	assert_string_equal(buf, "nfsv4: Unknown symbol nfs4_client_id_uniquifier (err -2)");
+	assert_int_equal(n, strlen(buf));
+	assert_true(klog_classify(buf, n, &f));
+	assert_int_equal(f.kind, KLOG_FINDING_UNKNOWN_SYMBOL);
+	assert_int_equal(f.err, ENOENT);
+	/* the plain join keeps the space, and reads no finding */
+	n = klog_join_cut(a + 17, strlen(a + 17), b, strlen(b), buf, sizeof(buf));
+	assert_false(klog_classify(buf, n, &f));
+	/* a dash before a word ("missing -" / "tainting kernel") keeps its space */
+	assert_int_equal(klog_join_cut_minus("key missing -", 13, "tainting kernel", 15, buf,
+					     sizeof(buf)), 0);
+	/* a hyphen inside a word, a soft break, a second half with no digit: no join */
+	assert_int_equal(klog_join_cut_minus("range 5-", 8, "2)", 2, buf, sizeof(buf)), 0);
+	assert_int_equal(klog_join_cut_minus("(err -=", 7, "2)", 2, buf, sizeof(buf)), 0);
+	assert_int_equal(klog_join_cut_minus("(err -", 6, "> x2)", 5, buf, sizeof(buf)), 0);
+	assert_int_equal(klog_join_cut_minus("-", 1, "2", 1, buf, sizeof(buf)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3108,6 +3137,7 @@ int main(void)
 		cmocka_unit_test(test_finding_batch_13c),
 		cmocka_unit_test(test_finding_batch_13b),
 		cmocka_unit_test(test_finding_batch_14c),
+		cmocka_unit_test(test_join_cut_minus_14b),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
