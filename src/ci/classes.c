@@ -216,7 +216,7 @@ static const char *const needles[] = {
 	"could not insert",	/* kmod's modprobe error retyped without "modprobe: " */
 	"relocation",		/* riscv's, LoongArch's, MIPS's "Unknown relocation type %u",
 				 * x86's "Unknown rela relocation: %llu" */
-	"32-bit offset",	/* riscv's "can not be addressed by the 32-bit offset from PC" */
+	"bit offset from",	/* riscv's "can not be addressed by the 32-bit offset from PC" */
 };
 const char *const *ci_needles(size_t *ret_n)
 {
