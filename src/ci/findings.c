@@ -1199,6 +1199,21 @@ static bool loader_program_line(const char *s, size_t len)
 	static const char *const progs[] = { "modprobe: ", "insmod: ", "rmmod: ", "kmodloader: " };
 	static const char *const kmod[] = { "modprobe: ERROR: ", "modprobe: FATAL: ",
 					    "insmod: ERROR: ", "rmmod: ERROR: " };
+	size_t k = 0;
+
+	/* OpenWrt's logread puts "facility.level " before the program ("user.err ") */
+	while (k < len && k < 16 && s[k] >= 'a' && s[k] <= 'z')
+		k++;
+	if (k && k + 1 < len && s[k] == '.') {
+		size_t l = k + 1;
+
+		while (l < len && l < 32 && s[l] >= 'a' && s[l] <= 'z')
+			l++;
+		if (l > k + 1 && l < len && s[l] == ' ') {
+			s += l + 1;
+			len -= l + 1;
+		}
+	}
 
 	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
 		size_t n = strlen(progs[i]);

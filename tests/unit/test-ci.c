@@ -2043,6 +2043,8 @@ static void test_text_loader_other_lines(void **state)
 		  "with message: `modprobe: ERROR: ../libkmod/libkmod.c:557 kmod_search_moddep() "
 		  "could not open moddep file '/lib/modules/4.13.0-19/modules.dep.bin'`\"", true },
 		{ "and then he said modprobe: hello", false },
+		{ "user.err modprobe: (mixos): module load for '-q' failed: error.ModuleNotFound", true },
+		{ "user.err sshd: modprobe: said the attacker", false },
 		{ "systemd[1]: Starting Load Kernel Modules...", false },
 		{ "sshd[1]: depmod: said the attacker", false },
 		{ "systemd[1]: foo.service: Main process exited, code=exited, status=1/FAILURE", false },
