@@ -1069,48 +1069,32 @@ static int classify_quoted_loader_cut(const char *msg, size_t len, struct klog_f
 }
 
 /*
- * kmod's line retyped in lower case, priority and all ("modprobe: error: could not
- * insert '8192eu': invalid argument"; tools/log.c prints "ERROR"): read from kmod's own
- * words after the priority, as the line retyped without its program's words.
+ * kmod's line retyped with its priority mangled: in lower case, priority and all
+ * ("modprobe: error: could not insert '8192eu': invalid argument"), or without the
+ * colon after it ("modprobe: ERROR could not insert 'bnxt_en': Exec format error");
+ * tools/log.c prints "%s: ERROR: ". Read from kmod's own words after the priority, as
+ * the line retyped without its program's words.
  */
-static int classify_lower_case_priority(const char *msg, size_t len, struct klog_finding *ret)
+static int classify_retyped_priority(const char *msg, size_t len, struct klog_finding *ret)
 {
-	static const char *const heads[] = { "modprobe: error: ", "insmod: error: " };
+	static const struct {
+		const char *head;
+		size_t kept;		/* its last bytes that are the wording's own */
+	} heads[] = {
+		{ "modprobe: error: ", 0 },
+		{ "insmod: error: ", 0 },
+		/* only before "could not insert", whose quoted name or path marks it */
+		{ "modprobe: ERROR could not insert ", 17 },
+		{ "insmod: ERROR could not insert ", 17 },
+	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
-		size_t hn = strlen(heads[i]);
-		const char *at = memmem(msg, len, heads[i], hn);
+		size_t hn = strlen(heads[i].head);
+		const char *at = memmem(msg, len, heads[i].head, hn);
 
 		if (!at || (at > msg && isalnum((unsigned char)at[-1])))
 			continue;
-		at += hn;
-		for (size_t k = 0; k < klog_wordings_n; k++)
-			if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
-			    !strncmp(klog_wordings[k].format, "could not insert ", 17) &&
-			    classify_entry(&klog_wordings[k], at, (size_t)(msg + len - at), ret))
-				return 1;
-	}
-	return 0;
-}
-
-/*
- * kmod's line retyped with the colon after its priority word left out ("modprobe: ERROR
- * could not insert 'bnxt_en': Exec format error"; tools/log.c prints "%s: %s: "): read
- * from kmod's own words after the priority, as the line retyped without its program's
- * words. Only before "could not insert", whose quoted name or module path marks it.
- */
-static int classify_colonless_priority(const char *msg, size_t len, struct klog_finding *ret)
-{
-	static const char *const heads[] = { "modprobe: ERROR could not insert ",
-					     "insmod: ERROR could not insert " };
-
-	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
-		size_t hn = strlen(heads[i]);
-		const char *at = memmem(msg, len, heads[i], hn);
-
-		if (!at || (at > msg && isalnum((unsigned char)at[-1])))
-			continue;
-		at += hn - strlen("could not insert ");
+		at += hn - heads[i].kept;
 		for (size_t k = 0; k < klog_wordings_n; k++)
 			if (klog_wordings[k].kind == KLOG_FINDING_MODPROBE_ERROR &&
 			    !strncmp(klog_wordings[k].format, "could not insert ", 17) &&
@@ -1197,9 +1181,7 @@ static int classify_quoted_loader(const char *msg, size_t len, struct klog_findi
 				    classify_entry(&klog_wordings[k], at + 1, (size_t)(msg + len - at) - 1, ret))
 					return 1;
 	}
-	if (prog && classify_lower_case_priority(msg, len, ret))
-		return 1;
-	if (prog && classify_colonless_priority(msg, len, ret))
+	if (prog && classify_retyped_priority(msg, len, ret))
 		return 1;
 	if (classify_retyped_insmod(msg, len, ret))
 		return 1;

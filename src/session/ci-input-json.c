@@ -11,6 +11,7 @@
 #include "session/ci-input-private.h"
 #include "sources/dmesg-json.h"
 #include "sources/stream.h"
+#include "util/array.h"
 #include "util/macro.h"
 
 /* A dmesg --json document is the kernel's ring buffer: a few MiB; more is no such thing */
@@ -26,20 +27,13 @@ struct json_doc {
 
 static int doc_append(struct json_doc *d, const char *line, size_t len)
 {
+	int r;
+
 	if (d->len + len + 2 > JSON_DOC_MAX)
 		return -EFBIG;
-	if (d->len + len + 2 > d->cap) {
-		size_t cap = d->cap ? d->cap : 4096;
-		char *t;
-
-		while (cap < d->len + len + 2)
-			cap *= 2;
-		t = realloc(d->text, cap);
-		if (!t)
-			return -ENOMEM;
-		d->text = t;
-		d->cap = cap;
-	}
+	r = array_grow_uninit((void **)&d->text, d->len + len + 1, &d->cap, 1);
+	if (r < 0)
+		return r;
 	memcpy(d->text + d->len, line, len);
 	d->len += len;
 	d->text[d->len++] = '\n';
@@ -49,15 +43,11 @@ static int doc_append(struct json_doc *d, const char *line, size_t len)
 
 static int doc_msg_line(struct json_doc *d, uint64_t lineno)
 {
-	if (d->n_msg == d->cap_msg) {
-		size_t cap = d->cap_msg ? 2 * d->cap_msg : 64;
-		uint64_t *t = reallocarray(d->msg_lines, cap, sizeof(*t));
+	int r = array_grow_uninit((void **)&d->msg_lines, d->n_msg, &d->cap_msg,
+				  sizeof(*d->msg_lines));
 
-		if (!t)
-			return -ENOMEM;
-		d->msg_lines = t;
-		d->cap_msg = cap;
-	}
+	if (r < 0)
+		return r;
 	d->msg_lines[d->n_msg++] = lineno;
 	return 0;
 }
