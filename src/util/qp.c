@@ -3,18 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parse-num.h"
 #include "qp.h"
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
 
 /* "=XX" in upper-case hex, as an encoder writes it (RFC 2045 6.7 (1)): XX, or -1 */
 static int encoded_byte(const char *p, const char *end)
@@ -24,7 +14,7 @@ static int encoded_byte(const char *p, const char *end)
 	for (int i = 1; i <= 2; i++)
 		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'A' && p[i] <= 'F')))
 			return -1;
-	return hex_value(p[1]) * 16 + hex_value(p[2]);
+	return hex_digit(p[1]) * 16 + hex_digit(p[2]);
 }
 
 /*
@@ -297,8 +287,8 @@ int qp_decoder_feed(struct qp_decoder *d, uint64_t lineno, const char *line, siz
 	for (size_t i = 0; i < len; i++) {
 		int hi, lo;
 
-		if (line[i] == '=' && i + 2 < len && (hi = hex_value(line[i + 1])) >= 0 &&
-		    (lo = hex_value(line[i + 2])) >= 0) {
+		if (line[i] == '=' && i + 2 < len && (hi = hex_digit(line[i + 1])) >= 0 &&
+		    (lo = hex_digit(line[i + 2])) >= 0) {
 			char c = (char)(hi * 16 + lo);
 
 			i += 2;
