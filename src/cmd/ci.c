@@ -31,9 +31,10 @@ static void ci_usage(FILE *f)
 {
 	fputs("Usage: kmodtop [OPTIONS] ci [OPTIONS] FILE... | -\n"
 	      "\n"
-	      "Read saved kernel logs and traces (dmesg, dmesg -T, /dev/kmsg, journalctl -k in\n"
-	      "short, short-monotonic, short-iso or json form, serial consoles, tracefs or\n"
-	      "trace-cmd report text; gzip, xz or zstd compressed), report module load findings\n"
+	      "Read saved kernel logs and traces (dmesg, dmesg -T, dmesg --json, /dev/kmsg,\n"
+	      "journalctl -k in short, short-monotonic, short-iso, json or json-pretty form,\n"
+	      "serial consoles, pastes and mails (quoted-printable too), tracefs or trace-cmd\n"
+	      "report text; gzip, xz or zstd compressed), report module load findings\n"
 	      "per boot, and fail when a gate is exceeded.\n"
 	      "\n"
 	      "Gates:\n"
