@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "sources/dmesg-text.h"
 #include "util/parse-num.h"
 #include "util/hindex.h"
 #include "util/macro.h"
@@ -1346,11 +1347,6 @@ static int classify_typeset_quotes(const char *msg, size_t len, struct klog_find
 	return 1;
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 /*
  * dmesg's time "[%5lu.%06lu] " at @p, ending before @end: the length up to the message
  * after it, or 0. Followed by a word, as a record's message starts: a time in a
@@ -1365,12 +1361,12 @@ static size_t dmesg_time_at(const char *p, const char *end)
 	while (q < end && *q == ' ')
 		q++;
 	dot = q;
-	while (dot < end && is_digit(*dot))
+	while (dot < end && isdigit((unsigned char)*dot))
 		dot++;
 	if (dot == q || end - dot < 10 || *dot != '.')
 		return 0;
 	for (int i = 1; i <= 6; i++)
-		if (!is_digit(dot[i]))
+		if (!isdigit((unsigned char)dot[i]))
 			return 0;
 	if (dot[7] != ']' || dot[8] != ' ' || dot[9] == ' ')
 		return 0;
@@ -1378,35 +1374,19 @@ static size_t dmesg_time_at(const char *p, const char *end)
 }
 
 /*
- * The start of syslog's head "Mon DD HH:MM:SS host " before @at, which is at its
- * "kernel: ", after a blank; or NULL.
+ * The start of a syslog or journal head ("Mon DD HH:MM:SS host ", an ISO time, a month
+ * in any of the locales dmesg_syslog_head() reads) that ends right before @at, its
+ * "kernel: ", after a blank; or NULL. The head is at most a line's worth before it.
  */
+#define SYSLOG_HEAD_MAX 96
 static const char *syslog_head_before(const char *msg, const char *at)
 {
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	const char *p = at - 1, *t;
+	const char *lim = at - msg > SYSLOG_HEAD_MAX ? at - SYSLOG_HEAD_MAX : msg;
 
-	if (p <= msg || *p != ' ')
-		return NULL;
-	while (p > msg && p[-1] != ' ')
-		p--;		/* the host */
-	t = p - 9;		/* "HH:MM:SS " */
-	if (p == at - 1 || t < msg + 6 || t[2] != ':' || t[5] != ':' || t[8] != ' ' ||
-	    !is_digit(t[0]) || !is_digit(t[1]) || !is_digit(t[3]) || !is_digit(t[4]) ||
-	    !is_digit(t[6]) || !is_digit(t[7]))
-		return NULL;
-	/* the day, "%2d" or "%d", after the month */
-	p = t - 1;
-	if (!is_digit(p[-1]))
-		return NULL;
-	p -= is_digit(p[-2]) ? 2 : 1;
-	if (p[-1] == ' ' && p[-2] == ' ')
-		p--;
-	if (p - msg < 5 || p[-1] != ' ' || p[-5] != ' ')
-		return NULL;
-	for (size_t i = 0; i < sizeof(months) - 1; i += 3)
-		if (!memcmp(p - 4, months + i, 3))
-			return p - 4;
+	for (const char *h = at - 1; h >= lim; h--)
+		if ((h == msg || h[-1] == ' ') && h[0] != ' ' &&
+		    dmesg_syslog_head(h, (size_t)(at + 8 - h)) == (size_t)(at - h))
+			return h;
 	return NULL;
 }
 
@@ -1446,7 +1426,7 @@ static size_t next_record_head(const char *msg, size_t len, size_t *next)
 	if (after == end)
 		return 0;
 	/* a message before it, not a paste's markup ("| Jun 4 22:07:54 host kernel: ") */
-	for (p = msg; p < head && !is_digit(*p) && !((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z');
+	for (p = msg; p < head && !isdigit((unsigned char)*p) && !((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z');
 	     p++)
 		;
 	if (p == head)

@@ -2594,6 +2594,11 @@ static void test_finding_two_on_one_line(void **state)
 		/* a journal's head without dmesg's time */
 		{ "a: Unknown symbol x (err -2) Jan  5 01:02:03 host kernel: b: Unknown symbol y (err -2)",
 		  { KLOG_FINDING_UNKNOWN_SYMBOL, KLOG_FINDING_UNKNOWN_SYMBOL }, { "a", "b" } },
+		/* the journal's month as a locale prints it, or an ISO time (dmesg_syslog_head()) */
+		{ "a: Unknown symbol x (err -2) m\xc3\xa4r 29 18:37:56 host kernel: b: Unknown symbol y (err -2)",
+		  { KLOG_FINDING_UNKNOWN_SYMBOL, KLOG_FINDING_UNKNOWN_SYMBOL }, { "a", "b" } },
+		{ "a: Unknown symbol x (err -2) 2026-12-02T13:01:21+0000 host kernel: b: Unknown symbol y (err -2)",
+		  { KLOG_FINDING_UNKNOWN_SYMBOL, KLOG_FINDING_UNKNOWN_SYMBOL }, { "a", "b" } },
 		/* two quotes in prose: kmod's line without its program, then the kernel's */
 		{ "modprobe fails with: \"ERROR: could not insert 'hid_nintendo': Exec format error\". "
 		  "dmesg shows: \"module: x86/modules: Skipping invalid relocation target, existing "
