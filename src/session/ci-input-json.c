@@ -77,6 +77,11 @@ static int on_dmesg_rec(void *userdata, size_t index, const struct dmesg_json_re
 	struct klog_rec rec = { .format = KLOG_FORMAT_DMESG, .facility = r->facility,
 				.level = r->level, .msg = r->msg, .msg_len = r->msg_len };
 
+	/* a record's text holds no NUL (the kernel escapes what it cannot print): damaged */
+	if (memchr(r->msg, '\0', r->msg_len)) {
+		ci_input_bad_line(x, lineno, "a NUL byte in a record's message");
+		return 0;
+	}
 	if (r->has_time) {
 		rec.has_monotonic = true;
 		rec.ts = r->time;

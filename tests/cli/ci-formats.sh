@@ -195,6 +195,20 @@ ci_json jpretty 0
 [ "$(get jpretty '[.findings[] | .class + ":" + .module + ":" + (.first_line|tostring)] | sort | join(",")')" = "modprobe-error:vboxdrv:8,unknown-symbol:nvidia:4" ] ||
 	ts_fail "json-pretty: findings $(get jpretty '[.findings[] | .class + ":" + (.first_line|tostring)] | join(",")')"
 [ "$(get jpretty '.inputs[0].skipped_lines')" = 1 ] || ts_fail "json-pretty: the entry cut short is not said"
+# hostile dmesg --json records: an escape sequence in a name is shown escaped, a NUL in a
+# message is a damaged record, said and skipped; garbage after a "{" is said, not a crash
+printf '{\n "dmesg": [\n  {"pri": 3, "time": 1.0, "msg": "ev\\u001b[31mil: Unknown symbol x (err -2)"},\n  {"pri": 3, "time": 2.0, "msg": "nul\\u0000x: Unknown symbol y (err -2)"}\n ]\n}\n' >"$T/hostilejson.txt"
+ts_run ci "$T/hostilejson.txt"
+ts_expect_rc 0 "hostile dmesg --json"
+grep -q "$(printf '\033')" "$T/out" && ts_fail "hostile dmesg --json: a raw escape in the output"
+grep -q 'ev\\x1b\[31mil' "$T/out" || ts_fail "hostile dmesg --json: the name not shown escaped"
+grep -q "hostilejson.txt':4: a NUL byte in a record's message" "$T/err" ||
+	ts_fail "hostile dmesg --json: the NUL not said"
+grep -q ' nul ' "$T/out" && ts_fail "hostile dmesg --json: a finding from the damaged record"
+{ echo '{'; awk 'BEGIN { srand(7); for (i = 0; i < 4096; i++) printf "%c", int(rand() * 256) }'; } >"$T/garbagejson.txt"
+ts_run ci "$T/garbagejson.txt"
+[ "$TS_RC" -le 4 ] || ts_fail "garbage after '{': exit $TS_RC"
+grep -q "garbagejson.txt':1: a JSON object cut short" "$T/err" || ts_fail "garbage after '{': not said"
 # a log with timestamps and, quoted after it untimed, a kernel wording naming its module
 # (tests/corpus 585): a kernel line of that log, which stays a log with timestamps; other
 # untimed text that names no module stays text
